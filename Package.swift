@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One target per layer; dependencies point one way:
+//   tree-server -> TreeService -> TreeEngine (pure data structure, no I/O)
+//                             \-> HTTP1      (sockets + Dispatch, knows no trees)
+//   tree-bench  -> TreeEngine
+let package = Package(
+    name: "TreeSessions",
+    products: [
+        .library(name: "TreeEngine", targets: ["TreeEngine"]),
+        .library(name: "HTTP1", targets: ["HTTP1"]),
+        .library(name: "TreeService", targets: ["TreeService"]),
+        .executable(name: "tree-server", targets: ["tree-server"]),
+        .executable(name: "tree-bench", targets: ["tree-bench"]),
+    ],
+    targets: [
+        .target(name: "TreeEngine"),
+        .target(name: "HTTP1"),
+        .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"]),
+        .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
+        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine"]),
+        // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
+        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1"]),
+    ]
+)
+
+// The same strict settings for every target: Swift 6 language mode, and the
+// engine's invariant checks compiled into debug builds only.
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.define("TREE_INVARIANTS", .when(configuration: .debug)))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

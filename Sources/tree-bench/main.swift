@@ -1,0 +1,1 @@
+print("tree-bench: not built yet")

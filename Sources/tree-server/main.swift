@@ -1,0 +1,1 @@
+print("tree-server: not built yet")
