@@ -1,0 +1,137 @@
+/// A request body that could not be accepted: malformed JSON, or valid JSON that
+/// breaks the upload rules.
+///
+/// The location (`byteOffset`, `line`, `column`) and `path` are computed once, when
+/// the error is thrown; a successful parse never pays for them.
+public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, broadly. A struct rather than an enum so that new kinds can be
+    /// added without breaking callers; compare with `==` or match with `case .syntax:`.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: Sendable, Hashable {
+            case syntax
+            case rule
+        }
+
+        private var base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The body is not well-formed JSON (RFC 8259), or is not valid UTF-8.
+        /// The service answers `400 Bad Request`.
+        public static let syntax = Kind(.syntax)
+
+        /// The body is well-formed JSON but breaks a rule of the upload format
+        /// (missing or non-string `title`, bad `id`, unknown or duplicate key, duplicate
+        /// id, a limit). The service answers `422 Unprocessable Content`.
+        public static let rule = Kind(.rule)
+
+        public var description: String {
+            switch base {
+            case .syntax: "syntax"
+            case .rule: "rule"
+            }
+        }
+    }
+
+    /// Syntax or rule.
+    public var kind: Kind
+    /// A sentence in plain English, e.g. `expected ',' or '}' after object member`.
+    public var message: String
+    /// Offset of the offending byte from the start of the body (0-based).
+    public var byteOffset: Int
+    /// 1-based line of `byteOffset` (lines end at LF).
+    public var line: Int
+    /// 1-based column of `byteOffset`, counted in bytes from the start of its line.
+    public var column: Int
+    /// A JSON Pointer (RFC 6901) to the offending value or node, e.g.
+    /// `/nodes/3/children/0/title`; empty for the whole document.
+    public var path: String
+
+    /// Creates an error with every field given.
+    public init(kind: Kind, message: String, byteOffset: Int, line: Int, column: Int, path: String) {
+        self.kind = kind
+        self.message = message
+        self.byteOffset = byteOffset
+        self.line = line
+        self.column = column
+        self.path = path
+    }
+
+    /// Creates an error, computing `line` and `column` from `byteOffset` in `document`.
+    ///
+    /// - Complexity: O(`byteOffset`).
+    init(kind: Kind, message: String, byteOffset: Int, path: String, in document: UnsafeRawBufferPointer) {
+        let location = Self.lineAndColumn(of: byteOffset, in: document)
+        self.init(kind: kind, message: message, byteOffset: byteOffset,
+                  line: location.line, column: location.column, path: path)
+    }
+
+    /// The 1-based line and byte column of `offset` in `document` (lines end at LF).
+    ///
+    /// - Complexity: O(`offset`).
+    static func lineAndColumn(of offset: Int, in document: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+        let limit = min(max(offset, 0), document.count)
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        while index < limit {
+            if document[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+
+    public var description: String {
+        let location = path.isEmpty ? "the document" : path
+        return "JSON \(kind) error at line \(line), column \(column) (byte \(byteOffset)), in \(location): \(message)"
+    }
+}
+
+/// The error the scanners throw internally: cheap to make, no path and no line yet.
+/// `NodesDocumentParser` and `JSONValue.parse` turn it into a `TreeInputError`.
+struct JSONScanError: Error {
+    var kind: TreeInputError.Kind
+    var message: String
+    var offset: Int
+    /// Set when the thrower already knows the full path below its caller's prefix.
+    var path: String?
+
+    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int, path: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.offset = offset
+        self.path = path
+    }
+
+    static func syntax(_ message: String, at offset: Int) -> JSONScanError {
+        JSONScanError(.syntax, message, at: offset)
+    }
+
+    static func rule(_ message: String, at offset: Int) -> JSONScanError {
+        JSONScanError(.rule, message, at: offset)
+    }
+}
+
+/// JSON Pointer (RFC 6901) helpers.
+enum JSONPointer {
+    /// One reference token: `~` becomes `~0` and `/` becomes `~1`.
+    static func escape(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
+            return token
+        }
+        var result = ""
+        for character in token.unicodeScalars {
+            switch character {
+            case "~": result += "~0"
+            case "/": result += "~1"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+}
