@@ -1,0 +1,113 @@
+/// Byte strings appended to one growing buffer, each prefixed by its length as a
+/// LEB128 varint, and named by their offset.
+///
+/// Used for titles, explicit ids and `data`: millions of short strings without an
+/// allocation or a reference count each. Replaced entries stay behind as garbage
+/// until `compacted(...)`.
+
+struct BytePool: Sendable {
+    var bytes: ContiguousArray<UInt8> = []
+    /// Bytes that belong to entries nobody refers to any more.
+    var garbage: Int = 0
+
+    init() {}
+
+    /// Reserves room for about `capacity` bytes.
+    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// Appends an entry and returns its offset.
+    /// - Complexity: amortized O(length)
+    @discardableResult
+    mutating func append(_ entry: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = bytes.count
+        precondition(offset < Int(UInt32.max) - entry.count - 16, "byte pool over 4 GiB")
+        var n = UInt(entry.count)
+        while n >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
+            n >>= 7
+        }
+        bytes.append(UInt8(n))
+        bytes.append(contentsOf: entry)
+        return UInt32(offset)
+    }
+
+    /// Appends an entry given as a collection of bytes.
+    @discardableResult
+    mutating func append<C: Collection>(contentsOf entry: C) -> UInt32 where C.Element == UInt8 {
+        let array = ContiguousArray(entry)
+        return array.withUnsafeBytes { append($0) }
+    }
+
+    /// Marks the entry at `offset` as garbage.
+    mutating func release(_ offset: UInt32) {
+        let (start, length) = bounds(offset)
+        garbage += start - Int(offset) + length
+    }
+
+    /// The start and length of the entry at `offset`.
+    /// - Complexity: O(1)
+    @inline(__always)
+    func bounds(_ offset: UInt32) -> (start: Int, length: Int) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var i = Int(offset)
+            var length = 0
+            var shift = 0
+            while true {
+                let b = buffer[i]
+                i += 1
+                length |= Int(b & 0x7F) << shift
+                if b < 0x80 { break }
+                shift += 7
+            }
+            return (i, length)
+        }
+    }
+
+    /// Calls `body` with the bytes of the entry at `offset`.
+    /// - Complexity: O(1) plus `body`
+    @inline(__always)
+    func withEntry<R>(_ offset: UInt32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let (start, length) = bounds(offset)
+        return try bytes.withUnsafeBytes { raw in
+            try body(UnsafeRawBufferPointer(rebasing: raw[start ..< start + length]))
+        }
+    }
+
+    /// The entry at `offset` of a pool whose bytes are `pool`.
+    @inline(__always)
+    static func entry(in pool: UnsafeRawBufferPointer, at offset: UInt32) -> UnsafeRawBufferPointer {
+        var i = Int(offset)
+        var length = 0
+        var shift = 0
+        while true {
+            let b = pool[i]
+            i += 1
+            length |= Int(b & 0x7F) << shift
+            if b < 0x80 { break }
+            shift += 7
+        }
+        return UnsafeRawBufferPointer(rebasing: pool[i ..< i + length])
+    }
+
+    /// The entry at `offset` as an array.
+    func entry(_ offset: UInt32) -> [UInt8] { withEntry(offset) { Array($0) } }
+
+    /// Whether compaction would pay: more than half of the pool is garbage.
+    var wantsCompaction: Bool { garbage > 1 << 16 && garbage > bytes.count / 2 }
+
+    /// Copies the live entries named by `refs` into a fresh pool and rewrites `refs`.
+    /// `refs` holds offsets, or offset + 1 when `biased` (0 meaning "no entry").
+    /// - Complexity: O(live bytes + refs.count)
+    mutating func compact(refs: inout ContiguousArray<UInt32>, biased: Bool, isLive: (Int) -> Bool) {
+        var fresh = BytePool()
+        fresh.reserve(bytes.count - garbage)
+        for i in refs.indices where isLive(i) {
+            let r = refs[i]
+            if biased && r == 0 { continue }
+            let offset = biased ? r - 1 : r
+            let moved = withEntry(offset) { fresh.append($0) }
+            refs[i] = biased ? moved + 1 : moved
+        }
+        self = fresh
+    }
+}

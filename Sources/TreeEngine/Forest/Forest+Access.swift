@@ -1,0 +1,171 @@
+extension Forest {
+    /// The node at pre-order position `p`.
+    /// - Complexity: O(1)
+    public func node(atPosition p: Int) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
+
+    /// The pre-order position of `node`.
+    /// - Complexity: O(1)
+    public func position(of node: NodeHandle) -> Int { Int(positionOf[Int(node.slot)]) }
+
+    /// The node whose id has this string form (an integer id by its decimal form).
+    /// - Complexity: O(length of `id`) expected
+    public func node(withID id: String) -> NodeHandle? {
+        var id = id
+        return id.withUTF8 { node(withIDBytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The node whose id has this string form, given as UTF-8.
+    func node(withIDBytes key: UnsafeRawBufferPointer) -> NodeHandle? {
+        if let slot = ids.slot(forKey: key) { return NodeHandle(slot: slot) }
+        if let slot = implicitSlot(named: key) { return NodeHandle(slot: slot) }
+        return nil
+    }
+
+    /// The slot whose implicit id is `key` (`~N` with N canonical decimal), if alive.
+    func implicitSlot(named key: UnsafeRawBufferPointer) -> Int32? {
+        guard let n = Forest.generatedNumber(key), n < Int64(implicitIDLimit) else { return nil }
+        let slot = Int32(n)
+        return flags[Int(slot)].contains(.implicitID) && !flags[Int(slot)].contains(.free) ? slot : nil
+    }
+
+    /// N for a key of the form `~N` (N decimal without leading zeros), else nil.
+    static func generatedNumber(_ key: UnsafeRawBufferPointer) -> Int64? {
+        guard key.count >= 2, key.count <= 19, key[0] == UInt8(ascii: "~") else { return nil }
+        if key[1] == UInt8(ascii: "0") && key.count > 2 { return nil }
+        var n: Int64 = 0
+        for b in key.dropFirst() {
+            guard b >= 48 && b <= 57 else { return nil }
+            n = n * 10 + Int64(b - 48)
+        }
+        return n
+    }
+
+    /// Whether an id with this string form exists.
+    func idExists(_ key: UnsafeRawBufferPointer) -> Bool { node(withIDBytes: key) != nil }
+
+    /// The id of `node`.
+    /// - Complexity: O(length of the id)
+    public func id(of node: NodeHandle) -> NodeID {
+        if ids.hasID(slot: node.slot) {
+            let text = ids.withKey(slot: node.slot) { String(decoding: $0, as: UTF8.self) }
+            return ids.isInteger(slot: node.slot) ? .integer(Int64(text)!) : .string(text)
+        }
+        return .string("~\(node.slot)")
+    }
+
+    /// Calls `body` with the string form of the id of `node` as UTF-8, and whether it is an integer.
+    /// - Complexity: O(1) plus `body`
+    
+    public func withID<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer, _ isInteger: Bool) throws -> R) rethrows -> R {
+        if ids.hasID(slot: node.slot) {
+            let isInteger = ids.isInteger(slot: node.slot)
+            return try ids.withKey(slot: node.slot) { try body($0, isInteger) }
+        }
+        var text = "~\(node.slot)"
+        return try text.withUTF8 { try body(UnsafeRawBufferPointer($0), false) }
+    }
+
+    /// Calls `body` with the title of `node` as UTF-8.
+    /// - Complexity: O(1) plus `body`
+    
+    public func withTitle<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try titles.withEntry(titleRef[Int(node.slot)], body)
+    }
+
+    /// The title of `node`.
+    /// - Complexity: O(length of the title)
+    public func title(of node: NodeHandle) -> String {
+        withTitle(of: node) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the raw JSON bytes of the node's `data`, or nil when it has none.
+    /// - Complexity: O(1) plus `body`
+    
+    public func withData<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let s = Int(node.slot)
+        guard s < dataRef.count, dataRef[s] != 0 else { return try body(nil) }
+        return try dataPool.withEntry(dataRef[s] - 1, body)
+    }
+
+    /// The raw JSON bytes of the node's `data`, or nil.
+    public func data(of node: NodeHandle) -> [UInt8]? { withData(of: node) { $0.map { Array($0) } } }
+
+    /// The parent of `node`, nil for a root.
+    /// - Complexity: O(1)
+    public func parent(of node: NodeHandle) -> NodeHandle? {
+        let p = parentSlot[Int(node.slot)]
+        return p < 0 ? nil : NodeHandle(slot: p)
+    }
+
+    /// The nesting level of `node`: 0 for roots.
+    /// - Complexity: O(1)
+    public func level(of node: NodeHandle) -> Int { Int(depth[position(of: node)]) }
+
+    /// The ancestors of `node`, root first.
+    /// - Complexity: O(depth)
+    public func path(of node: NodeHandle) -> [NodeHandle] {
+        var result: [NodeHandle] = []
+        var s = parentSlot[Int(node.slot)]
+        while s >= 0 {
+            result.append(NodeHandle(slot: s))
+            s = parentSlot[Int(s)]
+        }
+        return result.reversed()
+    }
+
+    /// Whether `node` has children, or was uploaded with `hasChildren: true`.
+    /// - Complexity: O(1)
+    public func hasChildren(_ node: NodeHandle) -> Bool { hasChildren(atPosition: position(of: node)) }
+
+    func hasChildren(atPosition p: Int) -> Bool {
+        subtreeSize[p] > 1 || flags[Int(slotAt[p])].contains(.declaresChildren)
+    }
+
+    /// Whether `node` was uploaded with `hasChildren: true`.
+    public func declaresChildren(_ node: NodeHandle) -> Bool { flags[Int(node.slot)].contains(.declaresChildren) }
+
+    /// The number of nodes in the subtree of `node`, itself included.
+    /// - Complexity: O(1)
+    public func subtreeCount(_ node: NodeHandle) -> Int { Int(subtreeSize[position(of: node)]) }
+
+    /// The positions of the children of the node at `p` (of the roots when nil), in order.
+    /// - Complexity: O(number of children)
+    func childPositions(ofPosition p: Int?) -> [Int] {
+        var result: [Int] = []
+        var c = p.map { $0 + 1 } ?? 0
+        let end = p.map { $0 + Int(subtreeSize[$0]) } ?? count
+        while c < end {
+            result.append(c)
+            c += Int(subtreeSize[c])
+        }
+        return result
+    }
+
+    /// The children of `node` (the roots when nil), in order.
+    /// - Complexity: O(number of children)
+    public func children(of node: NodeHandle?) -> [NodeHandle] {
+        childPositions(ofPosition: node.map { position(of: $0) }).map { self.node(atPosition: $0) }
+    }
+
+    /// The number of children of `node` (roots when nil).
+    /// - Complexity: O(number of children)
+    public func childCount(of node: NodeHandle?) -> Int {
+        var n = 0
+        let p = node.map { position(of: $0) }
+        var c = p.map { $0 + 1 } ?? 0
+        let end = p.map { $0 + Int(subtreeSize[$0]) } ?? count
+        while c < end { n += 1; c += Int(subtreeSize[c]) }
+        return n
+    }
+
+    /// Whether `node` is expanded in the unfiltered view.
+    /// - Complexity: O(1)
+    public func isExpandedUnfiltered(_ node: NodeHandle) -> Bool { flags[Int(node.slot)].contains(.expanded) }
+
+    /// Whether `a` is `b` or one of its ancestors.
+    /// - Complexity: O(1)
+    public func isAncestorOrSelf(_ a: NodeHandle, of b: NodeHandle) -> Bool {
+        let pa = position(of: a), pb = position(of: b)
+        return pa <= pb && pb < pa + Int(subtreeSize[pa])
+    }
+}

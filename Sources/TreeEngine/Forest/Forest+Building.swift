@@ -1,0 +1,149 @@
+/// Limits applied while a forest is built from an upload.
+public struct ForestLimits: Sendable, Equatable {
+    /// The most nodes the built forest may hold, existing nodes included.
+    public var maxNodes: Int
+    /// The deepest nesting of nodes allowed (roots are level 0).
+    public var maxDepth: Int
+
+    public init(maxNodes: Int = 100_000_000, maxDepth: Int = 1_000_000) {
+        self.maxNodes = maxNodes
+        self.maxDepth = maxDepth
+    }
+}
+
+/// Builds a forest in pre-order from the parser's events; slot = position.
+struct ForestBuilder: NodeSink {
+    var forest = Forest()
+    /// Positions of the open nodes, outermost first.
+    private var open: [Int32] = []
+    private let limits: ForestLimits
+    /// Nodes that already exist elsewhere (for a fragment inserted into a forest).
+    private let existingCount: Int
+    /// Whether an id is taken outside this document.
+    private let isTakenOutside: (UnsafeRawBufferPointer) -> Bool
+    /// Explicit ids of the form `~N`: they may collide with implicit ids given later.
+    private var tildeIDs: [Int32] = []
+
+    init(limits: ForestLimits, expectedBytes: Int, existingCount: Int = 0,
+         isTakenOutside: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in false }) {
+        self.limits = limits
+        self.existingCount = existingCount
+        self.isTakenOutside = isTakenOutside
+        // Reserve from the document size; untouched capacity costs no resident memory.
+        let nodes = min(limits.maxNodes, max(16, expectedBytes / 24))
+        forest.subtreeSize.reserveCapacity(nodes)
+        forest.depth.reserveCapacity(nodes)
+        forest.slotAt.reserveCapacity(nodes)
+        forest.positionOf.reserveCapacity(nodes)
+        forest.parentSlot.reserveCapacity(nodes)
+        forest.titleRef.reserveCapacity(nodes)
+        forest.flags.reserveCapacity(nodes)
+        forest.titles.reserve(max(64, expectedBytes / 2))
+    }
+
+    mutating func beginNode() throws(NodeSinkError) {
+        let p = Int32(forest.slotAt.count)
+        if Int(p) + existingCount >= limits.maxNodes {
+            throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
+        }
+        if open.count > limits.maxDepth {
+            throw NodeSinkError(kind: .limitExceeded("nesting deeper than \(limits.maxDepth) levels"))
+        }
+        forest.subtreeSize.append(1)
+        forest.depth.append(Int32(open.count))
+        forest.slotAt.append(p)
+        forest.positionOf.append(p)
+        forest.parentSlot.append(open.last ?? -1)
+        forest.titleRef.append(0)
+        forest.flags.append(.implicitID)
+        open.append(p)
+    }
+
+    mutating func setTitle(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
+        forest.titleRef[Int(open.last!)] = forest.titles.append(utf8)
+    }
+
+    mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
+        try setID(utf8, isInteger: false)
+    }
+
+    mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
+        let text = Array(String(value).utf8)
+        let failure: NodeSinkError? = text.withUnsafeBytes { buffer in
+            do throws(NodeSinkError) { try setID(buffer, isInteger: true) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    private mutating func setID(_ key: UnsafeRawBufferPointer, isInteger: Bool) throws(NodeSinkError) {
+        if forest.ids.contains(key) || isTakenOutside(key) {
+            throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
+        }
+        let slot = open.last!
+        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
+        forest.ids.insert(slot: slot, key: key, isInteger: isInteger)
+        forest.flags[Int(slot)].remove(.implicitID)
+        if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
+    }
+
+    mutating func setExpanded(_ flag: Bool) {
+        if flag { forest.flags[Int(open.last!)].insert(.expanded) } else { forest.flags[Int(open.last!)].remove(.expanded) }
+    }
+
+    mutating func setHasChildren(_ flag: Bool) {
+        if flag { forest.flags[Int(open.last!)].insert(.declaresChildren) } else { forest.flags[Int(open.last!)].remove(.declaresChildren) }
+    }
+
+    mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {
+        let slot = Int(open.last!)
+        if forest.dataRef.count <= slot {
+            forest.dataRef.append(contentsOf: repeatElement(0, count: max(slot + 1, forest.slotAt.capacity) - forest.dataRef.count))
+        }
+        forest.dataRef[slot] = forest.dataPool.append(rawJSON) + 1
+    }
+
+    mutating func endNode() throws(NodeSinkError) {
+        let p = Int(open.removeLast())
+        forest.subtreeSize[p] = Int32(forest.slotAt.count - p)
+    }
+
+    /// The finished forest: generated ids settled, optional columns sized.
+    mutating func finish() -> Forest {
+        let n = forest.slotAt.count
+        forest.implicitIDLimit = Int32(n)
+        forest.nextGeneratedID = Int64(n)
+        if !forest.dataRef.isEmpty {
+            forest.dataRef.removeLast(forest.dataRef.count - n)
+        }
+        if !forest.ids.refs.isEmpty {
+            forest.ids.refs.removeLast(max(0, forest.ids.refs.count - n))
+            forest.ids.growRefs(to: n)
+        }
+        // An explicit id `~N` names what would be the implicit id of slot N: give that
+        // slot a generated explicit id instead.
+        for slot in tildeIDs {
+            let n = forest.ids.withKey(slot: slot) { Forest.generatedNumber($0)! }
+            if n < Int64(forest.implicitIDLimit), forest.flags[Int(n)].contains(.implicitID) {
+                forest.assignGeneratedID(slot: Int32(n))
+            }
+        }
+        return forest
+    }
+}
+
+extension Forest {
+    /// Gives `slot` a fresh explicit id `~N` that no node has and no implicit id can take.
+    mutating func assignGeneratedID(slot: Int32) {
+        while true {
+            var text = "~\(nextGeneratedID)"
+            nextGeneratedID += 1
+            let taken = text.withUTF8 { idExists(UnsafeRawBufferPointer($0)) }
+            if taken { continue }
+            flags[Int(slot)].remove(.implicitID)
+            ids.growRefs(to: flags.count)
+            text.withUTF8 { ids.insert(slot: slot, key: UnsafeRawBufferPointer($0), isInteger: false) }
+            return
+        }
+    }
+}

@@ -1,0 +1,51 @@
+extension Forest {
+    /// Writes the forest in the upload format, `{"nodes":[...]}`, handing out the
+    /// bytes in chunks of about `chunkSize` so a large tree never sits in one buffer.
+    /// Every node carries its id (generated ones as strings), so posting the output
+    /// back recreates the same forest; `expanded` is the unfiltered view's state.
+    /// - Complexity: O(n + total bytes), iterative at any depth
+    public func export(chunkSize: Int = 1 << 16, _ emit: ([UInt8]) throws -> Void) rethrows {
+        var out = JSONWriter(reservingCapacity: chunkSize + 4096)
+        out.raw("{\"nodes\":[")
+        var openEnds: [Int] = []  // subtree ends of the nodes whose children are being written
+        var first = true  // nothing written yet in the current array
+        for p in 0 ..< count {
+            while let end = openEnds.last, end <= p {
+                openEnds.removeLast()
+                out.raw("]}")
+                first = false
+            }
+            if !first { out.byte(UInt8(ascii: ",")) }
+            let node = node(atPosition: p)
+            out.raw("{\"id\":")
+            withID(of: node) { key, isInteger in
+                if isInteger { out.raw(key) } else { out.string(key) }
+            }
+            out.raw(",\"title\":")
+            withTitle(of: node) { out.string($0) }
+            let f = flags[Int(node.slot)]
+            if f.contains(.expanded) { out.raw(",\"expanded\":true") }
+            if f.contains(.declaresChildren) { out.raw(",\"hasChildren\":true") }
+            withData(of: node) { raw in
+                guard let raw else { return }
+                out.raw(",\"data\":")
+                out.raw(raw)
+            }
+            if subtreeSize[p] > 1 {
+                out.raw(",\"children\":[")
+                openEnds.append(p + Int(subtreeSize[p]))
+                first = true
+            } else {
+                out.byte(UInt8(ascii: "}"))
+                first = false
+            }
+            if out.bytes.count >= chunkSize {
+                try emit(out.bytes)
+                out.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        for _ in openEnds { out.raw("]}") }
+        out.raw("]}")
+        try emit(out.bytes)
+    }
+}

@@ -1,0 +1,92 @@
+/// A forest of titled nodes stored in pre-order, with columns instead of objects.
+///
+/// Two coordinate systems describe a node:
+/// - its **position** `p`: the index in pre-order. The subtree of `p` occupies the
+///   positions `p ..< p + subtreeSize[p]`, so skipping a subtree is one jump.
+///   Positions shift when the tree is edited.
+/// - its **slot**: a stable number for the node's lifetime, used by handles, the id
+///   table, titles, flags and the parent link. Slots of deleted nodes are reused.
+///
+/// Position-indexed columns: `subtreeSize`, `depth`, `slotAt`.
+/// Slot-indexed columns: `positionOf`, `parentSlot`, `titleRef`, `flags`, and, only
+/// when some node needs them, `idRef` and `dataRef`.
+/// Titles, explicit ids and `data` live in byte pools; there is no object per node
+/// and no reference counting per node.
+public struct Forest: Sendable {
+    // MARK: Position-indexed
+    var subtreeSize: ContiguousArray<Int32> = []
+    var depth: ContiguousArray<Int32> = []
+    var slotAt: ContiguousArray<Int32> = []
+
+    // MARK: Slot-indexed
+    var positionOf: ContiguousArray<Int32> = []
+    var parentSlot: ContiguousArray<Int32> = []
+    var titleRef: ContiguousArray<UInt32> = []
+    var flags: ContiguousArray<NodeFlags> = []
+    /// Offset + 1 of the node's explicit id in `ids.pool`; empty while no node has one.
+    var idRef: ContiguousArray<UInt32> = []
+    /// Offset + 1 of the node's `data` in `dataPool`; empty while no node has data.
+    var dataRef: ContiguousArray<UInt32> = []
+
+    // MARK: Pools
+    var titles = BytePool()
+    var dataPool = BytePool()
+    var ids = IDTable()
+
+    /// Slots of deleted nodes, reused by inserts.
+    var freeSlots: [Int32] = []
+    /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
+    var implicitIDLimit: Int32 = 0
+    /// The next number tried for a generated id `~N` of an inserted node.
+    var nextGeneratedID: Int64 = 0
+
+    /// An empty forest.
+    public init() {}
+
+    /// The number of nodes.
+    /// - Complexity: O(1)
+    public var count: Int { slotAt.count }
+
+    /// Whether the forest has no node.
+    /// - Complexity: O(1)
+    public var isEmpty: Bool { slotAt.isEmpty }
+}
+
+/// Per-node bits, slot-indexed.
+
+struct NodeFlags: OptionSet, Sendable {
+    var rawValue: UInt8
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Expanded in the unfiltered view.
+    static let expanded = NodeFlags(rawValue: 1 << 0)
+    /// Uploaded with `hasChildren: true` (children not loaded yet).
+    static let declaresChildren = NodeFlags(rawValue: 1 << 1)
+    /// The node's id is the generated `~slot`, stored nowhere.
+    static let implicitID = NodeFlags(rawValue: 1 << 2)
+    /// The slot is free.
+    static let free = NodeFlags(rawValue: 1 << 7)
+}
+
+/// A node of a forest: a stable handle for the node's lifetime.
+///
+/// Handles are cheap to pass around. A handle of a deleted node must not be used;
+/// resolve ids to handles again after edits.
+public struct NodeHandle: Hashable, Sendable, Comparable {
+    public let slot: Int32
+    init(slot: Int32) { self.slot = slot }
+    public static func < (a: NodeHandle, b: NodeHandle) -> Bool { a.slot < b.slot }
+}
+
+/// A node's id as the client sees it: a string, or an integer echoed as a JSON number.
+public enum NodeID: Hashable, Sendable, CustomStringConvertible {
+    case string(String)
+    case integer(Int64)
+
+    /// The string form: ids are unique by it, and URLs use it.
+    public var description: String {
+        switch self {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        }
+    }
+}

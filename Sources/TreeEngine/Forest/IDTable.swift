@@ -1,0 +1,175 @@
+/// The explicit ids of a forest: a slot-indexed reference into a byte pool, and an
+/// open-addressing hash table from an id's string form to its slot.
+///
+/// Each pool entry is a tag byte (`0` string, `1` integer) followed by the id's
+/// string form, so `42` and `"42"` collide as the contract demands. The hash is
+/// seeded per process, so uploaded ids cannot be chosen to collide on purpose.
+
+struct IDTable: Sendable {
+    /// Slot-indexed: offset + 1 of the slot's entry in `pool`, 0 when it has none.
+    /// Empty until the first explicit id arrives.
+    var refs: ContiguousArray<UInt32> = []
+    var pool = BytePool()
+    /// Slots, or `empty` / `deleted`.
+    var buckets: ContiguousArray<Int32> = []
+    private(set) var count = 0
+    private var used = 0  // live + deleted buckets
+
+    static let empty: Int32 = -1
+    static let deleted: Int32 = -2
+    static let tagString: UInt8 = 0
+    static let tagInteger: UInt8 = 1
+
+    init() {}
+
+    /// Makes `refs` cover `slotCount` slots.
+    mutating func growRefs(to slotCount: Int) {
+        if refs.count < slotCount { refs.append(contentsOf: repeatElement(0, count: slotCount - refs.count)) }
+    }
+
+    /// Reserves room for `n` ids.
+    mutating func reserve(_ n: Int) {
+        if (used + n) * 2 > buckets.count { rehash(minimumCapacity: (count + n) * 2) }
+    }
+
+    /// The slot whose id has this string form.
+    /// - Complexity: O(1) expected
+    
+    func slot(forKey key: UnsafeRawBufferPointer) -> Int32? {
+        if buckets.isEmpty { return nil }
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
+        while true {
+            let s = buckets[i]
+            if s == IDTable.empty { return nil }
+            if s >= 0 && keyEquals(slot: s, key) { return s }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Whether some slot has this id string.
+    func contains(_ key: UnsafeRawBufferPointer) -> Bool { slot(forKey: key) != nil }
+
+    /// Records `key` as the id of `slot`; the caller has checked it is not taken.
+    /// - Complexity: amortized O(1) expected
+    mutating func insert(slot: Int32, key: UnsafeRawBufferPointer, isInteger: Bool) {
+        growRefs(to: Int(slot) + 1)
+        var entry = ContiguousArray<UInt8>()
+        entry.reserveCapacity(key.count + 1)
+        entry.append(isInteger ? IDTable.tagInteger : IDTable.tagString)
+        entry.append(contentsOf: key)
+        refs[Int(slot)] = entry.withUnsafeBytes { pool.append($0) } + 1
+        if (used + 1) * 2 > buckets.count { rehash(minimumCapacity: (count + 1) * 2) }
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
+        while buckets[i] >= 0 { i = (i + 1) & mask }
+        if buckets[i] == IDTable.empty { used += 1 }
+        buckets[i] = slot
+        count += 1
+    }
+
+    /// Forgets the id of `slot`, if it has one.
+    mutating func remove(slot: Int32) {
+        guard Int(slot) < refs.count, refs[Int(slot)] != 0 else { return }
+        let found = withKey(slot: slot) { key -> Int? in
+            let mask = buckets.count - 1
+            var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
+            while buckets[i] != IDTable.empty {
+                if buckets[i] == slot { return i }
+                i = (i + 1) & mask
+            }
+            return nil
+        }
+        if let i = found { buckets[i] = IDTable.deleted; count -= 1 }
+        pool.release(refs[Int(slot)] - 1)
+        refs[Int(slot)] = 0
+    }
+
+    /// Whether `slot` has an explicit id.
+    func hasID(slot: Int32) -> Bool { Int(slot) < refs.count && refs[Int(slot)] != 0 }
+
+    /// Calls `body` with the string form of the id of `slot` (which has one).
+    
+    func withKey<R>(slot: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try pool.withEntry(refs[Int(slot)] - 1) { entry in
+            try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
+        }
+    }
+
+    /// Whether the id of `slot` was given as an integer.
+    func isInteger(slot: Int32) -> Bool {
+        pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagInteger }
+    }
+
+    
+    func keyEquals(slot: Int32, _ key: UnsafeRawBufferPointer) -> Bool {
+        withKey(slot: slot) { stored in
+            bytesEqual(stored, key)
+        }
+    }
+
+    private mutating func rehash(minimumCapacity: Int) {
+        var capacity = 16
+        while capacity < minimumCapacity { capacity <<= 1 }
+        var fresh = ContiguousArray<Int32>(repeating: IDTable.empty, count: capacity)
+        let mask = capacity - 1
+        for s in buckets where s >= 0 {
+            let h = withKey(slot: s) { IDTable.hash($0) }
+            var i = Int(truncatingIfNeeded: h) & mask
+            while fresh[i] != IDTable.empty { i = (i + 1) & mask }
+            fresh[i] = s
+        }
+        buckets = fresh
+        used = count
+    }
+
+    /// Compacts the pool when most of it is garbage.
+    mutating func compactIfNeeded(isLive: (Int) -> Bool) {
+        if pool.wantsCompaction { pool.compact(refs: &refs, biased: true, isLive: isLive) }
+    }
+
+    static let seed: UInt64 = UInt64.random(in: 1 ... .max)
+
+    /// A fast seeded hash of short byte strings.
+    @inline(__always)
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        var h = seed ^ (UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15)
+        var i = 0
+        let n = key.count
+        while i + 8 <= n {
+            let w = key.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            h = (h ^ w) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n {
+            tail |= UInt64(key[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 32
+        return h
+    }
+}
+
+/// Whether two byte strings are equal.
+@inline(__always)
+func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    if a.count != b.count { return false }
+    var i = 0
+    let n = a.count
+    while i + 8 <= n {
+        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+        i += 8
+    }
+    while i < n {
+        if a[i] != b[i] { return false }
+        i += 1
+    }
+    return true
+}

@@ -1,0 +1,180 @@
+/// One session's tree and its views: the unfiltered view and a few filtered views.
+///
+/// Every operation names its view with `filter` (nil: unfiltered). A filtered view
+/// is built when first named, kept while it is among the `filteredViewCapacity`
+/// most recently used, and dropped by any edit of the forest.
+///
+/// Not thread-safe: the owner serializes access (one session, one lock).
+public struct TreeStore: Sendable {
+    public internal(set) var forest: Forest
+    var unfiltered: ViewState
+    /// Most recently used last.
+    var filtered: [(query: FilterQuery, view: ViewState)] = []
+    /// How many filtered views are kept.
+    public var filteredViewCapacity = 4
+
+    /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
+    /// - Complexity: O(n)
+    public init(forest: Forest) {
+        self.forest = forest
+        unfiltered = ViewState.unfiltered(forest)
+        checkInvariants()
+    }
+
+    /// Thrown when a filter build is cancelled.
+    public struct Cancelled: Error, Sendable {}
+
+    // MARK: Views
+
+    /// Builds the filtered view for `filter` unless it is kept already.
+    /// `isCancelled` is polled while titles are matched.
+    /// - Complexity: O(n + total title length) to build, O(views) when kept
+    public mutating func prepareView(_ filter: FilterQuery?, isCancelled: () -> Bool = { false }) throws(Cancelled) {
+        guard let filter else { return }
+        if let i = filtered.firstIndex(where: { $0.query == filter }) {
+            let entry = filtered.remove(at: i)
+            filtered.append(entry)
+            return
+        }
+        do {
+            let view = try ViewState.filtered(forest, query: filter, isCancelled: isCancelled)
+            filtered.append((filter, view))
+            if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
+        } catch {
+            throw Cancelled()
+        }
+    }
+
+    /// Whether the filtered view for `filter` is kept (naming it costs nothing).
+    public func hasView(_ filter: FilterQuery) -> Bool { filtered.contains { $0.query == filter } }
+
+    /// Runs `body` on the named view, building it first when needed.
+    mutating func withView<R>(_ filter: FilterQuery?, _ body: (inout ViewState, inout Forest) -> R) -> R {
+        guard let filter else { return body(&unfiltered, &forest) }
+        try! prepareView(filter)
+        let i = filtered.count - 1
+        return body(&filtered[i].view, &forest)
+    }
+
+    /// Reads the named view.
+    mutating func readView<R>(_ filter: FilterQuery?, _ body: (ViewState, Forest) -> R) -> R {
+        withView(filter) { view, forest in body(view, forest) }
+    }
+
+    // MARK: Reading
+
+    /// The number of visible rows of the view.
+    /// - Complexity: O(1) once the view is built
+    public mutating func rowCount(_ filter: FilterQuery?) -> Int { readView(filter) { v, _ in v.index.zeroCount } }
+
+    /// The number of matching nodes (|M|) of a filtered view.
+    /// - Complexity: O(1) once the view is built
+    public mutating func matchCount(_ filter: FilterQuery) -> Int { readView(filter) { v, _ in v.filter!.matchCount } }
+
+    /// The visible rows `offset ..< offset + limit` of the view (fewer at the end).
+    /// - Complexity: O(log n · (limit / 64 + 1) + limit)
+    public mutating func rows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row] {
+        readView(filter) { view, forest in
+            var rows: [Row] = []
+            rows.reserveCapacity(max(0, min(limit, view.index.zeroCount - offset)))
+            var index = offset
+            view.index.forEachZero(from: offset, limit: limit) { p in
+                let slot = forest.slotAt[p]
+                let parent = forest.parentSlot[Int(slot)]
+                rows.append(Row(node: NodeHandle(slot: slot), index: index, level: Int(forest.depth[p]),
+                                isExpanded: view.isExpanded(p, forest), hasChildren: forest.hasChildren(atPosition: p),
+                                parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(p)))
+                index += 1
+            }
+            return rows
+        }
+    }
+
+    /// The row index of `node` in the view, or nil when it is not visible there.
+    /// - Complexity: O(log n)
+    public mutating func rowIndex(of node: NodeHandle, _ filter: FilterQuery?) -> Int? {
+        readView(filter) { view, forest in view.rowIndex(forest.position(of: node)) }
+    }
+
+    /// Whether `node` is expanded in the view.
+    /// - Complexity: O(1)
+    public mutating func isExpanded(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
+        readView(filter) { view, forest in view.isExpanded(forest.position(of: node), forest) }
+    }
+
+    /// Whether `node` matches the filter (false in the unfiltered view).
+    /// - Complexity: O(1)
+    public mutating func isMatch(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
+        readView(filter) { view, forest in view.isMatch(forest.position(of: node)) }
+    }
+
+    /// The match ranges of `title` for `filter`, as (start, length) in UTF-16 code units.
+    /// - Complexity: O(title length · text length)
+    public static func matchRanges(title: UnsafeRawBufferPointer, filter: FilterQuery) -> [(start: Int, length: Int)] {
+        TitleMatcher(filter).matchRanges(title)
+    }
+
+    // MARK: Expansion
+
+    /// Expands or collapses `node` in the view; with `recursive`, also every
+    /// descendant that has children.
+    /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
+    public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
+                                     _ filter: FilterQuery?) -> [Splice] {
+        let splices = withView(filter) { view, forest in
+            let p = forest.position(of: node)
+            return recursive ? view.setExpandedRecursively(p, value, &forest) : view.setExpanded(p, value, &forest)
+        }
+        checkInvariants()
+        return splices
+    }
+
+    /// Expands every ancestor of `node`, outermost first, so that it becomes visible
+    /// (in a filtered view it stays hidden when it or an ancestor is excluded).
+    /// - Complexity: O(depth · log n)
+    public mutating func reveal(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
+        let path = forest.path(of: node)
+        var splices: [Splice] = []
+        withView(filter) { view, forest in
+            for ancestor in path { splices += view.setExpanded(forest.position(of: ancestor), true, &forest) }
+        }
+        checkInvariants()
+        return splices
+    }
+
+    /// Expands every node that has children.
+    /// - Complexity: O(n)
+    public mutating func expandAll(_ filter: FilterQuery?) -> [Splice] { expand(belowDepth: nil, filter) }
+
+    /// Expands exactly the nodes with children at a level below `depth`.
+    /// - Complexity: O(n)
+    public mutating func expand(toDepth depth: Int, _ filter: FilterQuery?) -> [Splice] { expand(belowDepth: depth, filter) }
+
+    private mutating func expand(belowDepth depth: Int?, _ filter: FilterQuery?) -> [Splice] {
+        let splices = withView(filter) { view, forest in view.expand(belowDepth: depth, &forest) }
+        checkInvariants()
+        return splices
+    }
+
+    /// Collapses every node.
+    /// - Complexity: O(n)
+    public mutating func collapseAll(_ filter: FilterQuery?) -> [Splice] {
+        let splices = withView(filter) { view, forest in view.collapseAll(&forest) }
+        checkInvariants()
+        return splices
+    }
+}
+
+/// A visible row of a view.
+public struct Row: Hashable, Sendable {
+    public var node: NodeHandle
+    /// The row's index in the view.
+    public var index: Int
+    /// 0 for roots.
+    public var level: Int
+    public var isExpanded: Bool
+    public var hasChildren: Bool
+    public var parent: NodeHandle?
+    /// Whether the node matches the view's filter (false in the unfiltered view).
+    public var isMatch: Bool
+}

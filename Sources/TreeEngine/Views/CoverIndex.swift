@@ -1,0 +1,295 @@
+/// Counts the positions `0 ..< n` whose *cover* is zero, under range additions.
+///
+/// A view of a forest hides a position when some ancestor is collapsed or excluded;
+/// each such ancestor adds one cover to the positions it hides, so the visible rows
+/// are exactly the positions with cover zero, in order. Collapsing a node is
+/// `add(+1, to: p + 1 ..< end)`, expanding it `add(-1, ...)`.
+///
+/// Layout: positions are grouped in blocks of 64; each block keeps its raw covers in
+/// one flat column, and a complete binary tree over the blocks keeps, per tree node,
+/// the minimum cover below it, how many positions reach that minimum, and a pending
+/// addition for the whole subtree (never pushed down). Covers are never negative, so
+/// "visible" means "the minimum is zero and this position reaches it".
+struct CoverIndex: Sendable {
+    static let blockShift = 6
+    static let blockSize = 1 << blockShift
+    /// Minimum of an empty leaf: larger than any real cover.
+    static let emptyMinimum: Int32 = 1 << 29
+
+    private(set) var count: Int
+    /// Raw per-position covers, without the pending additions of the tree.
+    private var cover: ContiguousArray<Int32>
+    /// Number of leaves: a power of two, at least the number of blocks.
+    private var leaves: Int
+    private var minimum: ContiguousArray<Int32>
+    private var minimumCount: ContiguousArray<Int32>
+    private var pending: ContiguousArray<Int32>
+
+    /// Builds the index over the given covers.
+    /// - Complexity: O(n)
+    init(covers: ContiguousArray<Int32>) {
+        count = covers.count
+        cover = covers
+        let blocks = max(1, (covers.count + CoverIndex.blockSize - 1) >> CoverIndex.blockShift)
+        var leaves = 1
+        while leaves < blocks { leaves <<= 1 }
+        self.leaves = leaves
+        minimum = ContiguousArray(repeating: CoverIndex.emptyMinimum, count: 2 * leaves)
+        minimumCount = ContiguousArray(repeating: 0, count: 2 * leaves)
+        pending = ContiguousArray(repeating: 0, count: 2 * leaves)
+        for b in 0 ..< blocks { recomputeLeaf(b) }
+        var node = leaves - 1
+        while node >= 1 { pull(node); node -= 1 }
+    }
+
+    /// The number of positions with cover zero.
+    /// - Complexity: O(1)
+    var zeroCount: Int { minimum[1] == 0 ? Int(minimumCount[1]) : 0 }
+
+    /// The cover of position `p`.
+    /// - Complexity: O(log n)
+    func cover(at p: Int) -> Int32 {
+        let leaf = leaves + (p >> CoverIndex.blockShift)
+        var acc: Int32 = 0
+        var node = leaf
+        while node >= 1 { acc &+= pending[node]; node >>= 1 }
+        return cover[p] &+ acc
+    }
+
+    /// Whether position `p` has cover zero.
+    /// - Complexity: O(log n)
+    func isZero(_ p: Int) -> Bool { cover(at: p) == 0 }
+
+    /// The number of zero positions in `0 ..< p`.
+    /// - Complexity: O(log n + 64)
+    func zeros(before p: Int) -> Int {
+        if p <= 0 { return 0 }
+        if p >= count { return zeroCount }
+        let block = p >> CoverIndex.blockShift
+        var node = 1
+        var acc: Int32 = 0
+        var low = 0
+        var width = leaves
+        var result = 0
+        while node < leaves {
+            acc &+= pending[node]
+            width >>= 1
+            let left = node << 1
+            if block < low + width {
+                node = left
+            } else {
+                if acc &+ minimum[left] == 0 { result += Int(minimumCount[left]) }
+                node = left + 1
+                low += width
+            }
+        }
+        acc &+= pending[node]
+        let target = -acc
+        var q = block << CoverIndex.blockShift
+        cover.withUnsafeBufferPointer { c in
+            while q < p {
+                if c[q] == target { result += 1 }
+                q += 1
+            }
+        }
+        return result
+    }
+
+    /// The number of zero positions in `range`.
+    /// - Complexity: O(log n + 64)
+    func zeros(in range: Range<Int>) -> Int {
+        range.isEmpty ? 0 : zeros(before: range.upperBound) - zeros(before: range.lowerBound)
+    }
+
+    /// The position of the `k`-th zero (0-based), `k < zeroCount`.
+    /// - Complexity: O(log n + 64)
+    func position(ofZero k: Int) -> Int { locate(k).position }
+
+    /// Finds the `k`-th zero: its position, and the total pending addition on its block.
+    private func locate(_ k: Int) -> (position: Int, blockAddition: Int32) {
+        precondition(k >= 0 && k < zeroCount, "zero rank out of range")
+        var k = k
+        var node = 1
+        var acc: Int32 = 0
+        while node < leaves {
+            acc &+= pending[node]
+            let left = node << 1
+            let z = acc &+ minimum[left] == 0 ? Int(minimumCount[left]) : 0
+            if k < z { node = left } else { k -= z; node = left + 1 }
+        }
+        acc &+= pending[node]
+        let target = -acc
+        var q = (node - leaves) << CoverIndex.blockShift
+        return cover.withUnsafeBufferPointer { c in
+            while true {
+                if c[q] == target {
+                    if k == 0 { return (q, acc) }
+                    k -= 1
+                }
+                q += 1
+            }
+        }
+    }
+
+    /// Calls `body` with the positions of the zeros of rank `first ..< first + limit`
+    /// (fewer at the end), in order.
+    /// - Complexity: O((limit / 64 + 1) · log n + limit + 64)
+    func forEachZero(from first: Int, limit: Int, _ body: (Int) -> Void) {
+        let end = min(zeroCount, first + limit)
+        var k = first
+        while k < end {
+            let (start, acc) = locate(k)
+            let target = -acc
+            let blockEnd = min(count, ((start >> CoverIndex.blockShift) + 1) << CoverIndex.blockShift)
+            var q = start
+            while q < blockEnd && k < end {
+                if cover[q] == target {
+                    body(q)
+                    k += 1
+                }
+                q += 1
+            }
+        }
+    }
+
+    /// Adds `delta` to the cover of every position in `range`.
+    /// - Complexity: O(log n + 128)
+    mutating func add(_ delta: Int32, to range: Range<Int>) {
+        if range.isEmpty { return }
+        let l = range.lowerBound, r = range.upperBound
+        let firstBlock = l >> CoverIndex.blockShift
+        let lastBlock = (r - 1) >> CoverIndex.blockShift
+        if firstBlock == lastBlock {
+            let blockStart = firstBlock << CoverIndex.blockShift
+            let blockEnd = min(count, blockStart + CoverIndex.blockSize)
+            if l == blockStart && r == blockEnd {
+                addToBlocks(delta, firstBlock ..< firstBlock + 1)
+            } else {
+                addRaw(delta, l ..< r)
+                recomputeLeaf(firstBlock)
+                pullAncestors(of: leaves + firstBlock)
+            }
+            return
+        }
+        var fullFirst = firstBlock
+        if l & (CoverIndex.blockSize - 1) != 0 {
+            addRaw(delta, l ..< (firstBlock + 1) << CoverIndex.blockShift)
+            recomputeLeaf(firstBlock)
+            pullAncestors(of: leaves + firstBlock)
+            fullFirst += 1
+        }
+        var fullEnd = lastBlock + 1
+        let lastStart = lastBlock << CoverIndex.blockShift
+        if r != min(count, lastStart + CoverIndex.blockSize) {
+            addRaw(delta, lastStart ..< r)
+            recomputeLeaf(lastBlock)
+            pullAncestors(of: leaves + lastBlock)
+            fullEnd -= 1
+        }
+        if fullFirst < fullEnd { addToBlocks(delta, fullFirst ..< fullEnd) }
+    }
+
+    /// The covers of all positions, pending additions included.
+    /// - Complexity: O(n)
+    func materializedCovers() -> ContiguousArray<Int32> {
+        var total = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
+        for node in 1 ..< 2 * leaves {
+            total[node] = pending[node] &+ (node > 1 ? total[node >> 1] : 0)
+        }
+        var result = cover
+        for q in 0 ..< count { result[q] &+= total[leaves + (q >> CoverIndex.blockShift)] }
+        return result
+    }
+
+    /// One bit per position, set where the cover is zero.
+    /// - Complexity: O(n)
+    func zeroBits() -> Bitset {
+        let covers = materializedCovers()
+        var bits = Bitset(count: count)
+        for q in 0 ..< count where covers[q] == 0 { bits.insert(q) }
+        return bits
+    }
+
+    // MARK: Internals
+
+    private mutating func addRaw(_ delta: Int32, _ range: Range<Int>) {
+        cover.withUnsafeMutableBufferPointer { c in
+            for q in range { c[q] &+= delta }
+        }
+    }
+
+    private mutating func addToBlocks(_ delta: Int32, _ blocks: Range<Int>) {
+        var lo = blocks.lowerBound + leaves
+        var hi = blocks.upperBound + leaves
+        let firstLeaf = lo, lastLeaf = hi - 1
+        while lo < hi {
+            if lo & 1 == 1 { apply(delta, lo); lo += 1 }
+            if hi & 1 == 1 { hi -= 1; apply(delta, hi) }
+            lo >>= 1
+            hi >>= 1
+        }
+        pullAncestors(of: firstLeaf)
+        pullAncestors(of: lastLeaf)
+    }
+
+    @inline(__always)
+    private mutating func apply(_ delta: Int32, _ node: Int) {
+        pending[node] &+= delta
+        minimum[node] &+= delta
+    }
+
+    @inline(__always)
+    private mutating func pull(_ node: Int) {
+        let a = minimum[2 * node], b = minimum[2 * node + 1]
+        let m = min(a, b)
+        minimum[node] = m &+ pending[node]
+        minimumCount[node] = (a == m ? minimumCount[2 * node] : 0) &+ (b == m ? minimumCount[2 * node + 1] : 0)
+    }
+
+    private mutating func pullAncestors(of node: Int) {
+        var node = node >> 1
+        while node >= 1 { pull(node); node >>= 1 }
+    }
+
+    private mutating func recomputeLeaf(_ block: Int) {
+        let start = block << CoverIndex.blockShift
+        let end = min(count, start + CoverIndex.blockSize)
+        var m = CoverIndex.emptyMinimum
+        var c: Int32 = 0
+        cover.withUnsafeBufferPointer { cov in
+            for q in start ..< end {
+                let v = cov[q]
+                if v < m { m = v; c = 1 } else if v == m { c += 1 }
+            }
+        }
+        let leaf = leaves + block
+        minimum[leaf] = end > start ? m &+ pending[leaf] : CoverIndex.emptyMinimum
+        minimumCount[leaf] = c
+    }
+}
+
+/// A fixed-size set of positions, one bit each.
+struct Bitset: Sendable, Equatable {
+    private(set) var words: ContiguousArray<UInt64>
+    let count: Int
+
+    /// An empty set over `0 ..< count`.
+    init(count: Int) {
+        self.count = count
+        words = ContiguousArray(repeating: 0, count: (count + 63) >> 6)
+    }
+
+    @inline(__always) func contains(_ i: Int) -> Bool { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }
+    @inline(__always) mutating func insert(_ i: Int) { words[i >> 6] |= 1 << UInt64(i & 63) }
+    @inline(__always) mutating func remove(_ i: Int) { words[i >> 6] &= ~(1 << UInt64(i & 63)) }
+    @inline(__always) mutating func set(_ i: Int, _ value: Bool) { if value { insert(i) } else { remove(i) } }
+
+    /// The number of members.
+    /// - Complexity: O(n / 64)
+    var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    /// Calls `body` with the words, 64 positions each, lowest position in the lowest bit.
+    mutating func withWordBuffer<R>(_ body: (UnsafeMutableBufferPointer<UInt64>) -> R) -> R {
+        words.withUnsafeMutableBufferPointer { body($0) }
+    }
+}

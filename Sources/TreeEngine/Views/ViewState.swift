@@ -1,0 +1,298 @@
+import Dispatch
+import Synchronization
+
+/// One view of a forest: its expansion state, its filter, and the index of its
+/// visible rows.
+///
+/// The unfiltered view keeps expansion in the forest's per-node flags, so it
+/// survives edits; a filtered view keeps its own bits by position and is rebuilt
+/// after any edit of the forest.
+struct ViewState: Sendable {
+    var filter: FilterState?
+    var index: CoverIndex
+
+    /// What a filtered view knows besides its index.
+    struct FilterState: Sendable {
+        let matcher: TitleMatcher
+        /// Matching nodes (M), by position.
+        var matches: Bitset
+        /// Ancestors of matching nodes (A), by position.
+        var ancestors: Bitset
+        /// Expansion in this view, by position.
+        var expanded: Bitset
+        let matchCount: Int
+    }
+
+    /// Signals that a filter build was cancelled.
+    struct Cancelled: Error {}
+
+    // MARK: Building
+
+    /// The unfiltered view of `forest`, from its nodes' expanded flags.
+    /// - Complexity: O(n)
+    static func unfiltered(_ forest: Forest) -> ViewState {
+        ViewState(filter: nil, index: CoverIndex(covers: unfilteredCovers(forest)))
+    }
+
+    static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
+        forest.flags.withUnsafeBufferPointer { flags in
+            forest.slotAt.withUnsafeBufferPointer { slotAt in
+                computeCovers(forest, expanded: { flags[Int(slotAt[$0])].contains(.expanded) }, excludedTop: { _, _ in false })
+            }
+        }
+    }
+
+    /// The covers of a view: each collapsed node covers its descendants, and each
+    /// excluded node whose parent is a root-or-ancestor-of-a-match covers itself and
+    /// its descendants.
+    /// - Complexity: O(n)
+    @inline(__always)
+    static func computeCovers(_ forest: Forest, expanded: (Int) -> Bool,
+                              excludedTop: (_ position: Int, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
+        let n = forest.count
+        var covers = ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { _, initialized in initialized = 0 }
+        covers.reserveCapacity(n)
+        var base: [Int32] = [0]
+        forest.depth.withUnsafeBufferPointer { depth in
+            for p in 0 ..< n {
+                let d = Int(depth[p])
+                var c = base[d]
+                if excludedTop(p, d) { c += 1 }
+                covers.append(c)
+                let child = c + (expanded(p) ? 0 : 1)
+                if d + 1 < base.count { base[d + 1] = child } else { base.append(child) }
+            }
+        }
+        return covers
+    }
+
+    /// A filtered view of `forest` for `query`, in its initial state: exactly the
+    /// ancestors of matches expanded. Titles are matched on both cores.
+    /// - Complexity: O(n + total title length)
+    static func filtered(_ forest: Forest, query: FilterQuery, isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
+        let matcher = TitleMatcher(query)
+        let matches = try matchBits(forest, matcher: matcher, isCancelled: isCancelled)
+        let n = forest.count
+        var ancestors = Bitset(count: n)
+        forest.depth.withUnsafeBufferPointer { depth in
+            var stack: [Int] = []
+            for p in 0 ..< n {
+                let d = Int(depth[p])
+                if d < stack.count { stack[d] = p } else { stack.append(p) }
+                if matches.contains(p) {
+                    var i = d - 1
+                    while i >= 0 && !ancestors.contains(stack[i]) {
+                        ancestors.insert(stack[i])
+                        i -= 1
+                    }
+                }
+            }
+        }
+        if isCancelled() { throw Cancelled() }
+        var state = FilterState(matcher: matcher, matches: matches, ancestors: ancestors, expanded: ancestors,
+                                matchCount: matches.population)
+        let covers = filteredCovers(forest, state)
+        state.expanded = ancestors
+        return ViewState(filter: state, index: CoverIndex(covers: covers))
+    }
+
+    static func filteredCovers(_ forest: Forest, _ state: FilterState) -> ContiguousArray<Int32> {
+        var inAByDepth: [Bool] = []
+        return computeCovers(
+            forest,
+            expanded: { state.expanded.contains($0) },
+            excludedTop: { p, d in
+                let inA = state.ancestors.contains(p)
+                if d < inAByDepth.count { inAByDepth[d] = inA } else { inAByDepth.append(inA) }
+                let parentInA = d == 0 || inAByDepth[d - 1]
+                return parentInA && !inA && !state.matches.contains(p)
+            })
+    }
+
+    /// Matches every title, splitting the positions between two threads.
+    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
+        let n = forest.count
+        var bits = Bitset(count: n)
+        let parts = n >= 1 << 16 ? 2 : 1
+        let stop = Flag()
+        withoutActuallyEscaping(isCancelled) { isCancelled in
+            forest.slotAt.withUnsafeBufferPointer { slotAt in
+                forest.titleRef.withUnsafeBufferPointer { titleRef in
+                    forest.titles.bytes.withUnsafeBytes { pool in
+                        bits.withWordBuffer { out in
+                            let job = MatchJob(slotAt: slotAt, titleRef: titleRef, pool: pool, out: out,
+                                               matcher: matcher, isCancelled: isCancelled, stop: stop)
+                            runConcurrently(parts) { job.run(part: $0, of: parts) }
+                        }
+                    }
+                }
+            }
+        }
+        if stop.isSet { throw Cancelled() }
+        return bits
+    }
+
+    /// One thread's share of matching: whole 64-position words, so no word is shared.
+    private struct MatchJob: @unchecked Sendable {
+        let slotAt: UnsafeBufferPointer<Int32>
+        let titleRef: UnsafeBufferPointer<UInt32>
+        let pool: UnsafeRawBufferPointer
+        let out: UnsafeMutableBufferPointer<UInt64>
+        let matcher: TitleMatcher
+        let isCancelled: () -> Bool
+        let stop: Flag
+
+        func run(part: Int, of parts: Int) {
+            let n = slotAt.count
+            let words = out.count
+            var scratch: [UInt8] = []
+            scratch.reserveCapacity(256)
+            for w in words * part / parts ..< words * (part + 1) / parts {
+                if w & 1023 == 0 && (stop.isSet || (part == 0 && isCancelled())) { stop.set(); return }
+                var word: UInt64 = 0
+                let start = w << 6
+                for p in start ..< min(n, start + 64) {
+                    let title = BytePool.entry(in: pool, at: titleRef[Int(slotAt[p])])
+                    if matcher.matches(title, scratch: &scratch) { word |= 1 << UInt64(p - start) }
+                }
+                out[w] = word
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Whether the node at `p` is expanded in this view.
+    @inline(__always)
+    func isExpanded(_ p: Int, _ forest: Forest) -> Bool {
+        if let filter { return filter.expanded.contains(p) }
+        return forest.flags[Int(forest.slotAt[p])].contains(.expanded)
+    }
+
+    /// Whether the node at `p` is a match of this view's filter.
+    @inline(__always)
+    func isMatch(_ p: Int) -> Bool { filter?.matches.contains(p) ?? false }
+
+    /// Whether the node at `p` is visible.
+    /// - Complexity: O(log n)
+    func isVisible(_ p: Int) -> Bool { index.isZero(p) }
+
+    /// The row index of the node at `p`, or nil when it is not visible.
+    /// - Complexity: O(log n)
+    func rowIndex(_ p: Int) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
+
+    // MARK: Changing expansion
+
+    /// Sets the expansion of the node at `p` and returns the splice of visible rows.
+    /// - Complexity: O(log n)
+    mutating func setExpanded(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
+        if isExpanded(p, forest) == value { return [] }
+        setBit(p, value, &forest)
+        let range = p + 1 ..< p + Int(forest.subtreeSize[p])
+        if range.isEmpty { return [] }
+        if value {
+            index.add(-1, to: range)
+            let inserted = index.zeros(in: range)
+            return inserted == 0 ? [] : [Splice(index: index.zeros(before: p) + 1, removed: 0, inserted: inserted)]
+        } else {
+            let removed = index.zeros(in: range)
+            index.add(1, to: range)
+            return removed == 0 ? [] : [Splice(index: index.zeros(before: p) + 1, removed: removed, inserted: 0)]
+        }
+    }
+
+    @inline(__always)
+    mutating func setBit(_ p: Int, _ value: Bool, _ forest: inout Forest) {
+        if filter != nil {
+            filter!.expanded.set(p, value)
+        } else if value {
+            forest.flags[Int(forest.slotAt[p])].insert(.expanded)
+        } else {
+            forest.flags[Int(forest.slotAt[p])].remove(.expanded)
+        }
+    }
+
+    /// Sets the expansion of `p` and of every descendant that has children.
+    /// - Complexity: O(s log n) for a subtree of s nodes, O(n) when s is large
+    mutating func setExpandedRecursively(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
+        let end = p + Int(forest.subtreeSize[p])
+        var changed: [Int] = []
+        for q in p ..< end where (q == p || forest.hasChildren(atPosition: q)) && isExpanded(q, forest) != value {
+            changed.append(q)
+        }
+        if changed.isEmpty { return [] }
+        if changed.count * 64 > forest.count {
+            return rebuild(&forest) { view, forest in for q in changed { view.setBit(q, value, &forest) } }
+        }
+        let inner = p + 1 ..< end
+        let before = index.zeros(in: inner)
+        for q in changed {
+            setBit(q, value, &forest)
+            index.add(value ? -1 : 1, to: q + 1 ..< q + Int(forest.subtreeSize[q]))
+        }
+        let after = index.zeros(in: inner)
+        guard before != after, index.isZero(p) else { return [] }
+        return [Splice(index: index.zeros(before: p) + 1, removed: before, inserted: after)]
+    }
+
+    /// Every node that has children expanded (`depth == nil`), or exactly the nodes
+    /// with children at a level below `depth`; all others collapsed.
+    /// - Complexity: O(n)
+    mutating func expand(belowDepth depth: Int?, _ forest: inout Forest) -> [Splice] {
+        rebuild(&forest) { view, forest in
+            for p in 0 ..< forest.count {
+                let value = forest.hasChildren(atPosition: p) && (depth.map { Int(forest.depth[p]) < $0 } ?? true)
+                view.setBit(p, value, &forest)
+            }
+        }
+    }
+
+    /// Every node collapsed.
+    /// - Complexity: O(n)
+    mutating func collapseAll(_ forest: inout Forest) -> [Splice] {
+        rebuild(&forest) { view, forest in
+            for p in 0 ..< forest.count { view.setBit(p, false, &forest) }
+        }
+    }
+
+    /// Applies a bulk change of expansion, rebuilds the index, and diffs the rows.
+    /// - Complexity: O(n)
+    mutating func rebuild(_ forest: inout Forest, _ change: (inout ViewState, inout Forest) -> Void) -> [Splice] {
+        let before = index.zeroBits()
+        let oldTotal = index.zeroCount
+        change(&self, &forest)
+        reindex(forest)
+        return Splice.diff(before: before, oldTotal: oldTotal, after: index.zeroBits(), newTotal: index.zeroCount)
+    }
+
+    /// Rebuilds the index from the expansion state.
+    /// - Complexity: O(n)
+    mutating func reindex(_ forest: Forest) {
+        let covers = filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
+        index = CoverIndex(covers: covers)
+    }
+}
+
+// MARK: - Small concurrency helpers
+
+/// Moves a value into a concurrent closure whose synchronization is known to be safe.
+struct SendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A flag set by any thread and read by all.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// Runs `body(0 ..< parts)` in parallel and returns when all are done.
+func runConcurrently(_ parts: Int, _ body: (Int) -> Void) {
+    if parts == 1 { body(0); return }
+    withoutActuallyEscaping(body) { body in
+        let box = SendableBox(body)
+        DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
+    }
+}
