@@ -1,1 +1,217 @@
-print("tree-bench: not built yet")
+// tree-bench: measures the engine on the seed library's generated trees.
+//
+//   swift run -c release tree-bench -- --json --sizes 88K,350K,797K,7.2M
+//
+// Prints one JSON object per line ({"dataset","nodes","op","median_s","runs"}),
+// or a readable table without --json. Every figure is a median of repeated runs.
+import Foundation
+import TreeEngine
+
+struct Dataset {
+    let name: String
+    let nestLevel: Int
+    let itemsInSection: Int
+}
+
+let datasets: [String: Dataset] = [
+    "88K": Dataset(name: "88K", nestLevel: 10, itemsInSection: 3),
+    "350K": Dataset(name: "350K", nestLevel: 9, itemsInSection: 4),
+    "797K": Dataset(name: "797K", nestLevel: 12, itemsInSection: 3),
+    "7.2M": Dataset(name: "7.2M", nestLevel: 14, itemsInSection: 3),
+]
+
+// MARK: Options
+
+var json = false
+var sizes = ["88K", "350K", "797K", "7.2M"]
+var toggleRuns = 2000
+var arguments = CommandLine.arguments.dropFirst()
+while let arg = arguments.popFirst() {
+    switch arg {
+    case "--json": json = true
+    case "--sizes": sizes = (arguments.popFirst() ?? "").split(separator: ",").map(String.init)
+    case "--toggles": toggleRuns = Int(arguments.popFirst() ?? "") ?? toggleRuns
+    case "--help", "-h":
+        print("usage: tree-bench [--json] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("tree-bench: unknown argument \(arg)\n".utf8))
+        exit(2)
+    }
+}
+for size in sizes where datasets[size] == nil {
+    FileHandle.standardError.write(Data("tree-bench: unknown size \(size); known: 88K, 350K, 797K, 7.2M\n".utf8))
+    exit(2)
+}
+
+// MARK: Data
+
+/// The upload JSON of the seed's `menuItems(targetNestLevel:, itemsInSection:)`: titles
+/// "Level L, item: I", items numbered from 1, no ids (the service generates them).
+func menuItemsJSON(_ d: Dataset) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(50 * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
+    out.append(contentsOf: Array("{\"nodes\":".utf8))
+    func level(_ l: Int) {
+        out.append(UInt8(ascii: "["))
+        if l < d.nestLevel {
+            for i in 1 ... d.itemsInSection {
+                if i > 1 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: Array("{\"title\":\"Level \(l), item: \(i)\",\"children\":".utf8))
+                level(l + 1)
+                out.append(UInt8(ascii: "}"))
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+    level(0)
+    out.append(UInt8(ascii: "}"))
+    return out
+}
+
+// MARK: Measuring
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = now()
+    body()
+    return Double(now() - start) / 1e9
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? .nan : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+var tableRows: [(String, String, String, String)] = []
+
+@MainActor func report(_ d: Dataset, nodes: Int, op: String, samples: [Double], extra: [String: Double] = [:]) {
+    let m = median(samples)
+    if json {
+        var fields = ["\"dataset\":\"\(d.name)\"", "\"nodes\":\(nodes)", "\"op\":\"\(op)\"",
+                      "\"median_s\":\(String(format: "%.9f", m))", "\"runs\":\(samples.count)"]
+        for (k, v) in extra.sorted(by: { $0.key < $1.key }) { fields.append("\"\(k)\":\(String(format: "%.3f", v))") }
+        print("{" + fields.joined(separator: ",") + "}")
+    } else {
+        let shown = m < 1e-3 ? String(format: "%.2f µs", m * 1e6) : m < 1 ? String(format: "%.2f ms", m * 1e3) : String(format: "%.3f s", m)
+        let more = extra.map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ")
+        tableRows.append((d.name, op, shown, "\(samples.count) runs" + (more.isEmpty ? "" : ", " + more)))
+    }
+    fflush(nil)
+}
+
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+// MARK: Runs
+
+for size in sizes {
+    let d = datasets[size]!
+    let bytes = menuItemsJSON(d)
+    let big = bytes.count > 100_000_000
+    var rng = SplitMix64(state: 42)
+
+    // parse, and memory of the built forest
+    var store: TreeStore! = nil
+    var parseSamples: [Double] = []
+    var bytesPerNode = 0.0
+    for run in 0 ..< (big ? 3 : 5) {
+        store = nil
+        let before = residentBytes()
+        var built: Forest! = nil
+        parseSamples.append(seconds { built = try! Forest.parse(bytes).forest })
+        store = TreeStore(forest: built)
+        built = nil
+        // The first build is measured: later ones reuse memory the allocator kept.
+        if run == 0 { bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count) }
+    }
+    let nodes = store.forest.count
+    report(d, nodes: nodes, op: "parse", samples: parseSamples,
+           extra: ["mb_per_s": Double(bytes.count) / 1e6 / median(parseSamples)])
+
+    let runs = big ? 5 : 9
+    report(d, nodes: nodes, op: "collapseAll", samples: (0 ..< runs).map { _ in
+        _ = store.expandAll(nil)
+        return seconds { _ = store.collapseAll(nil) }
+    })
+    report(d, nodes: nodes, op: "expandAll", samples: (0 ..< runs).map { _ in
+        _ = store.collapseAll(nil)
+        return seconds { _ = store.expandAll(nil) }
+    })
+
+    // toggle: single collapse/expand of random visible nodes of the fully expanded tree
+    var toggles: [Double] = []
+    for _ in 0 ..< toggleRuns / 2 {
+        let row = Int.random(in: 0 ..< store.rowCount(nil), using: &rng)
+        let node = store.rows(nil, offset: row, limit: 1)[0].node
+        toggles.append(seconds { _ = store.setExpanded(node, false, nil) })
+        toggles.append(seconds { _ = store.setExpanded(node, true, nil) })
+    }
+    report(d, nodes: nodes, op: "toggle", samples: toggles)
+
+    let total = store.rowCount(nil)
+    report(d, nodes: nodes, op: "page", samples: (0 ..< 1000).map { _ in
+        let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
+        return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
+    })
+    report(d, nodes: nodes, op: "indexOf", samples: (0 ..< 1000).map { _ in
+        let node = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
+        return seconds { _ = store.rowIndex(of: node, nil) }
+    })
+
+    let query = FilterQuery("item: 2")
+    report(d, nodes: nodes, op: "filter", samples: (0 ..< (big ? 5 : 9)).map { _ in
+        var copy = store!
+        return seconds { try! copy.prepareView(query) }
+    })
+
+    // edits: insert 10 nodes at a random place, then delete them; move a random leaf
+    let fragmentJSON = Array(("[" + (0 ..< 10).map { "{\"title\":\"new \($0)\"}" }.joined(separator: ",") + "]").utf8)
+    var inserts: [Double] = [], deletes: [Double] = [], moves: [Double] = []
+    for _ in 0 ..< (big ? 7 : 21) {
+        let parent = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
+        var roots: [NodeHandle] = []
+        inserts.append(seconds {
+            let fragment = fragmentJSON.withUnsafeBytes { try! store.parseFragment($0, limits: ForestLimits()).fragment }
+            roots = try! store.insert(fragment, .child(of: parent, index: 0), nil).roots
+        })
+        deletes.append(seconds { for r in roots { _ = store.delete(r, nil) } })
+        let leaf = store.forest.node(atPosition: nodes - 1 - Int.random(in: 0 ..< 1000, using: &rng))
+        let target = store.forest.node(atPosition: Int.random(in: 0 ..< nodes / 2, using: &rng))
+        moves.append(seconds { _ = try? store.move(leaf, to: target, index: 0, nil) })
+    }
+    deletes = deletes.map { $0 / 10 }
+    report(d, nodes: nodes, op: "insert", samples: inserts)
+    report(d, nodes: nodes, op: "delete", samples: deletes)
+    report(d, nodes: nodes, op: "move", samples: moves)
+
+    if json {
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNode))}")
+    } else {
+        tableRows.append((d.name, "memory", String(format: "%.1f B/node", bytesPerNode), "resident, titles included"))
+    }
+    store = nil
+}
+
+if !json {
+    print("dataset  op           median        notes")
+    for (d, op, m, notes) in tableRows {
+        print(d.padding(toLength: 8, withPad: " ", startingAt: 0), op.padding(toLength: 12, withPad: " ", startingAt: 0),
+              m.padding(toLength: 13, withPad: " ", startingAt: 0), notes)
+    }
+}
