@@ -22,7 +22,7 @@ let package = Package(
         .executableTarget(name: "tree-bench", dependencies: ["TreeEngine"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine"]),
+        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1"]),
     ]
