@@ -192,22 +192,38 @@ struct CoverIndex: Sendable {
     /// The covers of all positions, pending additions included.
     /// - Complexity: O(n)
     func materializedCovers() -> ContiguousArray<Int32> {
-        var total = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
-        for node in 1 ..< 2 * leaves {
-            total[node] = pending[node] &+ (node > 1 ? total[node >> 1] : 0)
-        }
+        let total = blockAdditions()
         var result = cover
-        for q in 0 ..< count { result[q] &+= total[leaves + (q >> CoverIndex.blockShift)] }
+        for q in 0 ..< count { result[q] &+= total[q >> CoverIndex.blockShift] }
         return result
     }
 
     /// One bit per position, set where the cover is zero.
     /// - Complexity: O(n)
     func zeroBits() -> Bitset {
-        let covers = materializedCovers()
+        let total = blockAdditions()
         var bits = Bitset(count: count)
-        for q in 0 ..< count where covers[q] == 0 { bits.insert(q) }
+        let n = count
+        bits.withWordBuffer { words in
+            cover.withUnsafeBufferPointer { c in
+                for w in 0 ..< words.count {
+                    let start = w << 6  // one word is one block
+                    let target = -total[w]
+                    var word: UInt64 = 0
+                    for q in start ..< min(n, start + 64) where c[q] == target { word |= 1 << UInt64(q - start) }
+                    words[w] = word
+                }
+            }
+        }
         return bits
+    }
+
+    /// The sum of pending additions over each block's leaf and its ancestors.
+    private func blockAdditions() -> ContiguousArray<Int32> {
+        var total = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
+        total[1] = pending[1]
+        for node in 2 ..< 2 * leaves { total[node] = pending[node] &+ total[node >> 1] }
+        return ContiguousArray(total[leaves ..< 2 * leaves])
     }
 
     // MARK: Internals

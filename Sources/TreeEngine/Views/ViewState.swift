@@ -239,19 +239,37 @@ struct ViewState: Sendable {
     /// with children at a level below `depth`; all others collapsed.
     /// - Complexity: O(n)
     mutating func expand(belowDepth depth: Int?, _ forest: inout Forest) -> [Splice] {
-        rebuild(&forest) { view, forest in
-            for p in 0 ..< forest.count {
-                let value = forest.hasChildren(atPosition: p) && (depth.map { Int(forest.depth[p]) < $0 } ?? true)
-                view.setBit(p, value, &forest)
-            }
+        let limit = depth.map { Int32(clamping: $0) } ?? .max
+        return setAll(&forest) { p, forest in
+            forest.depth[p] < limit && (forest.subtreeSize[p] > 1 || forest.flags[Int(forest.slotAt[p])].contains(.declaresChildren))
         }
     }
 
     /// Every node collapsed.
     /// - Complexity: O(n)
     mutating func collapseAll(_ forest: inout Forest) -> [Splice] {
+        setAll(&forest) { _, _ in false }
+    }
+
+    /// Sets every node's expansion to `value(position)`, then rebuilds and diffs.
+    private mutating func setAll(_ forest: inout Forest, _ value: @escaping (Int, Forest) -> Bool) -> [Splice] {
         rebuild(&forest) { view, forest in
-            for p in 0 ..< forest.count { view.setBit(p, false, &forest) }
+            let n = forest.count
+            if view.filter != nil {
+                var bits = Bitset(count: n)
+                for p in 0 ..< n where value(p, forest) { bits.insert(p) }
+                view.filter!.expanded = bits
+            } else {
+                let snapshot = forest
+                forest.flags.withUnsafeMutableBufferPointer { flags in
+                    snapshot.slotAt.withUnsafeBufferPointer { slotAt in
+                        for p in 0 ..< n {
+                            let s = Int(slotAt[p])
+                            if value(p, snapshot) { flags[s].insert(.expanded) } else { flags[s].remove(.expanded) }
+                        }
+                    }
+                }
+            }
         }
     }
 
