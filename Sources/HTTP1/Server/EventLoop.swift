@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One I/O thread running an edge-triggered epoll loop. It accepts connections from the
+/// shared listening sockets, reads them, checks their deadlines and closes them; responders
+/// run elsewhere. Other threads talk to it only through ``execute(_:)``.
+///
+/// Every loop polls every listening socket (level-triggered) and accepts a few connections
+/// per wake-up, so connections spread over the loops by who is free first.
+final class EventLoop: @unchecked Sendable {
+    // @unchecked: the `var`s below are touched only on the loop's own thread; cross-thread
+    // requests go through `tasks` (a Mutex) and the eventfd.
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private let tasks = Mutex<(items: [@Sendable () -> Void], signaled: Bool)>(([], false))
+    private let context: ServerContext
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private let exited = DispatchSemaphore(value: 0)
+    private let scanInterval: UInt64
+
+    private var channels: [Int32: ConnectionChannel] = [:]
+    private var listeners: [Int32] = []
+    private var running = true
+
+    init(context: ServerContext) throws {
+        epfd = Epoll.create()
+        guard epfd >= 0 else { throw HTTPServerError("epoll_create1") }
+        wakeFD = Epoll.eventFD()
+        guard wakeFD >= 0 else {
+            close(epfd)
+            throw HTTPServerError("eventfd")
+        }
+        self.context = context
+        readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        let s = context.settings
+        let shortest = min(s.headerTimeout, s.bodyTimeout, s.idleTimeout, s.lingerTimeout, context.writeTimeout)
+        scanInterval = max(10_000_000, min(250_000_000, shortest / 4))
+        Epoll.add(epfd, wakeFD, events: Epoll.input)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Starts the thread, polling `listeners`.
+    func start(listeners: [Int32], name: String) {
+        let thread = Thread { [self] in
+            for fd in listeners {
+                self.listeners.append(fd)
+                Epoll.add(epfd, fd, events: Epoll.input)
+            }
+            run()
+            exited.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Runs `task` on the loop thread soon. Any thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let wake = tasks.withLock { t -> Bool in
+            t.items.append(task)
+            if t.signaled { return false }
+            t.signaled = true
+            return true
+        }
+        if wake {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Waits for the thread to end after ``stop()``.
+    func join() {
+        exited.wait()
+    }
+
+    private func run() {
+        let events = Epoll.Events(capacity: 256)
+        defer { events.deallocate() }
+        var nextScan = MonotonicClock.now() + scanInterval
+        while running {
+            let now = MonotonicClock.now()
+            let timeout = now >= nextScan ? 0 : Int32((nextScan - now) / 1_000_000 + 1)
+            let n = Epoll.wait(epfd, events, timeoutMilliseconds: timeout)
+            if n < 0 && errno != EINTR { break }
+            for i in 0..<max(0, Int(n)) {
+                let (fd, mask) = events.event(i)
+                if fd == wakeFD {
+                    runTasks()
+                } else if let channel = channels[fd] {
+                    if mask & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 {
+                        channel.readable(buffer: readBuffer)
+                    }
+                    if mask & (Epoll.output | Epoll.error | Epoll.hangUp) != 0 {
+                        channel.writable()
+                    }
+                } else if listeners.contains(fd) {
+                    accept(from: fd)
+                }
+            }
+            let after = MonotonicClock.now()
+            if after >= nextScan {
+                for channel in Array(channels.values) { channel.checkTimeouts(now: after) }
+                nextScan = after + scanInterval
+            }
+        }
+        for channel in Array(channels.values) { channel.abort() }
+        close(epfd)
+        close(wakeFD)
+    }
+
+    private func runTasks() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        let items = tasks.withLock { t -> [@Sendable () -> Void] in
+            t.signaled = false
+            defer { t.items = [] }
+            return t.items
+        }
+        for item in items { item() }
+    }
+
+    private func accept(from listener: Int32) {
+        for _ in 0..<4 {
+            guard let (fd, address) = Socket.accept(listener) else { return }
+            let open = context.openConnections.add(1, ordering: .relaxed).newValue
+            if open > context.configuration.maxConnections || context.draining.load(ordering: .relaxed) {
+                context.openConnections.subtract(1, ordering: .relaxed)
+                reject(fd)
+                continue
+            }
+            let channel = ConnectionChannel(
+                fd: fd, remoteAddress: address, loop: self, context: context, now: MonotonicClock.now())
+            channels[fd] = channel
+            Epoll.add(epfd, fd, events: Epoll.input | Epoll.output | Epoll.readHangUp | Epoll.edgeTriggered)
+        }
+    }
+
+    /// Over the connection limit (or shutting down): a 503 with `Connection: close`, best
+    /// effort, without blocking this thread.
+    private func reject(_ fd: Int32) {
+        _ = read(fd, readBuffer.baseAddress, readBuffer.count)
+        let bytes = context.errorResponse(
+            status: 503, title: "Service Unavailable",
+            detail: "The server is at its connection limit or shutting down; retry later.")
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+    }
+
+    /// Loop thread: forget a channel that is closing its fd.
+    func unregister(_ channel: ConnectionChannel) {
+        if channels[channel.fd] === channel {
+            channels[channel.fd] = nil
+            Epoll.remove(epfd, channel.fd)
+        }
+    }
+
+    /// Loop thread: read again after a pause for back-pressure.
+    func resumeReading(_ channel: ConnectionChannel) {
+        if channels[channel.fd] === channel { channel.readable(buffer: readBuffer) }
+    }
+
+    /// Loop thread: stop polling the listening sockets (the server closes them).
+    func stopAccepting() {
+        for fd in listeners { Epoll.remove(epfd, fd) }
+        listeners = []
+    }
+
+    /// Loop thread: shutdown begins.
+    func beginDraining() {
+        for channel in Array(channels.values) { channel.beginDraining() }
+    }
+
+    /// Loop thread: the deadline passed; drop every connection.
+    func abortAll() {
+        for channel in Array(channels.values) { channel.abort() }
+    }
+
+    /// Ends the loop thread after the current iteration. Any thread.
+    func stop() {
+        execute { [self] in running = false }
+    }
+}

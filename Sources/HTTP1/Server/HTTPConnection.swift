@@ -1,0 +1,207 @@
+/// The protocol state of one connection, as a plain value: bytes and time in, actions out.
+///
+/// It owns the request parser and decides what happens next: hand a request to the
+/// responder, send `100 Continue`, answer an error and close, close an idle connection.
+/// It never touches a socket; ``ConnectionChannel`` carries out its actions. Time is
+/// passed in (monotonic nanoseconds), so every timeout is testable without waiting.
+///
+/// At most one request is with the responder at a time. Pipelined requests stay as
+/// unparsed bytes in the parser until the response before them is complete, which keeps
+/// responses in request order without queueing parsed requests.
+struct HTTPConnection {
+    struct Settings: Sendable {
+        var limits = HTTPParserLimits()
+        var headerTimeout: UInt64 = 10_000_000_000
+        var bodyTimeout: UInt64 = 30_000_000_000
+        var idleTimeout: UInt64 = 60_000_000_000
+        var lingerTimeout: UInt64 = 2_000_000_000
+        var maxRequestsPerConnection = 10_000
+        /// Most unparsed bytes held while a response is in progress (pipelining) before
+        /// reading pauses.
+        var maxBufferedBytes = 64 * 1024
+    }
+
+    enum Action: Equatable {
+        /// Nothing to do until more bytes arrive (or a response completes).
+        case waitForBytes
+        /// Hand the request to the responder. `keepAlive` is the connection's own verdict;
+        /// the response may still turn it off.
+        case respond(HTTPRequest, keepAlive: Bool)
+        /// Write `HTTP/1.1 100 Continue` now.
+        case sendContinue
+        /// Write an error response with `Connection: close`, then finish.
+        case sendError(HTTPParserError)
+        /// No more responses: flush what is queued, shut down writing, then linger.
+        case finish
+        /// Close now; nothing more will be written.
+        case close
+    }
+
+    enum Mode: Equatable {
+        /// Reading (or waiting for) a request.
+        case reading
+        /// A request is with the responder; reading only buffers.
+        case responding
+        /// The last response is queued; waiting for it to be flushed.
+        case finishing
+        /// Write side shut down; reading and discarding until EOF or the linger timeout.
+        case lingering(since: UInt64)
+        case closed
+    }
+
+    let settings: Settings
+    let remoteAddress: String
+    private(set) var parser: HTTPRequestParser
+    private(set) var mode: Mode = .reading
+    private(set) var requestCount = 0
+    private(set) var draining = false
+    private var peerClosed = false
+    private var pendingHead: HTTPRequestHead? = nil
+    private var idleSince: UInt64
+    private var headStartedAt: UInt64? = nil
+    private var lastBodyProgress: UInt64 = 0
+
+    init(settings: Settings, remoteAddress: String, now: UInt64) {
+        self.settings = settings
+        self.remoteAddress = remoteAddress
+        self.parser = HTTPRequestParser(limits: settings.limits)
+        self.idleSince = now
+    }
+
+    /// Whether the channel should read from the socket now.
+    var wantsRead: Bool {
+        switch mode {
+        case .reading, .finishing, .lingering: true
+        case .responding: parser.bufferedByteCount < settings.maxBufferedBytes
+        case .closed: false
+        }
+    }
+
+    /// Whether nothing is in progress: no bytes of a request, nothing with the responder.
+    var isIdle: Bool { mode == .reading && headStartedAt == nil && parser.phase == .idle }
+
+    /// Bytes from the peer. In `finishing`/`lingering` they are discarded.
+    /// - Complexity: O(bytes.count)
+    mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
+        switch mode {
+        case .reading, .responding:
+            parser.append(bytes)
+            if pendingHead != nil { lastBodyProgress = now }
+        case .finishing, .lingering, .closed:
+            break
+        }
+    }
+
+    /// The peer closed its sending side (read returned 0).
+    mutating func peerClosedInput() {
+        peerClosed = true
+    }
+
+    /// The next thing to do. Call repeatedly until `.waitForBytes`, `.respond`, `.finish` or `.close`.
+    mutating func nextAction(now: UInt64) -> Action {
+        switch mode {
+        case .responding, .finishing:
+            return .waitForBytes
+        case .lingering:
+            return peerClosed ? close() : .waitForBytes
+        case .closed:
+            return .close
+        case .reading:
+            break
+        }
+        if headStartedAt == nil && parser.phase != .idle { headStartedAt = now }
+        guard let event = parser.next() else {
+            if peerClosed {
+                // EOF between requests, or in the middle of one: nothing to answer.
+                return close()
+            }
+            if draining && isIdle { return close() }
+            return .waitForBytes
+        }
+        switch event {
+        case .head(let head):
+            requestCount += 1
+            pendingHead = head
+            lastBodyProgress = now
+            if head.expectsContinue { return .sendContinue }
+            return nextAction(now: now)
+        case .end(let body):
+            let head = pendingHead!
+            pendingHead = nil
+            headStartedAt = nil
+            mode = .responding
+            let keepAlive = head.keepAlive && !draining && !peerClosed
+                && requestCount < settings.maxRequestsPerConnection
+            return .respond(head.request(body: body, remoteAddress: remoteAddress), keepAlive: keepAlive)
+        case .failure(let error):
+            mode = .finishing
+            return .sendError(error)
+        }
+    }
+
+    /// The response to the request handed out by `.respond` is fully queued.
+    /// Follow with `nextAction(now:)`.
+    mutating func responseCompleted(keepAlive: Bool, now: UInt64) -> Action {
+        guard mode == .responding else { return .waitForBytes }
+        if keepAlive && !draining && !peerClosed {
+            mode = .reading
+            idleSince = now
+            return nextAction(now: now)
+        }
+        mode = .finishing
+        return .finish
+    }
+
+    /// The last response has been flushed and the write side shut down.
+    mutating func writeSideClosed(now: UInt64) -> Action {
+        guard mode != .closed else { return .close }
+        mode = .lingering(since: now)
+        return peerClosed ? close() : .waitForBytes
+    }
+
+    /// Checks deadlines. Returns `.sendError` (408), `.close`, or `.waitForBytes`.
+    mutating func checkTimeouts(now: UInt64) -> Action {
+        switch mode {
+        case .reading:
+            if pendingHead != nil {
+                if now &- lastBodyProgress >= settings.bodyTimeout {
+                    mode = .finishing
+                    return .sendError(HTTPParserError(.bodyTimeout, offset: 0))
+                }
+            } else if let headStartedAt {
+                if now &- headStartedAt >= settings.headerTimeout {
+                    mode = .finishing
+                    return .sendError(HTTPParserError(.headerTimeout, offset: 0))
+                }
+            } else if parser.phase != .idle {
+                headStartedAt = now
+            } else if now &- idleSince >= settings.idleTimeout {
+                return close()
+            }
+            return .waitForBytes
+        case .lingering(let since):
+            return now &- since >= settings.lingerTimeout ? close() : .waitForBytes
+        case .responding, .finishing:
+            return .waitForBytes
+        case .closed:
+            return .close
+        }
+    }
+
+    /// The server is shutting down: idle connections close now; others finish the request
+    /// in progress and then close.
+    mutating func beginDraining() -> Action {
+        draining = true
+        return isIdle ? close() : .waitForBytes
+    }
+
+    /// The channel closed the socket (error, abort, or after `.close`).
+    mutating func closed() {
+        mode = .closed
+    }
+
+    private mutating func close() -> Action {
+        mode = .closed
+        return .close
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// One line of the access log, handed to ``HTTPServerConfiguration/accessLog`` after a
+/// response was written (on the worker thread that wrote it).
+public struct HTTPAccessLogEntry: Sendable {
+    public var remoteAddress: String
+    public var method: String
+    public var target: String
+    public var version: HTTPVersion
+    public var status: Int
+    /// Body bytes sent (without framing); 0 for HEAD.
+    public var bodyBytes: Int
+    /// From the request being complete to the response being queued in full.
+    public var duration: Duration
+    public var logTag: String?
+}
+
+/// Where to listen and every limit, with defaults suited to a JSON API that accepts
+/// uploads of a few hundred megabytes.
+///
+/// | setting | default | on violation |
+/// |---|---|---|
+/// | `maxRequestLineLength` | 8 KiB | 414 |
+/// | `maxHeaderSectionSize` | 32 KiB | 431 |
+/// | `maxHeaderCount` | 100 | 431 |
+/// | `maxBodySize` | 1 GiB | 413 (before reading, or while de-chunking) |
+/// | `maxChunkSizeLineLength` | 1 KiB | 400 |
+/// | `headerReadTimeout` | 10 s from the first byte | 408, close |
+/// | `bodyReadTimeout` | 30 s without progress | 408, close |
+/// | `idleTimeout` | 60 s between requests | close |
+/// | `writeTimeout` | 60 s without progress | close |
+/// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
+/// | `maxConnections` | 10 000 | 503 and close |
+public struct HTTPServerConfiguration: Sendable {
+    /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
+    /// address it resolves to is bound.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; see ``HTTPServer/boundPort``.
+    public var port: Int = 8080
+    /// I/O threads; each runs an epoll loop and owns its connections.
+    public var eventLoopCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var listenBacklog: Int = 1024
+
+    public var maxRequestLineLength: Int = 8 * 1024
+    public var maxHeaderSectionSize: Int = 32 * 1024
+    public var maxHeaderCount: Int = 100
+    public var maxBodySize: Int = 1 << 30
+    public var maxChunkSizeLineLength: Int = 1024
+
+    public var headerReadTimeout: Duration = .seconds(10)
+    public var bodyReadTimeout: Duration = .seconds(30)
+    public var idleTimeout: Duration = .seconds(60)
+    public var writeTimeout: Duration = .seconds(60)
+    /// After the last response of a connection: how long to keep reading (and discarding)
+    /// before closing, so the client reads the response instead of a reset.
+    public var lingerTimeout: Duration = .seconds(2)
+    public var maxRequestsPerConnection: Int = 10_000
+    public var maxConnections: Int = 10_000
+
+    /// A streamed body's writer blocks while more than this many bytes are queued...
+    public var outputHighWaterMark: Int = 256 * 1024
+    /// ...until the queue is down to this many.
+    public var outputLowWaterMark: Int = 64 * 1024
+    /// Most pipelined bytes buffered while a response is in progress before reading pauses.
+    public var maxBufferedPipelineBytes: Int = 64 * 1024
+
+    /// Renders every error the server answers by itself (400, 408, 413, 503, ...).
+    public var errorRenderer: @Sendable (_ status: Int, _ title: String, _ detail: String) -> (contentType: String, body: [UInt8]) =
+        HTTPServerConfiguration.defaultErrorRenderer
+    /// Called once per response written; `nil` logs nothing.
+    public var accessLog: (@Sendable (HTTPAccessLogEntry) -> Void)? = nil
+
+    public init() {}
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `{"status":400,"title":"Bad Request","detail":"..."}` as `application/json`.
+    public static let defaultErrorRenderer: @Sendable (Int, String, String) -> (contentType: String, body: [UInt8]) = {
+        status, title, detail in
+        let json = "{\"status\":\(status),\"title\":\(jsonString(title)),\"detail\":\(jsonString(detail))}"
+        return ("application/json", Array(json.utf8))
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    var connectionSettings: HTTPConnection.Settings {
+        var s = HTTPConnection.Settings()
+        s.limits = HTTPParserLimits(
+            maxRequestLineLength: maxRequestLineLength, maxHeaderSectionSize: maxHeaderSectionSize,
+            maxHeaderCount: maxHeaderCount, maxBodySize: maxBodySize,
+            maxChunkSizeLineLength: maxChunkSizeLineLength)
+        s.headerTimeout = headerReadTimeout.nanoseconds
+        s.bodyTimeout = bodyReadTimeout.nanoseconds
+        s.idleTimeout = idleTimeout.nanoseconds
+        s.lingerTimeout = lingerTimeout.nanoseconds
+        s.maxRequestsPerConnection = maxRequestsPerConnection
+        s.maxBufferedBytes = maxBufferedPipelineBytes
+        return s
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,38 @@
+import Dispatch
+import Synchronization
+
+/// What every connection of a server shares: configuration, responder, counters.
+final class ServerContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let settings: HTTPConnection.Settings
+    let writeTimeout: UInt64
+    let workers = DispatchQueue.global(qos: .userInitiated)
+    /// Open connections, for `maxConnections` and for shutdown to wait on.
+    let openConnections = Atomic<Int>(0)
+    let draining = Atomic<Bool>(false)
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+        self.settings = configuration.connectionSettings
+        self.writeTimeout = configuration.writeTimeout.nanoseconds
+    }
+
+    /// A complete error response with `Connection: close`, body rendered by the configured
+    /// renderer.
+    func errorResponse(status: Int, title: String, detail: String, headRequest: Bool = false) -> [UInt8] {
+        let rendered = configuration.errorRenderer(status, title, detail)
+        let body = headRequest ? [] : rendered.body
+        if var bytes = ResponseHead.serialize(
+            status: status, headers: ["Content-Type": rendered.contentType], framing: .length(rendered.body.count),
+            keepAlive: false, requestVersion: .http1_1, reserving: body.count)
+        {
+            bytes.append(contentsOf: body)
+            return bytes
+        }
+        // The renderer gave an unusable content type: send the status alone.
+        return ResponseHead.serialize(
+            status: status, headers: [:], framing: .length(0), keepAlive: false, requestVersion: .http1_1) ?? []
+    }
+}
