@@ -447,6 +447,7 @@ struct JSONScanner {
     struct ValueFrame {
         /// For an array: the index of the current element. For an object: the offset of
         /// the current member's key (its opening quote), or -1 while that key is being read.
+        /// -1 also when the error is at a separator, naming the container itself.
         var position: Int
         var isObject: Bool
     }
@@ -515,6 +516,8 @@ struct JSONScanner {
                     pos &+= 1
                     stack.removeLast()
                 default:
+                    // A separator error names the container, not its last element.
+                    stack[top].position = -1
                     throw unexpected(stack[top].isObject
                         ? "expected ',' or '}' after object member"
                         : "expected ',' or ']' after array element")
@@ -552,7 +555,7 @@ struct JSONScanner {
                 if frame.position >= 0 {
                     result += "/" + JSONPointer.escape(key(at: frame.position, scratch: &scratch))
                 }
-            } else {
+            } else if frame.position >= 0 {
                 result += "/\(frame.position)"
             }
             index += 1

@@ -154,6 +154,8 @@ public enum JSONValue: Sendable, Equatable {
         var members: [(key: String, value: JSONValue)] = []
         /// The key of the member whose value is being read.
         var key: String?
+        /// The error is at a separator: the path names the container itself.
+        var atSeparator = false
         /// Keys seen, once the object is large enough for linear search to hurt.
         var keyIndex: Set<String>?
 
@@ -244,6 +246,8 @@ public enum JSONValue: Sendable, Equatable {
                         scanner.pos += 1
                         value = stack.removeLast().value
                     default:
+                        // A separator error names the container, not its last element.
+                        stack[top].atSeparator = true
                         throw scanner.unexpected(isObject
                             ? "expected ',' or '}' after object member"
                             : "expected ',' or ']' after array element")
@@ -282,6 +286,9 @@ public enum JSONValue: Sendable, Equatable {
     private static func path(of stack: [Container]) -> String {
         var path = ""
         for container in stack {
+            if container.atSeparator {
+                break
+            }
             if container.isObject {
                 if let key = container.key {
                     path += "/" + JSONPointer.escape(key)

@@ -335,8 +335,8 @@ struct NodesDocumentParser {
             throw scanner.unexpected("expected a member name in double quotes")
         }
         let keyStart = scanner.pos
-        memberPath = .key(keyStart)
         let member = try readNodeKey()
+        memberPath = .key(keyStart)
         if member == .unknown {
             let name = scanner.key(at: keyStart, scratch: &scratch)
             throw .rule("unknown key \"\(name)\" in node", at: keyStart)
@@ -565,7 +565,7 @@ struct NodesDocumentParser {
     /// rule error, a syntax error instead when the document is malformed anywhere.
     func makeError(_ error: JSONScanError) -> TreeInputError {
         if error.kind != .syntax,
-           let syntax = JSONScanner.firstSyntaxError(in: scanner.bytes, maxDepth: 2 &* options.maxDepth &+ 2) {
+           let syntax = JSONScanner.firstSyntaxError(in: scanner.bytes, maxDepth: 2 &* (options.maxDepth &+ 8)) {
             return syntax
         }
         var path = currentPath()
