@@ -4,31 +4,18 @@
 /// The location (`byteOffset`, `line`, `column`) and `path` are computed once, when
 /// the error is thrown; a successful parse never pays for them.
 public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What went wrong, broadly. A struct rather than an enum so that new kinds can be
-    /// added without breaking callers; compare with `==` or match with `case .syntax:`.
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: Sendable, Hashable {
-            case syntax
-            case rule
-        }
-
-        private var base: Base
-
-        private init(_ base: Base) {
-            self.base = base
-        }
-
+    /// What went wrong, broadly; decides the HTTP status.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
         /// The body is not well-formed JSON (RFC 8259), or is not valid UTF-8.
         /// The service answers `400 Bad Request`.
-        public static let syntax = Kind(.syntax)
-
+        case syntax
         /// The body is well-formed JSON but breaks a rule of the upload format
         /// (missing or non-string `title`, bad `id`, unknown or duplicate key, duplicate
-        /// id, a limit). The service answers `422 Unprocessable Content`.
-        public static let rule = Kind(.rule)
+        /// id, a limit such as nesting depth). The service answers `422 Unprocessable Content`.
+        case rule
 
         public var description: String {
-            switch base {
+            switch self {
             case .syntax: "syntax"
             case .rule: "rule"
             }
