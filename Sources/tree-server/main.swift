@@ -1,1 +1,111 @@
-print("tree-server: not built yet")
+// tree-server: the tree sessions service over HTTP/1.1.
+//
+//   swift run -c release tree-server -- --host 0.0.0.0 --port 8080
+//
+// Every flag can also be given as an environment variable (TREE_PORT=8080 ...);
+// a flag wins over its variable.
+import Foundation
+import HTTP1
+import TreeService
+
+struct Option {
+    let flag: String
+    let variable: String
+    let help: String
+    let apply: (String, inout Settings) throws -> Void
+}
+
+struct Settings {
+    var http = HTTPServerConfiguration(host: "127.0.0.1", port: 8080)
+    var service = ServiceConfiguration()
+    var openAPIPath: String? = nil
+    var accessLog = true
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+func integer(_ text: String, _ flag: String, minimum: Int = 0) throws -> Int {
+    guard let n = Int(text), n >= minimum else { throw UsageError(description: "\(flag) needs an integer ≥ \(minimum), not \"\(text)\"") }
+    return n
+}
+
+let options: [Option] = [
+    Option(flag: "--host", variable: "TREE_HOST", help: "address to listen on: 127.0.0.1, 0.0.0.0, ::, ::1 (default 127.0.0.1)") { $1.http.host = $0 },
+    Option(flag: "--port", variable: "TREE_PORT", help: "TCP port, 0 for any free one (default 8080)") { $1.http.port = try integer($0, "--port") },
+    Option(flag: "--session-ttl", variable: "TREE_SESSION_TTL", help: "seconds a session may stay idle (default 1800)") { $1.service.sessionTTL = Double(try integer($0, "--session-ttl", minimum: 1)) },
+    Option(flag: "--max-sessions", variable: "TREE_MAX_SESSIONS", help: "most sessions at once, 429 beyond (default 1000)") { $1.service.maxSessions = try integer($0, "--max-sessions", minimum: 1) },
+    Option(flag: "--max-nodes", variable: "TREE_MAX_NODES", help: "most nodes in one session, 429 beyond (default 20000000)") { $1.service.maxNodesPerSession = try integer($0, "--max-nodes", minimum: 1) },
+    Option(flag: "--max-total-nodes", variable: "TREE_MAX_TOTAL_NODES", help: "most nodes over all sessions, 503 beyond (default 60000000)") { $1.service.maxTotalNodes = try integer($0, "--max-total-nodes", minimum: 1) },
+    Option(flag: "--max-depth", variable: "TREE_MAX_DEPTH", help: "deepest nesting of an upload (default 1000000)") { $1.service.maxDepth = try integer($0, "--max-depth", minimum: 1) },
+    Option(flag: "--max-page", variable: "TREE_MAX_PAGE", help: "largest limit of a page of rows (default 1000)") { $1.service.maxPageLimit = try integer($0, "--max-page", minimum: 1) },
+    Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824)") { $1.http.maxBodySize = try integer($0, "--max-body", minimum: 1) },
+    Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, 503 beyond (default 10000)") { $1.http.maxConnections = try integer($0, "--max-connections", minimum: 1) },
+    Option(flag: "--header-timeout", variable: "TREE_HEADER_TIMEOUT", help: "seconds to receive a request head, 408 beyond (default 10)") { $1.http.headerReadTimeout = .seconds(try integer($0, "--header-timeout", minimum: 1)) },
+    Option(flag: "--body-timeout", variable: "TREE_BODY_TIMEOUT", help: "seconds without body progress, 408 beyond (default 30)") { $1.http.bodyReadTimeout = .seconds(try integer($0, "--body-timeout", minimum: 1)) },
+    Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
+    Option(flag: "--token", variable: "TREE_TOKEN", help: "bearer token required on every request but /healthz (default none)") { $1.service.token = $0.isEmpty ? nil : $0 },
+    Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
+    Option(flag: "--openapi", variable: "TREE_OPENAPI", help: "path of the openapi.yaml served at /openapi.yaml (default: found beside the executable or in the working directory)") { $1.openAPIPath = $0 },
+    Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") { $1.accessLog = $0 != "false" },
+]
+
+@MainActor func usage() -> String {
+    var text = "usage: tree-server [options]\n\nOptions (each also as an environment variable):\n"
+    for o in options { text += "  \(o.flag.padding(toLength: 20, withPad: " ", startingAt: 0)) \(o.variable.padding(toLength: 22, withPad: " ", startingAt: 0)) \(o.help)\n" }
+    text += "  --help                                      this text\n"
+    return text
+}
+
+@MainActor func settings() throws -> Settings {
+    var s = Settings()
+    let environment = ProcessInfo.processInfo.environment
+    for o in options { if let value = environment[o.variable] { try o.apply(value, &s) } }
+    var args = CommandLine.arguments.dropFirst()
+    while let arg = args.popFirst() {
+        if arg == "--help" || arg == "-h" { print(usage(), terminator: ""); exit(0) }
+        let (flag, inline) = arg.contains("=") ? (String(arg.prefix { $0 != "=" }), String(arg.drop { $0 != "=" }.dropFirst())) : (arg, nil)
+        guard let o = options.first(where: { $0.flag == flag }) else { throw UsageError(description: "unknown option \(arg)") }
+        guard let value = inline ?? args.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+        try o.apply(value, &s)
+    }
+    return s
+}
+
+func log(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+func loadOpenAPI(_ path: String?) -> [UInt8] {
+    let executableDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    let candidates = path.map { [$0] } ?? ["openapi.yaml", executableDir + "/openapi.yaml", executableDir + "/../../openapi.yaml"]
+    for candidate in candidates {
+        if let data = FileManager.default.contents(atPath: candidate) { return [UInt8](data) }
+    }
+    log("tree-server: warning: openapi.yaml not found (tried \(candidates.joined(separator: ", "))); /openapi.yaml will be empty")
+    return []
+}
+
+do {
+    var s = try settings()
+    let service = TreeService(configuration: s.service, openAPIDocument: loadOpenAPI(s.openAPIPath))
+    s.http.errorRenderer = TreeService.httpErrorRenderer
+    if s.accessLog {
+        s.http.accessLog = { entry in
+            let ms = Double(entry.duration.components.seconds) * 1000 + Double(entry.duration.components.attoseconds) / 1e15
+            log("\(entry.method) \(entry.logTag ?? entry.target) \(entry.status) \(String(format: "%.2f", ms))ms \(entry.bodyBytes)B \(entry.remoteAddress)")
+        }
+    }
+    let server = HTTPServer(configuration: s.http, responder: service)
+    try server.start()
+    log("tree-server: listening on \(s.http.host):\(server.boundPort)")
+    try server.runUntilTerminated(shutdownDeadline: .seconds(10))
+    log("tree-server: stopped")
+} catch let error as UsageError {
+    log("tree-server: \(error.description)\n\n" + usage())
+    exit(2)
+} catch {
+    log("tree-server: \(error)")
+    exit(1)
+}

@@ -1,0 +1,24 @@
+/// The service's settings; `tree-server` fills them from flags and environment variables.
+public struct ServiceConfiguration: Sendable {
+    /// Idle time after which a session is dropped.
+    public var sessionTTL: Double = 30 * 60
+    /// Most sessions at once (429 beyond).
+    public var maxSessions: Int = 1000
+    /// Most nodes in one session (429 beyond).
+    public var maxNodesPerSession: Int = 20_000_000
+    /// Most nodes over all sessions (503 beyond, with Retry-After).
+    public var maxTotalNodes: Int = 60_000_000
+    /// Deepest nesting of an upload.
+    public var maxDepth: Int = 1_000_000
+    /// The default and the largest `limit` of a page of rows.
+    public var defaultPageLimit: Int = 50
+    public var maxPageLimit: Int = 1000
+    /// When set, every request but `/healthz` (and CORS preflights) needs `Authorization: Bearer <token>`.
+    public var token: String? = nil
+    /// Origins allowed by CORS; `*` allows any. Empty: no CORS headers.
+    public var corsOrigins: [String] = []
+    /// Filtered views kept per session (the most recently used).
+    public var filteredViewsPerSession: Int = 4
+
+    public init() {}
+}

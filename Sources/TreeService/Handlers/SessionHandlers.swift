@@ -1,0 +1,107 @@
+import HTTP1
+import TreeEngine
+
+extension TreeService {
+    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array.
+    func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
+        try request.requireJSONBody()
+        try registry.checkCapacity()
+        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let parsed: Result<(forest: Forest, members: [(key: String, value: JSONValue)]), TreeInputError> =
+            request.body.withUnsafeBytes { raw in
+                do throws(TreeInputError) { return .success(try Forest.parse(raw, limits: limits)) } catch { return .failure(error) }
+            }
+        let forest: Forest, members: Members
+        switch parsed {
+        case .success(let result): (forest, members) = (result.forest, Members(result.members.map { ($0.key, $0.value) }))
+        case .failure(let error): throw ServiceError(error)
+        }
+        try members.allowOnly(["expand"])
+        var store = TreeStore(forest: forest)
+        store.filteredViewCapacity = configuration.filteredViewsPerSession
+        switch members["expand"] {
+        case nil, .string("none")?: break
+        case .string("all")?: _ = store.expandAll(nil)
+        case let value?:
+            guard let depth = value.intValue, depth >= 0 else {
+                throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
+            }
+            _ = store.expand(toDepth: depth, nil)
+        }
+        let session = try registry.create(store)
+        let body = session.state.withLock { ResponseJSON.summary(session, &$0, ttl: configuration.sessionTTL) }
+        return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
+    }
+
+    /// `GET /sessions/{sid}`
+    func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        try withSession(sid) { session, state throws(ServiceError) in
+            json(200, ResponseJSON.summary(session, &state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
+        }
+    }
+
+    /// `DELETE /sessions/{sid}`
+    func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        if request.headers["if-match"] != nil {
+            try withSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+        }
+        guard registry.remove(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
+        return HTTPResponse(status: 204)
+    }
+
+    /// `PATCH /sessions/{sid}?filter=`: one of expandAll, collapseAll, expandDepth.
+    func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        let filter = try request.filterQuery()
+        let members = Members(try request.jsonObjectBody())
+        try members.allowOnly(["expandAll", "collapseAll", "expandDepth"])
+        guard members.keys.count == 1 else {
+            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth", pointer: "")
+        }
+        let operation: (inout TreeStore) -> [Splice]
+        if let flag = try members.bool("expandAll") {
+            guard flag else { throw .unprocessable("\"expandAll\" must be true", pointer: "/expandAll") }
+            operation = { $0.expandAll(filter) }
+        } else if let flag = try members.bool("collapseAll") {
+            guard flag else { throw .unprocessable("\"collapseAll\" must be true", pointer: "/collapseAll") }
+            operation = { $0.collapseAll(filter) }
+        } else {
+            let depth = try members.nonNegativeInt("expandDepth")!
+            operation = { $0.expand(toDepth: depth, filter) }
+        }
+        let ticket = ticket(filter, sid)
+        return try withSession(sid) { session, state throws(ServiceError) in
+            try request.checkIfMatch(version: state.version)
+            try prepare(filter, session, &state, ticket: ticket)
+            let splices = operation(&state.store)
+            state.version += 1
+            return changeResponse(200, state: &state, filter: filter, splices)
+        }
+    }
+
+    /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a
+    /// snapshot so the session stays usable while a large export is written.
+    func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        let (snapshot, version) = try withSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
+        if request.headers["if-none-match"].map({ matches($0, ETag.of(version)) }) == true {
+            headers.remove(name: "Content-Type")
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
+            try snapshot.export(chunkSize: 1 << 16) { try writer.write($0) }
+        })
+    }
+
+    /// A change response for the named view.
+    func changeResponse(_ status: Int, state: inout Session.State, filter: FilterQuery?, _ splices: [Splice],
+                        itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
+        let total = state.store.rowCount(filter)
+        return json(status, ResponseJSON.changes(version: state.version, total: total, splices, itemIndex: itemIndex, extra: extra),
+                    headers: [("ETag", ETag.of(state.version))])
+    }
+
+    /// Whether an `If-None-Match` header names `etag` (or is `*`).
+    func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").map { $0.trimmingSpaces() }.contains { $0 == "*" || $0 == etag || $0 == "W/" + etag }
+    }
+}

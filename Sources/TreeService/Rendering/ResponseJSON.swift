@@ -1,0 +1,133 @@
+import Foundation
+import TreeEngine
+
+/// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
+enum ResponseJSON {
+    /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
+    static func summary(_ session: Session, _ state: inout Session.State, ttl: Double) -> [UInt8] {
+        var out = JSONWriter(reservingCapacity: 256)
+        out.raw("{\"id\":")
+        out.string(session.id)
+        out.raw(",\"version\":")
+        out.int(state.version)
+        out.raw(",\"nodeCount\":")
+        out.int(state.store.forest.count)
+        out.raw(",\"total\":")
+        out.int(state.store.rowCount(nil))
+        out.raw(",\"createdAt\":")
+        out.string(timestamp(session.createdAt))
+        out.raw(",\"expiresAt\":")
+        out.string(timestamp(state.lastUsed + ttl))
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// `{"version","total","changes":[...]}`, with `index` (a number or null) when `itemIndex` is given.
+    static func changes(version: Int, total: Int, _ splices: [Splice], itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
+        var out = JSONWriter(reservingCapacity: 64 + 48 * splices.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"total\":")
+        out.int(total)
+        out.raw(",\"changes\":[")
+        for (i, s) in splices.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"index\":")
+            out.int(s.index)
+            out.raw(",\"removed\":")
+            out.int(s.removed)
+            out.raw(",\"inserted\":")
+            out.int(s.inserted)
+            out.raw("}")
+        }
+        out.raw("]")
+        if let itemIndex {
+            out.raw(",\"index\":")
+            if let i = itemIndex { out.int(i) } else { out.null() }
+        }
+        extra?(&out)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// Writes a node's id with its JSON type.
+    static func id(_ node: NodeHandle, _ forest: Forest, _ out: inout JSONWriter) {
+        forest.withID(of: node) { key, isInteger in
+            if isInteger { out.raw(key) } else { out.string(key) }
+        }
+    }
+
+    /// A page of rows.
+    static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
+                     matchCount: Int?, offset: Int, limit: Int) -> [UInt8] {
+        let forest = store.forest
+        var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"filter\":")
+        if let filter { out.string(filter.text) } else { out.null() }
+        out.raw(",\"total\":")
+        out.int(total)
+        if let matchCount {
+            out.raw(",\"matchCount\":")
+            out.int(matchCount)
+        }
+        out.raw(",\"offset\":")
+        out.int(offset)
+        out.raw(",\"limit\":")
+        out.int(limit)
+        out.raw(",\"rows\":[")
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"index\":")
+            out.int(row.index)
+            out.raw(",\"id\":")
+            id(row.node, forest, &out)
+            out.raw(",\"title\":")
+            forest.withTitle(of: row.node) { out.string($0) }
+            out.raw(",\"level\":")
+            out.int(row.level)
+            out.raw(row.isExpanded ? ",\"expanded\":true" : ",\"expanded\":false")
+            out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
+            out.raw(",\"parentId\":")
+            if let parent = row.parent { id(parent, forest, &out) } else { out.null() }
+            if let filter {
+                out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":[" : ",\"match\":false,\"matchRanges\":[")
+                if row.isMatch {
+                    let ranges = forest.withTitle(of: row.node) { TreeStore.matchRanges(title: $0, filter: filter) }
+                    for (k, r) in ranges.enumerated() {
+                        if k > 0 { out.raw(",") }
+                        out.raw("[")
+                        out.int(r.start)
+                        out.raw(",")
+                        out.int(r.length)
+                        out.raw("]")
+                    }
+                }
+                out.raw("]")
+            }
+            forest.withData(of: row.node) { raw in
+                guard let raw else { return }
+                out.raw(",\"data\":")
+                out.raw(raw)
+            }
+            out.raw("}")
+        }
+        out.raw("]}")
+        return out.bytes
+    }
+
+    /// RFC 3339 UTC with milliseconds.
+    static func timestamp(_ unix: Double) -> String {
+        var seconds = time_t(unix.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let millis = Int((unix - unix.rounded(.down)) * 1000)
+        func pad(_ n: Int32, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+}

@@ -1,0 +1,124 @@
+import HTTP1
+import TreeEngine
+
+/// Reading what a request says: query parameters, JSON bodies, preconditions.
+extension HTTPRequest {
+    /// The view named by `filter`, `match` and `caseSensitive`; nil for the unfiltered view.
+    func filterQuery() throws(ServiceError) -> FilterQuery? {
+        let mode: FilterQuery.Mode
+        switch queryValue("match") {
+        case nil: mode = .contains
+        case let text?:
+            guard let m = FilterQuery.Mode(rawValue: text) else {
+                throw .badRequest("query parameter match must be contains, prefix or exact, not \"\(text)\"", slug: "bad-query-parameter")
+            }
+            mode = m
+        }
+        let caseSensitive = try booleanQuery("caseSensitive") ?? false
+        guard let text = queryValue("filter"), !text.isEmpty else { return nil }
+        return FilterQuery(text, mode: mode, caseSensitive: caseSensitive)
+    }
+
+    func booleanQuery(_ name: String) throws(ServiceError) -> Bool? {
+        switch queryValue(name) {
+        case nil: return nil
+        case "true": return true
+        case "false": return false
+        case let text?: throw .badRequest("query parameter \(name) must be true or false, not \"\(text)\"", slug: "bad-query-parameter")
+        }
+    }
+
+    /// A non-negative integer query parameter, at most `maximum`.
+    func integerQuery(_ name: String, default value: Int, maximum: Int = Int.max) throws(ServiceError) -> Int {
+        guard let text = queryValue(name) else { return value }
+        guard let n = Int(text), n >= 0, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw .badRequest("query parameter \(name) must be a non-negative integer, not \"\(text)\"", slug: "bad-query-parameter")
+        }
+        guard n <= maximum else {
+            throw .badRequest("query parameter \(name) must be at most \(maximum), not \(n)", slug: "bad-query-parameter")
+        }
+        return n
+    }
+
+    /// Checks that the body is declared as JSON (415 otherwise).
+    func requireJSONBody() throws(ServiceError) {
+        let type = headers["content-type"]?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
+        guard type == "application/json" || (type?.hasPrefix("application/") == true && type?.hasSuffix("+json") == true) else {
+            throw ServiceError(status: 415, slug: "unsupported-media-type",
+                               detail: "the body must be application/json, not \(headers["content-type"].map { "\"\($0)\"" } ?? "undeclared")",
+                               headers: [("Accept-Post", "application/json"), ("Accept-Patch", "application/json")])
+        }
+    }
+
+    /// The body as one JSON object of members.
+    func jsonObjectBody() throws(ServiceError) -> [(String, JSONValue)] {
+        try requireJSONBody()
+        let value: JSONValue
+        do { value = try JSONValue.parse(body) } catch { throw ServiceError(error) }
+        guard case .object(let members) = value else {
+            throw .unprocessable("the body must be a JSON object", pointer: "")
+        }
+        return members
+    }
+
+    /// Throws 412 unless `If-Match` is absent, `*`, or names `version`.
+    func checkIfMatch(version: Int) throws(ServiceError) {
+        guard let header = headers["if-match"] else { return }
+        let tags = header.split(separator: ",").map { $0.trimmingSpaces() }
+        if tags.contains("*") || tags.contains(ETag.of(version)) { return }
+        throw ServiceError(status: 412, slug: "version-mismatch",
+                           detail: "If-Match \(header) does not match the current version \(ETag.of(version))",
+                           headers: [("ETag", ETag.of(version))])
+    }
+}
+
+enum ETag {
+    static func of(_ version: Int) -> String { "\"\(version)\"" }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
+
+/// Reading members of a JSON object body.
+struct Members {
+    let members: [(String, JSONValue)]
+    init(_ members: [(String, JSONValue)]) { self.members = members }
+
+    subscript(_ key: String) -> JSONValue? { members.first { $0.0 == key }?.1 }
+    func has(_ key: String) -> Bool { members.contains { $0.0 == key } }
+    var keys: [String] { members.map(\.0) }
+
+    /// Throws 422 for any member not in `allowed`.
+    func allowOnly(_ allowed: Set<String>) throws(ServiceError) {
+        for key in keys where !allowed.contains(key) {
+            throw .unprocessable("unknown member \"\(key)\"; allowed here: \(allowed.sorted().joined(separator: ", "))", pointer: "/\(key)")
+        }
+    }
+
+    func bool(_ key: String) throws(ServiceError) -> Bool? {
+        guard let v = self[key] else { return nil }
+        guard case .bool(let b) = v else { throw .unprocessable("\"\(key)\" must be true or false", pointer: "/\(key)") }
+        return b
+    }
+
+    func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
+        guard let v = self[key] else { return nil }
+        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        return n
+    }
+
+    /// An item id member: a string, or an integer by its decimal form. `.some(nil)` for JSON null.
+    func itemID(_ key: String) throws(ServiceError) -> String?? {
+        guard let v = self[key] else { return nil }
+        switch v {
+        case .null: return .some(nil)
+        case .string(let s): return .some(s)
+        default:
+            if let n = v.intValue { return .some(String(n)) }
+            throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Synchronization
+import TreeEngine
+
+/// One uploaded tree, its views and its version. All operations on it run under
+/// its lock, so they are linearizable; different sessions run in parallel.
+final class Session: Sendable {
+    let id: String
+    /// Unix time of creation.
+    let createdAt: Double
+    /// Bumped by every filter request; a filter build whose ticket is no longer the
+    /// latest gives up, so a newer filter request never waits for a stale one.
+    let filterTicket = Atomic<Int>(0)
+    let state: Mutex<State>
+
+    struct State: Sendable {
+        var store: TreeStore
+        var version: Int = 1
+        /// Unix time of the last request.
+        var lastUsed: Double
+        /// The node count the registry has accounted for this session.
+        var accountedNodes: Int
+    }
+
+    init(id: String, store: TreeStore, now: Double) {
+        self.id = id
+        createdAt = now
+        state = Mutex(State(store: store, lastUsed: now, accountedNodes: store.forest.count))
+    }
+}

@@ -1,0 +1,121 @@
+import Synchronization
+import TreeEngine
+
+/// The live sessions, their limits and their expiry.
+final class SessionRegistry: Sendable {
+    private let sessions = Mutex<[String: Session]>([:])
+    private let totalNodes = Atomic<Int>(0)
+    private let lastSweep = Atomic<Int>(0)
+    let configuration: ServiceConfiguration
+    /// Unix time now; injected so expiry can be tested.
+    let now: @Sendable () -> Double
+
+    init(configuration: ServiceConfiguration, now: @escaping @Sendable () -> Double) {
+        self.configuration = configuration
+        self.now = now
+    }
+
+    /// The number of live sessions.
+    var count: Int { sessions.withLock { $0.count } }
+    /// Nodes over all sessions.
+    var nodeCount: Int { totalNodes.load(ordering: .relaxed) }
+
+    /// Refuses early when no new session could be stored.
+    func checkCapacity() throws(ServiceError) {
+        sweepIfDue()
+        if count >= configuration.maxSessions {
+            throw ServiceError(status: 429, slug: "too-many-sessions",
+                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(Int(configuration.sessionTTL)) s",
+                               headers: [("Retry-After", "60")])
+        }
+        if nodeCount >= configuration.maxTotalNodes {
+            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+                               detail: "the server holds its maximum of \(configuration.maxTotalNodes) nodes over all sessions",
+                               headers: [("Retry-After", "60")])
+        }
+    }
+
+    /// Stores a new session for `store` under a fresh random id.
+    func create(_ store: TreeStore) throws(ServiceError) -> Session {
+        try checkCapacity()
+        let nodes = store.forest.count
+        try reserve(nodes)
+        let session = Session(id: SessionRegistry.newID(), store: store, now: now())
+        let stored = sessions.withLock { table -> Bool in
+            guard table.count < configuration.maxSessions else { return false }
+            table[session.id] = session
+            return true
+        }
+        if !stored {
+            release(nodes)
+            throw ServiceError(status: 429, slug: "too-many-sessions",
+                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions",
+                               headers: [("Retry-After", "60")])
+        }
+        return session
+    }
+
+    /// Accounts for `n` more nodes, or refuses when the budget would be exceeded.
+    func reserve(_ n: Int) throws(ServiceError) {
+        let after = totalNodes.add(n, ordering: .relaxed).newValue
+        if after > configuration.maxTotalNodes && n > 0 {
+            totalNodes.subtract(n, ordering: .relaxed)
+            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+                               detail: "\(n) more nodes would exceed the server's budget of \(configuration.maxTotalNodes) nodes",
+                               headers: [("Retry-After", "60")])
+        }
+    }
+
+    func release(_ n: Int) { totalNodes.subtract(n, ordering: .relaxed) }
+
+    /// The live session with this id; an expired one is dropped and not returned.
+    func session(_ id: String) -> Session? {
+        sweepIfDue()
+        guard let session = sessions.withLock({ $0[id] }) else { return nil }
+        let t = now()
+        let expired = session.state.withLock { state -> Bool in
+            if t - state.lastUsed > configuration.sessionTTL { return true }
+            state.lastUsed = t
+            return false
+        }
+        if expired { remove(id); return nil }
+        return session
+    }
+
+    /// Drops a session; false when there was none.
+    @discardableResult
+    func remove(_ id: String) -> Bool {
+        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        release(session.state.withLock { $0.accountedNodes })
+        return true
+    }
+
+    /// Drops every session idle for longer than the TTL, at most every 10 s.
+    func sweepIfDue() {
+        let t = now()
+        let last = lastSweep.load(ordering: .relaxed)
+        guard Int(t) - last >= 10, lastSweep.compareExchange(expected: last, desired: Int(t), ordering: .relaxed).exchanged else { return }
+        let ttl = configuration.sessionTTL
+        let all = sessions.withLock { Array($0.values) }
+        for session in all where session.state.withLock({ t - $0.lastUsed > ttl }) { remove(session.id) }
+    }
+
+    /// 128 random bits, URL-safe base64 without padding (22 characters).
+    static func newID() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0 ..< 16).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var buffer = 0, bits = 0
+        for b in bytes {
+            buffer = buffer << 8 | Int(b)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                out.append(alphabet[(buffer >> bits) & 63])
+            }
+        }
+        if bits > 0 { out.append(alphabet[(buffer << (6 - bits)) & 63]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import HTTP1
+import Synchronization
+import TreeEngine
+
+/// The tree sessions service: the HTTP API of `API.md` over `TreeEngine`.
+///
+/// Handlers throw `ServiceError`; `respond(to:)` renders every error as problem+json.
+public final class TreeService: HTTPResponder {
+    let configuration: ServiceConfiguration
+    let registry: SessionRegistry
+    let metrics = Metrics()
+    let openAPIDocument: [UInt8]
+
+    /// - Parameters:
+    ///   - openAPIDocument: the bytes served at `/openapi.yaml`.
+    ///   - now: Unix time; injected so expiry can be tested.
+    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8] = [],
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.configuration = configuration
+        self.openAPIDocument = openAPIDocument
+        registry = SessionRegistry(configuration: configuration, now: now)
+    }
+
+    /// Renders the errors the HTTP layer answers by itself as problem+json.
+    public static let httpErrorRenderer = Problem.httpErrorRenderer
+
+    /// The number of live sessions.
+    public var sessionCount: Int { registry.count }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let route = Route(request.pathSegments)
+        var response: HTTPResponse
+        do throws(ServiceError) {
+            guard let route else { throw ServiceError.notFound("no resource at \(request.path)") }
+            response = try handle(request, route)
+        } catch {
+            response = error.response(logTag: route?.template ?? "unmatched")
+        }
+        response.logTag = route?.template ?? "unmatched"
+        addCORS(request, &response)
+        metrics.record(route: response.logTag!, method: request.method, status: response.status,
+                       seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return response
+    }
+
+    private func handle(_ request: HTTPRequest, _ route: Route) throws(ServiceError) -> HTTPResponse {
+        let method = request.method == "HEAD" ? "GET" : request.method
+        if method == "OPTIONS" { return preflight(request, route) }
+        guard route.allowedMethods.contains(request.method) else {
+            throw ServiceError(status: 405, slug: "method-not-allowed",
+                               detail: "\(request.method) is not allowed on \(route.template); allowed: \(route.allowedMethods.joined(separator: ", "))",
+                               headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
+        }
+        if route != .health { try authorize(request) }
+        switch (route, method) {
+        case (.root, _): throw ServiceError.notFound("no resource at /; see /openapi.yaml")
+        case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
+        case (.metrics, _):
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                body: metrics.render(sessions: registry.count, nodes: registry.nodeCount))
+        case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: openAPIDocument)
+        case (.sessions, _): return try createSession(request)
+        case (.session(let sid), "GET"): return try sessionSummary(request, sid)
+        case (.session(let sid), "DELETE"): return try deleteSession(request, sid)
+        case (.session(let sid), _): return try patchSession(request, sid)
+        case (.rows(let sid), _): return try rows(request, sid)
+        case (.tree(let sid), _): return try exportTree(request, sid)
+        case (.items(let sid), _): return try insertItems(request, sid)
+        case (.item(let sid, let item), "GET"): return try itemInfo(request, sid, item)
+        case (.item(let sid, let item), "DELETE"): return try deleteItem(request, sid, item)
+        case (.item(let sid, let item), _): return try patchItem(request, sid, item)
+        }
+    }
+
+    // MARK: Access
+
+    private func authorize(_ request: HTTPRequest) throws(ServiceError) {
+        guard let token = configuration.token else { return }
+        let given = request.headers["authorization"] ?? ""
+        let expected = "Bearer " + token
+        // Compare in time independent of where the first difference is.
+        var difference = given.utf8.count ^ expected.utf8.count
+        for (a, b) in zip(given.utf8, expected.utf8) { difference |= Int(a ^ b) }
+        if difference != 0 {
+            throw ServiceError(status: 401, slug: "unauthorized", detail: "this server needs Authorization: Bearer <token>",
+                               headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\"")])
+        }
+    }
+
+    private func allowedOrigin(_ request: HTTPRequest) -> String? {
+        guard let origin = request.headers["origin"], !configuration.corsOrigins.isEmpty else { return nil }
+        if configuration.corsOrigins.contains("*") { return "*" }
+        return configuration.corsOrigins.contains(origin) ? origin : nil
+    }
+
+    private func addCORS(_ request: HTTPRequest, _ response: inout HTTPResponse) {
+        guard let origin = allowedOrigin(request) else { return }
+        response.headers.add(name: "Access-Control-Allow-Origin", value: origin)
+        response.headers.add(name: "Access-Control-Expose-Headers", value: "ETag, Location, Retry-After")
+        if origin != "*" { response.headers.add(name: "Vary", value: "Origin") }
+    }
+
+    private func preflight(_ request: HTTPRequest, _ route: Route) -> HTTPResponse {
+        var response = HTTPResponse(status: 204, headers: HTTPHeaders([("Allow", route.allowedMethods.joined(separator: ", "))]))
+        if allowedOrigin(request) != nil, request.headers["access-control-request-method"] != nil {
+            response.headers.add(name: "Access-Control-Allow-Methods", value: route.allowedMethods.joined(separator: ", "))
+            response.headers.add(name: "Access-Control-Allow-Headers", value: "Authorization, Content-Type, If-Match, If-None-Match")
+            response.headers.add(name: "Access-Control-Max-Age", value: "600")
+        }
+        return response
+    }
+
+    // MARK: Helpers
+
+    func json(_ status: Int, _ body: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
+        var h = HTTPHeaders([("Content-Type", "application/json")])
+        for (name, value) in headers { h.add(name: name, value: value) }
+        return HTTPResponse(status: status, headers: h, body: .bytes(body))
+    }
+
+    func session(_ sid: String) throws(ServiceError) -> Session {
+        guard let session = registry.session(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
+        return session
+    }
+
+    /// Runs `body` under the session's lock.
+    func withSession<R: Sendable>(_ sid: String, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
+        let session = try session(sid)
+        let result: Result<R, ServiceError> = session.state.withLock { state in
+            do throws(ServiceError) { return .success(try body(session, &state)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The node with this id, or 404.
+    func node(_ id: String, in store: TreeStore) throws(ServiceError) -> NodeHandle {
+        guard let node = store.forest.node(withID: id) else { throw ServiceError.notFound("no item \"\(id)\" in this session") }
+        return node
+    }
+
+    /// Builds the named filtered view if needed; a newer filter request on the same
+    /// session cancels this build (409).
+    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) {
+        guard let filter else { return }
+        do {
+            try state.store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
+        } catch {
+            throw ServiceError(status: 409, slug: "filter-superseded",
+                               detail: "a newer filter request on this session cancelled this one")
+        }
+    }
+
+    /// Takes a filter ticket before waiting for the session lock.
+    func ticket(_ filter: FilterQuery?, _ sid: String) -> Int {
+        guard filter != nil, let session = registry.session(sid) else { return 0 }
+        return session.filterTicket.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Accounts for a session's node count after an edit.
+    func account(_ state: inout Session.State) {
+        let now = state.store.forest.count
+        let delta = now - state.accountedNodes
+        if delta > 0 { try? registry.reserve(delta) } else if delta < 0 { registry.release(-delta) }
+        state.accountedNodes = now
+    }
+}
