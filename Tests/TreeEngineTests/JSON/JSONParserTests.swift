@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 @testable import TreeEngine
 
@@ -140,44 +139,26 @@ struct JSONParserTests {
 
     // MARK: Invalid documents
 
-    struct Expectation {
-        var name: String
-        var kind: TreeInputError.Kind
-        var offset: Int
-        var path: String
-    }
-
-    static func corpus() throws -> [Expectation] {
-        let table = try String(contentsOf: fixturesDirectory.appendingPathComponent("invalid/expected.tsv"), encoding: .utf8)
-        return table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            return Expectation(name: fields[0], kind: fields[1] == "syntax" ? .syntax : .rule,
-                               offset: Int(fields[2])!, path: fields[3] == "-" ? "" : fields[3])
+    @Test(arguments: InvalidDocuments.all)
+    func invalidCorpus(_ expectation: InvalidDocument) throws {
+        let document = expectation.document
+        let error = try #require(record(document).error, "\(expectation.name): parsed without error")
+        #expect(error.kind == expectation.kind, "\(expectation.name): \(error)")
+        #expect(error.byteOffset == expectation.byteOffset, "\(expectation.name): \(error)")
+        #expect(error.path == expectation.path, "\(expectation.name): \(error)")
+        #expect(!error.message.isEmpty)
+        // The plain validator judges well-formedness the same way, at the same place.
+        let syntax = document.withUnsafeBytes { JSONScanner.firstSyntaxError(in: $0, maxDepth: 10_000) }
+        #expect((syntax != nil) == (expectation.kind == .syntax), "\(expectation.name)")
+        if let syntax {
+            #expect(sameLocation(syntax, error), "\(expectation.name): \(syntax) vs \(error)")
         }
     }
 
-    @Test func invalidCorpus() throws {
-        let cases = try Self.corpus()
-        #expect(cases.count > 80)
-        for expectation in cases {
-            let url = fixturesDirectory.appendingPathComponent("invalid/\(expectation.name).json")
-            let document = try [UInt8](Data(contentsOf: url))
-            let result = record(document)
-            guard let error = result.error else {
-                Issue.record("\(expectation.name): parsed without error")
-                continue
-            }
-            #expect(error.kind == expectation.kind, "\(expectation.name): \(error)")
-            #expect(error.byteOffset == expectation.offset, "\(expectation.name): \(error)")
-            #expect(error.path == expectation.path, "\(expectation.name): \(error)")
-            #expect(!error.message.isEmpty)
-            // Every invalid document is rejected the same way by the plain validator when malformed.
-            let syntax = document.withUnsafeBytes { JSONScanner.firstSyntaxError(in: $0, maxDepth: 10_000) }
-            #expect((syntax != nil) == (expectation.kind == .syntax), "\(expectation.name)")
-            if let syntax {
-                #expect(sameLocation(syntax, error), "\(expectation.name): \(syntax) vs \(error)")
-            }
-        }
+    @Test func corpusCoversBothKinds() {
+        #expect(InvalidDocuments.all.count > 80)
+        #expect(Set(InvalidDocuments.all.map(\.name)).count == InvalidDocuments.all.count)
+        #expect(InvalidDocuments.all.contains { $0.kind == .rule } && InvalidDocuments.all.contains { $0.kind == .syntax })
     }
 
     @Test func messagesReadWell() {

@@ -1,4 +1,3 @@
-import Foundation
 @testable import TreeEngine
 
 /// One call the parser made on a sink.
@@ -153,10 +152,3 @@ func record(_ document: String, options: NodesDocumentOptions = NodesDocumentOpt
 {
     record(Array(document.utf8), options: options)
 }
-
-/// The directory of this file's fixtures.
-let fixturesDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()
-    .deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-    .appendingPathComponent("JSON")
