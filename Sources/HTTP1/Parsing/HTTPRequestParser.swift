@@ -136,8 +136,9 @@ struct HTTPRequestParser {
                 state = .contentBody(remaining: remaining - n)
                 return nil
             case .chunkSize:
+                let before = readIndex
                 if let event = parseChunkSize(p) { return event }
-                if case .chunkSize = state { return nil }
+                if readIndex == before { return nil }
             case .chunkData(let remaining):
                 let n = min(remaining, p.count - readIndex)
                 if n > 0 {
@@ -157,8 +158,9 @@ struct HTTPRequestParser {
                 readIndex += 2
                 state = .chunkSize
             case .trailers:
+                let before = readIndex
                 if let event = parseTrailerLine(p) { return event }
-                if case .trailers = state { return nil }
+                if readIndex == before { return nil }
             case .complete:
                 return finishMessage()
             case .failed:
@@ -206,6 +208,16 @@ struct HTTPRequestParser {
                 return nil
             }
             let lineBegin = base + lineStart
+            // Length limits first, with the same test as on a partial line above, so the
+            // outcome does not depend on where the bytes were cut.
+            let m = lf - lineBegin
+            if method == nil {
+                if m > limits.maxRequestLineLength + 1 {
+                    return fail(.requestLineTooLong, at: lineBegin + limits.maxRequestLineLength)
+                }
+            } else if m >= 2 && lineStart - requestLineEnd + m + 1 > limits.maxHeaderSectionSize {
+                return fail(.headerSectionTooLarge, at: base + requestLineEnd + limits.maxHeaderSectionSize)
+            }
             guard lf > lineBegin, p[lf - 1] == ByteClass.cr else { return fail(.bareLF, at: lf) }
             let content = lineBegin..<(lf - 1)
             scanOffset = lf + 1 - base
@@ -517,6 +529,9 @@ struct HTTPRequestParser {
             return nil
         }
         scanOffset = 0
+        if lf - from >= 2 && trailerBytes + lf - from + 1 > limits.maxHeaderSectionSize {
+            return fail(.headerSectionTooLarge, at: from)
+        }
         guard lf > from, p[lf - 1] == ByteClass.cr else { return fail(.bareLF, at: lf) }
         let content = from..<(lf - 1)
         readIndex = lf + 1
