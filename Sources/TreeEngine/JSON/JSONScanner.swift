@@ -403,6 +403,15 @@ struct JSONScanner {
         var index = token.start
         let negative = byte(index) == UInt8(ascii: "-")
         if negative { index &+= 1 }
+        if token.end &- index <= 18 {
+            // At most 18 digits cannot overflow.
+            var value: Int64 = 0
+            while index < token.end {
+                value = value &* 10 &+ Int64(byte(index) &- UInt8(ascii: "0"))
+                index &+= 1
+            }
+            return negative ? -value : value
+        }
         // Accumulate negatively so that Int64.min fits.
         var value: Int64 = 0
         while index < token.end {

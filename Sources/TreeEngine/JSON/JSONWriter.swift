@@ -118,6 +118,10 @@ public struct JSONWriter: Sendable {
     /// - Complexity: O(length of `text`).
     @inline(__always)
     public mutating func raw(_ text: StaticString) {
+        guard text.hasPointerRepresentation else {
+            text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            return
+        }
         if text.utf8CodeUnitCount == 1 {
             bytes.append(text.utf8Start.pointee)
         } else {

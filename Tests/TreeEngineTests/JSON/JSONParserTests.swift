@@ -55,7 +55,8 @@ struct JSONParserTests {
     @Test func integerIDsStayIntegersAndStringIDsStayStrings() {
         let result = record(#"""
             [{"title":"a","id":42},{"title":"b","id":"42"},{"title":"c","id":-0},{"title":"d","id":9223372036854775807},
-             {"title":"e","id":-9223372036854775808},{"title":"f","id":"\u0034\u0032x"},{"title":"g","id":0}]
+             {"title":"e","id":-9223372036854775808},{"title":"f","id":"\u0034\u0032x"},{"title":"g","id":0},
+             {"title":"h","id":999999999999999999},{"title":"i","id":-999999999999999999},{"title":"j","id":1000000000000000000}]
             """#)
         #expect(result.error == nil)
         let ids = result.sink.events.filter {
@@ -66,6 +67,7 @@ struct JSONParserTests {
         }
         #expect(ids == [
             .integerID(42), .stringID("42"), .integerID(0), .integerID(.max), .integerID(.min), .stringID("42x"), .integerID(0),
+            .integerID(999_999_999_999_999_999), .integerID(-999_999_999_999_999_999), .integerID(1_000_000_000_000_000_000),
         ])
     }
 
