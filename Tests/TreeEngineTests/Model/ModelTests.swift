@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import TreeEngine
+
+/// The backbone: the engine against a naive recursive reference (`ReferenceForest`)
+/// on seeded random trees and operation sequences.
+///
+/// `MODEL_SEEDS=N` runs N seeds (default below), `MODEL_SEED=S` runs only seed S,
+/// `MODEL_VERBOSE=1` prints every operation before it runs (for crashes).
+@Suite struct ModelTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 800
+    static let singleSeed = environment["MODEL_SEED"].flatMap { UInt64($0) }
+    static let verbose = environment["MODEL_VERBOSE"] != nil
+    /// Seeds are split into this many test cases, which run in parallel.
+    static let parts = 8
+
+    static func seeds(part: Int) -> [UInt64] {
+        if let singleSeed { return part == 0 ? [singleSeed] : [] }
+        return stride(from: part, to: seedCount, by: parts).map { UInt64($0) }
+    }
+
+    @Test(arguments: 0 ..< parts)
+    func randomOperations(part: Int) {
+        var failures = 0
+        for seed in Self.seeds(part: part) {
+            let run = ModelRun(seed: seed, verbose: Self.verbose)
+            let steps = run.model.allNodes.count > 100 ? run.rng.int(30 ... 80) : run.rng.int(50 ... 200)
+            run.run(steps: steps)
+            if run.failed {
+                Issue.record(Comment(rawValue: run.report))
+                failures += 1
+                if failures >= 2 { return }
+            }
+        }
+    }
+
+    @Test(arguments: 0 ..< 2)
+    func exportRoundTrip(part: Int) {
+        for seed in stride(from: UInt64(part), to: UInt64(Self.singleSeed == nil ? 600 : 0), by: 2) {
+            let run = ModelRun(seed: seed &+ 1_000_000, verbose: Self.verbose)
+            run.checkExport("fresh upload")
+            if !run.failed { run.run(steps: 10) }
+            if run.failed {
+                Issue.record(Comment(rawValue: run.report))
+                return
+            }
+        }
+    }
+
+    @Test func matchRangesAgainstReference() {
+        var rng = SeededRandom(seed: 77)
+        var failures: [String] = []
+        for _ in 0 ..< 20_000 where failures.count < 10 {
+            let title = RandomTrees.title(&rng)
+            var text = rng.chance(0.5) && !title.isEmpty
+                ? String(title.unicodeScalars.dropFirst(rng.int(0 ... title.unicodeScalars.count - 1)).prefix(rng.int(1 ... 3)))
+                : RandomTrees.title(&rng)
+            if rng.chance(0.3) { text = text.uppercased() }
+            if text.isEmpty { text = rng.pick(RandomTrees.titlePieces) }
+            let filter = FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3))
+            let bytes = Array(title.utf8)
+            let got = bytes.withUnsafeBytes { TreeStore.matchRanges(title: $0, filter: filter) }.map { [$0.start, $0.length] }
+            let want = ReferenceForest.matchRanges(title: title, filter)
+            let node = RefNode(id: nil, title: title, expanded: false, declaresChildren: false, data: nil)
+            let matches = ReferenceForest.matches(node, filter, needle: ReferenceForest.needle(filter))
+            if got != want {
+                failures.append("title \(title.debugDescription) [\(filter)]: engine \(got), reference \(want)")
+            } else if want.isEmpty == matches {
+                failures.append("title \(title.debugDescription) [\(filter)]: ranges \(want) but match \(matches)")
+            }
+        }
+        #expect(failures.isEmpty, Comment(rawValue: failures.joined(separator: "\n")))
+    }
+}

@@ -1,0 +1,194 @@
+import TreeEngine
+
+/// A node to upload: what the JSON says, before the engine has seen it.
+struct GenNode {
+    var id: NodeID?
+    var title: String
+    var expanded: Bool?
+    var hasChildren: Bool?
+    var data: String?
+    var children: [GenNode] = []
+    /// Write `"children": []` for a leaf.
+    var emptyChildren = false
+
+    var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+
+    /// The reference node (ids nil where the engine generates them).
+    func refNode(parent: RefNode?) -> RefNode {
+        let node = RefNode(id: id, title: title, expanded: expanded ?? false, declaresChildren: hasChildren ?? false,
+                           data: data.map { Array($0.utf8) })
+        node.parent = parent
+        node.children = children.map { $0.refNode(parent: node) }
+        return node
+    }
+}
+
+/// Random titles, ids, trees and their JSON text.
+enum RandomTrees {
+    /// Title pieces: ASCII of both cases, and characters whose case mapping is
+    /// interesting (ß, dotted İ, final sigma, Kelvin and Ohm signs, a combining accent).
+    static let titlePieces: [String] = [
+        "a", "b", "c", "A", "B", "C", "ab", "AB", "Ab", "x", "X", " ", "/", "\"", "\\", "\t",
+        "É", "é", "e\u{301}", "E\u{301}", "\u{301}", "ß", "SS", "ss", "ẞ", "İ", "i", "I", "ı",
+        "Σ", "σ", "ς", "😀", "\u{212A}", "k", "K", "\u{2126}", "ω", "Ω", "ﬁ", "ǅ", "Ⅻ", "日本",
+    ]
+
+    static let stringIDs: [String] = [
+        "a", "B", "x/y", "with space", "50%", "%2F", "ünï", "日本", "😀", "q\"uote", "back\\slash",
+        "~0", "~1", "~2", "~3", "~5", "~7", "~10", "~01", "~", "42", "-7", "0", "",
+    ]
+    static let integerIDs: [Int64] = [42, -7, 0, 1, 2, 3, 5, 10, -1, Int64.max, Int64.min]
+
+    static let dataValues: [String] = [
+        "{}", "[]", "null", "1", "-2.5e3", "\"s\"", "true", "{\"k\": [1, 2, {\"z\":null}]}", "[\"\\u00e9é\"]",
+        "{\"nested\":{\"a\":[[]]}}",
+    ]
+
+    static func title(_ rng: inout SeededRandom) -> String {
+        (0 ..< rng.int(0 ... 4)).map { _ in rng.pick(titlePieces) }.joined()
+    }
+
+    /// A random id whose string form is not in `used` (recorded there), or nil.
+    /// `extraTilde` < 0: no ids of the form `~N`.
+    static func id(_ rng: inout SeededRandom, used: inout Set<String>, extraTilde: Int) -> NodeID? {
+        if rng.chance(0.45) { return nil }
+        let candidate: NodeID
+        switch rng.int(0 ... 9) {
+        case 0 ... 3: candidate = .string(rng.pick(stringIDs))
+        case 4: candidate = .string("~\(rng.int(0 ... abs(extraTilde)))")
+        case 5, 6: candidate = .integer(rng.pick(integerIDs))
+        case 7: candidate = .integer(Int64(rng.int(-1000 ... 1000)))
+        default: candidate = .string("n\(rng.int(0 ... 100_000))")
+        }
+        if extraTilde < 0, case .string(let s) = candidate, isGeneratedForm(s) { return nil }
+        guard !used.contains(candidate.description) else { return nil }
+        used.insert(candidate.description)
+        return candidate
+    }
+
+    /// Whether `s` looks like a generated id: `~` and a decimal number without leading zeros.
+    static func isGeneratedForm(_ s: String) -> Bool {
+        let digits = s.dropFirst()
+        return s.first == "~" && !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+            && (digits == "0" || digits.first != "0")
+    }
+
+    static func node(_ rng: inout SeededRandom, used: inout Set<String>, extraTilde: Int) -> GenNode {
+        GenNode(id: id(&rng, used: &used, extraTilde: extraTilde), title: title(&rng),
+                expanded: rng.chance(0.3) ? nil : rng.chance(0.5),
+                hasChildren: rng.chance(0.75) ? nil : rng.chance(0.5),
+                data: rng.chance(0.8) ? nil : rng.pick(dataValues),
+                emptyChildren: rng.chance(0.05))
+    }
+
+    /// A random forest of `n` nodes in one of several shapes.
+    static func forest(_ rng: inout SeededRandom, nodes n: Int, used: inout Set<String>, extraTilde: Int) -> [GenNode] {
+        var parents: [Int?] = []
+        let shape = rng.int(0 ... 4)
+        for i in 0 ..< n {
+            let parent: Int?
+            switch shape {
+            case 0:  // deep chain with the odd branch
+                parent = i == 0 ? nil : rng.chance(0.85) ? i - 1 : rng.int(0 ... i - 1)
+            case 1:  // wide and flat
+                parent = i == 0 || rng.chance(0.8) ? nil : rng.int(0 ... i - 1)
+            case 2:  // bushy: attach to a recent node
+                parent = i == 0 || rng.chance(0.05) ? nil : rng.int(max(0, i - 6) ... i - 1)
+            default:  // random recursive tree
+                parent = i == 0 || rng.chance(0.1) ? nil : rng.int(0 ... i - 1)
+            }
+            parents.append(parent)
+        }
+        var nodes = (0 ..< n).map { _ in node(&rng, used: &used, extraTilde: extraTilde) }
+        var childIndexes = [[Int]](repeating: [], count: n)
+        var rootIndexes: [Int] = []
+        for i in 0 ..< n {
+            if let p = parents[i] { childIndexes[p].append(i) } else { rootIndexes.append(i) }
+        }
+        // Children index above their parent, so build bottom-up.
+        for i in (0 ..< n).reversed() { nodes[i].children = childIndexes[i].map { nodes[$0] } }
+        return rootIndexes.map { nodes[$0] }
+    }
+
+    /// A size: mostly small, sometimes up to 300 nodes.
+    static func size(_ rng: inout SeededRandom) -> Int {
+        switch rng.int(0 ... 19) {
+        case 0: return 0
+        case 1: return 1
+        case 2 ... 13: return rng.int(2 ... 30)
+        case 14 ... 17: return rng.int(30 ... 100)
+        default: return rng.int(100 ... 300)
+        }
+    }
+
+    // MARK: JSON
+
+    static func json(_ nodes: [GenNode], _ rng: inout SeededRandom) -> String {
+        var out = ""
+        let bare = rng.chance(0.2)
+        if !bare { out += "{\"nodes\":" + ws(&rng) }
+        writeArray(nodes, &out, &rng)
+        if !bare { out += ws(&rng) + "}" }
+        return out
+    }
+
+    static func ws(_ rng: inout SeededRandom) -> String {
+        rng.chance(0.85) ? "" : rng.pick([" ", "\n", "\t", "  ", "\r\n"])
+    }
+
+    static func writeArray(_ nodes: [GenNode], _ out: inout String, _ rng: inout SeededRandom) {
+        out += "["
+        for (i, n) in nodes.enumerated() {
+            if i > 0 { out += "," + ws(&rng) }
+            write(n, &out, &rng)
+        }
+        out += "]"
+    }
+
+    static func write(_ n: GenNode, _ out: inout String, _ rng: inout SeededRandom) {
+        var members: [String] = []
+        if let id = n.id {
+            switch id {
+            case .integer(let v): members.append("\"id\":\(v)")
+            case .string(let s): members.append("\"id\":" + ws(&rng) + string(s, &rng))
+            }
+        }
+        members.append("\"title\":" + ws(&rng) + string(n.title, &rng))
+        if let e = n.expanded { members.append("\"expanded\":\(e)") }
+        if let h = n.hasChildren { members.append("\"hasChildren\":\(h)") }
+        if let d = n.data { members.append("\"data\":" + ws(&rng) + d) }
+        if !n.children.isEmpty || n.emptyChildren {
+            var c = "\"children\":"
+            writeArray(n.children, &c, &rng)
+            members.append(c)
+        }
+        members.shuffle(using: &rng)
+        out += "{" + ws(&rng) + members.joined(separator: "," + ws(&rng)) + ws(&rng) + "}"
+    }
+
+    /// A JSON string literal, with some characters escaped at random.
+    static func string(_ s: String, _ rng: inout SeededRandom) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += rng.chance(0.5) ? "\\t" : "\\u0009"
+            case "/" where rng.chance(0.3): out += "\\/"
+            default:
+                if scalar.value < 0x20 || rng.chance(0.15) {
+                    for unit in String(scalar).utf16 { out += "\\u" + hex4(unit, upper: rng.chance(0.5)) }
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func hex4(_ v: UInt16, upper: Bool) -> String {
+        let s = String(v, radix: 16, uppercase: upper)
+        return String(repeating: "0", count: 4 - s.count) + s
+    }
+}

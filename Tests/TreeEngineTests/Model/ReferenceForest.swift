@@ -1,0 +1,313 @@
+import TreeEngine
+
+/// A node of the naive reference model: an object with a children array.
+final class RefNode {
+    /// nil until the engine has assigned a generated id (nodes uploaded without one).
+    var id: NodeID?
+    var title: String { didSet { refreshTitle() } }
+    var children: [RefNode] = []
+    weak var parent: RefNode?
+    /// Expanded in the unfiltered view.
+    var expanded: Bool
+    var declaresChildren: Bool
+    var data: [UInt8]?
+    /// `title.lowercased()` as UTF-8, and the title as UTF-8.
+    private(set) var loweredUTF8: [UInt8] = []
+    private(set) var titleUTF8: [UInt8] = []
+
+    init(id: NodeID?, title: String, expanded: Bool, declaresChildren: Bool, data: [UInt8]?) {
+        self.id = id
+        self.title = title
+        self.expanded = expanded
+        self.declaresChildren = declaresChildren
+        self.data = data
+        refreshTitle()
+    }
+
+    private func refreshTitle() {
+        loweredUTF8 = Array(title.lowercased().utf8)
+        titleUTF8 = Array(title.utf8)
+    }
+
+    var hasChildren: Bool { !children.isEmpty || declaresChildren }
+    var key: String { id!.description }
+
+    var level: Int {
+        var n = 0
+        var p = parent
+        while let q = p { n += 1; p = q.parent }
+        return n
+    }
+
+    /// Ancestors, root first.
+    var path: [RefNode] {
+        var result: [RefNode] = []
+        var p = parent
+        while let q = p { result.append(q); p = q.parent }
+        return result.reversed()
+    }
+
+    func isAncestorOrSelf(of other: RefNode) -> Bool {
+        var p: RefNode? = other
+        while let q = p { if q === self { return true }; p = q.parent }
+        return false
+    }
+
+    /// The node and all its descendants, pre-order.
+    var subtree: [RefNode] {
+        var out: [RefNode] = [self]
+        for c in children { out += c.subtree }
+        return out
+    }
+}
+
+/// A row as the reference computes it; ids by string form.
+struct RefRow: Equatable, CustomStringConvertible {
+    var id: String
+    var level: Int
+    var expanded: Bool
+    var hasChildren: Bool
+    var parentID: String?
+    var isMatch: Bool
+
+    var key: RefKey { RefKey(id: id, level: level) }
+    var description: String {
+        "(\(id) L\(level)\(expanded ? " exp" : "")\(hasChildren ? " kids" : "") p=\(parentID ?? "-")\(isMatch ? " M" : ""))"
+    }
+}
+
+/// What identifies a row for `changes`.
+struct RefKey: Equatable, CustomStringConvertible {
+    var id: String
+    var level: Int
+    var description: String { "\(id)@\(level)" }
+}
+
+/// The reference model: the forest as objects, and each view's expansion as a set,
+/// computed recursively by the definitions and nothing cleverer.
+final class ReferenceForest {
+    var roots: [RefNode]
+    /// How many filtered views the engine keeps (`TreeStore.filteredViewCapacity`).
+    var capacity: Int
+    /// Filtered views the engine keeps, most recently used last.
+    private(set) var kept: [FilterQuery] = []
+    /// Expansion of each kept filtered view.
+    private var filterExpanded: [FilterQuery: Set<ObjectIdentifier>] = [:]
+
+    init(roots: [RefNode], capacity: Int) {
+        self.roots = roots
+        self.capacity = capacity
+    }
+
+    // MARK: Nodes
+
+    var allNodes: [RefNode] { roots.flatMap { $0.subtree } }
+
+    func siblings(of parent: RefNode?) -> [RefNode] { parent?.children ?? roots }
+
+    private func setChildren(of parent: RefNode?, _ children: [RefNode]) {
+        if let parent { parent.children = children } else { roots = children }
+    }
+
+    // MARK: Matching
+
+    static func needle(_ f: FilterQuery) -> [UInt8] { Array((f.caseSensitive ? f.text : f.text.lowercased()).utf8) }
+
+    static func matches(_ node: RefNode, _ f: FilterQuery, needle: [UInt8]) -> Bool {
+        let hay = f.caseSensitive ? node.titleUTF8 : node.loweredUTF8
+        switch f.mode {
+        case .exact: return hay == needle
+        case .prefix: return hay.count >= needle.count && Array(hay[0 ..< needle.count]) == needle
+        case .contains:
+            if needle.count > hay.count { return false }
+            for i in 0 ... hay.count - needle.count where Array(hay[i ..< i + needle.count]) == needle { return true }
+            return false
+        }
+    }
+
+    /// M: the matching nodes.
+    func matchSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
+        let needle = Self.needle(f)
+        return Set(allNodes.filter { Self.matches($0, f, needle: needle) }.map(ObjectIdentifier.init))
+    }
+
+    /// A: every ancestor of a matching node.
+    func ancestorSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
+        let needle = Self.needle(f)
+        var result = Set<ObjectIdentifier>()
+        for node in allNodes where Self.matches(node, f, needle: needle) {
+            for a in node.path { result.insert(ObjectIdentifier(a)) }
+        }
+        return result
+    }
+
+    // MARK: Views
+
+    /// The expansion of a filtered view as the engine would see it now (a dropped
+    /// view is rebuilt fresh), without counting as a use.
+    func expandedSet(_ f: FilterQuery) -> Set<ObjectIdentifier> { filterExpanded[f] ?? ancestorSet(f) }
+
+    /// Mirrors the engine naming the view (`prepareView`): most recently used, built when not kept.
+    func use(_ f: FilterQuery?) {
+        guard let f else { return }
+        if let i = kept.firstIndex(of: f) {
+            kept.append(kept.remove(at: i))
+            return
+        }
+        kept.append(f)
+        filterExpanded[f] = ancestorSet(f)
+        while kept.count > capacity { filterExpanded[kept.removeFirst()] = nil }
+    }
+
+    func isKept(_ f: FilterQuery) -> Bool { kept.contains(f) }
+
+    /// After any edit: filtered views are dropped; one named by the edit is rebuilt.
+    func editDone(_ f: FilterQuery?) {
+        kept.removeAll()
+        filterExpanded.removeAll()
+        use(f)
+    }
+
+    func isExpanded(_ node: RefNode, _ f: FilterQuery?) -> Bool {
+        guard let f else { return node.expanded }
+        return expandedSet(f).contains(ObjectIdentifier(node))
+    }
+
+    /// The visible rows of a view, by the definitions.
+    func rows(_ f: FilterQuery?) -> [RefRow] {
+        var out: [RefRow] = []
+        guard let f else {
+            func visit(_ node: RefNode, _ level: Int) {
+                out.append(RefRow(id: node.key, level: level, expanded: node.expanded, hasChildren: node.hasChildren,
+                                  parentID: node.parent?.key, isMatch: false))
+                if node.expanded { for c in node.children { visit(c, level + 1) } }
+            }
+            for r in roots { visit(r, 0) }
+            return out
+        }
+        let needle = Self.needle(f)
+        let a = ancestorSet(f)
+        let expanded = expandedSet(f)
+        func visit(_ node: RefNode, _ level: Int, parentInA: Bool) {
+            let id = ObjectIdentifier(node)
+            let inA = a.contains(id)
+            let match = Self.matches(node, f, needle: needle)
+            let included = parentInA ? (inA || match) : true
+            guard included else { return }
+            let exp = expanded.contains(id)
+            out.append(RefRow(id: node.key, level: level, expanded: exp, hasChildren: node.hasChildren,
+                              parentID: node.parent?.key, isMatch: match))
+            if exp { for c in node.children { visit(c, level + 1, parentInA: inA) } }
+        }
+        for r in roots { visit(r, 0, parentInA: true) }
+        return out
+    }
+
+    func matchCount(_ f: FilterQuery) -> Int { matchSet(f).count }
+
+    // MARK: Expansion (the caller has called `use`)
+
+    private func setFlag(_ node: RefNode, _ value: Bool, _ f: FilterQuery?) {
+        guard let f else { node.expanded = value; return }
+        let id = ObjectIdentifier(node)
+        if value { filterExpanded[f]!.insert(id) } else { filterExpanded[f]!.remove(id) }
+    }
+
+    func setExpanded(_ node: RefNode, _ value: Bool, recursive: Bool, _ f: FilterQuery?) {
+        use(f)
+        setFlag(node, value, f)
+        guard recursive else { return }
+        for q in node.subtree.dropFirst() where q.hasChildren { setFlag(q, value, f) }
+    }
+
+    func reveal(_ node: RefNode, _ f: FilterQuery?) {
+        use(f)
+        for a in node.path { setFlag(a, true, f) }
+    }
+
+    /// expandAll (`depth` nil) or expand(toDepth:).
+    func expand(toDepth depth: Int?, _ f: FilterQuery?) {
+        use(f)
+        func visit(_ node: RefNode, _ level: Int) {
+            setFlag(node, node.hasChildren && (depth.map { level < $0 } ?? true), f)
+            for c in node.children { visit(c, level + 1) }
+        }
+        for r in roots { visit(r, 0) }
+    }
+
+    func collapseAll(_ f: FilterQuery?) {
+        use(f)
+        for node in allNodes { setFlag(node, false, f) }
+    }
+
+    // MARK: Edits
+
+    enum EditFailure: Equatable { case indexOutOfRange, cycle }
+
+    /// Inserts `nodes` as children of `parent` at `index` (nil: at the end).
+    func insert(_ nodes: [RefNode], parent: RefNode?, index: Int?) -> EditFailure? {
+        var list = siblings(of: parent)
+        let k = index ?? list.count
+        guard k >= 0 && k <= list.count else { return .indexOutOfRange }
+        for n in nodes { n.parent = parent }
+        list.insert(contentsOf: nodes, at: k)
+        setChildren(of: parent, list)
+        return nil
+    }
+
+    func insert(_ nodes: [RefNode], before node: RefNode) {
+        let i = siblings(of: node.parent).firstIndex { $0 === node }!
+        _ = insert(nodes, parent: node.parent, index: i)
+    }
+
+    func insert(_ nodes: [RefNode], after node: RefNode) {
+        let i = siblings(of: node.parent).firstIndex { $0 === node }!
+        _ = insert(nodes, parent: node.parent, index: i + 1)
+    }
+
+    func delete(_ node: RefNode) {
+        setChildren(of: node.parent, siblings(of: node.parent).filter { $0 !== node })
+        node.parent = nil
+    }
+
+    func move(_ node: RefNode, to parent: RefNode?, index: Int?) -> EditFailure? {
+        if let parent, node.isAncestorOrSelf(of: parent) { return .cycle }
+        let others = siblings(of: parent).filter { $0 !== node }
+        if let index, index < 0 || index > others.count { return .indexOutOfRange }
+        delete(node)
+        _ = insert([node], parent: parent, index: index)
+        return nil
+    }
+
+    // MARK: Match ranges
+
+    /// The match ranges of `title` for `f`, in UTF-16 code units, computed per scalar.
+    static func matchRanges(title: String, _ f: FilterQuery) -> [[Int]] {
+        let scalars = Array(title.unicodeScalars)
+        var lowered: [UInt8] = []
+        var owner: [Int] = []  // for each byte of `lowered`, the index of the original scalar
+        for (i, s) in scalars.enumerated() {
+            let piece = f.caseSensitive ? Array(String(s).utf8) : Array(String(s).lowercased().utf8)
+            lowered += piece
+            owner += Array(repeating: i, count: piece.count)
+        }
+        var utf16Start: [Int] = [0]
+        for s in scalars { utf16Start.append(utf16Start.last! + String(s).utf16.count) }
+        let needle = Self.needle(f)
+        var result: [[Int]] = []
+        func add(_ at: Int) {
+            let first = owner[at], last = owner[at + needle.count - 1]
+            result.append([utf16Start[first], utf16Start[last + 1] - utf16Start[first]])
+        }
+        switch f.mode {
+        case .exact: if lowered == needle { add(0) }
+        case .prefix: if lowered.count >= needle.count && Array(lowered[0 ..< needle.count]) == needle { add(0) }
+        case .contains:
+            var i = 0
+            while i + needle.count <= lowered.count {
+                if Array(lowered[i ..< i + needle.count]) == needle { add(i); i += needle.count } else { i += 1 }
+            }
+        }
+        return result
+    }
+}
