@@ -1,0 +1,79 @@
+import Foundation
+import HTTP1
+import Synchronization
+import TreeEngine
+@testable import TreeService
+
+/// Calls a `TreeService` in process, the way the HTTP layer would.
+struct ServiceHarness {
+    let service: TreeService
+    let clock: TestClock
+
+    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) {
+        var configuration = ServiceConfiguration()
+        configure(&configuration)
+        let clock = TestClock()
+        self.clock = clock
+        service = TreeService(configuration: configuration, openAPIDocument: Array("openapi: 3.1.0\n".utf8), now: { clock.now })
+    }
+
+    struct Reply {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: [UInt8]
+        var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        subscript(_ key: String) -> JSONValue? { json.member(key) }
+    }
+
+    @discardableResult
+    func call(_ method: String, _ target: String, json: String? = nil, contentType: String = "application/json",
+              headers: [(String, String)] = []) -> Reply {
+        var h = HTTPHeaders(headers)
+        if json != nil { h.add(name: "Content-Type", value: contentType) }
+        let request = HTTPRequest(method: method, target: target, headers: h, body: Array((json ?? "").utf8))
+        let response = service.respond(to: request)
+        var body: [UInt8] = []
+        switch response.body {
+        case .bytes(let b): body = b
+        case .stream:
+            body = Array("(streamed; see LoopbackTests)".utf8)
+        }
+        return Reply(status: response.status, headers: response.headers, body: body)
+    }
+
+    /// Creates a session from the outline sample; returns its id.
+    func createSample(expand: String = "\"none\"") -> String {
+        let reply = call("POST", "/sessions", json: "{\"nodes\": \(ServiceHarness.sampleNodes), \"expand\": \(expand)}")
+        precondition(reply.status == 201, "create failed: \(reply.text)")
+        return reply["id"]!.stringValue!
+    }
+
+    static let sample: [UInt8] = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../shared/data/outline-small.json").standardizedFileURL
+        return [UInt8](try! Data(contentsOf: url))
+    }()
+
+    /// The `nodes` array of the sample, as JSON text.
+    static let sampleNodes: String = {
+        guard case .array(let nodes)? = try! JSONValue.parse(sample).member("nodes") else { fatalError("sample has no nodes") }
+        return String(decoding: JSONValue.array(nodes).serialize(), as: UTF8.self)
+    }()
+}
+
+/// A settable clock for expiry tests.
+final class TestClock: Sendable {
+    private let seconds = Mutex<Double>(1_800_000_000)
+    var now: Double { seconds.withLock { $0 } }
+    func advance(_ s: Double) { seconds.withLock { $0 += s } }
+}
+
+extension JSONValue {
+    func member(_ key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+    subscript(_ key: String) -> JSONValue? { member(key) }
+    var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+}
