@@ -283,6 +283,7 @@ final class ConnectionChannel: Sendable {
 
     private func write(_ response: HTTPResponse, for request: HTTPRequest, keepAlive: Bool) -> Outcome {
         var keepAlive = keepAlive && !ResponseHead.asksToClose(response.headers)
+            && !context.draining.load(ordering: .relaxed)
         let isHead = request.method == "HEAD"
         let bodyAllowed = ResponseHead.allowsBody(response.status)
         do {

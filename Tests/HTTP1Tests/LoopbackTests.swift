@@ -1,0 +1,355 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTP1
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server over real loopback sockets, with curl, Python's http.client and raw sockets.
+@Suite struct LoopbackTests {
+    // MARK: curl
+
+    @Test func curlGetHeadAndPost() throws {
+        try withServer { _, port in
+            let (status, out) = try runProcess("/usr/bin/curl", ["-s", "-i", "-H", "X-Test: yes", "http://127.0.0.1:\(port)/echo/a%20b/?x=1&y=a+b"])
+            #expect(status == 0)
+            #expect(out.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(out.contains("\r\nDate: "))
+            #expect(out.contains("segments=[\"echo\", \"a b\", \"\"]"))
+            #expect(out.contains("query=x=1&y=a b"))
+            #expect(out.contains("x-test=yes"))
+
+            // HEAD: the same headers as GET, no body.
+            let (_, get) = try runProcess("/usr/bin/curl", ["-s", "-i", "http://127.0.0.1:\(port)/plain"])
+            let (_, head) = try runProcess("/usr/bin/curl", ["-s", "-I", "http://127.0.0.1:\(port)/plain"])
+            #expect(get.hasSuffix("\r\n\r\nok"))
+            #expect(head.contains("Content-Length: 2\r\n"))
+            #expect(head.hasSuffix("\r\n\r\n"))
+            let names = { (s: String) in s.components(separatedBy: "\r\n").compactMap { $0.split(separator: ":").first.map(String.init) } }
+            #expect(names(head) == names(String(get.dropLast(2))))
+
+            let (_, posted) = try runProcess("/usr/bin/curl", ["-s", "--data-binary", "@-", "http://127.0.0.1:\(port)/echo"], stdin: "hello body")
+            #expect(posted.contains("method=POST"))
+            #expect(posted.contains("body=10"))
+        }
+    }
+
+    @Test func curlLargeUploadWithExpectContinueAndChunked() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("http1-upload-\(getpid()).bin")
+        var data = [UInt8](repeating: 0, count: 3_000_000)
+        for i in data.indices { data[i] = UInt8(truncatingIfNeeded: i &* 31 &+ i >> 8) }
+        try Data(data).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var expected: UInt64 = 0
+        for (i, b) in data.enumerated() { expected = expected &+ UInt64(b) &* UInt64(i % 251 + 1) }
+
+        try withServer { _, port in
+            let url = "http://127.0.0.1:\(port)/sum"
+            let (_, plain) = try runProcess("/usr/bin/curl", ["-s", "-H", "Expect: 100-continue", "--data-binary", "@\(file.path)", url])
+            #expect(plain == "\(data.count) \(expected)")
+            let (_, chunked) = try runProcess("/usr/bin/curl", ["-s", "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(file.path)", url])
+            #expect(chunked == "\(data.count) \(expected)")
+        }
+    }
+
+    @Test func expectContinueRejectedWith413WhenTooLarge() throws {
+        try withServer({ $0.maxBodySize = 1000 }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("PUT /sum HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+            let response = try #require(client.readResponse(interim: true))
+            #expect(response.status == 413)  // never a 100
+            #expect(response.headers["connection"] == "close")
+            #expect(response.headers["content-type"] == "application/json")
+            #expect(response.text.contains("\"status\":413"))
+            #expect(client.readsEOF())
+
+            let ok = try RawClient(port: port)
+            ok.send("PUT /sum HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+            let interim = try #require(ok.readResponse(interim: true))
+            #expect(interim.status == 100)
+            ok.send("abc")
+            #expect(ok.readResponse()?.text.hasPrefix("3 ") == true)
+        }
+    }
+
+    // MARK: Python http.client
+
+    @Test func pythonKeepAliveStreamingAndHTTP10() throws {
+        guard let python = python3Path() else { return }
+        try withServer { _, port in
+            let script = """
+            import http.client, socket
+            c = http.client.HTTPConnection("127.0.0.1", \(port))
+            for i in range(5):
+                c.request("GET", "/echo/%d?i=%d" % (i, i))
+                r = c.getresponse(); body = r.read()
+                assert r.status == 200 and b"segments=[\\"echo\\", \\"%d\\"]" % i in body, body
+            sock = c.sock
+            c.request("POST", "/echo", body=b"x" * 1000, headers={"Content-Type": "text/plain"})
+            r = c.getresponse(); assert b"body=1000" in r.read()
+            c.request("GET", "/stream?n=200&size=5000")
+            r = c.getresponse()
+            assert r.getheader("Transfer-Encoding") == "chunked", r.getheaders()
+            data = r.read(); assert len(data) == 1000000, len(data)
+            assert c.sock is sock, "connection was not kept alive"
+            c.request("HEAD", "/stream?n=3")
+            r = c.getresponse(); assert r.read() == b""
+            c.close()
+            c10 = http.client.HTTPConnection("127.0.0.1", \(port))
+            c10._http_vsn, c10._http_vsn_str = 10, "HTTP/1.0"
+            c10.request("GET", "/stream?n=4&size=10")
+            r = c10.getresponse(); data = r.read()
+            assert len(data) == 40 and r.getheader("Transfer-Encoding") is None, r.getheaders()
+            print("python-ok")
+            """
+            let (status, out) = try runProcess(python, ["-c", script])
+            #expect(status == 0)
+            #expect(out.contains("python-ok"))
+        }
+    }
+
+    // MARK: Raw sockets
+
+    @Test func pipelinedResponsesComeInOrder() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            // /slow first: the later, fast requests must still be answered after it.
+            client.send("GET /slow?ms=200 HTTP/1.1\r\nHost: h\r\n\r\nGET /echo/2 HTTP/1.1\r\nHost: h\r\n\r\nHEAD /echo/3 HTTP/1.1\r\nHost: h\r\n\r\nPOST /echo/4 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhiGET /echo/5 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            #expect(client.readResponse()?.text == "slow")
+            #expect(client.readResponse()?.text.contains("[\"echo\", \"2\"]") == true)
+            let head = try #require(client.readResponse(head: true))
+            #expect(head.headers["content-length"] != nil)
+            #expect(client.readResponse()?.text.contains("body=2") == true)
+            let last = try #require(client.readResponse())
+            #expect(last.text.contains("[\"echo\", \"5\"]"))
+            #expect(last.headers["connection"] == "close")
+            #expect(client.readsEOF())
+        }
+    }
+
+    static let malformed: [(String, Int)] = [
+        ("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, identity\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost : h\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n", 400),
+        ("GET /a\u{7F} HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("FROB / HTTP/1.1\r\nHost: h\r\n\r\n", 501),
+        ("GET / HTTP/3.0\r\nHost: h\r\n\r\n", 505),
+        ("GET /%zz HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("GET /%00 HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: h\r\n\r\n", 414),
+        ("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 40000) + "\r\n\r\n", 431),
+        ("GET / HTTP/1.1\r\nHost: h\r\n" + String(repeating: "X: y\r\n", count: 101) + "\r\n", 431),
+        ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2000000000\r\n\r\n", 413),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedRequestsGetAStatusAndAClose(raw: String, status: Int) throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            client.send(raw)
+            let response = try #require(client.readResponse())
+            #expect(response.status == status)
+            #expect(response.headers["connection"] == "close")
+            #expect(response.headers["date"] != nil)
+            #expect(client.readsEOF())
+        }
+    }
+
+    @Test func errorBodiesGoThroughTheRenderer() throws {
+        try withServer({ $0.errorRenderer = { status, title, _ in ("application/problem+json", Array("{\"s\":\(status),\"t\":\"\(title)\"}".utf8)) } }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.headers["content-type"] == "application/problem+json")
+            #expect(response.text == "{\"s\":400,\"t\":\"Bad Request\"}")
+        }
+    }
+
+    @Test func slowlorisGets408WhileOthersAreServed() throws {
+        try withServer({ $0.headerReadTimeout = .milliseconds(800) }) { _, port in
+            let trickler = try RawClient(port: port)
+            let request = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Slow: \(String(repeating: "s", count: 100))\r\n\r\n".utf8)
+            let done = Atomic<Bool>(false)
+            let thread = Thread {
+                for byte in request {
+                    if done.load(ordering: .relaxed) { break }
+                    trickler.send([byte])
+                    usleep(20_000)
+                }
+            }
+            thread.start()
+            // Meanwhile another client is served normally, many times.
+            let other = try RawClient(port: port)
+            for i in 0..<20 {
+                other.send("GET /echo/\(i) HTTP/1.1\r\nHost: h\r\n\r\n")
+                #expect(other.readResponse()?.status == 200)
+                usleep(10_000)
+            }
+            let response = trickler.readResponse()
+            done.store(true, ordering: .relaxed)
+            #expect(response?.status == 408)
+            #expect(response?.headers["connection"] == "close")
+        }
+    }
+
+    @Test func connectionLimitAnswers503AndServesTheRest() throws {
+        try withServer({ $0.maxConnections = 2 }) { server, port in
+            let a = try RawClient(port: port)
+            let b = try RawClient(port: port)
+            a.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            b.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(a.readResponse()?.status == 200)
+            #expect(b.readResponse()?.status == 200)
+            let c = try RawClient(port: port)
+            c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            let rejected = c.readResponse()
+            #expect(rejected?.status == 503)
+            #expect(rejected?.headers["connection"] == "close")
+            a.send("GET /echo/again HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(a.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func keepAliveLimitsAndClose() throws {
+        try withServer({ $0.maxRequestsPerConnection = 2 }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.readResponse()?.headers["connection"] == nil)
+            client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.readResponse()?.headers["connection"] == "close")
+            #expect(client.readsEOF())
+
+            let closer = try RawClient(port: port)
+            closer.send("GET /close HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(closer.readResponse()?.headers["connection"] == "close")
+            #expect(closer.readsEOF())
+
+            let old = try RawClient(port: port)
+            old.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(old.readResponse()?.headers["connection"] == "keep-alive")
+            old.send("GET / HTTP/1.0\r\n\r\n")
+            #expect(old.readResponse()?.headers["connection"] == "close")
+            #expect(old.readsEOF())
+        }
+    }
+
+    @Test func idleConnectionsAreClosed() throws {
+        try withServer({ $0.idleTimeout = .milliseconds(300) }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.readResponse()?.status == 200)
+            #expect(client.readsEOF())  // within the 5 s receive timeout
+        }
+    }
+
+    @Test func responsesAreFramedAndValidated() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET /nocontent HTTP/1.1\r\nHost: h\r\n\r\n")
+            let empty = try #require(client.readResponse())
+            #expect(empty.status == 204)
+            #expect(empty.headers["content-length"] == nil)
+            client.send("GET /badheader HTTP/1.1\r\nHost: h\r\n\r\n")
+            let bad = try #require(client.readResponse())
+            #expect(bad.status == 500)
+            #expect(bad.headers["set-cookie"] == nil)
+        }
+    }
+
+    @Test func slowReaderGetsTheWholeStream() throws {
+        // 8 MB streamed to a client that does not read for a while: the writer must block
+        // (back-pressure) rather than buffer, and everything must arrive intact.
+        try withServer { _, port in
+            let client = try RawClient(port: port, timeoutSeconds: 20)
+            client.send("GET /stream?n=2000&size=4000 HTTP/1.1\r\nHost: h\r\n\r\n")
+            usleep(300_000)
+            let response = try #require(client.readResponse())
+            #expect(response.body.count == 8_000_000)
+            #expect(response.headers["transfer-encoding"] == "chunked")
+        }
+    }
+
+    @Test func clientVanishingMidStreamStopsTheWriter() throws {
+        let stopped = Atomic<Int>(0)
+        struct Endless: HTTPResponder {
+            let stopped: @Sendable () -> Void
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                HTTPResponse(body: .stream { writer in
+                    defer { stopped() }
+                    let piece = [UInt8](repeating: 1, count: 64 * 1024)
+                    while true { try writer.write(piece) }
+                })
+            }
+        }
+        let responder = Endless { stopped.add(1, ordering: .relaxed) }
+        try withServer({ _ in }, responder: responder) { _, port in
+            do {
+                let client = try RawClient(port: port)
+                client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+                usleep(100_000)
+            }  // closed here
+            for _ in 0..<200 where stopped.load(ordering: .relaxed) == 0 { usleep(10_000) }
+            #expect(stopped.load(ordering: .relaxed) == 1)
+        }
+    }
+
+    @Test func ipv6Loopback() throws {
+        try withServer({ $0.host = "::1" }) { _, port in
+            let client = try RawClient(port: port, host: "::1")
+            client.send("GET /echo HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+            #expect(client.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func accessLogSeesEveryResponse() throws {
+        let entries = Mutex<[HTTPAccessLogEntry]>([])
+        try withServer({ $0.accessLog = { entry in entries.withLock { $0.append(entry) } } }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("GET /echo/x HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = client.readResponse()
+            for _ in 0..<100 where entries.withLock({ $0.isEmpty }) { usleep(5_000) }
+            let entry = try #require(entries.withLock { $0.first })
+            #expect(entry.method == "GET")
+            #expect(entry.target == "/echo/x")
+            #expect(entry.status == 200)
+            #expect(entry.logTag == "/echo")
+            #expect(entry.remoteAddress == "127.0.0.1")
+        }
+    }
+
+    @Test func gracefulShutdownFinishesInFlightRequests() throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.eventLoopCount = 2
+        let server = HTTPServer(configuration: configuration, responder: TestResponder())
+        try server.start()
+        let port = server.boundPort
+        let idle = try RawClient(port: port)
+        let busy = try RawClient(port: port)
+        busy.send("GET /slow?ms=400 HTTP/1.1\r\nHost: h\r\n\r\n")
+        usleep(100_000)
+        let started = ContinuousClock.now
+        let stopper = Thread { server.shutdown(deadline: .seconds(5)) }
+        stopper.start()
+        let response = try #require(busy.readResponse())
+        #expect(response.text == "slow")
+        #expect(response.headers["connection"] == "close")
+        #expect(busy.readsEOF())
+        #expect(idle.readsEOF())
+        server.waitUntilStopped()
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(throws: (any Error).self) {
+            let late = try RawClient(port: port)
+            late.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            if late.readResponse() == nil { throw HTTPServerError(message: "closed") }
+        }
+    }
+}
