@@ -25,21 +25,24 @@ let datasets: [String: Dataset] = [
 var json = false
 var sizes = ["88K", "350K", "797K", "7.2M"]
 var toggleRuns = 2000
+var emit: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {
     case "--json": json = true
     case "--sizes": sizes = (arguments.popFirst() ?? "").split(separator: ",").map(String.init)
     case "--toggles": toggleRuns = Int(arguments.popFirst() ?? "") ?? toggleRuns
+    case "--emit": emit = arguments.popFirst() ?? ""
     case "--help", "-h":
         print("usage: tree-bench [--json] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
+        print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         exit(0)
     default:
         FileHandle.standardError.write(Data("tree-bench: unknown argument \(arg)\n".utf8))
         exit(2)
     }
 }
-for size in sizes where datasets[size] == nil {
+for size in sizes + (emit.map { [$0] } ?? []) where datasets[size] == nil {
     FileHandle.standardError.write(Data("tree-bench: unknown size \(size); known: 88K, 350K, 797K, 7.2M\n".utf8))
     exit(2)
 }
@@ -67,6 +70,12 @@ func menuItemsJSON(_ d: Dataset) -> [UInt8] {
     level(0)
     out.append(UInt8(ascii: "}"))
     return out
+}
+
+if let emit {
+    let bytes = menuItemsJSON(datasets[emit]!)
+    FileHandle.standardOutput.write(Data(bytes))
+    exit(0)
 }
 
 // MARK: Measuring

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Build: docker build -t tree-sessions .
+# Run:   docker run --rm -p 8080:8080 tree-sessions
+#
+# Stage 1 builds tree-server in release mode with the Swift runtime linked in
+# statically (the same `swift build -c release` the README uses, plus
+# --static-swift-stdlib); stage 2 is a slim Debian with that one binary.
+
+FROM swift:6.3-bookworm AS build
+WORKDIR /src
+# Manifest first, so the dependency-free resolve is cached apart from the sources.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources ./Sources
+RUN swift build -c release --product tree-server --static-swift-stdlib \
+ && install -D "$(swift build -c release --show-bin-path)/tree-server" /out/tree-server
+COPY openapi.yaml /out/openapi.yaml
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates curl libstdc++6 tzdata \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin tree
+COPY --from=build /out/tree-server /app/tree-server
+COPY --from=build /out/openapi.yaml /app/openapi.yaml
+WORKDIR /app
+USER tree
+ENV TREE_HOST=0.0.0.0 \
+    TREE_PORT=8080 \
+    TREE_OPENAPI=/app/openapi.yaml
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
+  CMD curl -fsS "http://127.0.0.1:${TREE_PORT}/healthz" || exit 1
+# SIGTERM (docker stop) drains in-flight requests, then exits 0.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/app/tree-server"]

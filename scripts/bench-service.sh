@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The service over HTTP, on loopback, release build:
+#  1. upload of the 7.2M-node tree (about 330 MB of JSON) to a ready session;
+#  2. a fresh filter request on that session, and single expand/collapse requests;
+#  3. GET rows (limit 50, mid-tree, 88K expanded session) with wrk at 64 connections
+#     against nginx serving the very same response bytes, side by side in one run.
+#
+# Usage: scripts/bench-service.sh        (DURATION=10 CONNECTIONS=64 THREADS=2 RUNS=5)
+# Needs root for apt-get if wrk, nginx or curl are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-64}"
+THREADS="${THREADS:-2}"
+RUNS="${RUNS:-5}"
+PORT="${PORT:-18090}"
+NGINX_PORT="${NGINX_PORT:-18091}"
+NGINX=/usr/sbin/nginx
+
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+[ -x "$NGINX" ] || missing+=(nginx)
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+swift build -c release --product tree-server 2>&1 | tail -1
+swift build -c release --product tree-bench 2>&1 | tail -1
+bin="$(swift build -c release --show-bin-path)"
+
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$bin/tree-bench" --emit 7.2M >"$tmp/7.2M.json"
+"$bin/tree-bench" --emit 88K >"$tmp/88K.json"
+"$bin/tree-server" --port "$PORT" --access-log false --max-nodes 20000000 >"$tmp/server.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+
+echo "== $(nproc) cores; $(du -m "$tmp/7.2M.json" | cut -f1) MB upload of 7,174,452 nodes"
+python3 - "$PORT" "$tmp" "$RUNS" <<'PY'
+import http.client, json, statistics, sys, time
+port, tmp, runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+body = open(f"{tmp}/7.2M.json", "rb").read()
+
+def conn():
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+
+def call(c, method, path, payload=None):
+    headers = {"Content-Type": "application/json"} if payload is not None else {}
+    c.request(method, path, body=payload, headers=headers)
+    r = c.getresponse()
+    data = r.read()
+    if r.status >= 300:
+        raise SystemExit(f"{method} {path}: {r.status} {data[:300]!r}")
+    return json.loads(data) if data else None
+
+uploads, sid = [], None
+for i in range(runs):
+    c = conn()
+    start = time.perf_counter()
+    created = call(c, "POST", "/sessions", body)
+    uploads.append(time.perf_counter() - start)
+    if sid: call(c, "DELETE", f"/sessions/{sid}")
+    sid = created["id"]
+print(f"upload 7.2M:        median {statistics.median(uploads):.3f} s over {runs} runs (goal <= 3 s)")
+
+c = conn()
+call(c, "PATCH", f"/sessions/{sid}", json.dumps({"expandAll": True}).encode())
+filters, variants = [], ["item: 2", "ITEM: 2", "Item: 2", "iTem: 2", "itEm: 2", "iteM: 2", "ITem: 2"]
+for text in variants[:max(runs, 3)]:
+    q = text.replace(" ", "%20").replace(":", "%3A")
+    start = time.perf_counter()
+    page = call(c, "GET", f"/sessions/{sid}/rows?filter={q}&limit=50")
+    filters.append(time.perf_counter() - start)
+print(f"filter 'item: 2':   median {statistics.median(filters):.3f} s over {len(filters)} fresh views, "
+      f"{page['matchCount']} matches, {page['total']} rows (goal <= 0.6 s)")
+
+rows = call(c, "GET", f"/sessions/{sid}/rows?offset=1000000&limit=200")["rows"]
+toggles = []
+for row in rows:
+    if not row["hasChildren"]: continue
+    for expanded in (False, True):
+        start = time.perf_counter()
+        call(c, "PATCH", f"/sessions/{sid}/items/{row['id']}", json.dumps({"expanded": expanded}).encode())
+        toggles.append(time.perf_counter() - start)
+print(f"expand/collapse:    median {statistics.median(toggles) * 1e3:.3f} ms over {len(toggles)} requests, "
+      f"p99 {sorted(toggles)[int(len(toggles) * 0.99)] * 1e3:.3f} ms (goal <= 1 ms)")
+call(c, "DELETE", f"/sessions/{sid}")
+
+c = conn()
+s88 = call(c, "POST", "/sessions", json.dumps({"nodes": json.loads(open(f"{tmp}/88K.json").read())["nodes"], "expand": "all"}).encode())
+open(f"{tmp}/rows-path", "w").write(f"/sessions/{s88['id']}/rows?offset=44000&limit=50")
+PY
+
+path="$(cat "$tmp/rows-path")"
+curl -s "http://127.0.0.1:$PORT$path" >"$tmp/rows.json"
+cat >"$tmp/nginx.conf" <<CONF
+worker_processes auto;
+daemon off;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 10000;
+  open_file_cache max=16;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / { root $tmp; default_type application/json; try_files /rows.json =404; }
+  }
+}
+CONF
+"$NGINX" -c "$tmp/nginx.conf" -e "$tmp/nginx-error.log" &
+pids+=($!)
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
+echo "== GET rows: $(wc -c <"$tmp/rows.json") bytes from both; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s after a 2 s warm-up"
+run() {
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$2" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$2" >"$tmp/$1.txt"
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$1.txt")
+  p99=$(awk '$1 == "99%" {print $2}' "$tmp/$1.txt")
+  printf "%-6s %12s req/s   p99 %8s   %s\n" "$1" "$rps" "$p99" "$(grep -E 'Non-2xx|Socket errors' "$tmp/$1.txt" || true)"
+  echo "$rps" >"$tmp/$1.rps"
+}
+run ours "http://127.0.0.1:$PORT$path"
+run nginx "http://127.0.0.1:$NGINX_PORT/rows"
+echo "ratio ours/nginx: $(awk -v a="$(cat "$tmp/ours.rps")" -v b="$(cat "$tmp/nginx.rps")" 'BEGIN { printf "%.2f", a / b }') (goal >= 0.5; p99 goal < 5 ms)"
