@@ -137,7 +137,8 @@ final class ModelRun {
     }
 
     /// Compares a forest with the reference node by node, in pre-order.
-    func checkForest(_ forest: Forest, _ context: String) {
+    /// `lookups`: resolve every id with `node(withID:)` (else a few).
+    func checkForest(_ forest: Forest, _ context: String, lookups: Bool = true) {
         var ids = Set<String>()
         var p = 0
         func visit(_ node: RefNode, level: Int) {
@@ -146,7 +147,7 @@ final class ModelRun {
             let what = "\(context): node at position \(p) (\(node.key))"
             expectEqual(forest.id(of: h), node.id!, "\(what): id")
             if !ids.insert(node.key).inserted { problem("\(context): reference has id \(node.key) twice") }
-            expectEqual(forest.node(withID: node.key), h, "\(what): node(withID:)")
+            if lookups || rng.chance(0.05) { expectEqual(forest.node(withID: node.key), h, "\(what): node(withID:)") }
             expectEqual(forest.position(of: h), p, "\(what): position")
             expectEqual(forest.title(of: h), node.title, "\(what): title")
             expectEqual(forest.level(of: h), level, "\(what): level")
@@ -156,9 +157,10 @@ final class ModelRun {
             expectEqual(forest.data(of: h), node.data, "\(what): data")
             expectEqual(forest.isExpandedUnfiltered(h), node.expanded, "\(what): expanded")
             expectEqual(forest.childCount(of: h), node.children.count, "\(what): childCount")
-            expectEqual(forest.subtreeCount(h), node.subtree.count, "\(what): subtreeCount")
+            let start = p
             p += 1
             for c in node.children { visit(c, level: level + 1) }
+            expectEqual(forest.subtreeCount(h), p - start, "\(what): subtreeCount")
         }
         for r in model.roots { visit(r, level: 0) }
         expectEqual(forest.count, model.allNodes.count, "\(context): node count")
@@ -228,9 +230,11 @@ final class ModelRun {
     }
 
     /// Everything after a step: the forest, the views, which filtered views are kept.
-    func checkAll(_ context: String, namedView: Int) {
-        checkForest(store.forest, context)
-        if failed { return }
+    func checkAll(_ context: String, namedView: Int, forest: Bool = true, lookups: Bool = true) {
+        if forest {
+            checkForest(store.forest, context, lookups: lookups)
+            if failed { return }
+        }
         var views = Array(0 ... filters.count).shuffled(using: &rng)
         if !checkAllViews { views = views.filter { $0 == namedView || rng.chance(0.3) } }
         for v in views { checkView(v, context) }
@@ -264,14 +268,19 @@ final class ModelRun {
         checkAll("after upload", namedView: 0)
         for step in 0 ..< steps {
             if failed { return }
-            randomStep()
+            let inserts = insertCount
+            let edited = randomStep()
             if failed { return }
-            checkAll("after op \(log.count - 1)", namedView: 0)
+            checkAll("after op \(log.count - 1)", namedView: 0, forest: edited || rng.chance(0.1),
+                     lookups: insertCount != inserts || rng.chance(0.1))
             if rng.chance(0.03) || step == steps - 1 { checkExport("after op \(log.count - 1)") }
         }
     }
 
-    func randomStep() {
+    /// One random operation; returns whether it was an edit of the forest
+    /// (or an expansion in the unfiltered view, which lives in the forest's flags).
+    @discardableResult
+    func randomStep() -> Bool {
         let view = rng.chance(0.4) ? 0 : rng.int(1 ... filters.count)
         let f = filter(view)
         let vn = viewName(view)
@@ -287,12 +296,14 @@ final class ModelRun {
             let splices = store.setExpanded(handle(node)!, value, recursive: recursive, f)
             model.setExpanded(node, value, recursive: recursive, f)
             checkSplices(splices, old: old, new: model.rows(f).map(\.key), "setExpanded")
+            return view == 0
         case 30 ..< 36 where hasNodes:
             let node = randomNode()!
             record("reveal(\(node.key)) in \(vn)")
             let splices = store.reveal(handle(node)!, f)
             model.reveal(node, f)
             checkSplices(splices, old: old, new: model.rows(f).map(\.key), "reveal")
+            return view == 0
         case 36 ..< 45:
             let kind = rng.int(0 ... 2)
             let depth = rng.int(0 ... 4)
@@ -312,6 +323,7 @@ final class ModelRun {
                 model.expand(toDepth: depth, f)
             }
             checkSplices(splices, old: old, new: model.rows(f).map(\.key), "bulk expansion")
+            return view == 0
         case 45 ..< 47 where f != nil:
             let f = f!
             record("prepareView(\(vn), cancelled)")
@@ -322,8 +334,10 @@ final class ModelRun {
             } catch {
                 if model.isKept(f) { problem("prepareView of a kept view threw") }
             }
+            return false
         case 47 ..< 65:
             insertStep(view, old)
+            return true
         case 65 ..< 72 where hasNodes:
             let node = randomNode()!
             record("delete(\(node.key)) [subtree \(node.subtree.count)] in \(vn)")
@@ -331,8 +345,10 @@ final class ModelRun {
             model.delete(node)
             model.editDone(f)
             checkSplices(splices, old: old, new: model.rows(f).map(\.key), "delete")
+            return true
         case 72 ..< 90 where hasNodes:
             moveStep(view, old)
+            return true
         case 90 ..< 100 where hasNodes:
             let node = randomNode()!
             let title = rng.chance(0.6) ? RandomTrees.title(&rng) : nil
@@ -343,10 +359,15 @@ final class ModelRun {
             if let data { node.data = Array(data.utf8) }
             model.editDone(f)
             checkSplices(splices, old: old, new: model.rows(f).map(\.key), "update")
+            return true
         default:
             insertStep(view, old)
+            return true
         }
     }
+
+    /// Inserts that succeeded (ids are then looked up in full).
+    var insertCount = 0
 
     func insertStep(_ view: Int, _ old: [RefKey]) {
         let f = filter(view)
@@ -442,6 +463,7 @@ final class ModelRun {
             _ = model.insert(nodes, parent: parent, index: index)
         }
         model.editDone(f)
+        insertCount += 1
         adoptIDs(nodes, result.roots, "inserted nodes")
         let keys = model.allNodes.map(\.key)
         if Set(keys).count != keys.count {

@@ -9,7 +9,9 @@ import Testing
 /// `MODEL_VERBOSE=1` prints every operation before it runs (for crashes).
 @Suite struct ModelTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 800
+    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 600
+    /// Trees for `exportRoundTrip`: half as many as `MODEL_SEEDS`, at least 400.
+    static let exportSeedCount = max(400, seedCount / 2)
     static let singleSeed = environment["MODEL_SEED"].flatMap { UInt64($0) }
     static let verbose = environment["MODEL_VERBOSE"] != nil
     /// Seeds are split into this many test cases, which run in parallel.
@@ -25,7 +27,9 @@ import Testing
         var failures = 0
         for seed in Self.seeds(part: part) {
             let run = ModelRun(seed: seed, verbose: Self.verbose)
-            let steps = run.model.allNodes.count > 100 ? run.rng.int(30 ... 80) : run.rng.int(50 ... 200)
+            // Mostly shorter sequences; long ones on small and middling trees.
+            let n = run.model.allNodes.count
+            let steps = n > 100 ? run.rng.int(20 ... 50) : run.rng.chance(0.25) ? run.rng.int(100 ... 200) : run.rng.int(20 ... 80)
             run.run(steps: steps)
             if run.failed {
                 Issue.record(Comment(rawValue: run.report))
@@ -37,7 +41,7 @@ import Testing
 
     @Test(arguments: 0 ..< 2)
     func exportRoundTrip(part: Int) {
-        for seed in stride(from: UInt64(part), to: UInt64(Self.singleSeed == nil ? 600 : 0), by: 2) {
+        for seed in stride(from: UInt64(part), to: UInt64(Self.singleSeed == nil ? Self.exportSeedCount : 0), by: 2) {
             let run = ModelRun(seed: seed &+ 1_000_000, verbose: Self.verbose)
             run.checkExport("fresh upload")
             if !run.failed { run.run(steps: 10) }

@@ -112,11 +112,11 @@ enum RandomTrees {
 
     /// A size: mostly small, sometimes up to 300 nodes.
     static func size(_ rng: inout SeededRandom) -> Int {
-        switch rng.int(0 ... 19) {
-        case 0: return 0
-        case 1: return 1
-        case 2 ... 13: return rng.int(2 ... 30)
-        case 14 ... 17: return rng.int(30 ... 100)
+        switch rng.int(0 ... 39) {
+        case 0, 1: return 0
+        case 2, 3: return 1
+        case 4 ... 29: return rng.int(2 ... 30)
+        case 30 ... 37: return rng.int(30 ... 100)
         default: return rng.int(100 ... 300)
         }
     }

@@ -55,9 +55,14 @@ final class RefNode {
 
     /// The node and all its descendants, pre-order.
     var subtree: [RefNode] {
-        var out: [RefNode] = [self]
-        for c in children { out += c.subtree }
+        var out: [RefNode] = []
+        appendSubtree(to: &out)
         return out
+    }
+
+    func appendSubtree(to out: inout [RefNode]) {
+        out.append(self)
+        for c in children { c.appendSubtree(to: &out) }
     }
 }
 
@@ -101,7 +106,11 @@ final class ReferenceForest {
 
     // MARK: Nodes
 
-    var allNodes: [RefNode] { roots.flatMap { $0.subtree } }
+    var allNodes: [RefNode] {
+        var out: [RefNode] = []
+        for r in roots { r.appendSubtree(to: &out) }
+        return out
+    }
 
     func siblings(of parent: RefNode?) -> [RefNode] { parent?.children ?? roots }
 
@@ -117,12 +126,23 @@ final class ReferenceForest {
         let hay = f.caseSensitive ? node.titleUTF8 : node.loweredUTF8
         switch f.mode {
         case .exact: return hay == needle
-        case .prefix: return hay.count >= needle.count && Array(hay[0 ..< needle.count]) == needle
+        case .prefix: return occurs(needle, in: hay, at: 0)
         case .contains:
             if needle.count > hay.count { return false }
-            for i in 0 ... hay.count - needle.count where Array(hay[i ..< i + needle.count]) == needle { return true }
+            for i in 0 ... hay.count - needle.count where occurs(needle, in: hay, at: i) { return true }
             return false
         }
+    }
+
+    /// Whether `needle` is found in `hay` at byte `i`.
+    static func occurs(_ needle: [UInt8], in hay: [UInt8], at i: Int) -> Bool {
+        if i + needle.count > hay.count { return false }
+        var j = 0
+        while j < needle.count {
+            if hay[i + j] != needle[j] { return false }
+            j += 1
+        }
+        return true
     }
 
     /// M: the matching nodes.
@@ -135,9 +155,14 @@ final class ReferenceForest {
     func ancestorSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
         let needle = Self.needle(f)
         var result = Set<ObjectIdentifier>()
-        for node in allNodes where Self.matches(node, f, needle: needle) {
-            for a in node.path { result.insert(ObjectIdentifier(a)) }
+        /// Whether the subtree of `node` holds a match; a node is in A when a child's does.
+        func visit(_ node: RefNode) -> Bool {
+            var below = false
+            for c in node.children where visit(c) { below = true }
+            if below { result.insert(ObjectIdentifier(node)) }
+            return below || Self.matches(node, f, needle: needle)
         }
+        for r in roots { _ = visit(r) }
         return result
     }
 
