@@ -19,12 +19,12 @@ final class ModelRun {
     let checkAllViews: Bool
 
     /// Loads a random tree. Problems are recorded (see `failed`).
-    init(seed: UInt64, verbose: Bool = false) {
+    init(seed: UInt64, size: Int? = nil, verbose: Bool = false) {
         self.seed = seed
         self.verbose = verbose
         rng = SeededRandom(seed: seed)
         var used = Set<String>()
-        let n = RandomTrees.size(&rng)
+        let n = size ?? RandomTrees.size(&rng)
         let gen = RandomTrees.forest(&rng, nodes: n, used: &used, extraTilde: n + 3)
         treeJSON = RandomTrees.json(gen, &rng)
         let capacity = rng.chance(0.2) ? rng.int(1 ... 2) : 4

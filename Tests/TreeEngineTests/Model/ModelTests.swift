@@ -52,6 +52,38 @@ import Testing
         }
     }
 
+    /// Past 65,536 nodes the engine matches titles on two threads.
+    @Test func largeTreeAgainstReference() {
+        let run = ModelRun(seed: 424_242, size: 66_000)
+        run.run(steps: 2)
+        if run.failed {
+            run.treeJSON = "(large)"
+            Issue.record(Comment(rawValue: run.report))
+        }
+    }
+
+    /// A change with more than `Splice.maximumCount` splices ends in one splice to the end.
+    @Test func manySplicesStayCorrect() throws {
+        let nodes = (0 ..< 2_500).map { i in
+            #"{"id":\#(i),"title":"r\#(i)","expanded":\#(i % 2 == 0),"children":[{"title":"c\#(i)"}]}"#
+        }
+        var store = TreeStore(forest: try Forest.parse(Array(("[" + nodes.joined(separator: ",") + "]").utf8)).forest)
+        func keys() -> [RefKey] {
+            store.rows(nil, offset: 0, limit: store.rowCount(nil)).map {
+                RefKey(id: store.forest.id(of: $0.node).description, level: $0.level)
+            }
+        }
+        let run = ModelRun(seed: 0, size: 0)
+        for step in 0 ..< 2 {
+            let old = keys()
+            let splices = step == 0 ? store.expandAll(nil) : store.collapseAll(nil)
+            #expect(splices.count <= Splice.maximumCount)
+            run.checkSplices(splices, old: old, new: keys(), "step \(step)")
+        }
+        #expect(store.rowCount(nil) == 2_500)
+        #expect(run.problems.isEmpty, Comment(rawValue: run.problems.joined(separator: "\n")))
+    }
+
     @Test func matchRangesAgainstReference() {
         var rng = SeededRandom(seed: 77)
         var failures: [String] = []
