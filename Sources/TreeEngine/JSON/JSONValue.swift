@@ -14,6 +14,9 @@ public enum JSONValue: Sendable, Equatable {
     /// Members in document order; keys are unique when parsed.
     case object([(key: String, value: JSONValue)])
 
+    /// Structural equality; object members compared pairwise in order.
+    ///
+    /// - Complexity: O(size of the smaller value).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null):
@@ -51,12 +54,14 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The number as a `Double` (nearest value); nil when not a number.
+    ///
+    /// - Complexity: O(length of the number text).
     public var doubleValue: Double? {
         guard case .number(let text) = self else { return nil }
         return Double(text)
     }
 
-    /// The flag of a `bool`; nil otherwise.
+    /// The flag of a `bool`; nil otherwise. O(1), like `stringValue` and `isNull`.
     public var boolValue: Bool? {
         guard case .bool(let flag) = self else { return nil }
         return flag
