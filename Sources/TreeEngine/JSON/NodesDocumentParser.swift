@@ -564,8 +564,11 @@ struct NodesDocumentParser {
     /// Turns an internal error into the public one: path, line and column; and, for a
     /// rule error, a syntax error instead when the document is malformed anywhere.
     func makeError(_ error: JSONScanError) -> TreeInputError {
+        // Node levels nest two JSON containers each; a little slack so that a document
+        // just past the limit is still checked to its end.
+        let validationDepth = options.maxDepth > Int.max / 4 ? Int.max / 2 : 2 * (options.maxDepth + 8)
         if error.kind != .syntax,
-           let syntax = JSONScanner.firstSyntaxError(in: scanner.bytes, maxDepth: 2 &* (options.maxDepth &+ 8)) {
+           let syntax = JSONScanner.firstSyntaxError(in: scanner.bytes, maxDepth: validationDepth) {
             return syntax
         }
         var path = currentPath()
