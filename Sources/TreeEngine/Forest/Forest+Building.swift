@@ -108,8 +108,10 @@ struct ForestBuilder: NodeSink {
         forest.subtreeSize[p] = Int32(forest.slotAt.count - p)
     }
 
-    /// The finished forest: generated ids settled, optional columns sized.
-    mutating func finish() -> Forest {
+    /// The finished forest: generated ids settled (unless it is a fragment, whose
+    /// id-less nodes get their ids from the forest they are inserted into), optional
+    /// columns sized.
+    mutating func finish(asFragment: Bool = false) -> Forest {
         let n = forest.slotAt.count
         forest.implicitIDLimit = Int32(n)
         forest.nextGeneratedID = Int64(n)
@@ -122,7 +124,7 @@ struct ForestBuilder: NodeSink {
         }
         // An explicit id `~N` names what would be the implicit id of slot N: give that
         // slot a generated explicit id instead.
-        for slot in tildeIDs {
+        for slot in tildeIDs where !asFragment {
             let n = forest.ids.withKey(slot: slot) { Forest.generatedNumber($0)! }
             if n < Int64(forest.implicitIDLimit), forest.flags[Int(n)].contains(.implicitID) {
                 forest.assignGeneratedID(slot: Int32(n))

@@ -56,9 +56,12 @@ extension Forest {
                 let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 ids.growRefs(to: flags.count)
                 fragment.ids.withKey(slot: fragSlot) { ids.insert(slot: Int32(slot), key: $0, isInteger: isInteger) }
-            } else {
-                assignGeneratedID(slot: Int32(slot))
             }
+        }
+        // Generated ids only once every explicit id of the fragment is known, so
+        // that none is taken twice.
+        for q in 0 ..< k where !fragment.ids.hasID(slot: fragment.slotAt[q]) {
+            assignGeneratedID(slot: newSlots[q])
         }
         // Position-indexed columns.
         subtreeSize.insert(contentsOf: fragment.subtreeSize, at: p)

@@ -16,7 +16,7 @@ extension TreeStore {
     public func parseFragment(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError)
         -> (fragment: Forest, members: [(key: String, value: JSONValue)]) {
         let forest = self.forest
-        let (fragment, members) = try Forest.parse(bytes, limits: limits, existingCount: forest.count,
+        let (fragment, members) = try Forest.parse(bytes, limits: limits, asFragment: true, existingCount: forest.count,
                                                    isTakenOutside: { forest.idExists($0) })
         return (fragment, members)
     }
