@@ -55,7 +55,7 @@ public final class TreeService: HTTPResponder {
         }
         if route != .health { try authorize(request) }
         switch (route, method) {
-        case (.root, _): throw ServiceError.notFound("no resource at /; see /openapi.yaml")
+        case (.root, _): return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: DemoPage.html)
         case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
         case (.metrics, _):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
