@@ -269,6 +269,7 @@ def change(label, template, method, status, query, *args, **kwargs):
 
 
 # -- operations ----------------------------------------------------------------------------
+check("demo page", "/", "GET", req("GET", "/"), 200)
 check("health", "/healthz", "GET", req("GET", "/healthz"), 200)
 check("health head", "/healthz", "HEAD", req("HEAD", "/healthz"), 200)
 check("metrics", "/metrics", "GET", req("GET", "/metrics"), 200)
@@ -435,6 +436,7 @@ check("delete session: gone", P, "DELETE", req("DELETE", f"/sessions/{sid}"), 40
 # -- limits and the token (a second server) -------------------------------------------------
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 check("limited: health without token", "/healthz", "GET", req("GET", "/healthz", base=LIMITED), 200)
+check("limited: demo page without token", "/", "GET", req("GET", "/", base=LIMITED), 401)
 check("limited: metrics without token", "/metrics", "GET", req("GET", "/metrics", base=LIMITED), 401)
 check("limited: spec without token", "/openapi.yaml", "GET", req("GET", "/openapi.yaml", base=LIMITED), 401)
 check("limited: create without token", "/sessions", "POST", req("POST", "/sessions", base=LIMITED, body=[{"title": "a"}]), 401)
@@ -500,13 +502,14 @@ seed_args=()
 
 log "schemathesis run (max $MAX_EXAMPLES examples per operation)"
 st_status=0
-"$PY" "$WORK/run_schemathesis.py" --no-color --config-file "$WORK/schemathesis.toml" run "$SPEC" \
+# From the scratch directory, so that Schemathesis keeps its crash cache out of the repository.
+(cd "$WORK" && "$PY" "$WORK/run_schemathesis.py" --no-color --config-file "$WORK/schemathesis.toml" run "$SPEC" \
     --url "$BASE" \
     --checks all \
     --max-examples "$MAX_EXAMPLES" \
     --workers 2 \
     --request-timeout 30 \
-    ${seed_args[@]+"${seed_args[@]}"} || st_status=$?
+    ${seed_args[@]+"${seed_args[@]}"}) || st_status=$?
 
 if ! kill -0 "$MAIN_PID" 2>/dev/null; then
     log "tree-server died during the run:"; tail -n 50 "$WORK/main.log" >&2; exit 1
