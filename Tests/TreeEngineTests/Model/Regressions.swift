@@ -42,4 +42,21 @@ import Testing
         #expect(Set(ids).count == ids.count, "ids \(ids)")
         #expect(store.forest.node(withID: "~2").map { store.forest.title(of: $0) } == "C")
     }
+
+    /// `randomOperations` seed 1925 (MODEL_SEEDS=4000), at upload. Matching compares
+    /// scalars ("é" and "e" + U+0301 differ, as FilterQuery documents), but FilterQuery's
+    /// synthesized Equatable/Hashable compare `text` as Strings, which are equal under
+    /// canonical equivalence. So the view built for one text is reused for the other.
+    @Test(.disabled("engine bug: FilterQuery equality (String ==, canonical equivalence) conflates \"e\u{301}\" and \"\u{e9}\", which match differently; TreeStore reuses the wrong filtered view"))
+    func regression_canonicallyEquivalentFiltersShareOneView() throws {
+        var store = try Self.store(#"[{"id":"pre","title":"\u00e9"},{"id":"dec","title":"e\u0301"}]"#)
+        let decomposed = FilterQuery("e\u{301}", mode: .exact)
+        let precomposed = FilterQuery("\u{e9}", mode: .exact)
+        func rowIDs(_ f: FilterQuery) -> [String] {
+            store.rows(f, offset: 0, limit: 10).map { store.forest.id(of: $0.node).description }
+        }
+        #expect(rowIDs(decomposed) == ["dec"])
+        #expect(rowIDs(precomposed) == ["pre"])  // engine: ["dec"], the decomposed view
+        #expect(store.matchCount(precomposed) == 1)
+    }
 }
