@@ -50,6 +50,8 @@ pids+=($!)
 wait_for_port "$OURS_PORT"
 # nginx serves exactly the bytes our server sends.
 curl -s "http://127.0.0.1:$OURS_PORT/" >"$tmp/payload.json"
+chmod 755 "$tmp"  # nginx workers run as www-data
+chmod 644 "$tmp/payload.json"
 
 cat >"$tmp/nginx.conf" <<CONF
 worker_processes auto;
@@ -78,6 +80,7 @@ wait_for_port "$NGINX_PORT"
 ours_bytes=$(curl -s "http://127.0.0.1:$OURS_PORT/" | wc -c)
 nginx_bytes=$(curl -s "http://127.0.0.1:$NGINX_PORT/" | wc -c)
 echo "payload: ours $ours_bytes bytes, nginx $nginx_bytes bytes; $(nproc) cores"
+if [ "$ours_bytes" != "$nginx_bytes" ]; then echo "payloads differ" >&2; exit 1; fi
 
 run() {  # name port -> prints "req/s p99"
   wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "http://127.0.0.1:$2/" >/dev/null  # warm-up

@@ -136,6 +136,17 @@ import Testing
         #expect(m.checkTimeouts(now: 130 * Self.second) == .close)
     }
 
+    /// Found with wrk: a worker stamps `idleSince` a little after the I/O thread read its
+    /// clock; `now - idleSince` must not wrap around into "idle for ages".
+    @Test func clockReadingsFromOtherThreadsMayBeSlightlyBehind() throws {
+        var m = machine()
+        _ = try #require(respondedRequest(receive(&m, "GET / HTTP/1.1\r\nHost: h\r\n\r\n", now: 10 * Self.second)))
+        #expect(m.responseCompleted(keepAlive: true, now: 10 * Self.second + 500) == .waitForBytes)
+        #expect(m.checkTimeouts(now: 10 * Self.second + 400) == .waitForBytes)
+        _ = receive(&m, "GET / HT", now: 20 * Self.second)
+        #expect(m.checkTimeouts(now: 20 * Self.second - 1) == .waitForBytes)
+    }
+
     @Test func http10ClosesByDefault() throws {
         var m = machine()
         let (_, keepAlive) = try #require(respondedRequest(receive(&m, "GET / HTTP/1.0\r\n\r\n")))

@@ -108,7 +108,7 @@ final class ConnectionChannel: Sendable {
     func checkTimeouts(now: UInt64) {
         let work = state.withLock { s -> Work in
             guard s.socketOpen else { return .none }
-            if !s.outbox.isEmpty && now &- s.lastWriteProgress >= context.writeTimeout {
+            if !s.outbox.isEmpty && now.saturatingSubtract(s.lastWriteProgress) >= context.writeTimeout {
                 breakConnection(&s)
                 return .close
             }
@@ -363,7 +363,7 @@ final class ConnectionChannel: Sendable {
                 if !signaled {
                     if s.writerWaiting {
                         // Still waiting: give up only if nothing moved for the whole timeout.
-                        guard MonotonicClock.now() &- s.lastWriteProgress >= context.writeTimeout else { return .wait }
+                        guard MonotonicClock.now().saturatingSubtract(s.lastWriteProgress) >= context.writeTimeout else { return .wait }
                         s.writerWaiting = false
                         breakConnection(&s)
                         return .failAndClose

@@ -164,23 +164,23 @@ struct HTTPConnection {
         switch mode {
         case .reading:
             if pendingHead != nil {
-                if now &- lastBodyProgress >= settings.bodyTimeout {
+                if elapsed(since: lastBodyProgress, now) >= settings.bodyTimeout {
                     mode = .finishing
                     return .sendError(HTTPParserError(.bodyTimeout, offset: 0))
                 }
             } else if let headStartedAt {
-                if now &- headStartedAt >= settings.headerTimeout {
+                if elapsed(since: headStartedAt, now) >= settings.headerTimeout {
                     mode = .finishing
                     return .sendError(HTTPParserError(.headerTimeout, offset: 0))
                 }
             } else if parser.phase != .idle {
                 headStartedAt = now
-            } else if now &- idleSince >= settings.idleTimeout {
+            } else if elapsed(since: idleSince, now) >= settings.idleTimeout {
                 return close()
             }
             return .waitForBytes
         case .lingering(let since):
-            return now &- since >= settings.lingerTimeout ? close() : .waitForBytes
+            return elapsed(since: since, now) >= settings.lingerTimeout ? close() : .waitForBytes
         case .responding, .finishing:
             return .waitForBytes
         case .closed:
@@ -198,6 +198,13 @@ struct HTTPConnection {
     /// The channel closed the socket (error, abort, or after `.close`).
     mutating func closed() {
         mode = .closed
+    }
+
+    /// Time since `since`, 0 if `now` is earlier: timestamps come from several threads, and
+    /// one may read the clock a little before another stored its own reading.
+    @inline(__always)
+    private func elapsed(since: UInt64, _ now: UInt64) -> UInt64 {
+        now > since ? now - since : 0
     }
 
     private mutating func close() -> Action {
