@@ -26,4 +26,17 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(mode.rawValue)(\(caseSensitive ? "case-sensitive" : "any case")): \(text)" }
+
+    /// Queries are equal when their texts have the same Unicode scalars, not merely
+    /// canonically equivalent ones: matching compares scalars, so "é" and "e\u{301}"
+    /// are different filters.
+    public static func == (a: FilterQuery, b: FilterQuery) -> Bool {
+        a.mode == b.mode && a.caseSensitive == b.caseSensitive && a.text.utf8.elementsEqual(b.text.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(mode)
+        hasher.combine(caseSensitive)
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
 }
