@@ -56,6 +56,12 @@ final class ModelRun {
 
     var failed: Bool { !problems.isEmpty }
 
+    /// Long titles, data and ids, and mostly updates: enough garbage to compact the byte pools.
+    var bigPayloads = false
+    /// Sizes of the title, data and id pools seen after each step (to see compaction happen).
+    var poolSizes: [(titles: Int, data: Int, ids: Int)] = []
+    private var longIDCounter = 0
+
 
     func problem(_ text: @autoclosure () -> String) { problems.append(text()) }
 
@@ -278,6 +284,10 @@ final class ModelRun {
             if failed { return }
             checkAll("after op \(log.count - 1)", namedView: 0, forest: edited || rng.chance(0.1),
                      lookups: insertCount != inserts || rng.chance(0.1))
+            if bigPayloads {
+                let forest = store.forest
+                poolSizes.append((forest.titles.bytes.count, forest.dataPool.bytes.count, forest.ids.pool.bytes.count))
+            }
             if rng.chance(0.03) || step == steps - 1 { checkExport("after op \(log.count - 1)") }
         }
     }
@@ -291,7 +301,7 @@ final class ModelRun {
         let vn = viewName(view)
         let old = model.rows(f).map(\.key)
         let hasNodes = !model.roots.isEmpty
-        let roll = rng.int(0 ... 99)
+        let roll = bigPayloads && rng.chance(0.5) ? rng.pick([95, 95, 95, 66, 50]) : rng.int(0 ... 99)
         switch roll {
         case 0 ..< 30 where hasNodes:
             let node = randomNode(visibleIn: view)!
@@ -356,9 +366,13 @@ final class ModelRun {
             return true
         case 90 ..< 100 where hasNodes:
             let node = randomNode()!
-            let title = rng.chance(0.6) ? RandomTrees.title(&rng) : nil
-            let data = rng.chance(0.4) ? rng.pick(RandomTrees.dataValues) : nil
-            record("update(\(node.key), title: \(title.map { "\"\($0)\"" } ?? "nil"), data: \(data ?? "nil")) in \(vn)")
+            var title = rng.chance(0.6) ? RandomTrees.title(&rng) : nil
+            var data = rng.chance(0.4) ? rng.pick(RandomTrees.dataValues) : nil
+            if bigPayloads {
+                title = title.map { String(repeating: $0 + "x", count: rng.int(500 ... 2500)) }
+                data = data.map { "[" + String(repeating: $0 + ",", count: rng.int(1000 ... 4000)) + "0]" }
+            }
+            record("update(\(node.key), title: \(title.map { "\"\($0.prefix(40))\" (\($0.utf8.count) bytes)" } ?? "nil"), data: \(data.map { "\($0.prefix(40)) (\($0.utf8.count) bytes)" } ?? "nil")) in \(vn)")
             let splices = store.update(handle(node)!, title: title, data: data.map { Array($0.utf8) }, f)
             if let title { node.title = title }
             if let data { node.data = Array(data.utf8) }
@@ -406,6 +420,16 @@ final class ModelRun {
                 }
             }
         }
+        if bigPayloads && !expectDuplicate {
+            func lengthen(_ g: inout GenNode) {
+                if g.id == nil && rng.chance(0.5) {
+                    longIDCounter += 1
+                    g.id = .string("long\(longIDCounter)-" + String(repeating: "i", count: rng.int(3000 ... 9000)))
+                }
+                for i in g.children.indices { lengthen(&g.children[i]) }
+            }
+            for i in gen.indices { lengthen(&gen[i]) }
+        }
         let json = RandomTrees.json(gen, &rng)
         let total = gen.reduce(0) { $0 + $1.count }
         var limits = ForestLimits()
@@ -433,7 +457,7 @@ final class ModelRun {
             placement = before ? .before(handle(node)!) : .after(handle(node)!)
             placementText = before ? ".before(\(node.key))" : ".after(\(node.key))"
         }
-        record("insert \(json) at \(placementText) in \(vn)\(expectLimit ? " (maxNodes \(limits.maxNodes))" : "")")
+        record("insert \(json.count > 2000 ? "(\(json.count) bytes of JSON)" : json) at \(placementText) in \(vn)\(expectLimit ? " (maxNodes \(limits.maxNodes))" : "")")
         let fragment: Forest
         do {
             fragment = try Array(json.utf8).withUnsafeBytes { (raw) throws(TreeInputError) -> Forest in

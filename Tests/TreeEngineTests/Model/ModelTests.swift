@@ -62,6 +62,23 @@ import Testing
         }
     }
 
+    /// Long titles, data and ids replaced and deleted many times: the byte pools compact
+    /// (garbage over 64 KiB) and everything still reads back right.
+    @Test(arguments: 0 ..< 2)
+    func poolCompactionUnderChurn(part: Int) {
+        let run = ModelRun(seed: 9_000 + UInt64(part), size: 12 + 10 * part)
+        run.bigPayloads = true
+        run.run(steps: 250)
+        if run.failed {
+            Issue.record(Comment(rawValue: run.report))
+            return
+        }
+        func shrank(_ sizes: [Int]) -> Bool { zip(sizes, sizes.dropFirst()).contains { $0 > $1 } }
+        #expect(shrank(run.poolSizes.map(\.titles)), "the title pool never compacted")
+        #expect(shrank(run.poolSizes.map(\.data)), "the data pool never compacted")
+        #expect(shrank(run.poolSizes.map(\.ids)), "the id pool never compacted")
+    }
+
     /// A change with more than `Splice.maximumCount` splices ends in one splice to the end.
     @Test func manySplicesStayCorrect() throws {
         let nodes = (0 ..< 2_500).map { i in
