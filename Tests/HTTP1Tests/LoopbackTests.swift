@@ -310,6 +310,44 @@ import Glibc
         }
     }
 
+    @Test func localhostListensOnBothFamilies() throws {
+        try withServer({ $0.host = "localhost" }) { _, port in
+            for host in ["127.0.0.1", "::1"] {
+                let client = try RawClient(port: port, host: host)
+                client.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                #expect(client.readResponse()?.status == 200, "\(host)")
+            }
+        }
+    }
+
+    @Test func wildcardIPv6AlsoTakesIPv4() throws {
+        try withServer({ $0.host = "::" }) { _, port in
+            for host in ["127.0.0.1", "::1"] {
+                let client = try RawClient(port: port, host: host)
+                client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(client.readResponse()?.status == 200, "\(host)")
+            }
+        }
+    }
+
+    @Test func runUntilTerminatedReturnsAfterShutdown() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: TestResponder())
+        let returned = Atomic<Bool>(false)
+        let runner = Thread {
+            try? server.runUntilTerminated(shutdownDeadline: .seconds(1))
+            returned.store(true, ordering: .relaxed)
+        }
+        runner.start()
+        for _ in 0..<200 where server.boundPort == 0 { usleep(5_000) }
+        let client = try RawClient(port: server.boundPort)
+        client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(client.readResponse()?.status == 200)
+        server.shutdown(deadline: .seconds(1))
+        for _ in 0..<200 where !returned.load(ordering: .relaxed) { usleep(5_000) }
+        let didReturn = returned.load(ordering: .relaxed)
+        #expect(didReturn)
+    }
+
     @Test func accessLogSeesEveryResponse() throws {
         let entries = Mutex<[HTTPAccessLogEntry]>([])
         try withServer({ $0.accessLog = { entry in entries.withLock { $0.append(entry) } } }) { _, port in

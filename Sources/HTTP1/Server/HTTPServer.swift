@@ -129,6 +129,8 @@ public final class HTTPServer: Sendable {
         wake.wait()
         for source in sources { source.cancel() }
         shutdown(deadline: shutdownDeadline)
+        // Back to the default disposition, so a later signal is not silently ignored.
+        for number in [SIGTERM, SIGINT] { signal(number, SIG_DFL) }
     }
 
     /// Builds a server, runs it until SIGTERM/SIGINT, shuts it down gracefully and returns.

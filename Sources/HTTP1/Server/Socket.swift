@@ -20,6 +20,20 @@ enum Socket {
     /// Binds and listens on every address `host` resolves to, all on the same port.
     /// Returns the non-blocking listening sockets and the bound port.
     static func listen(host: String, port: Int, backlog: Int) throws -> (fds: [Int32], port: Int) {
+        // "localhost" is both loopbacks (RFC 6761), whatever /etc/hosts says; ::1 is
+        // skipped where the machine has no IPv6.
+        let names = host == "localhost" ? ["127.0.0.1", "::1"] : [host]
+        var addresses: [(family: Int32, bytes: [UInt8])] = []
+        for name in names {
+            for address in try resolve(name, port: port) where !addresses.contains(where: { $0.bytes == address.bytes }) {
+                addresses.append(address)
+            }
+        }
+        let optional = Set(host == "localhost" ? [AF_INET6] : [])
+        return try bindAll(addresses, optionalFamilies: optional, host: host, port: port, backlog: backlog)
+    }
+
+    private static func resolve(_ host: String, port: Int) throws -> [(family: Int32, bytes: [UInt8])] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -40,6 +54,12 @@ enum Socket {
             }
             node = ai.pointee.ai_next
         }
+        return addresses
+    }
+
+    private static func bindAll(
+        _ addresses: [(family: Int32, bytes: [UInt8])], optionalFamilies: Set<Int32>, host: String, port: Int, backlog: Int
+    ) throws -> (fds: [Int32], port: Int) {
         let bothFamilies = Set(addresses.map(\.family)).count > 1
 
         var fds: [Int32] = []
@@ -49,6 +69,7 @@ enum Socket {
                 var storage = address.bytes
                 if boundPort != 0 { setPort(&storage, family: address.family, port: boundPort) }
                 let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                if fd < 0 && optionalFamilies.contains(address.family) { continue }
                 guard fd >= 0 else { throw HTTPServerError("socket") }
                 fds.append(fd)
                 var one: Int32 = 1
@@ -58,6 +79,10 @@ enum Socket {
                 }
                 let bound = storage.withUnsafeBytes { raw in
                     bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+                }
+                if bound != 0 && optionalFamilies.contains(address.family) && (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT) {
+                    close(fds.removeLast())
+                    continue
                 }
                 guard bound == 0 else { throw HTTPServerError("bind \(host):\(boundPort)") }
                 guard Glibc.listen(fd, Int32(backlog)) == 0 else { throw HTTPServerError("listen") }
