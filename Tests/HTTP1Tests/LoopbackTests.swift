@@ -129,6 +129,51 @@ import Glibc
         }
     }
 
+    @Test func deepPipelinePausesReadingAndKeepsOrder() throws {
+        // 300 requests in one write, with a 512-byte pipeline buffer: reading pauses and
+        // resumes many times; every response arrives, in order.
+        try withServer({ $0.maxBufferedPipelineBytes = 512 }) { _, port in
+            let client = try RawClient(port: port, timeoutSeconds: 10)
+            let requests = (0..<300).map { "GET /echo/\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined()
+            let sender = Thread { client.send(requests) }
+            sender.start()
+            for i in 0..<300 {
+                let response = client.readResponse()
+                #expect(response?.text.contains("[\"echo\", \"\(i)\"]") == true, "response \(i)")
+                if response == nil { break }
+            }
+        }
+    }
+
+    @Test func stalledReaderIsDroppedAfterTheWriteTimeout() throws {
+        let outcome = Mutex<String>("running")
+        struct Big: HTTPResponder {
+            let done: @Sendable (String) -> Void
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                HTTPResponse(body: .stream { writer in
+                    let piece = [UInt8](repeating: 7, count: 64 * 1024)
+                    do {
+                        for _ in 0..<10_000 { try writer.write(piece) }
+                        done("finished")
+                    } catch {
+                        done("stopped")
+                        throw error
+                    }
+                })
+            }
+        }
+        let responder = Big { result in outcome.withLock { $0 = result } }
+        try withServer({ $0.writeTimeout = .milliseconds(500) }, responder: responder) { server, port in
+            let client = try RawClient(port: port)
+            client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            // Never read: the writer blocks at the high-water mark, then gives up.
+            for _ in 0..<400 where outcome.withLock({ $0 }) == "running" { usleep(10_000) }
+            #expect(outcome.withLock { $0 } == "stopped")
+            for _ in 0..<200 where server.connectionCount > 0 { usleep(10_000) }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
     static let malformed: [(String, Int)] = [
         ("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
