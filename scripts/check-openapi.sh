@@ -79,12 +79,13 @@ trap cleanup EXIT
 start_server() {
     local name=$1
     shift
-    "$BIN" --host 127.0.0.1 --port 0 --access-log false --openapi "$SPEC" "$@" 2>"$WORK/$name.log" &
+    : >"$WORK/$name.log"
+    "$BIN" --host 127.0.0.1 --port 0 --access-log false --openapi "$SPEC" "$@" >>"$WORK/$name.log" 2>&1 &
     local pid=$!
     SERVER_PIDS+=("$pid")
     local port=""
     for _ in $(seq 1 100); do
-        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$WORK/$name.log" | head -n 1)
+        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$WORK/$name.log" | head -n 1 || true)
         [ -n "$port" ] && break
         kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.log" >&2; log "tree-server ($name) exited"; exit 1; }
         sleep 0.1
