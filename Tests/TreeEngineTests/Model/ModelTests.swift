@@ -25,8 +25,13 @@ import Testing
     @Test(arguments: 0 ..< parts)
     func randomOperations(part: Int) {
         var failures = 0
-        for seed in Self.seeds(part: part) {
+        var ops = 0, nodes = 0
+        let seeds = Self.seeds(part: part)
+        defer { print("randomOperations part \(part): \(seeds.count) seeds, \(nodes) uploaded nodes, \(ops) operations") }
+        for seed in seeds {
             let run = ModelRun(seed: seed, verbose: Self.verbose)
+            let uploaded = run.model.allNodes.count
+            defer { ops += run.log.count - 1; nodes += uploaded }
             // Mostly shorter sequences; long ones on small and middling trees.
             let n = run.model.allNodes.count
             let steps = n > 100 ? run.rng.int(20 ... 50) : run.rng.chance(0.25) ? run.rng.int(100 ... 200) : run.rng.int(20 ... 80)
