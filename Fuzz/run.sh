@@ -17,7 +17,7 @@ sources=(
   Sources/HTTP1/Message/HTTPRequest.swift
   Fuzz/ParserFuzz.swift
 )
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name HTTP1Fuzz \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -D TREE_INVARIANTS -module-name HTTP1Fuzz \
   "${sources[@]}" -o "$out/http-parser-fuzz"
 
 cd "$out"

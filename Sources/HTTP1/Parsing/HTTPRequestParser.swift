@@ -29,7 +29,7 @@ struct HTTPRequestParser {
         case failed
     }
 
-    private enum State {
+    enum State {
         case head
         case contentBody(remaining: Int)
         case chunkSize
@@ -42,24 +42,25 @@ struct HTTPRequestParser {
 
     let limits: HTTPParserLimits
 
-    private var buffer: [UInt8] = []
-    private var readIndex = 0
+    var buffer: [UInt8] = []
+    var readIndex = 0
     /// Stream offset of `buffer[0]`, for error locations.
-    private var bufferStreamOffset = 0
-    private var state: State = .head
+    var bufferStreamOffset = 0
+    var state: State = .head
 
+    // Internal (not private) only for HTTPRequestParser+Invariants.swift.
     // Head in progress. Offsets are relative to `readIndex` so compaction can move bytes.
-    private var scanOffset = 0
-    private var lineStart = 0
-    private var requestLineEnd = 0
-    private var method: Range<Int>? = nil
-    private var target: Range<Int> = 0..<0
-    private var version: HTTPVersion = .http1_1
-    private var fields: [(name: Range<Int>, value: Range<Int>)] = []
-    private var trailerBytes = 0
-    private var trailerCount = 0
+    var scanOffset = 0
+    var lineStart = 0
+    var requestLineEnd = 0
+    var method: Range<Int>? = nil
+    var target: Range<Int> = 0..<0
+    var version: HTTPVersion = .http1_1
+    var fields: [(name: Range<Int>, value: Range<Int>)] = []
+    var trailerBytes = 0
+    var trailerCount = 0
 
-    private var body: [UInt8] = []
+    var body: [UInt8] = []
 
     init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
@@ -81,6 +82,7 @@ struct HTTPRequestParser {
         if case .failed = state { return }
         compact()
         buffer.append(contentsOf: bytes)
+        checkInvariants()
     }
 
     mutating func append(_ bytes: [UInt8]) {
@@ -91,7 +93,9 @@ struct HTTPRequestParser {
     /// - Complexity: O(bytes consumed).
     mutating func next() -> HTTPParserEvent? {
         let bytes = buffer  // a second reference: `buffer` is not mutated while parsing
-        return bytes.withUnsafeBufferPointer { p in step(p) }
+        let event = bytes.withUnsafeBufferPointer { p in step(p) }
+        checkInvariants()
+        return event
     }
 
     /// Appends and drains: every event the bytes complete. For tests and the fuzzer.
