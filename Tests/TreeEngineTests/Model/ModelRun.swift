@@ -44,12 +44,17 @@ final class ModelRun {
         checkForest(store.forest, "after upload")
         let k = rng.int(2 ... 3)
         for _ in 0 ..< k {
-            // Filters equal as FilterQuery (String ==, canonical equivalence) would share an
-            // engine view although they match differently: a known engine bug (Regressions.swift).
             var f = randomFilter()
             var tries = 0
             while filters.contains(f) && tries < 10 { f = randomFilter(); tries += 1 }
             if !filters.contains(f) { filters.append(f) }
+        }
+        // Sometimes a canonically equivalent twin of a filter (NFC vs NFD): a different view,
+        // since matching compares scalars (these once shared a view: Regressions.swift).
+        if let f = filters.first, rng.chance(0.3) {
+            let twin = rng.chance(0.5) ? f.text.decomposedStringWithCanonicalMapping : f.text.precomposedStringWithCanonicalMapping
+            let query = FilterQuery(twin, mode: f.mode, caseSensitive: f.caseSensitive)
+            if !filters.contains(query) { filters.append(query) }
         }
         log.append("capacity \(capacity), filters: " + filters.map { "[\($0)]" }.joined(separator: " "))
     }
