@@ -1,0 +1,746 @@
+extension DemoPage {
+    /// The script. State lives in `S`; the row cache `S.rows` has one slot per visible row of the
+    /// current view (null: not loaded), is filled by offset pages and patched from the `changes`
+    /// splices of every change response. Only the rows near the viewport are in the DOM.
+    static let script = #"""
+"use strict";
+(() => {
+const ROW_H = 26;              // px, must match --row
+const MAX_SCROLL_H = 8000000;  // px: browsers cap element heights; beyond it the scroll is scaled
+const OVERSCAN = 10;           // rows rendered above and below the viewport
+const PREFETCH = 150;          // rows fetched ahead above and below the viewport
+const MAX_LIMIT = 1000;        // the service's largest page
+const MAX_INFLIGHT = 3;        // concurrent page requests
+const CACHE_CAP = 200000;      // loaded rows kept; farther ones are dropped past it
+const POLL_MS = 5000;          // how often to look for changes made by another client
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  loader: $("loader"), sample: $("sample"), expand: $("expand"), file: $("file"), session: $("session"),
+  search: $("search"), match: $("match"), caseSensitive: $("case"), counts: $("counts"),
+  expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
+  tree: $("tree"), spacer: $("spacer"), layer: $("layer"), empty: $("empty"),
+  request: $("status-request"), view: $("status-view"),
+};
+const fmt = (n) => Number(n).toLocaleString("en-US");
+const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
+/** The seed's indentation for deep trees, in px, for a 0-based level. */
+const indent = (level) => 11 + 10 * level * Math.exp(-level / Math.max(40, level));
+
+const S = {
+  sid: null, own: false, nodeCount: 0,
+  filter: "", match: "contains", caseSensitive: false, viewKey: "",
+  gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
+  ready: false, version: 0, total: 0, matchCount: null,
+  rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
+  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, searchTimer: 0,
+};
+
+// ---------------------------------------------------------------- HTTP
+
+class ApiError extends Error {
+  constructor(status, problem, text) {
+    super((problem && (problem.detail || problem.title)) || text || "HTTP " + status);
+    this.status = status;
+  }
+}
+
+function showRequest(method, path, status, ms) {
+  const shown = path.replace(/^\/sessions\/[^/?]+/, "") || path;
+  const time = ms < 10 ? ms.toFixed(1) : String(Math.round(ms));
+  ui.request.className = status >= 400 || status === 0 ? "error" : "";
+  ui.request.textContent = `${method} ${shown.length > 90 ? shown.slice(0, 89) + "…" : shown} → ${status || "failed"} in ${time} ms`;
+}
+
+function showMessage(text, isError) {
+  ui.request.className = isError ? "error" : "";
+  ui.request.textContent = text;
+}
+
+/** One request; JSON in and out. Throws ApiError with the problem's detail. */
+async function api(method, path, body, quiet) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const t0 = performance.now();
+  let res, text;
+  try {
+    res = await fetch(path, init);
+    text = await res.text();
+  } catch (e) {
+    if (!quiet) showRequest(method, path, 0, performance.now() - t0);
+    throw new ApiError(0, null, "network error: " + e.message);
+  }
+  let json = null;
+  if (text) { try { json = JSON.parse(text); } catch (e) { json = null; } }
+  if (!quiet) showRequest(method, path, res.status, performance.now() - t0);
+  if (!res.ok) throw new ApiError(res.status, json, text);
+  return json;
+}
+
+const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
+const itemPath = (id) => sessionPath() + "/items/" + encodeURIComponent(String(id));
+/** The path with the current view's query (filter, match, caseSensitive) and `extra`. */
+function inView(path, extra) {
+  const q = [];
+  if (extra) q.push(extra);
+  if (S.filter) {
+    q.push("filter=" + encodeURIComponent(S.filter));
+    if (S.match !== "contains") q.push("match=" + S.match);
+    if (S.caseSensitive) q.push("caseSensitive=true");
+  }
+  return q.length ? path + "?" + q.join("&") : path;
+}
+
+// ---------------------------------------------------------------- scroll geometry
+// The scroll height is min(total · ROW_H, MAX_SCROLL_H); past the cap, scrollTop maps linearly
+// onto the "virtual" offset total · ROW_H so that the first and last rows stay reachable.
+
+function geometry() {
+  const vh = ui.tree.clientHeight;
+  const content = S.total * ROW_H;
+  const height = Math.min(content, MAX_SCROLL_H);
+  const scaled = content > height && height > vh;
+  return { vh, content, height, scaled };
+}
+
+function virtualTop(g = geometry()) {
+  const st = ui.tree.scrollTop;
+  return g.scaled ? st * (g.content - g.vh) / (g.height - g.vh) : st;
+}
+
+function setVirtualTop(v) {
+  const g = geometry();
+  sizeSpacer(g);
+  v = clamp(v, 0, Math.max(0, g.content - g.vh));
+  ui.tree.scrollTop = g.scaled ? v * (g.height - g.vh) / (g.content - g.vh) : v;
+}
+
+function sizeSpacer(g) {
+  if (ui.spacer._h === g.height) return;
+  ui.spacer._h = g.height;
+  ui.spacer.style.height = g.height + "px";
+  ui.layer.style.height = g.height + "px";
+}
+
+function visibleRange() {
+  const g = geometry(), vt = virtualTop(g);
+  return [Math.floor(vt / ROW_H), Math.min(S.total, Math.ceil((vt + g.vh) / ROW_H))];
+}
+
+/** Scrolls as little as needed to show row i whole. */
+function scrollToRow(i) {
+  const g = geometry(), vt = virtualTop(g), top = i * ROW_H;
+  if (top < vt) setVirtualTop(top);
+  else if (top + ROW_H > vt + g.vh) setVirtualTop(top + ROW_H - g.vh);
+}
+
+// ---------------------------------------------------------------- rendering
+
+function scheduleRender() {
+  if (S.renderQueued) return;
+  S.renderQueued = true;
+  requestAnimationFrame(render);
+}
+
+function makeRow() {
+  const el = document.createElement("div");
+  el.className = "row";
+  return el;
+}
+
+function titleElement(row) {
+  const span = document.createElement("span");
+  span.className = "title";
+  const t = String(row.title);
+  const ranges = Array.isArray(row.matchRanges) ? row.matchRanges.slice().sort((a, b) => a[0] - b[0]) : [];
+  let pos = 0;
+  for (const [start, length] of ranges) {
+    if (start < pos || length <= 0) continue;
+    if (start > pos) span.append(t.slice(pos, start));
+    const mark = document.createElement("mark");
+    mark.textContent = t.slice(start, start + length);
+    span.append(mark);
+    pos = start + length;
+  }
+  if (pos < t.length) span.append(t.slice(pos));
+  span.title = t;
+  return span;
+}
+
+function paint(el, row, i) {
+  el._row = row;
+  el._i = i;
+  el._focused = undefined;  // className is rewritten below
+  el.id = "row-" + i;
+  el.dataset.index = i;
+  if (!row) {
+    el.className = "row loading";
+    el.setAttribute("role", "none");
+    el.removeAttribute("aria-level");
+    el.removeAttribute("aria-expanded");
+    el.style.paddingLeft = "";
+    el.replaceChildren();
+    return;
+  }
+  el.className = S.filter && !row.match ? "row context" : "row";
+  el.setAttribute("role", "treeitem");
+  el.setAttribute("aria-level", String(row.level + 1));
+  if (row.hasChildren) el.setAttribute("aria-expanded", row.expanded ? "true" : "false");
+  else el.removeAttribute("aria-expanded");
+  el.style.paddingLeft = indent(row.level).toFixed(2) + "px";
+  let lead;
+  if (row.hasChildren) {
+    lead = document.createElement("button");
+    lead.type = "button";
+    lead.className = "disc";
+    lead.tabIndex = -1;
+    lead.setAttribute("aria-hidden", "true");
+    lead.title = row.expanded ? "Collapse (shift: with descendants)" : "Expand (shift: with descendants)";
+  } else {
+    lead = document.createElement("span");
+    lead.className = "leaf";
+  }
+  el.replaceChildren(lead, titleElement(row));
+}
+
+function render() {
+  S.renderQueued = false;
+  const g = geometry();
+  sizeSpacer(g);
+  const st = ui.tree.scrollTop, vt = virtualTop(g), shift = st - vt;
+  const first = Math.max(0, Math.floor(vt / ROW_H) - OVERSCAN);
+  const last = Math.min(S.total, Math.ceil((vt + g.vh) / ROW_H) + OVERSCAN);
+  let lowest = Infinity;
+  for (const [i, el] of S.els) {
+    if (i < first || i >= last) { el.remove(); S.els.delete(i); S.pool.push(el); }
+    else if (i < lowest) lowest = i;
+  }
+  const anchor = S.els.get(lowest) || null;
+  for (let i = first; i < last; i++) {
+    let el = S.els.get(i);
+    if (!el) {
+      el = S.pool.pop() || makeRow();
+      el._row = undefined; el._top = undefined; el._focused = undefined;
+      S.els.set(i, el);
+      if (anchor && i < lowest) ui.layer.insertBefore(el, anchor); else ui.layer.appendChild(el);
+    }
+    const row = S.rows[i] || null;
+    if (el._row !== row || el._i !== i) paint(el, row, i);
+    const top = Math.round(i * ROW_H + shift);
+    if (el._top !== top) { el._top = top; el.style.transform = "translateY(" + top + "px)"; }
+    const focused = i === S.focus;
+    if (el._focused !== focused) { el._focused = focused; el.classList.toggle("focused", focused); }
+  }
+  const active = S.els.get(S.focus);
+  if (active && active._row) ui.tree.setAttribute("aria-activedescendant", active.id);
+  else ui.tree.removeAttribute("aria-activedescendant");
+  ui.empty.hidden = !(S.ready && S.total === 0);
+  ui.empty.textContent = S.filter ? "No title matches “" + S.filter + "”." : "The tree is empty.";
+  updateBusy();
+}
+
+function updateBusy() {
+  const busy = !S.ready || S.mutating > 0 || S.inflight.length > 0;
+  ui.tree.setAttribute("aria-busy", busy ? "true" : "false");
+}
+
+function updateCounts() {
+  if (!S.ready) { ui.counts.textContent = ""; return; }
+  ui.counts.textContent = S.filter
+    ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
+    : `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"} of ${fmt(S.nodeCount)} nodes`;
+  ui.view.textContent = S.sid ? `session ${S.sid} · v${S.version}` : "";
+}
+
+// ---------------------------------------------------------------- the row cache
+
+function resetCache(total, version) {
+  S.gen++;
+  S.inflight = [];
+  S.total = total;
+  S.version = version;
+  S.rows = new Array(total).fill(null);
+  S.loaded = 0;
+  S.focus = total ? clamp(S.focus, 0, total - 1) : -1;
+}
+
+function store(rows) {
+  for (const r of rows) {
+    if (r.index < 0 || r.index >= S.total) continue;
+    if (S.rows[r.index] == null) S.loaded++;
+    S.rows[r.index] = r;
+  }
+  if (S.loaded > CACHE_CAP) evictFar();
+}
+
+/** Drops loaded rows far from the viewport so memory stays bounded on huge views. */
+function evictFar() {
+  const [a, b] = visibleRange(), keep = CACHE_CAP / 4;
+  let n = 0;
+  for (let i = 0; i < S.rows.length; i++) {
+    if (S.rows[i] == null) continue;
+    if (i < a - keep || i >= b + keep) S.rows[i] = null; else n++;
+  }
+  S.loaded = n;
+}
+
+/**
+ * Applies the splices of a change response to the cache: each index is relative to the list
+ * as left by the previous splices; inserted rows are not loaded. False when they do not add up
+ * to `total` (then the caller rebuilds the cache).
+ */
+function applySplices(changes, total) {
+  let rows = S.rows;
+  let ordered = true, end = 0;
+  for (const c of changes) {
+    if (c.index < end) { ordered = false; break; }
+    end = c.index + c.inserted;
+  }
+  if (ordered) {
+    // One pass: every splice lies after the previous one's inserted rows.
+    const out = new Array(total);
+    let src = 0, dst = 0;
+    for (const c of changes) {
+      const keep = c.index - dst;
+      if (keep < 0 || src + keep + c.removed > rows.length) return false;
+      for (let k = 0; k < keep; k++) out[dst++] = rows[src++];
+      src += c.removed;
+      for (let k = 0; k < c.inserted; k++) out[dst++] = null;
+    }
+    while (src < rows.length) out[dst++] = rows[src++];
+    if (dst !== total) return false;
+    rows = out;
+  } else if (changes.length <= 32) {
+    for (const c of changes) {
+      if (c.index < 0 || c.index + c.removed > rows.length) return false;
+      rows = rows.slice(0, c.index).concat(new Array(c.inserted).fill(null), rows.slice(c.index + c.removed));
+    }
+    if (rows.length !== total) return false;
+  } else {
+    return false;
+  }
+  S.rows = rows;
+  S.total = total;
+  S.loaded = 0;
+  for (let i = 0; i < rows.length; i++) if (rows[i] != null) S.loaded++;
+  return true;
+}
+
+/** Where row i of the old list is after the splices; `fallback` when it was removed. */
+function mapIndex(i, changes, fallback) {
+  if (i < 0) return i;
+  for (const c of changes) {
+    if (i < c.index) continue;
+    if (i >= c.index + c.removed) i += c.inserted - c.removed;
+    else return fallback ?? Math.max(0, c.index - 1);
+  }
+  return i;
+}
+
+const needsLoad = (i) => S.rows[i] == null || S.rows[i].stale === true;
+const requested = (i) => S.inflight.some((r) => i >= r.from && i < r.to);
+const missing = (i) => needsLoad(i) && !requested(i);
+
+/** Fetches the rows near the viewport that are not loaded: the visible ones first. */
+function ensureRows() {
+  if (!S.ready || S.mutating > 0 || S.total === 0 || S.inflight.length >= MAX_INFLIGHT) return;
+  if (performance.now() < S.retryAt) { setTimeout(ensureRows, S.retryAt - performance.now() + 5); return; }
+  const [vf, vl] = visibleRange();
+  const pf = Math.max(0, vf - PREFETCH), pl = Math.min(S.total, vl + PREFETCH);
+  for (const [a, b] of [[Math.max(0, vf - 1), Math.min(S.total, vl + 1)], [pf, pl]]) {
+    for (let i = a; i < b && S.inflight.length < MAX_INFLIGHT; i++) {
+      if (!missing(i)) continue;
+      let from = i, to = i + 1;
+      while (from > pf && to - from < MAX_LIMIT && missing(from - 1)) from--;
+      while (to < pl && to - from < MAX_LIMIT && missing(to)) to++;
+      fetchRows(from, to);
+      i = to;
+    }
+  }
+  updateBusy();
+}
+
+function fetchRows(from, to) {
+  const gen = S.gen, req = { from, to };
+  S.inflight.push(req);
+  api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=${to - from}`)).then((page) => {
+    if (gen !== S.gen || S.mutating > 0) return;
+    if (page.version !== S.version) {
+      if (page.version > S.version) resync(page);
+      return;
+    }
+    if (page.total !== S.total) { resync(page); return; }
+    if (page.matchCount != null) S.matchCount = page.matchCount;
+    store(page.rows);
+    scheduleRender();
+  }).catch((e) => {
+    if (gen !== S.gen) return;
+    if (e.status === 404) { lost(e); return; }
+    showMessage(`Could not load rows ${fmt(from)}–${fmt(to - 1)}: ${e.message}`, true);
+    S.retryAt = performance.now() + 2000;
+  }).finally(() => {
+    S.inflight = S.inflight.filter((r) => r !== req);
+    if (gen === S.gen) ensureRows();
+    updateBusy();
+  });
+}
+
+/** The session changed under us (another client, or a request we did not see): start over. */
+function resync(page) {
+  const top = virtualTop();
+  resetCache(page.total, page.version);
+  if (page.matchCount != null) S.matchCount = page.matchCount;
+  store(page.rows || []);
+  setVirtualTop(top);
+  updateCounts();
+  scheduleRender();
+  ensureRows();
+}
+
+function lost(e) {
+  S.ready = false;
+  showMessage(`Session ${S.sid} is gone (${e.message}). Load a sample to start a new one.`, true);
+  updateBusy();
+}
+
+// ---------------------------------------------------------------- changes
+
+/**
+ * Runs one change request after the previous ones, then patches the cache from its splices.
+ * `item`: the item's own row goes stale (its `expanded` changed); otherwise every loaded row does.
+ */
+function change(method, path, body, opts = {}) {
+  const run = async () => {
+    if (!S.ready) return null;
+    const gen = S.gen;
+    S.mutating++;
+    updateBusy();
+    let res;
+    try {
+      res = await api(method, path, body);
+    } catch (e) {
+      if (e.status === 404 && !opts.item) lost(e);
+      else showMessage(`${method} failed: ${e.message}`, true);
+      return null;
+    } finally {
+      S.mutating--;
+    }
+    if (gen !== S.gen) { ensureRows(); return res; }  // the view was switched meanwhile
+    const before = S.focus;
+    const ours = res.version === S.version + 1;
+    S.gen++;
+    S.inflight = [];
+    if (ours && applySplices(res.changes || [], res.total)) {
+      S.version = res.version;
+      S.focus = mapIndex(before, res.changes || [], res.index ?? undefined);
+      if (opts.item) {
+        const i = res.index;
+        if (i != null && S.rows[i]) S.rows[i] = Object.assign({}, S.rows[i], { expanded: opts.expanded ?? S.rows[i].expanded, stale: true });
+      } else {
+        for (const r of S.rows) if (r) r.stale = true;
+      }
+    } else {
+      resetCache(res.total, res.version);
+    }
+    if (opts.focusItem && res.index != null) S.focus = res.index;
+    if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
+    sizeSpacer(geometry());
+    if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
+    updateCounts();
+    scheduleRender();
+    ensureRows();
+    return res;
+  };
+  S.queue = S.queue.then(run, run);
+  return S.queue;
+}
+
+function toggle(i, expanded, recursive) {
+  const row = S.rows[i];
+  if (!row || !row.hasChildren) return;
+  const want = expanded ?? !row.expanded;
+  const body = recursive ? { expanded: want, recursive: true } : { expanded: want };
+  change("PATCH", inView(itemPath(row.id)), body, { item: !recursive, expanded: want, focusItem: i === S.focus, keepFocusVisible: true });
+}
+
+function sessionWide(body) {
+  change("PATCH", inView(sessionPath()), body, { keepFocusVisible: false });
+}
+
+// ---------------------------------------------------------------- focus and keys
+
+function setFocus(i) {
+  if (S.total === 0) return;
+  S.focus = clamp(i, 0, S.total - 1);
+  scrollToRow(S.focus);
+  scheduleRender();
+  ensureRows();
+}
+
+async function focusParent(i) {
+  const row = S.rows[i];
+  if (!row || row.parentId == null) return;
+  for (let j = i - 1; j >= 0 && i - j <= 2000; j--) {
+    const r = S.rows[j];
+    if (!r) break;
+    if (r.level < row.level) { setFocus(j); return; }
+  }
+  const gen = S.gen;
+  try {
+    const info = await api("GET", inView(itemPath(row.parentId)));
+    if (gen === S.gen && info.index != null) setFocus(info.index);
+  } catch (e) {
+    showMessage("Could not find the parent: " + e.message, true);
+  }
+}
+
+function pageRows() { return Math.max(1, Math.floor(ui.tree.clientHeight / ROW_H) - 1); }
+
+ui.tree.addEventListener("keydown", (e) => {
+  if (!S.ready || S.total === 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+  const f = S.focus < 0 ? 0 : S.focus;
+  const row = S.rows[f];
+  switch (e.key) {
+    case "ArrowDown": setFocus(S.focus < 0 ? 0 : f + 1); break;
+    case "ArrowUp": setFocus(f - 1); break;
+    case "PageDown": setFocus(f + pageRows()); break;
+    case "PageUp": setFocus(f - pageRows()); break;
+    case "Home": setFocus(0); break;
+    case "End": setFocus(S.total - 1); break;
+    case "ArrowRight":
+      if (row && row.hasChildren) {
+        if (!row.expanded) toggle(f, true, e.shiftKey);
+        else setFocus(f + 1);
+      }
+      break;
+    case "ArrowLeft":
+      if (row && row.hasChildren && row.expanded) toggle(f, false, e.shiftKey);
+      else focusParent(f);
+      break;
+    case "Enter":
+      if (row && row.hasChildren) toggle(f, undefined, e.shiftKey);
+      break;
+    default: return;
+  }
+  e.preventDefault();
+});
+
+ui.tree.addEventListener("click", (e) => {
+  const el = e.target.closest(".row");
+  if (!el) return;
+  const i = Number(el.dataset.index);
+  S.focus = i;
+  scheduleRender();
+  if (e.target.closest(".disc")) toggle(i, undefined, e.shiftKey);
+});
+
+ui.tree.addEventListener("dblclick", (e) => {
+  const el = e.target.closest(".row");
+  if (el && !e.target.closest(".disc")) toggle(Number(el.dataset.index));
+});
+
+ui.tree.addEventListener("mousedown", (e) => {
+  // Keep the keyboard focus on the tree (the disclosure buttons are not tab stops).
+  if (e.target.closest(".row")) { e.preventDefault(); ui.tree.focus({ preventScroll: true }); }
+});
+
+ui.tree.addEventListener("scroll", () => { scheduleRender(); ensureRows(); }, { passive: true });
+new ResizeObserver(() => { scheduleRender(); ensureRows(); }).observe(ui.tree);
+
+// ---------------------------------------------------------------- views
+
+/** Loads the current view from scratch, at `restore` (saved scroll offset and focus) if given. */
+async function openView(restore) {
+  const gen = ++S.gen;
+  S.ready = false;
+  S.inflight = [];
+  S.rows = [];
+  S.total = 0;
+  S.loaded = 0;
+  S.matchCount = null;
+  S.focus = -1;
+  scheduleRender();
+  updateCounts();
+  const start = restore ? Math.max(0, Math.floor(restore.top / ROW_H) - OVERSCAN) : 0;
+  let page;
+  try {
+    page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200`));
+  } catch (e) {
+    if (gen !== S.gen) return;
+    if (e.status === 404) lost(e); else showMessage("Could not load rows: " + e.message, true);
+    return;
+  }
+  if (gen !== S.gen) return;
+  resetCache(page.total, page.version);
+  S.matchCount = page.matchCount ?? null;
+  store(page.rows);
+  S.ready = true;
+  S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
+  setVirtualTop(restore ? restore.top : 0);
+  updateCounts();
+  scheduleRender();
+  ensureRows();
+}
+
+function applySearch() {
+  clearTimeout(S.searchTimer);
+  const text = ui.search.value;
+  const key = text ? [text, ui.match.value, ui.caseSensitive.checked].join("\u0000") : "";
+  if (key === S.viewKey || !S.sid) return;
+  if (!S.filter && S.ready) S.saved = { top: virtualTop(), focus: S.focus };
+  S.viewKey = key;
+  S.filter = text;
+  S.match = ui.match.value;
+  S.caseSensitive = ui.caseSensitive.checked;
+  // The unfiltered view comes back where it was left; its expansion state is the server's.
+  openView(text ? null : S.saved);
+}
+
+ui.search.addEventListener("input", () => {
+  clearTimeout(S.searchTimer);
+  S.searchTimer = setTimeout(applySearch, ui.search.value ? 250 : 0);
+});
+ui.search.addEventListener("keydown", (e) => {
+  if (e.key === "Enter") applySearch();
+  if (e.key === "ArrowDown") { e.preventDefault(); applySearch(); ui.tree.focus(); }
+});
+ui.match.addEventListener("change", applySearch);
+ui.caseSensitive.addEventListener("change", applySearch);
+
+ui.expandAll.addEventListener("click", () => sessionWide({ expandAll: true }));
+ui.collapseAll.addEventListener("click", () => sessionWide({ collapseAll: true }));
+ui.expandDepth.addEventListener("click", () => {
+  const n = Math.floor(Number(ui.depth.value));
+  if (Number.isFinite(n) && n >= 0) sessionWide({ expandDepth: n });
+});
+
+// ---------------------------------------------------------------- sessions
+
+/** The seed's `menuItems(targetNestLevel:itemsInSection:)` as upload JSON: "Level L, item: I", depth first. */
+function generate(nestLevels, perSection) {
+  const parts = [];
+  let count = 0;
+  (function level(l) {
+    for (let i = 1; i <= perSection; i++) {
+      if (i > 1) parts.push(",");
+      parts.push('{"title":"Level ' + l + ", item: " + i + '"');
+      count++;
+      if (l + 1 < nestLevels) { parts.push(',"children":['); level(l + 1); parts.push("]"); }
+      parts.push("}");
+    }
+  })(0);
+  return { json: "[" + parts.join("") + "]", count };
+}
+
+function expandChoice() {
+  const v = ui.expand.value;
+  return v === "all" || v === "none" ? v : Number(v);
+}
+
+function resetSearch() {
+  clearTimeout(S.searchTimer);
+  ui.search.value = "";
+  S.filter = "";
+  S.viewKey = "";
+  S.saved = null;
+}
+
+async function createSession(body, label) {
+  const mb = body.length / 1048576;
+  showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(body.length) + " bytes"})…`);
+  S.ready = false;
+  updateBusy();
+  let summary;
+  try {
+    summary = await api("POST", "/sessions", body);
+  } catch (e) {
+    showMessage(`Could not create the session: ${e.message}`, true);
+    if (S.sid) openView();
+    return;
+  }
+  if (S.own && S.sid && S.sid !== summary.id) api("DELETE", sessionPath(), undefined, true).catch(() => {});
+  attached(summary, true);
+}
+
+function attached(summary, own) {
+  S.sid = summary.id;
+  S.own = own;
+  S.nodeCount = summary.nodeCount;
+  history.replaceState(null, "", "?session=" + encodeURIComponent(summary.id));
+  ui.session.replaceChildren("Session ");
+  const link = document.createElement("a");
+  link.href = "/?session=" + encodeURIComponent(summary.id);
+  link.textContent = summary.id;
+  link.title = "Open this session in another tab: each view's expansion is kept by the server";
+  ui.session.append(link, ` · ${fmt(summary.nodeCount)} nodes`);
+  resetSearch();
+  openView();
+}
+
+async function attach(id) {
+  S.sid = id;
+  try {
+    const summary = await api("GET", sessionPath());
+    attached(summary, false);
+  } catch (e) {
+    S.sid = null;
+    showMessage(`Cannot attach to session “${id}”: ${e.message}. Load a sample instead.`, true);
+  }
+}
+
+async function loadSample() {
+  const kind = ui.sample.value, expand = expandChoice();
+  if (kind === "file") { ui.file.value = ""; ui.file.click(); return; }
+  if (kind === "outline") {
+    await createSession(JSON.stringify({ nodes: OUTLINE_SAMPLE.nodes, expand }), "the outline sample");
+    return;
+  }
+  const [levels, per] = kind === "gen797k" ? [12, 3] : [10, 3];
+  showMessage("Generating…");
+  await new Promise((r) => setTimeout(r, 0));
+  const t0 = performance.now();
+  const tree = generate(levels, per);
+  const ms = Math.round(performance.now() - t0);
+  await createSession('{"expand":' + JSON.stringify(expand) + ',"nodes":' + tree.json + "}",
+    `${fmt(tree.count)} generated nodes (made in ${ms} ms)`);
+}
+
+async function loadFile(file) {
+  let doc;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch (e) {
+    showMessage(`${file.name} is not JSON: ${e.message}`, true);
+    return;
+  }
+  const expand = expandChoice();
+  if (Array.isArray(doc)) doc = { nodes: doc, expand };
+  else if (doc && typeof doc === "object" && !("expand" in doc)) doc.expand = expand;
+  await createSession(JSON.stringify(doc), file.name);
+}
+
+ui.loader.addEventListener("submit", (e) => { e.preventDefault(); loadSample(); });
+ui.file.addEventListener("change", () => { if (ui.file.files.length) loadFile(ui.file.files[0]); });
+
+// Changes made by another client (another tab on ?session=ID) show up within POLL_MS.
+setInterval(async () => {
+  if (!S.ready || S.mutating > 0 || document.hidden) return;
+  const gen = S.gen;
+  try {
+    const page = await api("GET", inView(sessionPath() + "/rows", "limit=0"), undefined, true);
+    if (gen === S.gen && S.mutating === 0 && page.version > S.version) resync(page);
+  } catch (e) {
+    if (e.status === 404 && gen === S.gen) lost(e);
+  }
+}, POLL_MS);
+
+const wanted = new URLSearchParams(location.search).get("session");
+if (wanted) attach(wanted);
+else loadSample();
+})();
+
+"""#
+}

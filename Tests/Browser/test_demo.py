@@ -1,0 +1,317 @@
+"""The demo page at GET / in a real browser (Debian chromium, Playwright for Python).
+
+The tests run in file order against one page: the outline sample, then the generated tree of
+88,572 nodes (the seed's menuItems(targetNestLevel: 10, itemsInSection: 3)) expanded.
+"""
+import math
+import os
+import re
+import time
+
+import pytest
+
+ROW_H = 26
+N88K = 88572  # 3 + 9 + ... + 3^10
+
+
+def model(levels=10, per=3):
+    """The generated tree fully expanded: (title, level) of each visible row, depth first."""
+    rows = []
+
+    def walk(level):
+        for i in range(1, per + 1):
+            rows.append((f"Level {level}, item: {i}", level))
+            if level + 1 < levels:
+                walk(level + 1)
+
+    walk(0)
+    return rows
+
+
+MODEL = model()
+assert len(MODEL) == N88K
+
+VISIBLE_ROWS = """() => {
+  const t = document.getElementById('tree').getBoundingClientRect();
+  return [...document.querySelectorAll('#tree [role=treeitem]')]
+    .filter(e => { const r = e.getBoundingClientRect(); return r.bottom > t.top + 1 && r.top < t.bottom - 1; })
+    .map(e => ({ index: +e.dataset.index, title: e.querySelector('.title').textContent,
+                 level: +e.getAttribute('aria-level'), expanded: e.getAttribute('aria-expanded'),
+                 focused: e.classList.contains('focused'), hasButton: !!e.querySelector('button.disc'),
+                 marks: [...e.querySelectorAll('mark')].map(m => m.textContent),
+                 indent: parseFloat(getComputedStyle(e).paddingLeft) }))
+    .sort((a, b) => a.index - b.index);
+}"""
+
+IDLE = """() => {
+  const t = document.getElementById('tree');
+  if (t.getAttribute('aria-busy') !== 'false') return false;
+  const r = t.getBoundingClientRect();
+  return ![...t.querySelectorAll('.row.loading')].some(e => {
+    const b = e.getBoundingClientRect(); return b.bottom > r.top + 1 && b.top < r.bottom - 1; });
+}"""
+
+
+def idle(page):
+    page.wait_for_timeout(50)
+    page.wait_for_function(IDLE)
+
+
+def visible(page):
+    idle(page)
+    return page.evaluate(VISIBLE_ROWS)
+
+
+def counts(page, text):
+    page.wait_for_function("t => document.getElementById('counts').textContent === t", arg=text)
+    idle(page)
+
+
+def row(page, index):
+    return page.locator(f"#row-{index}")
+
+
+def expected_indent(level0):
+    return 11 + 10 * level0 * math.exp(-level0 / max(40, level0))
+
+
+def check_rows_match(rows, expected_from_index):
+    assert rows, "no rows visible"
+    for r in rows:
+        title, level = expected_from_index(r["index"])
+        assert (r["title"], r["level"]) == (title, level + 1), r
+
+
+@pytest.fixture(scope="module")
+def page(context, base_url):
+    p = context.new_page()
+    p.goto(base_url + "/")
+    return p
+
+
+def test_outline_sample_loads_by_default(page):
+    counts(page, "38 rows of 38 nodes")
+    rows = visible(page)
+    assert rows[0]["title"] == "Compositional Layout"
+    assert rows[0]["level"] == 1 and rows[0]["expanded"] == "true" and rows[0]["hasButton"]
+    leaf = next(r for r in rows if r["title"] == "Grid")
+    assert leaf["level"] == 3 and leaf["expanded"] is None and not leaf["hasButton"]
+    assert page.get_attribute("#tree", "role") == "tree"
+    assert re.search(r"\?session=", page.url)
+
+
+def test_generated_88k_expanded_renders_virtualized(page):
+    page.select_option("#sample", "gen88k")
+    page.select_option("#expand", "all")
+    started = time.monotonic()
+    page.click("#load")
+    counts(page, "88,572 rows of 88,572 nodes")
+    print(f"88K session created and first rows shown in {time.monotonic() - started:.2f} s")
+    rows = visible(page)
+    check_rows_match(rows, lambda i: MODEL[i])
+    assert rows[0]["title"] == "Level 0, item: 1" and rows[0]["expanded"] == "true"
+    in_dom = page.locator("#tree [role=treeitem]").count()
+    assert 10 <= in_dom <= 300, f"{in_dom} rows in the DOM"
+    assert page.evaluate("document.getElementById('tree').scrollHeight") == N88K * ROW_H
+    for r in rows[:10]:
+        assert abs(r["indent"] - expected_indent(r["level"] - 1)) < 0.05, r
+    assert page.get_attribute("#tree", "aria-activedescendant") == "row-0"
+
+
+def test_scrolling_to_the_end_shows_the_deepest_last_rows(page):
+    page.evaluate("document.getElementById('tree').scrollTop = 1e9")
+    rows = visible(page)
+    assert rows[-1]["index"] == N88K - 1
+    check_rows_match(rows, lambda i: MODEL[i])
+    assert [r["title"] for r in rows[-3:]] == ["Level 9, item: 1", "Level 9, item: 2", "Level 9, item: 3"]
+    assert all(r["level"] == 10 for r in rows[-3:])
+    assert page.locator("#tree [role=treeitem]").count() <= 300
+    # Through the middle, by scrolling step by step.
+    for top in (500_000, 1_000_000, 1_500_000):
+        page.evaluate(f"document.getElementById('tree').scrollTop = {top}")
+        check_rows_match(visible(page), lambda i: MODEL[i])
+    page.evaluate("document.getElementById('tree').scrollTop = 0")
+    check_rows_match(visible(page), lambda i: MODEL[i])
+
+
+def test_disclosure_collapses_and_expands_patching_the_cache(page):
+    requests = []
+    page.on("request", lambda r: requests.append(r.url) if "/rows" in r.url and "limit=0" not in r.url else None)
+    # Row 8 is "Level 8, item: 1" with three leaf children (rows 9-11), all loaded.
+    assert row(page, 8).get_attribute("aria-expanded") == "true"
+    row(page, 8).locator("button.disc").click()
+    counts(page, "88,569 rows of 88,572 nodes")
+    assert row(page, 8).get_attribute("aria-expanded") == "false"
+    rows = visible(page)
+    collapsed = MODEL[:9] + MODEL[12:]
+    check_rows_match(rows, lambda i: collapsed[i])
+    # The rows after the collapsed item came from the splice, not from the server again:
+    # only the item's own row was refetched.
+    assert requests and all("offset=8&limit=1" in u for u in requests), requests
+    requests.clear()
+    row(page, 8).locator("button.disc").click()
+    counts(page, "88,572 rows of 88,572 nodes")
+    assert row(page, 8).get_attribute("aria-expanded") == "true"
+    check_rows_match(visible(page), lambda i: MODEL[i])
+    # The first root: 29,523 descendants go and come back.
+    row(page, 0).locator("button.disc").click()
+    counts(page, "59,049 rows of 88,572 nodes")
+    rows = visible(page)
+    assert rows[0]["expanded"] == "false"
+    assert rows[1]["title"] == "Level 0, item: 2" and rows[1]["level"] == 1
+    row(page, 0).locator("button.disc").click()
+    counts(page, "88,572 rows of 88,572 nodes")
+    check_rows_match(visible(page), lambda i: MODEL[i])
+
+
+def test_search_highlights_matches_and_clearing_keeps_expansion(page):
+    row(page, 8).locator("button.disc").click()  # a collapsed item in the unfiltered view
+    counts(page, "88,569 rows of 88,572 nodes")
+    page.fill("#search", "level 2, ITEM: 3")
+    counts(page, "9 matches · 21 rows")
+    rows = visible(page)
+    assert len(rows) == 21
+    matched = [r for r in rows if r["marks"]]
+    assert len(matched) == 9
+    for r in matched:
+        assert r["marks"] == ["Level 2, item: 3"] and r["level"] == 3 and r["expanded"] == "false"
+    assert all(not r["marks"] and r["expanded"] == "true" for r in rows if r not in matched)
+    assert page.locator("#tree mark").count() == 9
+    # Expanding a matched item in the filtered view shows all its children.
+    first = matched[0]["index"]
+    row(page, first).locator("button.disc").click()
+    counts(page, "9 matches · 24 rows")
+    # Prefix match, then case-sensitive: other views, each built afresh.
+    page.select_option("#match", "prefix")
+    counts(page, "9 matches · 21 rows")
+    page.check("#case")
+    counts(page, "0 matches · 0 rows")
+    assert page.locator("#empty").is_visible()
+    page.fill("#search", "Level 1")
+    counts(page, "9 matches · 12 rows")
+    page.uncheck("#case")
+    page.select_option("#match", "contains")
+    # Clearing returns to the unfiltered view with its expansion state intact.
+    page.fill("#search", "")
+    counts(page, "88,569 rows of 88,572 nodes")
+    assert row(page, 8).get_attribute("aria-expanded") == "false"
+    check_rows_match(visible(page), lambda i: (MODEL[:9] + MODEL[12:])[i])
+    row(page, 8).locator("button.disc").click()
+    counts(page, "88,572 rows of 88,572 nodes")
+
+
+def test_keyboard_navigation(page):
+    def active():
+        return page.get_attribute("#tree", "aria-activedescendant")
+
+    def wait_active(expected):
+        page.wait_for_function("id => document.getElementById('tree').getAttribute('aria-activedescendant') === id",
+                               arg=expected)
+
+    row(page, 0).locator(".title").click()
+    wait_active("row-0")
+    assert page.evaluate("document.activeElement.id") == "tree"
+    page.keyboard.press("ArrowDown")
+    wait_active("row-1")
+    page.keyboard.press("ArrowLeft")  # collapses "Level 1, item: 1" (9,840 descendants)
+    counts(page, "78,732 rows of 88,572 nodes")
+    assert row(page, 1).get_attribute("aria-expanded") == "false"
+    assert active() == "row-1"
+    page.keyboard.press("ArrowLeft")  # to the parent
+    wait_active("row-0")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")  # expands
+    counts(page, "88,572 rows of 88,572 nodes")
+    assert row(page, 1).get_attribute("aria-expanded") == "true"
+    page.keyboard.press("ArrowRight")  # enters the first child
+    wait_active("row-2")
+    assert row(page, 2).get_attribute("aria-level") == "3"
+    page.keyboard.press("End")
+    wait_active(f"row-{N88K - 1}")
+    rows = visible(page)
+    assert rows[-1]["focused"] and rows[-1]["title"] == "Level 9, item: 3"
+    page.keyboard.press("ArrowLeft")  # a leaf: to its parent, "Level 8, item: 3"
+    wait_active(f"row-{N88K - 4}")
+    assert row(page, N88K - 4).locator(".title").text_content() == "Level 8, item: 3"
+    page.keyboard.press("Home")
+    wait_active("row-0")
+    assert page.evaluate("document.getElementById('tree').scrollTop") == 0
+    page.keyboard.press("Enter")
+    counts(page, "59,049 rows of 88,572 nodes")
+    page.keyboard.press("Enter")
+    counts(page, "88,572 rows of 88,572 nodes")
+    check_rows_match(visible(page), lambda i: MODEL[i])
+
+
+def test_expand_all_collapse_all_expand_to_depth(page):
+    page.click("#collapse-all")
+    counts(page, "3 rows of 88,572 nodes")
+    assert [r["expanded"] for r in visible(page)] == ["false"] * 3
+    page.fill("#depth", "2")
+    page.click("#expand-depth")
+    counts(page, "39 rows of 88,572 nodes")  # levels 0 and 1 expanded: 3 + 9 + 27 rows
+    rows = visible(page)
+    assert [r["level"] for r in rows[:6]] == [1, 2, 3, 3, 3, 2]
+    assert [r["expanded"] for r in rows[:3]] == ["true", "true", "false"]
+    page.click("#expand-all")
+    counts(page, "88,572 rows of 88,572 nodes")
+    check_rows_match(visible(page), lambda i: MODEL[i])
+
+
+def test_attach_to_an_existing_session(page, context, base_url):
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    other = context.new_page()
+    try:
+        other.goto(f"{base_url}/?session={sid}")
+        counts(other, "88,572 rows of 88,572 nodes")
+        check_rows_match(visible(other), lambda i: MODEL[i])
+        # A change made in one tab reaches the other (it polls the version).
+        other.locator("#row-0 button.disc").click()
+        counts(other, "59,049 rows of 88,572 nodes")
+        page.wait_for_function("document.getElementById('counts').textContent === '59,049 rows of 88,572 nodes'",
+                               timeout=15000)
+        row(page, 0).locator("button.disc").click()
+        counts(page, "88,572 rows of 88,572 nodes")
+    finally:
+        other.close()
+
+
+@pytest.mark.skipif(not os.environ.get("BROWSER_TEST_LARGE"), reason="set BROWSER_TEST_LARGE=1 for the 797K tree")
+def test_generated_797k_scaled_scrolling(page):
+    page.select_option("#sample", "gen797k")
+    page.select_option("#expand", "all")
+    started = time.monotonic()
+    page.click("#load")
+    counts(page, "797,160 rows of 797,160 nodes")
+    print(f"797K session created in {time.monotonic() - started:.2f} s")
+    height = page.evaluate("document.getElementById('tree').scrollHeight")
+    assert height < 797160 * ROW_H  # scaled
+    page.evaluate("document.getElementById('tree').scrollTop = 1e9")
+    rows = visible(page)
+    assert rows[-1]["index"] == 797159 and rows[-1]["title"] == "Level 11, item: 3" and rows[-1]["level"] == 12
+    page.locator("#tree").focus()
+    page.keyboard.press("Home")
+    rows = visible(page)
+    assert rows[0]["index"] == 0 and rows[0]["title"] == "Level 0, item: 1"
+
+
+def test_screenshot(page):
+    path = os.environ.get("SCREENSHOT")
+    if not path:
+        pytest.skip("SCREENSHOT not set")
+    if page.locator("#sample").input_value() != "gen88k":
+        page.select_option("#sample", "gen88k")
+        page.click("#load")
+        counts(page, "88,572 rows of 88,572 nodes")
+    page.fill("#search", "item: 2")
+    page.wait_for_function("document.getElementById('counts').textContent.includes('matches')")
+    idle(page)
+    page.evaluate("document.getElementById('tree').scrollTop = 8 * 26")
+    row(page, 12).locator(".title").click()
+    idle(page)
+    page.screenshot(path=path)
+    assert os.path.getsize(path) > 10000
+
+
+def test_no_page_errors(page, context):
+    assert context.errors == []

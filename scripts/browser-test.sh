@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Browser test of the demo page served at GET /: Debian's chromium driven by Playwright for
+# Python (Tests/Browser). Installs what is missing (apt chromium, pip playwright; never
+# `playwright install`), builds and starts tree-server on a free loopback port, runs the test,
+# saves the screenshot to docs/demo.png and stops the server. Exits non-zero on failure.
+#
+#   scripts/browser-test.sh              # debug build in .build (what CI has already built)
+#   SCRATCH_PATH=.build-demo CONFIGURATION=release scripts/browser-test.sh
+#   BROWSER_TEST_LARGE=1 scripts/browser-test.sh   # also the 797,160-node tree
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export PATH="/opt/swift/usr/bin:$PATH"
+scratch=${SCRATCH_PATH:-.build}
+configuration=${CONFIGURATION:-debug}
+python=${PYTHON:-python3}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+echo "== browser test: dependencies"
+chromium_bin=${CHROMIUM:-}
+if [ -z "$chromium_bin" ]; then
+    chromium_bin=$(command -v chromium || command -v chromium-browser || true)
+fi
+if [ -z "$chromium_bin" ]; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+    chromium_bin=$(command -v chromium)
+fi
+"$chromium_bin" --version 2>/dev/null || true
+if ! "$python" -c 'import playwright, pytest' 2>/dev/null; then
+    "$python" -m pip install -q -r Tests/Browser/requirements.txt \
+        || "$python" -m pip install -q --break-system-packages -r Tests/Browser/requirements.txt
+fi
+
+echo "== browser test: build tree-server ($configuration, $scratch)"
+swift build --scratch-path "$scratch" -c "$configuration" --product tree-server
+server_bin="$(swift build --scratch-path "$scratch" -c "$configuration" --show-bin-path)/tree-server"
+
+log=$(mktemp -t tree-server-log.XXXXXX)
+"$server_bin" --host 127.0.0.1 --port 0 --access-log false >"$log" 2>&1 &
+server_pid=$!
+cleanup() {
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    rm -f "$log"
+}
+trap cleanup EXIT
+
+port=
+for _ in $(seq 1 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$log"; echo "tree-server exited"; exit 1; }
+    sleep 0.1
+done
+[ -n "$port" ] || { cat "$log"; echo "tree-server did not report its port"; exit 1; }
+echo "tree-server on 127.0.0.1:$port (pid $server_pid)"
+
+echo "== browser test: pytest Tests/Browser"
+mkdir -p docs
+status=0
+TREE_URL="http://127.0.0.1:$port" CHROMIUM="$chromium_bin" SCREENSHOT="$root/docs/demo.png" \
+    "$python" -m pytest -q -p no:cacheprovider Tests/Browser "$@" || status=$?
+if [ "$status" != 0 ]; then
+    echo "-- tree-server log (last 40 lines)"
+    tail -n 40 "$log"
+fi
+exit "$status"
