@@ -46,9 +46,6 @@ struct ForestBuilder: NodeSink {
         if Int(p) + existingCount >= limits.maxNodes {
             throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
         }
-        if open.count > limits.maxDepth {
-            throw NodeSinkError(kind: .limitExceeded("nesting deeper than \(limits.maxDepth) levels"))
-        }
         forest.subtreeSize.append(1)
         forest.depth.append(Int32(open.count))
         forest.slotAt.append(p)

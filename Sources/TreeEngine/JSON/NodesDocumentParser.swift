@@ -240,7 +240,7 @@ struct NodesDocumentParser {
                 memberPath = .none
                 elementPending = false
                 guard nodeCount <= options.maxNodes else {
-                    throw .rule("the document holds more than the maximum of \(options.maxNodes) nodes", at: start)
+                    throw .limit("the document holds more than the maximum of \(options.maxNodes) nodes", at: start)
                 }
                 do throws(NodeSinkError) {
                     try sink.beginNode()
@@ -523,7 +523,7 @@ struct NodesDocumentParser {
         case .duplicateID(let id):
             return .rule("duplicate id \"\(id)\"", at: offset)
         case .limitExceeded(let message):
-            return .rule(message, at: offset)
+            return .limit(message, at: offset)
         }
     }
 

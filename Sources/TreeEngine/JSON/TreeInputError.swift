@@ -13,11 +13,15 @@ public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertibl
         /// (missing or non-string `title`, bad `id`, unknown or duplicate key, duplicate
         /// id, a limit such as nesting depth). The service answers `422 Unprocessable Content`.
         case rule
+        /// The body is valid but would make the forest larger than the configured
+        /// `ForestLimits.maxNodes`. The service answers `429`.
+        case limit
 
         public var description: String {
             switch self {
             case .syntax: "syntax"
             case .rule: "rule"
+            case .limit: "limit"
             }
         }
     }
@@ -101,6 +105,10 @@ struct JSONScanError: Error {
 
     static func rule(_ message: String, at offset: Int) -> JSONScanError {
         JSONScanError(.rule, message, at: offset)
+    }
+
+    static func limit(_ message: String, at offset: Int) -> JSONScanError {
+        JSONScanError(.limit, message, at: offset)
     }
 }
 

@@ -28,6 +28,9 @@ struct ServiceError: Error, Sendable {
             self.init(status: 400, slug: "malformed-json",
                       detail: "\(error.message) (line \(error.line), column \(error.column), byte \(error.byteOffset))",
                       pointer: error.path.isEmpty ? nil : error.path, byteOffset: error.byteOffset)
+        case .limit:
+            self.init(status: 429, slug: "too-many-nodes", detail: "\(error.message): this server's limit per session",
+                      pointer: error.path, byteOffset: error.byteOffset)
         case .rule:
             self.init(status: 422, slug: "invalid-node",
                       detail: error.path.isEmpty ? error.message : "\(error.message) at \(error.path)",

@@ -250,11 +250,11 @@ struct JSONParserTests {
         #expect(error.byteOffset == 42)
     }
 
-    @Test func sinkLimitBecomesARuleErrorAtTheNode() throws {
+    @Test func sinkLimitBecomesALimitErrorAtTheNode() throws {
         var sink = UniqueIDSink()
         sink.maxNodes = 2
         let error = try #require(parseNodes(#"[{"title":"a","children":[{"title":"b"}]},{"title":"c"}]"#, into: sink).error)
-        #expect(error.kind == .rule)
+        #expect(error.kind == .limit)
         #expect(error.message == "too many nodes: the limit is 2")
         #expect(error.path == "/1")
         #expect(error.byteOffset == 42)
@@ -264,7 +264,7 @@ struct JSONParserTests {
         let document = #"[{"title":"a","children":[{"title":"b"},{"title":"c"}]}]"#
         #expect(parseNodes(document, into: CountingSink(), options: NodesDocumentOptions(maxNodes: 3)).error == nil)
         let error = try #require(parseNodes(document, into: CountingSink(), options: NodesDocumentOptions(maxNodes: 2)).error)
-        #expect(error.kind == .rule)
+        #expect(error.kind == .limit)
         #expect(error.path == "/0/children/1")
         #expect(error.message.contains("maximum of 2 nodes"))
     }
