@@ -33,7 +33,10 @@ public final class TreeService: HTTPResponder {
         let route = Route(request.pathSegments)
         var response: HTTPResponse
         do throws(ServiceError) {
-            guard let route else { throw ServiceError.notFound("no resource at \(request.path)") }
+            guard let route else {
+                if request.method != "OPTIONS" { try authorize(request) }
+                throw ServiceError.notFound("no resource at \(request.path)")
+            }
             response = try handle(request, route)
         } catch {
             response = error.response(logTag: route?.template ?? "unmatched")
@@ -48,12 +51,12 @@ public final class TreeService: HTTPResponder {
     private func handle(_ request: HTTPRequest, _ route: Route) throws(ServiceError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         if method == "OPTIONS" { return preflight(request, route) }
+        if route != .health { try authorize(request) }
         guard route.allowedMethods.contains(request.method) else {
             throw ServiceError(status: 405, slug: "method-not-allowed",
                                detail: "\(request.method) is not allowed on \(route.template); allowed: \(route.allowedMethods.joined(separator: ", "))",
                                headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
         }
-        if route != .health { try authorize(request) }
         switch (route, method) {
         case (.root, _): return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: DemoPage.html)
         case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
@@ -144,12 +147,16 @@ public final class TreeService: HTTPResponder {
     /// session cancels this build (409).
     func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) {
         guard let filter else { return }
+        let rebuilt = !state.store.hasView(filter)
         do {
             try state.store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
         } catch {
             throw ServiceError(status: 409, slug: "filter-superseded",
                                detail: "a newer filter request on this session cancelled this one")
         }
+        // A view that was changed and then dropped comes back in its initial state:
+        // that is a change, so the version moves and stale ETags and splices are refused.
+        if rebuilt, state.changedFilters.remove(filter) != nil { state.version += 1 }
     }
 
     /// Takes a filter ticket before waiting for the session lock.

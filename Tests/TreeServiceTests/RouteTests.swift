@@ -141,6 +141,30 @@ import TreeEngine
         #expect(h.call("PATCH", "/sessions/\(sid)/items/nope", json: "{\"expanded\": true}").status == 404)
     }
 
+    @Test func aChangedViewDroppedFromTheCacheComesBackAsAChange() {
+        let sid = h.createSample()
+        #expect(h.call("PATCH", "/sessions/\(sid)/items/1.2?filter=Supp", json: "{\"expanded\": false}")["version"]?.intValue == 2)
+        #expect(h.call("GET", "/sessions/\(sid)/rows?filter=Supp&limit=0")["total"]?.intValue == 2)
+        // Four other filters push the changed view out of the cache (it keeps four).
+        for text in ["a", "b", "c", "d"] { _ = h.call("GET", "/sessions/\(sid)/rows?filter=\(text)&limit=0") }
+        #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
+        let rebuilt = h.call("GET", "/sessions/\(sid)/rows?filter=Supp&limit=0", headers: [("If-None-Match", "\"2\"")])
+        #expect(rebuilt.status == 200)
+        #expect(rebuilt["total"]?.intValue == 3)
+        #expect(rebuilt["version"]?.intValue == 3)
+        // An unchanged view that is rebuilt is the same view: no change.
+        for text in ["e", "f", "g", "h"] { _ = h.call("GET", "/sessions/\(sid)/rows?filter=\(text)&limit=0") }
+        #expect(h.call("GET", "/sessions/\(sid)/rows?filter=Supp&limit=0")["version"]?.intValue == 3)
+    }
+
+    @Test func notModifiedEverywhereThereIsAnETag() {
+        let sid = h.createSample()
+        #expect(h.call("GET", "/sessions/\(sid)", headers: [("If-None-Match", "\"1\"")]).status == 304)
+        #expect(h.call("GET", "/sessions/\(sid)/items/1", headers: [("If-None-Match", "\"1\"")]).status == 304)
+        #expect(h.call("GET", "/sessions/\(sid)/tree", headers: [("If-None-Match", "W/\"1\"")]).status == 304)
+        #expect(h.call("GET", "/sessions/\(sid)/items/1", headers: [("If-None-Match", "\"2\"")]).status == 200)
+    }
+
     @Test func viewsHaveTheirOwnExpansion() {
         let sid = h.createSample()
         _ = h.call("PATCH", "/sessions/\(sid)/items/1.2?filter=Supp", json: "{\"expanded\": false}")
@@ -173,6 +197,7 @@ import TreeEngine
         #expect(appended.status == 201)
         #expect(appended["changes"] == .array([.object([("index", .number("38")), ("removed", .number("0")), ("inserted", .number("1"))])]))
         let generated = appended["ids"]!.array![0].stringValue!
+        #expect(appended.headers["location"] == "/sessions/\(sid)/items/\(PathSegment.encode(generated))")
         #expect(h.call("GET", "/sessions/\(sid)/items/\(generated)")["title"]?.stringValue == "new root")
         let child = h.call("POST", "/sessions/\(sid)/items", json: "{\"nodes\": [{\"title\": \"first\", \"id\": 7}], \"parentId\": \"4\", \"index\": 0}")
         #expect(child["index"]?.intValue == 34)
@@ -224,7 +249,7 @@ import TreeEngine
         #expect(created.status == 201)
         let sid = created["id"]!.stringValue!
         for id in ids {
-            let encoded = id.addingPercentEncodingForPath()
+            let encoded = PathSegment.encode(id)
             let reply = h.call("GET", "/sessions/\(sid)/items/\(encoded)")
             #expect(reply.status == 200, "id \(id)")
             #expect(reply["id"]?.stringValue == id)
@@ -253,6 +278,8 @@ import TreeEngine
     @Test func bearerTokenAndCORS() {
         let secured = ServiceHarness { $0.token = "s3cret"; $0.corsOrigins = ["https://app.example"] }
         #expect(secured.call("GET", "/healthz").status == 200)
+        #expect(secured.call("GET", "/no/such/path").status == 401)
+        #expect(secured.call("PUT", "/sessions").status == 401)
         let denied = secured.call("POST", "/sessions", json: "[]")
         #expect(denied.status == 401)
         #expect(denied.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
@@ -288,21 +315,3 @@ import TreeEngine
     }
 }
 
-extension String {
-    /// Percent-encodes everything but unreserved characters, as a client builds a path segment.
-    func addingPercentEncodingForPath() -> String {
-        var out = ""
-        for b in utf8 {
-            switch b {
-            case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"),
-                 UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.append(Character(Unicode.Scalar(b)))
-            default:
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
-            }
-        }
-        return out
-    }
-
-    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
-}

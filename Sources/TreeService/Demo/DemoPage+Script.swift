@@ -46,7 +46,8 @@ class ApiError extends Error {
 }
 
 function showRequest(method, path, status, ms) {
-  const shown = path.replace(/^\/sessions\/[^/?]+/, "") || path;
+  let shown = path.replace(/^\/sessions\/[^/?]+/, "") || path;
+  try { shown = decodeURIComponent(shown); } catch (e) { /* shown as sent */ }
   const time = ms < 10 ? ms.toFixed(1) : String(Math.round(ms));
   ui.request.className = status >= 400 || status === 0 ? "error" : "";
   ui.request.textContent = `${method} ${shown.length > 90 ? shown.slice(0, 89) + "…" : shown} → ${status || "failed"} in ${time} ms`;

@@ -9,6 +9,7 @@ extension TreeService {
         return try withSession(sid) { session, state throws(ServiceError) in
             try prepare(filter, session, &state, ticket: ticket)
             let node = try self.node(itemID, in: state.store)
+            if let notModified = notModified(request, version: state.version) { return notModified }
             let forest = state.store.forest
             var out = JSONWriter(reservingCapacity: 256)
             out.raw("{\"id\":")
@@ -88,6 +89,7 @@ extension TreeService {
                 }
                 splices = state.store.update(node, title: title, data: members["data"]?.serialize(), filter)
             }
+            if members.has("expanded") || members.has("reveal") { state.expansionChanged(filter) } else { state.treeEdited() }
             state.version += 1
             return changeResponse(200, state: &state, filter: filter, splices, itemIndex: .some(state.store.rowIndex(of: node, filter)))
         }
@@ -135,10 +137,11 @@ extension TreeService {
                 throw ServiceError.unprocessable(error.message, pointer: "/index")
             }
             state.accountedNodes += fragment.count
+            state.treeEdited()
             state.version += 1
             let firstIndex: Int? = result.roots.first.flatMap { state.store.rowIndex(of: $0, filter) }
             let forest = state.store.forest
-            return changeResponse(201, state: &state, filter: filter, result.splices, itemIndex: .some(firstIndex)) { out in
+            var response = changeResponse(201, state: &state, filter: filter, result.splices, itemIndex: .some(firstIndex)) { out in
                 out.raw(",\"ids\":[")
                 for (i, root) in result.roots.enumerated() {
                     if i > 0 { out.raw(",") }
@@ -146,6 +149,11 @@ extension TreeService {
                 }
                 out.raw("]")
             }
+            if let first = result.roots.first {
+                let id = forest.id(of: first).description
+                response.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
+            }
+            return response
         }
     }
 
@@ -159,6 +167,7 @@ extension TreeService {
             let node = try self.node(itemID, in: state.store)
             let splices = state.store.delete(node, filter)
             account(&state)
+            state.treeEdited()
             state.version += 1
             return changeResponse(200, state: &state, filter: filter, splices, itemIndex: .some(nil))
         }

@@ -10,10 +10,8 @@ extension TreeService {
         let ticket = ticket(filter, sid)
         return try withSession(sid) { session, state throws(ServiceError) in
             try prepare(filter, session, &state, ticket: ticket)
+            if let notModified = notModified(request, version: state.version) { return notModified }
             let etag = ETag.of(state.version)
-            if let header = request.headers["if-none-match"], matches(header, etag) {
-                return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", etag)]))
-            }
             let total = state.store.rowCount(filter)
             let rows = limit == 0 || offset >= total ? [] : state.store.rows(filter, offset: offset, limit: limit)
             let body = ResponseJSON.rows(rows, store: state.store, filter: filter, version: state.version, total: total,

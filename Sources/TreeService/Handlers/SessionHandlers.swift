@@ -36,7 +36,8 @@ extension TreeService {
     /// `GET /sessions/{sid}`
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         try withSession(sid) { session, state throws(ServiceError) in
-            json(200, ResponseJSON.summary(session, &state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
+            if let notModified = notModified(request, version: state.version) { return notModified }
+            return json(200, ResponseJSON.summary(session, &state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
         }
     }
 
@@ -73,6 +74,7 @@ extension TreeService {
             try request.checkIfMatch(version: state.version)
             try prepare(filter, session, &state, ticket: ticket)
             let splices = operation(&state.store)
+            state.expansionChanged(filter)
             state.version += 1
             return changeResponse(200, state: &state, filter: filter, splices)
         }
@@ -82,11 +84,8 @@ extension TreeService {
     /// snapshot so the session stays usable while a large export is written.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let (snapshot, version) = try withSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
-        var headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
-        if request.headers["if-none-match"].map({ matches($0, ETag.of(version)) }) == true {
-            headers.remove(name: "Content-Type")
-            return HTTPResponse(status: 304, headers: headers)
-        }
+        if let notModified = notModified(request, version: version) { return notModified }
+        let headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
             try snapshot.export(chunkSize: 1 << 16) { try writer.write($0) }
         })
@@ -98,6 +97,12 @@ extension TreeService {
         let total = state.store.rowCount(filter)
         return json(status, ResponseJSON.changes(version: state.version, total: total, splices, itemIndex: itemIndex, extra: extra),
                     headers: [("ETag", ETag.of(state.version))])
+    }
+
+    /// `304 Not Modified` when `If-None-Match` names the current version.
+    func notModified(_ request: HTTPRequest, version: Int) -> HTTPResponse? {
+        guard let header = request.headers["if-none-match"], matches(header, ETag.of(version)) else { return nil }
+        return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", ETag.of(version))]))
     }
 
     /// Whether an `If-None-Match` header names `etag` (or is `*`).

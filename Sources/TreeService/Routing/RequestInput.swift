@@ -122,3 +122,23 @@ struct Members {
         }
     }
 }
+
+/// Percent-encoding of one path segment: everything but unreserved characters.
+enum PathSegment {
+    static func encode(_ text: String) -> String {
+        var out = ""
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"),
+                 UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(hex[Int(b >> 4)])
+                out.unicodeScalars.append(hex[Int(b & 15)])
+            }
+        }
+        return out
+    }
+}

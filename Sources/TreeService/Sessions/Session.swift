@@ -19,6 +19,20 @@ final class Session: Sendable {
         var lastUsed: Double
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
+        /// Filtered views whose expansion was changed since they were built; naming
+        /// one after it was dropped from the store's cache rebuilds it (a change).
+        /// Emptied by edits, which rebuild every filtered view anyway.
+        var changedFilters: Set<FilterQuery> = []
+
+        /// Records a change of expansion in the named view.
+        mutating func expansionChanged(_ filter: FilterQuery?) {
+            if let filter { changedFilters.insert(filter) }
+        }
+
+        /// Records an edit of the tree.
+        mutating func treeEdited() {
+            changedFilters.removeAll()
+        }
     }
 
     init(id: String, store: TreeStore, now: Double) {
