@@ -6,7 +6,7 @@
 #
 #   scripts/browser-test.sh              # debug build in .build (what CI has already built)
 #   SCRATCH_PATH=.build-demo CONFIGURATION=release scripts/browser-test.sh
-#   BROWSER_TEST_LARGE=1 scripts/browser-test.sh   # also the 797,160-node tree
+#   BROWSER_TEST_LARGE=0 scripts/browser-test.sh   # without the 797,160-node tree
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -14,6 +14,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 scratch=${SCRATCH_PATH:-.build}
 configuration=${CONFIGURATION:-debug}
 python=${PYTHON:-python3}
+export PYTHONDONTWRITEBYTECODE=1
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

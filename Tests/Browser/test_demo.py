@@ -276,23 +276,78 @@ def test_attach_to_an_existing_session(page, context, base_url):
         other.close()
 
 
-@pytest.mark.skipif(not os.environ.get("BROWSER_TEST_LARGE"), reason="set BROWSER_TEST_LARGE=1 for the 797K tree")
+@pytest.mark.skipif(os.environ.get("BROWSER_TEST_LARGE") == "0", reason="BROWSER_TEST_LARGE=0")
 def test_generated_797k_scaled_scrolling(page):
+    big = model(12, 3)
+    assert len(big) == 797160
     page.select_option("#sample", "gen797k")
     page.select_option("#expand", "all")
     started = time.monotonic()
     page.click("#load")
-    counts(page, "797,160 rows of 797,160 nodes")
-    print(f"797K session created in {time.monotonic() - started:.2f} s")
+    page.wait_for_function("document.getElementById('counts').textContent === '797,160 rows of 797,160 nodes'",
+                           timeout=180000)
+    print(f"797K session created and shown in {time.monotonic() - started:.2f} s")
+    check_rows_match(visible(page), lambda i: big[i])
     height = page.evaluate("document.getElementById('tree').scrollHeight")
-    assert height < 797160 * ROW_H  # scaled
+    assert height < 797160 * ROW_H  # past the browsers' element height cap: the scroll is scaled
+    for fraction in (0.25, 0.5, 0.999):
+        page.evaluate(f"document.getElementById('tree').scrollTop = {int(height * fraction)}")
+        rows = visible(page)
+        check_rows_match(rows, lambda i: big[i])
+        assert [r["index"] for r in rows] == list(range(rows[0]["index"], rows[0]["index"] + len(rows)))
     page.evaluate("document.getElementById('tree').scrollTop = 1e9")
     rows = visible(page)
+    check_rows_match(rows, lambda i: big[i])
     assert rows[-1]["index"] == 797159 and rows[-1]["title"] == "Level 11, item: 3" and rows[-1]["level"] == 12
     page.locator("#tree").focus()
     page.keyboard.press("Home")
     rows = visible(page)
     assert rows[0]["index"] == 0 and rows[0]["title"] == "Level 0, item: 1"
+    assert page.locator("#tree [role=treeitem]").count() <= 300
+
+
+def test_attaching_to_an_unknown_session_says_so(browser, base_url):
+    lonely = browser.new_page()  # its own context: the 404 it provokes is expected
+    try:
+        lonely.goto(base_url + "/?session=no-such-session")
+        lonely.wait_for_function("document.getElementById('status-request').textContent.includes('Cannot attach')")
+        assert lonely.locator("#tree [role=treeitem]").count() == 0
+    finally:
+        lonely.close()
+
+
+def test_json_file_from_disk(page, tmp_path):
+    # Integer and awkward string ids, and titles beyond the BMP (match ranges are UTF-16).
+    nodes = [
+        {"id": 1, "title": "Café ☕ notes", "children": [
+            {"id": 2, "title": "𝄞 music 𝄞 music"},
+            {"id": "a/b c?%#", "title": "Odd id", "children": [{"title": "Deep music"}]},
+        ]},
+        {"id": 3, "title": "Plain", "data": {"k": [1, 2]}},
+    ]
+    path = tmp_path / "tree.json"
+    path.write_text(__import__("json").dumps(nodes), encoding="utf-8")
+    page.select_option("#sample", "file")
+    page.select_option("#expand", "none")
+    with page.expect_file_chooser() as chooser:
+        page.click("#load")
+    chooser.value.set_files(str(path))
+    counts(page, "2 rows of 5 nodes")
+    row(page, 0).locator("button.disc").click()
+    counts(page, "4 rows of 5 nodes")
+    rows = visible(page)
+    assert [r["title"] for r in rows] == ["Café ☕ notes", "𝄞 music 𝄞 music", "Odd id", "Plain"]
+    row(page, 2).locator("button.disc").click()  # PATCH /items/a%2Fb%20c%3F%25%23
+    counts(page, "5 rows of 5 nodes")
+    assert visible(page)[3]["title"] == "Deep music"
+    page.fill("#search", "MUSIC")
+    counts(page, "2 matches · 4 rows")  # "Plain" neither matches nor leads to a match
+    rows = visible(page)
+    assert rows[1]["marks"] == ["music", "music"] and rows[3]["marks"] == ["music"]
+    assert page.locator("#row-1 .title").inner_html() == "𝄞 <mark>music</mark> 𝄞 <mark>music</mark>"
+    page.fill("#search", "")
+    counts(page, "5 rows of 5 nodes")
+    page.select_option("#expand", "all")
 
 
 def test_screenshot(page):
@@ -304,10 +359,8 @@ def test_screenshot(page):
         page.click("#load")
         counts(page, "88,572 rows of 88,572 nodes")
     page.fill("#search", "item: 2")
-    page.wait_for_function("document.getElementById('counts').textContent.includes('matches')")
-    idle(page)
-    page.evaluate("document.getElementById('tree').scrollTop = 8 * 26")
-    row(page, 12).locator(".title").click()
+    counts(page, "29,524 matches · 49,206 rows")
+    row(page, 5).locator(".title").click()
     idle(page)
     page.screenshot(path=path)
     assert os.path.getsize(path) > 10000
