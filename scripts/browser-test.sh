@@ -30,6 +30,10 @@ if [ -z "$chromium_bin" ]; then
 fi
 "$chromium_bin" --version 2>/dev/null || true
 if ! "$python" -c 'import playwright, pytest' 2>/dev/null; then
+    if ! "$python" -m pip --version >/dev/null 2>&1; then
+        as_root apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-pip >/dev/null
+    fi
     "$python" -m pip install -q -r Tests/Browser/requirements.txt \
         || "$python" -m pip install -q --break-system-packages -r Tests/Browser/requirements.txt
 fi

@@ -63,7 +63,7 @@ a { color: var(--accent); }
   border-right: 2px solid currentColor; border-bottom: 2px solid currentColor;
   transform: rotate(-45deg); transition: transform .12s;
 }
-.row[aria-expanded="true"] .disc::before { transform: rotate(45deg); margin: -3px 0 0; }
+.row[aria-expanded="true"] .disc::before { transform: translateY(-3px) rotate(45deg); margin: 0; }
 .leaf::before { content: ""; display: block; width: 4px; height: 4px; margin: 8px; border-radius: 50%; background: var(--line); }
 .title { overflow: hidden; text-overflow: ellipsis; }
 .row.context .title { color: var(--muted); }
