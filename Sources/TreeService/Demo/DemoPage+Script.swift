@@ -430,7 +430,7 @@ function change(method, path, body, opts = {}) {
       S.mutating--;
     }
     if (gen !== S.gen) { ensureRows(); return res; }  // the view was switched meanwhile
-    const before = S.focus;
+    const before = S.focus, top = virtualTop();
     const ours = res.version === S.version + 1;
     S.gen++;
     S.inflight = [];
@@ -448,7 +448,7 @@ function change(method, path, body, opts = {}) {
     }
     if (opts.focusItem && res.index != null) S.focus = res.index;
     if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
-    sizeSpacer(geometry());
+    setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
     if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
     updateCounts();
     scheduleRender();
