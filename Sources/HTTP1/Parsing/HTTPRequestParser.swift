@@ -110,7 +110,7 @@ struct HTTPRequestParser {
         guard readIndex > 0 else { return }
         if readIndex == buffer.count {
             bufferStreamOffset += readIndex
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 256 * 1024)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)  // idle connections stay small
             readIndex = 0
         } else if readIndex >= 16 * 1024 && readIndex * 2 >= buffer.count {
             bufferStreamOffset += readIndex
