@@ -16,7 +16,7 @@ final class EventLoop: @unchecked Sendable {
     // requests go through `tasks` (a Mutex) and the eventfd.
     private let epfd: Int32
     private let wakeFD: Int32
-    private let tasks = Mutex<(items: [@Sendable () -> Void], signaled: Bool)>(([], false))
+    private let tasks = Mutex<(items: [@Sendable () -> Void], signaled: Bool, closed: Bool)>(([], false, false))
     private let context: ServerContext
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let exited = DispatchSemaphore(value: 0)
@@ -61,14 +61,14 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `task` on the loop thread soon. Any thread.
+    /// After the loop has ended, tasks are dropped. The eventfd is written under the lock
+    /// that also guards its closing, so a late caller never writes to a reused fd number.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wake = tasks.withLock { t -> Bool in
+        tasks.withLock { t in
+            guard !t.closed else { return }
             t.items.append(task)
-            if t.signaled { return false }
+            if t.signaled { return }
             t.signaled = true
-            return true
-        }
-        if wake {
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
@@ -110,8 +110,12 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         for channel in Array(channels.values) { channel.abort() }
+        tasks.withLock { t in
+            t.closed = true
+            t.items = []
+            close(wakeFD)
+        }
         close(epfd)
-        close(wakeFD)
     }
 
     private func runTasks() {
