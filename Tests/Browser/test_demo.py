@@ -427,6 +427,32 @@ def test_json_file_from_disk(page, tmp_path):
     page.select_option("#expand", "all")
 
 
+def test_recovers_from_failed_row_requests(browser, base_url):
+    lonely = browser.new_page(viewport={"width": 1000, "height": 600})  # its own context: failures are expected
+    failures = {"left": 2}
+
+    def flaky(route):
+        if failures["left"] > 0 and "offset=" in route.request.url and "offset=0&" not in route.request.url:
+            failures["left"] -= 1
+            route.abort()
+        else:
+            route.continue_()
+
+    try:
+        lonely.goto(base_url + "/")
+        counts(lonely, "38 rows of 38 nodes")
+        lonely.select_option("#sample", "gen88k")
+        lonely.click("#load")
+        counts(lonely, "88,572 rows of 88,572 nodes")
+        lonely.route("**/rows?*", flaky)
+        lonely.evaluate("document.getElementById('tree').scrollTop = 300000")
+        lonely.wait_for_function("document.getElementById('status-request').textContent.includes('Could not load rows')")
+        check_rows_match(visible(lonely), lambda i: MODEL[i])  # after the retry
+        assert failures["left"] == 0
+    finally:
+        lonely.close()
+
+
 def test_screenshot(page):
     path = os.environ.get("SCREENSHOT")
     if not path:
@@ -435,6 +461,7 @@ def test_screenshot(page):
     page.select_option("#expand", "all")
     page.click("#load")
     counts(page, "88,572 rows of 88,572 nodes")
+    page.fill("#depth", "2")
     page.fill("#search", "item: 2")
     counts(page, "29,524 matches · 49,206 rows")
     row(page, 5).locator(".title").click()

@@ -33,7 +33,7 @@ const S = {
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
-  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, searchTimer: 0,
+  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0,
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -348,7 +348,10 @@ const missing = (i) => needsLoad(i) && !requested(i);
 /** Fetches the rows near the viewport that are not loaded: the visible ones first. */
 function ensureRows() {
   if (!S.ready || S.mutating > 0 || S.total === 0 || S.inflight.length >= MAX_INFLIGHT) return;
-  if (performance.now() < S.retryAt) { setTimeout(ensureRows, S.retryAt - performance.now() + 5); return; }
+  if (performance.now() < S.retryAt) {
+    if (!S.retryTimer) S.retryTimer = setTimeout(() => { S.retryTimer = 0; ensureRows(); }, S.retryAt - performance.now() + 5);
+    return;
+  }
   const [vf, vl] = visibleRange();
   const pf = Math.max(0, vf - PREFETCH), pl = Math.min(S.total, vl + PREFETCH);
   for (const [a, b] of [[Math.max(0, vf - 1), Math.min(S.total, vl + 1)], [pf, pl]]) {
