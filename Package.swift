@@ -18,13 +18,15 @@ let package = Package(
         .target(name: "TreeEngine"),
         .target(name: "HTTP1"),
         .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"]),
+        // The naive reference model and random trees that the engine and service tests share.
+        .target(name: "TreeReference", dependencies: ["TreeEngine"], path: "Tests/Support/TreeReference"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
         .executableTarget(name: "tree-bench", dependencies: ["TreeEngine"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine"], exclude: ["Fixtures"]),
+        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1", "TreeReference"]),
     ]
 )
 

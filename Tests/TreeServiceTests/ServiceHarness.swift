@@ -74,6 +74,5 @@ extension JSONValue {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
-    subscript(_ key: String) -> JSONValue? { member(key) }
     var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
 }

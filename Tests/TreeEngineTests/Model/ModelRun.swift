@@ -1,5 +1,6 @@
 import Foundation
 @testable import TreeEngine
+@testable import TreeReference
 
 /// One seed: a random tree uploaded to the engine and to the reference, then a
 /// random operation sequence applied to both, comparing everything after each step.

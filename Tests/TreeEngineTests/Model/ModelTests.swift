@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 /// The backbone: the engine against a naive recursive reference (`ReferenceForest`)
 /// on seeded random trees and operation sequences.

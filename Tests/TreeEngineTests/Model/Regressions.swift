@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 /// The smallest failing cases the model test found, one per engine bug.
 @Suite struct Regressions {

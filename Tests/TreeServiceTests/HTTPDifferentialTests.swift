@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+import TreeEngine
+@testable import TreeReference
+@testable import TreeService
+
+/// Random sessions driven over a real socket, every page compared with the naive
+/// reference model: the service end to end (HTTP, JSON in and out, routing, views).
+@Suite struct HTTPDifferentialTests {
+    static let seeds = Int(ProcessInfo.processInfo.environment["HTTP_MODEL_SEEDS"] ?? "") ?? 40
+    /// `HTTP_MODEL_SEED=S` replays one seed.
+    static let only = UInt64(ProcessInfo.processInfo.environment["HTTP_MODEL_SEED"] ?? "")
+
+    @Test func randomSessionsMatchTheReference() throws {
+        let server = try LoopbackTests.Running()
+        let client = try BlockingHTTPClient(port: server.server.boundPort)
+        for seed in Self.only.map({ [$0] }) ?? Array(1 ... UInt64(Self.seeds)) {
+            var run = try DifferentialRun(seed: seed, client: client)
+            do {
+                try run.play(steps: 40)
+            } catch {
+                Issue.record("seed \(seed): \(error)\nsteps:\n\(run.log.joined(separator: "\n"))")
+                return
+            }
+            if !run.problems.isEmpty {
+                Issue.record("seed \(seed): \(run.problems.prefix(5).joined(separator: "\n"))\nsteps:\n\(run.log.joined(separator: "\n"))")
+                return
+            }
+        }
+    }
+}
+
+/// One seeded session: the service over HTTP and the reference side by side.
+struct DifferentialRun {
+    var rng: SeededRandom
+    let client: BlockingHTTPClient
+    let sid: String
+    let reference: ReferenceForest
+    var filters: [FilterQuery] = []
+    var used = Set<String>()
+    var problems: [String] = []
+    var log: [String] = []
+    var nextID = 0
+
+    init(seed: UInt64, client: BlockingHTTPClient) throws {
+        rng = SeededRandom(seed: seed)
+        self.client = client
+        let generated = RandomTrees.forest(&rng, nodes: rng.int(0 ... 60), used: &used, extraTilde: -1)
+        let created = try client.send("POST", "/sessions", json: Array(RandomTrees.json(generated, &rng).utf8))
+        guard created.status == 201, let id = (try? JSONValue.parse(created.body))?["id"]?.stringValue else {
+            throw BlockingHTTPClient.Failure(description: "seed \(seed): create answered \(created.status) \(created.text)")
+        }
+        sid = id
+        reference = ReferenceForest(roots: generated.map { $0.refNode(parent: nil) }, capacity: 4)
+        // Learn the generated ids from the export: it lists every node in pre-order.
+        let tree = try JSONValue.parse(try client.send("GET", "/sessions/\(sid)/tree").body)
+        var exported: [String] = []
+        func collect(_ nodes: JSONValue?) {
+            for node in nodes?.array ?? [] {
+                exported.append(node["id"]!.intValue.map(String.init) ?? node["id"]!.stringValue!)
+                collect(node["children"])
+            }
+        }
+        collect(tree["nodes"])
+        for (node, id) in zip(reference.allNodes, exported) where node.id == nil { node.id = .string(id) }
+        let titles = reference.allNodes.map(\.title).filter { !$0.isEmpty }
+        for _ in 0 ..< 2 {
+            var text = titles.isEmpty ? "a" : rng.pick(titles)
+            if text.count > 1 && rng.chance(0.6) { text = String(text.prefix(rng.int(1 ... text.count))) }
+            if rng.chance(0.3) { text = text.uppercased() }
+            filters.append(FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3)))
+        }
+    }
+
+    func query(_ filter: FilterQuery?, first: Bool = true) -> String {
+        guard let filter else { return "" }
+        return (first ? "?" : "&") + "filter=\(PathSegment.encode(filter.text))&match=\(filter.mode.rawValue)&caseSensitive=\(filter.caseSensitive)"
+    }
+
+    func itemPath(_ node: RefNode, _ filter: FilterQuery?) -> String {
+        "/sessions/\(sid)/items/\(PathSegment.encode(node.key))\(query(filter))"
+    }
+
+    mutating func problem(_ text: String) { problems.append(text) }
+
+    mutating func play(steps: Int) throws {
+        for step in 0 ..< steps where problems.isEmpty {
+            let filter: FilterQuery? = rng.chance(0.5) ? nil : rng.pick(filters)
+            let old = reference.rows(filter).map(\.key)
+            let nodes = reference.allNodes
+            let reply: BlockingHTTPClient.Response
+            var expectChange = true
+            switch rng.int(0 ... 9) {
+            case 0, 1, 2:
+                guard let node = nodes.randomElement(using: &rng) else { continue }
+                let value = rng.chance(0.5), recursive = rng.chance(0.2)
+                log.append("\(step): expand \(node.key)=\(value) recursive=\(recursive) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"expanded\":\(value),\"recursive\":\(recursive)}".utf8))
+                reference.setExpanded(node, value, recursive: recursive, filter)
+            case 3:
+                guard let node = nodes.randomElement(using: &rng) else { continue }
+                log.append("\(step): reveal \(node.key) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"reveal\":true}".utf8))
+                reference.reveal(node, filter)
+            case 4:
+                let depth = rng.chance(0.3) ? nil : rng.int(0 ... 4)
+                let collapse = depth == nil && rng.chance(0.5)
+                let body = collapse ? "{\"collapseAll\":true}" : depth.map { "{\"expandDepth\":\($0)}" } ?? "{\"expandAll\":true}"
+                log.append("\(step): \(body) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("PATCH", "/sessions/\(sid)\(query(filter))", json: Array(body.utf8))
+                if collapse { reference.collapseAll(filter) } else { reference.expand(toDepth: depth, filter) }
+            case 5, 6:
+                reply = try insert(filter, nodes, step)
+            case 7:
+                guard let node = nodes.randomElement(using: &rng) else { continue }
+                log.append("\(step): delete \(node.key) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("DELETE", itemPath(node, filter))
+                reference.delete(node)
+                reference.editDone(filter)
+            case 8:
+                guard let node = nodes.randomElement(using: &rng) else { continue }
+                let parent = rng.chance(0.2) ? nil : nodes.randomElement(using: &rng)
+                let index: Int? = rng.chance(0.3) ? nil : rng.int(0 ... 3)
+                let parentJSON = parent.map { "\"\(jsonEscaped($0.key))\"" } ?? "null"
+                let body = "{\"parentId\":\(parentJSON)" + (index.map { ",\"index\":\($0)" } ?? "") + "}"
+                log.append("\(step): move \(node.key) \(body) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("PATCH", itemPath(node, filter), json: Array(body.utf8))
+                switch reference.move(node, to: parent, index: index) {
+                case .cycle?: expectChange = false; if reply.status != 409 { problem("step \(step): move into own subtree answered \(reply.status)") }
+                case .indexOutOfRange?: expectChange = false; if reply.status != 422 { problem("step \(step): bad index answered \(reply.status)") }
+                case nil: reference.editDone(filter)
+                }
+            default:
+                guard let node = nodes.randomElement(using: &rng) else { continue }
+                let title = RandomTrees.title(&rng)
+                log.append("\(step): title of \(node.key) = \(title.debugDescription) in \(filter?.description ?? "unfiltered")")
+                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"title\":\"\(jsonEscaped(title))\"}".utf8))
+                node.title = title
+                reference.editDone(filter)
+            }
+            if expectChange {
+                guard reply.status == 200 || reply.status == 201 else {
+                    problem("step \(step): answered \(reply.status) \(reply.text)")
+                    return
+                }
+                try checkChanges(reply, old: old, filter, step)
+            }
+            try checkRows(filter, step)
+            if filter != nil { try checkRows(nil, step) }
+        }
+    }
+
+    mutating func insert(_ filter: FilterQuery?, _ nodes: [RefNode], _ step: Int) throws -> BlockingHTTPClient.Response {
+        var fragment = RandomTrees.forest(&rng, nodes: rng.int(0 ... 4), used: &used, extraTilde: -1)
+        // Nested nodes need an id we know; top-level ones may be generated (the response lists them).
+        func name(_ g: inout GenNode) {
+            for i in g.children.indices {
+                if g.children[i].id == nil { nextID += 1; g.children[i].id = .string("ins\(nextID)") }
+                name(&g.children[i])
+            }
+        }
+        for i in fragment.indices { name(&fragment[i]) }
+        let document = try JSONValue.parse(RandomTrees.json(fragment, &rng))
+        var body = "{\"nodes\":" + String(decoding: (document["nodes"] ?? document).serialize(), as: UTF8.self)
+        let refs = fragment.map { $0.refNode(parent: nil) }
+        let target = nodes.randomElement(using: &rng)
+        var placement = ""
+        switch (target, rng.int(0 ... 2)) {
+        case (let t?, 0): placement = ",\"before\":\"\(jsonEscaped(t.key))\""; reference.insert(refs, before: t)
+        case (let t?, 1): placement = ",\"after\":\"\(jsonEscaped(t.key))\""; reference.insert(refs, after: t)
+        default:
+            let parent = rng.chance(0.3) ? nil : target
+            let count = reference.siblings(of: parent).count
+            let index = rng.chance(0.3) ? nil : rng.int(0 ... count)
+            placement = ",\"parentId\":" + (parent.map { "\"\(jsonEscaped($0.key))\"" } ?? "null") + (index.map { ",\"index\":\($0)" } ?? "")
+            _ = reference.insert(refs, parent: parent, index: index)
+        }
+        body += placement + "}"
+        log.append("\(step): insert \(body) in \(filter?.description ?? "unfiltered")")
+        let reply = try client.send("POST", "/sessions/\(sid)/items\(query(filter))", json: Array(body.utf8))
+        if let ids = (try? JSONValue.parse(reply.body))?["ids"]?.array {
+            for (node, id) in zip(refs, ids) where node.id == nil { node.id = .string(id.stringValue ?? "?") }
+        }
+        reference.editDone(filter)
+        return reply
+    }
+
+    func jsonEscaped(_ s: String) -> String {
+        var w = JSONWriter()
+        w.string(s)
+        return String(decoding: w.bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    mutating func checkChanges(_ reply: BlockingHTTPClient.Response, old: [RefKey], _ filter: FilterQuery?, _ step: Int) throws {
+        let json = try JSONValue.parse(reply.body)
+        var keys = old
+        for change in json["changes"]?.array ?? [] {
+            let index = change["index"]!.intValue!, removed = change["removed"]!.intValue!, inserted = change["inserted"]!.intValue!
+            guard index >= 0, removed >= 0, inserted >= 0, index + removed <= keys.count else {
+                problem("step \(step): splice \(change) out of range for \(keys.count) rows")
+                return
+            }
+            keys.replaceSubrange(index ..< index + removed, with: repeatElement(RefKey(id: "?", level: -1), count: inserted))
+        }
+        let new = reference.rows(filter).map(\.key)
+        let comparable = zip(keys, new).allSatisfy { $0.level == -1 || $0 == $1 }
+        if keys.count != new.count || !comparable {
+            problem("step \(step): splices \(json["changes"]!) do not turn \(old) into \(new)")
+        }
+        if json["total"]?.intValue != new.count { problem("step \(step): total \(json["total"]!) != \(new.count)") }
+    }
+
+    mutating func checkRows(_ filter: FilterQuery?, _ step: Int) throws {
+        reference.use(filter)
+        let reply = try client.send("GET", "/sessions/\(sid)/rows\(query(filter))\(filter == nil ? "?" : "&")limit=1000")
+        let page = try JSONValue.parse(reply.body)
+        let expected = reference.rows(filter)
+        let rows = page["rows"]?.array ?? []
+        let got = rows.map { row in
+            RefRow(id: row["id"]!.intValue.map(String.init) ?? row["id"]!.stringValue!, level: row["level"]!.intValue!,
+                   expanded: row["expanded"]!.boolValue!, hasChildren: row["hasChildren"]!.boolValue!,
+                   parentID: row["parentId"]!.isNull ? nil : (row["parentId"]!.intValue.map(String.init) ?? row["parentId"]!.stringValue!),
+                   isMatch: row["match"]?.boolValue ?? false)
+        }
+        if got != expected {
+            problem("step \(step): rows of \(filter?.description ?? "unfiltered")\n got      \(got)\n expected \(expected)")
+        }
+        if page["total"]?.intValue != expected.count { problem("step \(step): total \(page["total"]!) != \(expected.count)") }
+        if let filter, page["matchCount"]?.intValue != reference.matchCount(filter) {
+            problem("step \(step): matchCount \(page["matchCount"]!) != \(reference.matchCount(filter))")
+        }
+        if let filter {
+            for (row, ref) in zip(rows, reference.allNodesVisible(expected)) where row["match"]?.boolValue == true {
+                let ranges = (row["matchRanges"]?.array ?? []).map { $0.array!.map { $0.intValue! } }
+                if ranges != ReferenceForest.matchRanges(title: ref.title, filter) {
+                    problem("step \(step): matchRanges of \(ref.key) \(ranges)")
+                }
+            }
+        }
+    }
+}
+
+extension ReferenceForest {
+    /// The nodes of the given rows, in order.
+    func allNodesVisible(_ rows: [RefRow]) -> [RefNode] {
+        let byID = Dictionary(allNodes.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+        return rows.map { byID[$0.id]! }
+    }
+}
