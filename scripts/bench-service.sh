@@ -104,6 +104,8 @@ PY
 
 path="$(cat "$tmp/rows-path")"
 curl -s "http://127.0.0.1:$PORT$path" >"$tmp/rows.json"
+chmod 755 "$tmp"  # nginx workers run as www-data
+chmod 644 "$tmp/rows.json"
 cat >"$tmp/nginx.conf" <<CONF
 worker_processes auto;
 daemon off;
@@ -123,7 +125,10 @@ CONF
 "$NGINX" -c "$tmp/nginx.conf" -e "$tmp/nginx-error.log" &
 pids+=($!)
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
-echo "== GET rows: $(wc -c <"$tmp/rows.json") bytes from both; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s after a 2 s warm-up"
+ours_bytes=$(curl -s "http://127.0.0.1:$PORT$path" | wc -c)
+nginx_bytes=$(curl -s "http://127.0.0.1:$NGINX_PORT/rows" | wc -c)
+if [ "$ours_bytes" != "$nginx_bytes" ]; then echo "payloads differ: $ours_bytes vs $nginx_bytes" >&2; exit 1; fi
+echo "== GET rows: $ours_bytes bytes from both; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s after a 2 s warm-up"
 run() {
   wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$2" >/dev/null
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$2" >"$tmp/$1.txt"
