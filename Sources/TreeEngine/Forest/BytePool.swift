@@ -48,18 +48,21 @@ struct BytePool: Sendable {
     /// - Complexity: O(1)
     @inline(__always)
     func bounds(_ offset: UInt32) -> (start: Int, length: Int) {
-        bytes.withUnsafeBufferPointer { buffer in
-            var i = Int(offset)
-            var length = 0
-            var shift = 0
-            while true {
-                let b = buffer[i]
-                i += 1
-                length |= Int(b & 0x7F) << shift
-                if b < 0x80 { break }
-                shift += 7
-            }
-            return (i, length)
+        bytes.withUnsafeBytes { BytePool.bounds(in: $0, at: offset) }
+    }
+
+    /// The start and length of the entry at `offset` of a pool whose bytes are `pool`.
+    @inline(__always)
+    static func bounds(in pool: UnsafeRawBufferPointer, at offset: UInt32) -> (start: Int, length: Int) {
+        var i = Int(offset)
+        var length = 0
+        var shift = 0
+        while true {
+            let b = pool[i]
+            i += 1
+            length |= Int(b & 0x7F) << shift
+            if b < 0x80 { return (i, length) }
+            shift += 7
         }
     }
 
@@ -76,17 +79,8 @@ struct BytePool: Sendable {
     /// The entry at `offset` of a pool whose bytes are `pool`.
     @inline(__always)
     static func entry(in pool: UnsafeRawBufferPointer, at offset: UInt32) -> UnsafeRawBufferPointer {
-        var i = Int(offset)
-        var length = 0
-        var shift = 0
-        while true {
-            let b = pool[i]
-            i += 1
-            length |= Int(b & 0x7F) << shift
-            if b < 0x80 { break }
-            shift += 7
-        }
-        return UnsafeRawBufferPointer(rebasing: pool[i ..< i + length])
+        let (start, length) = bounds(in: pool, at: offset)
+        return UnsafeRawBufferPointer(rebasing: pool[start ..< start + length])
     }
 
     /// The entry at `offset` as an array.

@@ -102,17 +102,7 @@ extension TreeService {
         let ticket = ticket(filter, sid)
         return try withSession(sid) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
-            let store = state.store
-            let parsed: Result<(fragment: Forest, members: [(key: String, value: JSONValue)]), TreeInputError> =
-                request.body.withUnsafeBytes { raw in
-                    do throws(TreeInputError) { return .success(try store.parseFragment(raw, limits: limits)) } catch { return .failure(error) }
-                }
-            let fragment: Forest, members: Members
-            switch parsed {
-            case .success(let result): (fragment, members) = (result.fragment, Members(result.members.map { ($0.key, $0.value) }))
-            case .failure(let error): throw ServiceError(error)
-            }
+            let (fragment, members) = try parseNodes(request, into: state.store)
             try members.allowOnly(["parentId", "index", "before", "after"])
             let placement: InsertPlacement
             if members.has("before") || members.has("after") {

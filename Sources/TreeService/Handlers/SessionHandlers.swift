@@ -6,16 +6,7 @@ extension TreeService {
     func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
         try request.requireJSONBody()
         try registry.checkCapacity()
-        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
-        let parsed: Result<(forest: Forest, members: [(key: String, value: JSONValue)]), TreeInputError> =
-            request.body.withUnsafeBytes { raw in
-                do throws(TreeInputError) { return .success(try Forest.parse(raw, limits: limits)) } catch { return .failure(error) }
-            }
-        let forest: Forest, members: Members
-        switch parsed {
-        case .success(let result): (forest, members) = (result.forest, Members(result.members.map { ($0.key, $0.value) }))
-        case .failure(let error): throw ServiceError(error)
-        }
+        let (forest, members) = try parseNodes(request, into: nil)
         try members.allowOnly(["expand"])
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
@@ -89,6 +80,28 @@ extension TreeService {
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
             try snapshot.export(chunkSize: 1 << 16) { try writer.write($0) }
         })
+    }
+
+    /// Parses an upload body: a whole forest, or (`into` a store) nodes to insert there,
+    /// whose ids are checked against it. Parser errors become 400, 422 or 429.
+    func parseNodes(_ request: HTTPRequest, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
+        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let parsed: Result<(Forest, [(key: String, value: JSONValue)]), TreeInputError> = request.body.withUnsafeBytes { raw in
+            do throws(TreeInputError) {
+                if let store {
+                    let result = try store.parseFragment(raw, limits: limits)
+                    return .success((result.fragment, result.members))
+                }
+                let result = try Forest.parse(raw, limits: limits)
+                return .success((result.forest, result.members))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch parsed {
+        case .success(let (forest, members)): return (forest, Members(members.map { ($0.key, $0.value) }))
+        case .failure(let error): throw ServiceError(error)
+        }
     }
 
     /// A change response for the named view.
