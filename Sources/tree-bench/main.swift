@@ -26,6 +26,7 @@ var json = false
 var sizes = ["88K", "350K", "797K", "7.2M"]
 var toggleRuns = 2000
 var emit: String? = nil
+var baseline = false
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {
@@ -33,8 +34,10 @@ while let arg = arguments.popFirst() {
     case "--sizes": sizes = (arguments.popFirst() ?? "").split(separator: ",").map(String.init)
     case "--toggles": toggleRuns = Int(arguments.popFirst() ?? "") ?? toggleRuns
     case "--emit": emit = arguments.popFirst() ?? ""
+    case "--baseline": baseline = true
     case "--help", "-h":
-        print("usage: tree-bench [--json] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
+        print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
+        print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         exit(0)
     default:
@@ -209,6 +212,26 @@ for size in sizes {
     report(d, nodes: nodes, op: "delete", samples: deletes)
     report(d, nodes: nodes, op: "move", samples: moves)
 
+    if baseline {
+        var naive = Baseline(store.forest)
+        let runs = big ? 3 : 5
+        report(d, nodes: nodes, op: "baseline.expandAll", samples: (0 ..< runs).map { _ in seconds { naive.expandAll() } })
+        report(d, nodes: nodes, op: "baseline.collapseAll", samples: (0 ..< runs).map { _ in seconds { naive.collapseAll() } })
+        naive.expandAll()
+        report(d, nodes: nodes, op: "baseline.toggle", samples: (0 ..< (big ? 6 : 20)).map { _ in
+            let node = naive.shown[Int.random(in: 0 ..< naive.shown.count, using: &rng)]
+            return seconds { naive.toggle(node) }
+        })
+        var naiveRows = 0
+        report(d, nodes: nodes, op: "baseline.filter", samples: (0 ..< runs).map { _ in seconds { naiveRows = naive.filter(Array("item: 2".utf8)) } })
+        // Both must compute the same view, or the comparison means nothing.
+        var check = store!
+        guard naiveRows == check.rowCount(query) else {
+            FileHandle.standardError.write(Data("tree-bench: baseline filter shows \(naiveRows) rows, the engine \(check.rowCount(query))\n".utf8))
+            exit(1)
+        }
+    }
+
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNode))}")
     } else {
@@ -218,9 +241,9 @@ for size in sizes {
 }
 
 if !json {
-    print("dataset  op           median        notes")
+    print("dataset  op                    median        notes")
     for (d, op, m, notes) in tableRows {
-        print(d.padding(toLength: 8, withPad: " ", startingAt: 0), op.padding(toLength: 12, withPad: " ", startingAt: 0),
+        print(d.padding(toLength: 8, withPad: " ", startingAt: 0), op.padding(toLength: 21, withPad: " ", startingAt: 0),
               m.padding(toLength: 13, withPad: " ", startingAt: 0), notes)
     }
 }
