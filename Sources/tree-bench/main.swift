@@ -132,6 +132,20 @@ struct SplitMix64: RandomNumberGenerator {
 
 // MARK: Runs
 
+// Resident memory is only honest in a fresh process (an allocator keeps what earlier
+// data sets freed), so several sizes run as one child process each.
+if sizes.count > 1 {
+    for size in sizes {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = (json ? ["--json"] : []) + (baseline ? ["--baseline"] : []) + ["--toggles", String(toggleRuns), "--sizes", size]
+        try child.run()
+        child.waitUntilExit()
+        if child.terminationStatus != 0 { exit(child.terminationStatus) }
+    }
+    exit(0)
+}
+
 for size in sizes {
     let d = datasets[size]!
     let bytes = menuItemsJSON(d)
