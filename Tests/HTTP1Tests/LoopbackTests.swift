@@ -287,6 +287,26 @@ import Glibc
         }
     }
 
+    @Test func stalledBodyGets408() throws {
+        try withServer({ $0.bodyReadTimeout = .milliseconds(300) }) { _, port in
+            let client = try RawClient(port: port)
+            client.send("POST /sum HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nab")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 408)
+            #expect(response.headers["connection"] == "close")
+        }
+    }
+
+    @Test func chunkedUploadWithExtensionsAndTrailers() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            client.send("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;a=b\r\nabcd\r\n")
+            usleep(50_000)
+            client.send("2\r\nef\r\n0\r\nX-Trailer: 1\r\n\r\n")
+            #expect(client.readResponse()?.text.contains("body=6") == true)
+        }
+    }
+
     @Test func idleConnectionsAreClosed() throws {
         try withServer({ $0.idleTimeout = .milliseconds(300) }) { _, port in
             let client = try RawClient(port: port)
