@@ -64,11 +64,11 @@ enum DemoPage {
     <input id="depth" type="number" min="0" max="999" value="2" aria-label="Depth">
   </span>
 </div>
-<main id="tree" role="tree" tabindex="0" aria-label="Visible rows" aria-busy="true">
+<div id="tree" role="tree" tabindex="0" aria-label="Visible rows" aria-busy="true">
   <div id="spacer" aria-hidden="true"></div>
   <div id="layer"></div>
-  <p id="empty" hidden></p>
-</main>
+  <p id="empty" aria-hidden="true" hidden></p>
+</div>
 <footer id="status" class="bar">
   <span id="status-request">Starting…</span>
   <span id="status-view"></span>
