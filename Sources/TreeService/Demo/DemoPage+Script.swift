@@ -33,7 +33,7 @@ const S = {
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
-  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0,
+  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, createdNote: "",
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -582,6 +582,7 @@ async function openView(restore) {
   S.matchCount = page.matchCount ?? null;
   store(page.rows);
   S.ready = true;
+  if (S.createdNote) { showMessage(S.createdNote); S.createdNote = ""; }
   S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
   setVirtualTop(restore ? restore.top : 0);
   updateCounts();
@@ -666,6 +667,7 @@ async function createSession(body, label) {
     return;
   }
   if (S.own && S.sid && S.sid !== summary.id) api("DELETE", sessionPath(), undefined, true).catch(() => {});
+  S.createdNote = ui.request.textContent + ` · ${label}`;
   attached(summary, true);
 }
 
@@ -679,7 +681,7 @@ function attached(summary, own) {
   link.href = "/?session=" + encodeURIComponent(summary.id);
   link.textContent = summary.id;
   link.title = "Open this session in another tab: each view's expansion is kept by the server";
-  ui.session.append(link, ` · ${fmt(summary.nodeCount)} nodes`);
+  ui.session.append(link);
   resetSearch();
   openView();
 }
