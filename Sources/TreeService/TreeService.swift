@@ -123,16 +123,20 @@ public final class TreeService: HTTPResponder {
         return HTTPResponse(status: status, headers: h, body: .bytes(body))
     }
 
-    func session(_ sid: String) throws(ServiceError) -> Session {
-        guard let session = registry.session(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
-        return session
-    }
-
-    /// Runs `body` under the session's lock.
+    /// Runs `body` under the session's lock, after checking it has not expired and
+    /// marking it used. 404 for an unknown or expired session (which is then dropped).
     func withSession<R: Sendable>(_ sid: String, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
-        let session = try session(sid)
-        let result: Result<R, ServiceError> = session.state.withLock { state in
+        let missing = ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
+        guard let session = registry.lookup(sid) else { throw missing }
+        let now = registry.now()
+        let result: Result<R, ServiceError>? = session.state.withLock { state in
+            if registry.isExpired(lastUsed: state.lastUsed, now: now) { return nil }
+            state.lastUsed = now
             do throws(ServiceError) { return .success(try body(session, &state)) } catch { return .failure(error) }
+        }
+        guard let result else {
+            registry.remove(sid)
+            throw missing
         }
         return try result.get()
     }
@@ -161,7 +165,7 @@ public final class TreeService: HTTPResponder {
 
     /// Takes a filter ticket before waiting for the session lock.
     func ticket(_ filter: FilterQuery?, _ sid: String) -> Int {
-        guard filter != nil, let session = registry.session(sid) else { return 0 }
+        guard filter != nil, let session = registry.lookup(sid) else { return 0 }
         return session.filterTicket.add(1, ordering: .relaxed).newValue
     }
 

@@ -61,8 +61,19 @@ extension Forest {
             let isInteger = ids.isInteger(slot: node.slot)
             return try ids.withKey(slot: node.slot) { try body($0, isInteger) }
         }
-        var text = "~\(node.slot)"
-        return try text.withUTF8 { try body(UnsafeRawBufferPointer($0), false) }
+        // `~` and the slot in decimal, formatted on the stack: rows print many of these.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { buffer in
+            var n = UInt32(node.slot)
+            var start = 12
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(n % 10)
+                n /= 10
+            } while n != 0
+            start -= 1
+            buffer[start] = UInt8(ascii: "~")
+            return try body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[start ..< 12])), false)
+        }
     }
 
     /// Calls `body` with the title of `node` as UTF-8.

@@ -2,42 +2,66 @@ import Foundation
 import Synchronization
 
 /// Request counters and a latency histogram, rendered in the Prometheus text format.
+/// Lock-free: every request bumps a few atomics, so metrics never serialize requests.
 final class Metrics: Sendable {
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    static let routes = ["/", "/healthz", "/metrics", "/openapi.yaml", "/sessions", "/sessions/{sid}", "/sessions/{sid}/rows",
+                         "/sessions/{sid}/tree", "/sessions/{sid}/items", "/sessions/{sid}/items/{itemId}", "unmatched"]
+    static let methods = ["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "other"]
+    static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 408, 409, 412, 413, 414, 415, 422, 429, 431, 500, 501, 503, 505, 0]
 
-    private struct State {
-        var requests: [String: Int] = [:]  // "route\u{0}method\u{0}status"
-        var bucketCounts = [Int](repeating: 0, count: Metrics.buckets.count)
-        var count = 0
-        var sum = 0.0
+    /// Counters by route, method and status; `0` collects any other status.
+    private let requests: [Counter]
+    private let bucketCounts: [Counter]
+    private let count = Counter()
+    private let microseconds = Counter()
+
+    /// An atomic counter with a stable address (atomics cannot live in an array).
+    final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+        func add(_ n: Int) { value.add(n, ordering: .relaxed) }
+        func load() -> Int { value.load(ordering: .relaxed) }
     }
-    private let state = Mutex(State())
+
+    init() {
+        requests = (0 ..< Metrics.routes.count * Metrics.methods.count * Metrics.statuses.count).map { _ in Counter() }
+        bucketCounts = Metrics.buckets.map { _ in Counter() }
+    }
 
     func record(route: String, method: String, status: Int, seconds: Double) {
-        state.withLock { s in
-            s.requests["\(route)\u{0}\(method)\u{0}\(status)", default: 0] += 1
-            for (i, bound) in Metrics.buckets.enumerated() where seconds <= bound { s.bucketCounts[i] += 1 }
-            s.count += 1
-            s.sum += seconds
-        }
+        let r = Metrics.routes.firstIndex(of: route) ?? Metrics.routes.count - 1
+        let m = Metrics.methods.firstIndex(of: method) ?? Metrics.methods.count - 1
+        let s = Metrics.statuses.firstIndex(of: status) ?? Metrics.statuses.count - 1
+        requests[(r * Metrics.methods.count + m) * Metrics.statuses.count + s].add(1)
+        if let b = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[b].add(1) }
+        count.add(1)
+        microseconds.add(Int(seconds * 1e6))
     }
 
     func render(sessions: Int, nodes: Int) -> [UInt8] {
-        let s = state.withLock { $0 }
-        var text = "# HELP tree_http_requests_total Requests answered, by route template, method and status.\n"
+        var text = "# HELP tree_http_requests_total Requests answered, by route template, method and status (other: any status not listed).\n"
         text += "# TYPE tree_http_requests_total counter\n"
-        for (key, n) in s.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-            text += "tree_http_requests_total{route=\"\(parts[0])\",method=\"\(parts[1])\",status=\"\(parts[2])\"} \(n)\n"
+        for (r, route) in Metrics.routes.enumerated() {
+            for (m, method) in Metrics.methods.enumerated() {
+                for (s, status) in Metrics.statuses.enumerated() {
+                    let n = requests[(r * Metrics.methods.count + m) * Metrics.statuses.count + s].load()
+                    if n > 0 {
+                        text += "tree_http_requests_total{route=\"\(route)\",method=\"\(method)\",status=\"\(status == 0 ? "other" : String(status))\"} \(n)\n"
+                    }
+                }
+            }
         }
         text += "# HELP tree_http_request_duration_seconds Time to produce a response.\n"
         text += "# TYPE tree_http_request_duration_seconds histogram\n"
+        var cumulative = 0
         for (i, bound) in Metrics.buckets.enumerated() {
-            text += "tree_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(s.bucketCounts[i])\n"
+            cumulative += bucketCounts[i].load()
+            text += "tree_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
         }
-        text += "tree_http_request_duration_seconds_bucket{le=\"+Inf\"} \(s.count)\n"
-        text += "tree_http_request_duration_seconds_sum \(s.sum)\n"
-        text += "tree_http_request_duration_seconds_count \(s.count)\n"
+        let total = count.load()
+        text += "tree_http_request_duration_seconds_bucket{le=\"+Inf\"} \(total)\n"
+        text += "tree_http_request_duration_seconds_sum \(Double(microseconds.load()) / 1e6)\n"
+        text += "tree_http_request_duration_seconds_count \(total)\n"
         text += "# HELP tree_sessions Live sessions.\n# TYPE tree_sessions gauge\ntree_sessions \(sessions)\n"
         text += "# HELP tree_nodes Nodes over all sessions.\n# TYPE tree_nodes gauge\ntree_nodes \(nodes)\n"
         text += "# HELP process_resident_memory_bytes Resident memory.\n# TYPE process_resident_memory_bytes gauge\n"

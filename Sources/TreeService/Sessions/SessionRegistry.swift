@@ -68,19 +68,15 @@ final class SessionRegistry: Sendable {
 
     func release(_ n: Int) { totalNodes.subtract(n, ordering: .relaxed) }
 
-    /// The live session with this id; an expired one is dropped and not returned.
-    func session(_ id: String) -> Session? {
+    /// The session with this id, expired or not: the caller checks `isExpired` under the
+    /// session's own lock, so a request locks its session once.
+    func lookup(_ id: String) -> Session? {
         sweepIfDue()
-        guard let session = sessions.withLock({ $0[id] }) else { return nil }
-        let t = now()
-        let expired = session.state.withLock { state -> Bool in
-            if t - state.lastUsed > configuration.sessionTTL { return true }
-            state.lastUsed = t
-            return false
-        }
-        if expired { remove(id); return nil }
-        return session
+        return sessions.withLock { $0[id] }
     }
+
+    /// Whether a session last used at `lastUsed` has expired by `now`.
+    func isExpired(lastUsed: Double, now: Double) -> Bool { now - lastUsed > configuration.sessionTTL }
 
     /// Drops a session; false when there was none.
     @discardableResult
