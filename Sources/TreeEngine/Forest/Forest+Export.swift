@@ -18,18 +18,15 @@ extension Forest {
             if !first { out.byte(UInt8(ascii: ",")) }
             let node = node(atPosition: p)
             out.raw("{\"id\":")
-            withID(of: node) { key, isInteger in
-                if isInteger { out.raw(key) } else { out.string(key) }
-            }
+            writeID(of: node, to: &out)
             out.raw(",\"title\":")
-            withTitle(of: node) { out.string($0) }
+            writeTitle(of: node, to: &out)
             let f = flags[Int(node.slot)]
             if f.contains(.expanded) { out.raw(",\"expanded\":true") }
             if f.contains(.declaresChildren) { out.raw(",\"hasChildren\":true") }
-            withData(of: node) { raw in
-                guard let raw else { return }
+            if hasData(node) {
                 out.raw(",\"data\":")
-                out.raw(raw)
+                writeData(of: node, to: &out)
             }
             if subtreeSize[p] > 1 {
                 out.raw(",\"children\":[")

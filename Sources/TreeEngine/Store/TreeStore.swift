@@ -114,6 +114,12 @@ public struct TreeStore: Sendable {
         TitleMatcher(filter).matchRanges(title)
     }
 
+    /// The match ranges of the title of `node` for `filter`.
+    /// - Complexity: O(title length · text length)
+    public func matchRanges(of node: NodeHandle, _ filter: FilterQuery) -> [(start: Int, length: Int)] {
+        forest.withTitle(of: node) { TitleMatcher(filter).matchRanges($0) }
+    }
+
     // MARK: Expansion
 
     /// Expands or collapses `node` in the view; with `recursive`, also every

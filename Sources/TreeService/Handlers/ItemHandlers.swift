@@ -13,17 +13,17 @@ extension TreeService {
             let forest = state.store.forest
             var out = JSONWriter(reservingCapacity: 256)
             out.raw("{\"id\":")
-            ResponseJSON.id(node, forest, &out)
+            forest.writeID(of: node, to: &out)
             out.raw(",\"title\":")
-            forest.withTitle(of: node) { out.string($0) }
+            forest.writeTitle(of: node, to: &out)
             out.raw(",\"level\":")
             out.int(forest.level(of: node))
             out.raw(",\"parentId\":")
-            if let parent = forest.parent(of: node) { ResponseJSON.id(parent, forest, &out) } else { out.null() }
+            if let parent = forest.parent(of: node) { forest.writeID(of: parent, to: &out) } else { out.null() }
             out.raw(",\"path\":[")
             for (i, ancestor) in forest.path(of: node).enumerated() {
                 if i > 0 { out.raw(",") }
-                ResponseJSON.id(ancestor, forest, &out)
+                forest.writeID(of: ancestor, to: &out)
             }
             out.raw("],\"hasChildren\":")
             out.bool(forest.hasChildren(node))
@@ -37,10 +37,9 @@ extension TreeService {
                 out.raw(",\"match\":")
                 out.bool(state.store.isMatch(node, filter))
             }
-            forest.withData(of: node) { raw in
-                guard let raw else { return }
+            if forest.hasData(node) {
                 out.raw(",\"data\":")
-                out.raw(raw)
+                forest.writeData(of: node, to: &out)
             }
             out.raw("}")
             return json(200, out.bytes, headers: [("ETag", ETag.of(state.version))])
@@ -135,7 +134,7 @@ extension TreeService {
                 out.raw(",\"ids\":[")
                 for (i, root) in result.roots.enumerated() {
                     if i > 0 { out.raw(",") }
-                    ResponseJSON.id(root, forest, &out)
+                    forest.writeID(of: root, to: &out)
                 }
                 out.raw("]")
             }

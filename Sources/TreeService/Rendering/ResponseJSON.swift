@@ -50,13 +50,6 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// Writes a node's id with its JSON type.
-    static func id(_ node: NodeHandle, _ forest: Forest, _ out: inout JSONWriter) {
-        forest.withID(of: node) { key, isInteger in
-            if isInteger { out.raw(key) } else { out.string(key) }
-        }
-    }
-
     /// A page of rows.
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
                      matchCount: Int?, offset: Int, limit: Int) -> [UInt8] {
@@ -82,19 +75,19 @@ enum ResponseJSON {
             out.raw("{\"index\":")
             out.int(row.index)
             out.raw(",\"id\":")
-            id(row.node, forest, &out)
+            forest.writeID(of: row.node, to: &out)
             out.raw(",\"title\":")
-            forest.withTitle(of: row.node) { out.string($0) }
+            forest.writeTitle(of: row.node, to: &out)
             out.raw(",\"level\":")
             out.int(row.level)
             out.raw(row.isExpanded ? ",\"expanded\":true" : ",\"expanded\":false")
             out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
             out.raw(",\"parentId\":")
-            if let parent = row.parent { id(parent, forest, &out) } else { out.null() }
+            if let parent = row.parent { forest.writeID(of: parent, to: &out) } else { out.null() }
             if let filter {
                 out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":[" : ",\"match\":false,\"matchRanges\":[")
                 if row.isMatch {
-                    let ranges = forest.withTitle(of: row.node) { TreeStore.matchRanges(title: $0, filter: filter) }
+                    let ranges = store.matchRanges(of: row.node, filter)
                     for (k, r) in ranges.enumerated() {
                         if k > 0 { out.raw(",") }
                         out.raw("[")
@@ -106,10 +99,9 @@ enum ResponseJSON {
                 }
                 out.raw("]")
             }
-            forest.withData(of: row.node) { raw in
-                guard let raw else { return }
+            if forest.hasData(row.node) {
                 out.raw(",\"data\":")
-                out.raw(raw)
+                forest.writeData(of: row.node, to: &out)
             }
             out.raw("}")
         }
