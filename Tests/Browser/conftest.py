@@ -43,6 +43,18 @@ def context(browser):
     def watch(page):
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        page.on("response", lambda r: response(r))
+
+    def response(r):
+        if r.status == 409 and r.request.method == "GET" and "filter=" in r.url:
+            # filter-superseded: a newer filter request cancelled this view's build (the page
+            # asked for another view meanwhile, or retries); the browser logs it as an error.
+            superseded.append(r.url)
+        elif r.status >= 400:
+            errors.append(f"HTTP {r.status}: {r.request.method} {r.url}")
+
+    superseded = []
+    ctx.superseded = superseded
 
     ctx.on("page", watch)
     yield ctx

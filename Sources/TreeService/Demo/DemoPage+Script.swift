@@ -42,8 +42,13 @@ class ApiError extends Error {
   constructor(status, problem, text) {
     super((problem && (problem.detail || problem.title)) || text || "HTTP " + status);
     this.status = status;
+    this.type = (problem && problem.type) || "";
   }
 }
+
+/** A newer filter request on the session cancelled the view build this one needed: retry if still wanted. */
+const superseded = (e) => e.status === 409 && /filter-superseded/.test(e.type);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function showRequest(method, path, status, ms) {
   let shown = path.replace(/^\/sessions\/[^/?]+/, "") || path;
@@ -383,6 +388,7 @@ function fetchRows(from, to) {
   }).catch((e) => {
     if (gen !== S.gen) return;
     if (e.status === 404) { lost(e); return; }
+    if (superseded(e)) { S.retryAt = performance.now() + 100; return; }
     showMessage(`Could not load rows ${fmt(from)}–${fmt(to - 1)}: ${e.message}`, true);
     S.retryAt = performance.now() + 2000;
   }).finally(() => {
@@ -424,7 +430,15 @@ function change(method, path, body, opts = {}) {
     updateBusy();
     let res;
     try {
-      res = await api(method, path, body);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          res = await api(method, path, body);
+          break;
+        } catch (e) {
+          if (!superseded(e) || attempt >= 20) throw e;  // nothing was changed: send it again
+          await sleep(100);
+        }
+      }
     } catch (e) {
       if (e.status === 404 && !opts.item) lost(e);
       else showMessage(`${method} failed: ${e.message}`, true);
@@ -570,12 +584,15 @@ async function openView(restore) {
   updateCounts();
   const start = restore ? Math.max(0, Math.floor(restore.top / ROW_H) - OVERSCAN) : 0;
   let page;
-  try {
-    page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200`));
-  } catch (e) {
-    if (gen !== S.gen) return;
-    if (e.status === 404) lost(e); else showMessage("Could not load rows: " + e.message, true);
-    return;
+  for (let attempt = 1; !page; attempt++) {
+    try {
+      page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200`));
+    } catch (e) {
+      if (gen !== S.gen) return;
+      if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
+      if (e.status === 404) lost(e); else showMessage("Could not load rows: " + e.message, true);
+      return;
+    }
   }
   if (gen !== S.gen) return;
   resetCache(page.total, page.version);
@@ -612,8 +629,10 @@ ui.search.addEventListener("keydown", (e) => {
   if (e.key === "Enter") applySearch();
   if (e.key === "ArrowDown") { e.preventDefault(); applySearch(); ui.tree.focus(); }
 });
-ui.match.addEventListener("change", applySearch);
-ui.caseSensitive.addEventListener("change", applySearch);
+// Option changes in quick succession make one view, not one per change.
+const soon = () => { clearTimeout(S.searchTimer); S.searchTimer = setTimeout(applySearch, 120); };
+ui.match.addEventListener("change", soon);
+ui.caseSensitive.addEventListener("change", soon);
 
 ui.expandAll.addEventListener("click", () => sessionWide({ expandAll: true }));
 ui.collapseAll.addEventListener("click", () => sessionWide({ collapseAll: true }));
