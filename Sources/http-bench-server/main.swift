@@ -1,7 +1,8 @@
 import Foundation
 import HTTP1
 
-// A server of one fixed JSON document, for scripts/bench-http.sh (HTTP1 against nginx).
+// A server of one fixed JSON document, for scripts/bench-http.sh (HTTP1 against nginx);
+// /stream?mb=N streams N MiB chunked, for the streaming path.
 // Usage: http-bench-server [--host 127.0.0.1] [--port 8080]
 
 let arguments = CommandLine.arguments
@@ -19,6 +20,14 @@ struct FixedResponder: HTTPResponder {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             return HTTPResponse(status: 405, headers: ["Allow": "GET, HEAD"])
+        }
+        if request.pathSegments.first == "stream" {
+            // /stream?mb=N: N MiB streamed in 4 KiB writes, to measure the chunked path.
+            let mebibytes = Int(request.queryValue("mb") ?? "100") ?? 100
+            return HTTPResponse(headers: ["Content-Type": "application/octet-stream"], body: .stream { writer in
+                let piece = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+                for _ in 0..<(mebibytes * 256) { try writer.write(piece) }
+            })
         }
         return HTTPResponse(status: 200, contentType: "application/json", body: payload)
     }

@@ -331,6 +331,26 @@ import Testing
         #expect(parser.phase == .idle)
     }
 
+    /// Found with a 330 MB chunked upload: reserving exactly "count + chunk" before every
+    /// chunk reallocated and copied the whole body each time (quadratic). 2000 chunks of
+    /// 16 KiB took many seconds; with geometric growth it is instant.
+    @Test func manyChunksGrowTheBodyGeometrically() {
+        var limits = testLimits
+        limits.maxBodySize = 1 << 30
+        var parser = HTTPRequestParser(limits: limits)
+        parser.append(bytes("PUT / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"))
+        #expect(parser.next()?.head != nil)
+        var chunk = bytes("4000\r\n")
+        chunk += [UInt8](repeating: 0x61, count: 0x4000)
+        chunk += bytes("\r\n")
+        for _ in 0..<2000 {
+            parser.append(chunk)
+            #expect(parser.next() == nil)
+        }
+        parser.append(bytes("0\r\n\r\n"))
+        #expect(parser.next()?.body?.count == 2000 * 0x4000)
+    }
+
     @Test func largeBodyAcrossManyAppends() {
         var limits = testLimits
         limits.maxBodySize = 1 << 22

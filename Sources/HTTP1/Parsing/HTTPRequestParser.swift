@@ -132,6 +132,11 @@ struct HTTPRequestParser {
                 return parseHead(p)
             case .contentBody(let remaining):
                 let n = min(remaining, p.count - readIndex)
+                if body.count + n > body.capacity {
+                    // Past the first 16 MiB reserved at the head, the client has shown it
+                    // sends: reserve the exact total once instead of doubling.
+                    body.reserveCapacity(body.count + remaining)
+                }
                 if n > 0 {
                     body.append(contentsOf: UnsafeBufferPointer(rebasing: p[readIndex..<readIndex + n]))
                     readIndex += n
@@ -516,7 +521,8 @@ struct HTTPRequestParser {
             scanOffset = 0
             state = .trailers
         } else {
-            if body.capacity - body.count < size { body.reserveCapacity(body.count + min(size, 16 << 20)) }
+            // No reserveCapacity here: reserving "count + size" per chunk would copy the whole
+            // body for every chunk; `append` grows geometrically.
             state = .chunkData(remaining: size)
         }
         return nil
