@@ -30,6 +30,13 @@ struct TestResponder: HTTPResponder {
                 let piece = [UInt8](repeating: UInt8(ascii: "z"), count: size)
                 for _ in 0..<pieces { try writer.write(piece) }
             })
+        case "bigwrites":
+            // Two 3 MB writes (queued without copying) around a small one.
+            return HTTPResponse(body: .stream { writer in
+                try writer.write([UInt8](repeating: UInt8(ascii: "a"), count: 3_000_000))
+                try writer.write(Array("middle".utf8))
+                try writer.write([UInt8](repeating: UInt8(ascii: "b"), count: 3_000_000))
+            })
         case "slow":
             usleep(UInt32(Int(request.queryValue("ms") ?? "300")! * 1000))
             return HTTPResponse(status: 200, contentType: "text/plain", body: Array("slow".utf8))

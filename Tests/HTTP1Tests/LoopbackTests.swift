@@ -343,6 +343,18 @@ import Glibc
         }
     }
 
+    @Test func largeStreamWritesArriveIntact() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port, timeoutSeconds: 20)
+            client.send("GET /bigwrites HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try #require(client.readResponse())
+            var expected = [UInt8](repeating: UInt8(ascii: "a"), count: 3_000_000)
+            expected += Array("middle".utf8)
+            expected += [UInt8](repeating: UInt8(ascii: "b"), count: 3_000_000)
+            #expect(response.body == expected)
+        }
+    }
+
     @Test func clientVanishingMidStreamStopsTheWriter() throws {
         let stopped = Atomic<Int>(0)
         struct Endless: HTTPResponder {

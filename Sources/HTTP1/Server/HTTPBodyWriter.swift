@@ -24,7 +24,8 @@ public final class HTTPBodyWriter: Sendable {
 
     /// Appends bytes to the body. Blocks while the client is slow; throws once the client
     /// is gone or stalled past the write timeout (then stop producing).
-    /// - Complexity: O(bytes.count) copying, plus a send whenever 32 KiB have gathered.
+    /// - Complexity: O(bytes.count) copying for small writes, plus a send whenever 32 KiB
+    ///   have gathered; a write of 1 MiB or more is queued without copying.
     public func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
         written.add(bytes.count, ordering: .relaxed)
@@ -58,7 +59,14 @@ public final class HTTPBodyWriter: Sendable {
     }
 
     private func send(_ data: [UInt8]) throws {
-        if chunked {
+        if chunked && data.count >= 1 << 20 {
+            // Large pieces are queued as they are, between their framing, not copied.
+            var prefix: [UInt8] = []
+            ResponseHead.appendChunkSize(data.count, to: &prefix)
+            try channel.enqueue(prefix, blocking: false)
+            try channel.enqueue(data, blocking: false)
+            try channel.enqueue([ByteClass.cr, ByteClass.lf], blocking: true)
+        } else if chunked {
             var framed: [UInt8] = []
             framed.reserveCapacity(data.count + 20)
             ResponseHead.appendChunkSize(data.count, to: &framed)
