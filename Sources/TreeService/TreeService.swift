@@ -132,6 +132,10 @@ public final class TreeService: HTTPResponder {
         let result: Result<R, ServiceError>? = session.state.withLock { state in
             if registry.isExpired(lastUsed: state.lastUsed, now: now) { return nil }
             state.lastUsed = now
+            defer {
+                let kept = Set(state.store.keptFilters)
+                session.keptFilters.withLock { $0 = kept }
+            }
             do throws(ServiceError) { return .success(try body(session, &state)) } catch { return .failure(error) }
         }
         guard let result else {
@@ -163,9 +167,14 @@ public final class TreeService: HTTPResponder {
         if rebuilt, state.changedFilters.remove(filter) != nil { state.version += 1 }
     }
 
-    /// Takes a filter ticket before waiting for the session lock.
+    /// Takes a filter ticket before waiting for the session lock. Only a request whose
+    /// view must be built takes a new one, and so cancels a build still running for an
+    /// older request; naming a kept view cancels nothing.
     func ticket(_ filter: FilterQuery?, _ sid: String) -> Int {
-        guard filter != nil, let session = registry.lookup(sid) else { return 0 }
+        guard let filter, let session = registry.lookup(sid) else { return 0 }
+        if session.keptFilters.withLock({ $0.contains(filter) }) {
+            return session.filterTicket.load(ordering: .relaxed)
+        }
         return session.filterTicket.add(1, ordering: .relaxed).newValue
     }
 

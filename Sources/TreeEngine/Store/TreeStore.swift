@@ -48,6 +48,9 @@ public struct TreeStore: Sendable {
     /// Whether the filtered view for `filter` is kept (naming it costs nothing).
     public func hasView(_ filter: FilterQuery) -> Bool { filtered.contains { $0.query == filter } }
 
+    /// The filtered views kept, least recently used first.
+    public var keptFilters: [FilterQuery] { filtered.map(\.query) }
+
     /// Runs `body` on the named view, building it first when needed.
     mutating func withView<R>(_ filter: FilterQuery?, _ body: (inout ViewState, inout Forest) -> R) -> R {
         guard let filter else { return body(&unfiltered, &forest) }

@@ -10,6 +10,10 @@ final class Session: Sendable {
     /// Bumped by every filter request; a filter build whose ticket is no longer the
     /// latest gives up, so a newer filter request never waits for a stale one.
     let filterTicket = Atomic<Int>(0)
+    /// The filtered views the store keeps, readable without waiting for `state`'s lock
+    /// (which a long filter build holds): naming one of them builds nothing, so it
+    /// cancels nothing.
+    let keptFilters = Mutex<Set<FilterQuery>>([])
     let state: Mutex<State>
 
     struct State: Sendable {
