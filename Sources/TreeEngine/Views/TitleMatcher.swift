@@ -20,8 +20,7 @@ struct TitleMatcher: Sendable {
     func matches(_ title: UnsafeRawBufferPointer, scratch: inout [UInt8]) -> Bool {
         if query.caseSensitive { return find(in: title, from: 0) != nil }
         if TitleMatcher.isASCII(title) {
-            scratch.removeAll(keepingCapacity: true)
-            for b in title { scratch.append(TitleMatcher.lowerASCII(b)) }
+            return findLoweringASCII(in: title)
         } else {
             TitleMatcher.lowercase(title, into: &scratch, scalarStarts: nil)
         }
@@ -52,6 +51,33 @@ struct TitleMatcher: Sendable {
                     i += 1
                 }
                 return nil
+            }
+        }
+    }
+
+    /// Whether the lowercased needle matches an ASCII `title` lowered byte by byte as it
+    /// is read (no copy): the common case of case-insensitive filtering.
+    @inline(__always)
+    func findLoweringASCII(in title: UnsafeRawBufferPointer) -> Bool {
+        let n = needle.count, h = title.count
+        return needle.withUnsafeBufferPointer { nd -> Bool in
+            @inline(__always) func equal(at i: Int) -> Bool {
+                var j = 0
+                while j < n && TitleMatcher.lowerASCII(title[i + j]) == nd[j] { j += 1 }
+                return j == n
+            }
+            switch query.mode {
+            case .exact: return h == n && equal(at: 0)
+            case .prefix: return h >= n && equal(at: 0)
+            case .contains:
+                if n > h { return false }
+                let first = nd[0]
+                var i = 0
+                while i <= h - n {
+                    if TitleMatcher.lowerASCII(title[i]) == first && equal(at: i) { return true }
+                    i += 1
+                }
+                return false
             }
         }
     }
