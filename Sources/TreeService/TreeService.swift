@@ -130,8 +130,8 @@ public final class TreeService: HTTPResponder {
         guard let session = registry.lookup(sid) else { throw missing }
         let now = registry.now()
         let result: Result<R, ServiceError>? = session.state.withLock { state in
-            if registry.isExpired(lastUsed: state.lastUsed, now: now) { return nil }
-            state.lastUsed = now
+            if registry.isExpired(lastUsed: session.lastUsed, now: now) { return nil }
+            session.touch(now)
             defer {
                 let kept = Set(state.store.keptFilters)
                 session.keptFilters.withLock { $0 = kept }
@@ -143,6 +143,21 @@ public final class TreeService: HTTPResponder {
             throw missing
         }
         return try result.get()
+    }
+
+    /// Runs `body` beside other readers of the session, after checking it has not
+    /// expired and marking it used. `body` returns nil when it needs the exclusive lock
+    /// after all (a filtered view to build); then this returns nil.
+    func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R?) throws(ServiceError) -> R? {
+        let missing = ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
+        guard let session = registry.lookup(sid) else { throw missing }
+        let now = registry.now()
+        if registry.isExpired(lastUsed: session.lastUsed, now: now) {
+            registry.remove(sid)
+            throw missing
+        }
+        session.touch(now)
+        return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
     }
 
     /// The node with this id, or 404.

@@ -77,20 +77,46 @@ public struct TreeStore: Sendable {
     /// The visible rows `offset ..< offset + limit` of the view (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
     public mutating func rows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row] {
-        readView(filter) { view, forest in
-            var rows: [Row] = []
-            rows.reserveCapacity(max(0, min(limit, view.index.zeroCount - offset)))
-            var index = offset
-            view.index.forEachZero(from: offset, limit: limit) { p in
-                let slot = forest.slotAt[p]
-                let parent = forest.parentSlot[Int(slot)]
-                rows.append(Row(node: NodeHandle(slot: slot), index: index, level: Int(forest.depth[p]),
-                                isExpanded: view.isExpanded(p, forest), hasChildren: forest.hasChildren(atPosition: p),
-                                parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(p)))
-                index += 1
-            }
-            return rows
+        readView(filter) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
+    }
+
+    static func rows(_ view: ViewState, _ forest: Forest, offset: Int, limit: Int) -> [Row] {
+        var rows: [Row] = []
+        rows.reserveCapacity(max(0, min(limit, view.index.zeroCount - offset)))
+        var index = offset
+        view.index.forEachZero(from: offset, limit: limit) { p in
+            let slot = forest.slotAt[p]
+            let parent = forest.parentSlot[Int(slot)]
+            rows.append(Row(node: NodeHandle(slot: slot), index: index, level: Int(forest.depth[p]),
+                            isExpanded: view.isExpanded(p, forest), hasChildren: forest.hasChildren(atPosition: p),
+                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(p)))
+            index += 1
         }
+        return rows
+    }
+
+    // MARK: Reading kept views without changing anything
+
+    /// The named view when no build is needed (the unfiltered view always), without
+    /// touching the order in which filtered views are kept: for readers that share
+    /// the store, e.g. under a read lock.
+    private func keptView(_ filter: FilterQuery?) -> ViewState? {
+        guard let filter else { return unfiltered }
+        return filtered.last { $0.query == filter }?.view
+    }
+
+    /// `rowCount` of a kept view, or nil when the view would have to be built.
+    /// - Complexity: O(views)
+    public func keptRowCount(_ filter: FilterQuery?) -> Int? { keptView(filter)?.index.zeroCount }
+
+    /// `matchCount` of a kept filtered view, or nil when it would have to be built.
+    /// - Complexity: O(views)
+    public func keptMatchCount(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.matchCount }
+
+    /// `rows` of a kept view, or nil when the view would have to be built.
+    /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
+    public func keptRows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row]? {
+        keptView(filter).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
     }
 
     /// The row index of `node` in the view, or nil when it is not visible there.

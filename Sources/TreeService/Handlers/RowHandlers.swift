@@ -3,20 +3,31 @@ import TreeEngine
 
 extension TreeService {
     /// `GET /sessions/{sid}/rows?offset=&limit=&filter=&match=&caseSensitive=`
+    ///
+    /// A view the session keeps is read beside other readers; a filtered view that
+    /// must be built first takes the session's exclusive lock.
     func rows(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
+        let read: HTTPResponse? = try readingSession(sid) { _, state throws(ServiceError) in
+            page(request, state, filter, offset: offset, limit: limit)
+        }
+        if let read { return read }
         let ticket = ticket(filter, sid)
         return try withSession(sid) { session, state throws(ServiceError) in
             try prepare(filter, session, &state, ticket: ticket)
-            if let notModified = notModified(request, version: state.version) { return notModified }
-            let etag = ETag.of(state.version)
-            let total = state.store.rowCount(filter)
-            let rows = limit == 0 || offset >= total ? [] : state.store.rows(filter, offset: offset, limit: limit)
-            let body = ResponseJSON.rows(rows, store: state.store, filter: filter, version: state.version, total: total,
-                                         matchCount: filter.map { state.store.matchCount($0) }, offset: offset, limit: limit)
-            return json(200, body, headers: [("ETag", etag)])
+            return page(request, state, filter, offset: offset, limit: limit)!
         }
+    }
+
+    /// The page of a kept view (or 304), nil when the view would have to be built.
+    private func page(_ request: HTTPRequest, _ state: Session.State, _ filter: FilterQuery?, offset: Int, limit: Int) -> HTTPResponse? {
+        guard let total = state.store.keptRowCount(filter) else { return nil }
+        if let notModified = notModified(request, version: state.version) { return notModified }
+        let rows = limit == 0 || offset >= total ? [] : state.store.keptRows(filter, offset: offset, limit: limit) ?? []
+        let body = ResponseJSON.rows(rows, store: state.store, filter: filter, version: state.version, total: total,
+                                     matchCount: filter.flatMap { state.store.keptMatchCount($0) }, offset: offset, limit: limit)
+        return json(200, body, headers: [("ETag", ETag.of(state.version))])
     }
 }

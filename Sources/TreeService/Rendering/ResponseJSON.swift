@@ -17,7 +17,7 @@ enum ResponseJSON {
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
-        out.string(timestamp(state.lastUsed + ttl))
+        out.string(timestamp(session.lastUsed + ttl))
         out.raw("}")
         return out.bytes
     }

@@ -1,8 +1,9 @@
 import Synchronization
 import TreeEngine
 
-/// One uploaded tree, its views and its version. All operations on it run under
-/// its lock, so they are linearizable; different sessions run in parallel.
+/// One uploaded tree, its views and its version. Every change runs alone under its
+/// lock, reads of views that need no build run beside each other, so operations are
+/// linearizable; different sessions run in parallel.
 final class Session: Sendable {
     let id: String
     /// Unix time of creation.
@@ -14,13 +15,13 @@ final class Session: Sendable {
     /// (which a long filter build holds): naming one of them builds nothing, so it
     /// cancels nothing.
     let keptFilters = Mutex<Set<FilterQuery>>([])
-    let state: Mutex<State>
+    let state: ReadWriteLocked<State>
+    /// Unix time of the last request, in milliseconds: readers update it too.
+    let lastUsedMilliseconds: Atomic<Int>
 
     struct State: Sendable {
         var store: TreeStore
         var version: Int = 1
-        /// Unix time of the last request.
-        var lastUsed: Double
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
         /// Filtered views whose expansion was changed since they were built; naming
@@ -42,6 +43,13 @@ final class Session: Sendable {
     init(id: String, store: TreeStore, now: Double) {
         self.id = id
         createdAt = now
-        state = Mutex(State(store: store, lastUsed: now, accountedNodes: store.forest.count))
+        state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count))
+        lastUsedMilliseconds = Atomic(Int(now * 1000))
     }
+
+    /// Unix time of the last request.
+    var lastUsed: Double { Double(lastUsedMilliseconds.load(ordering: .relaxed)) / 1000 }
+
+    /// Marks the session used at `now`.
+    func touch(_ now: Double) { lastUsedMilliseconds.store(Int(now * 1000), ordering: .relaxed) }
 }

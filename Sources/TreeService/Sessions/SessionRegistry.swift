@@ -93,7 +93,7 @@ final class SessionRegistry: Sendable {
         guard Int(t) - last >= 10, lastSweep.compareExchange(expected: last, desired: Int(t), ordering: .relaxed).exchanged else { return }
         let ttl = configuration.sessionTTL
         let all = sessions.withLock { Array($0.values) }
-        for session in all where session.state.withLock({ t - $0.lastUsed > ttl }) { remove(session.id) }
+        for session in all where t - session.lastUsed > ttl { remove(session.id) }
     }
 
     /// 128 random bits, URL-safe base64 without padding (22 characters).
