@@ -83,9 +83,6 @@ struct BytePool: Sendable {
         return UnsafeRawBufferPointer(rebasing: pool[start ..< start + length])
     }
 
-    /// The entry at `offset` as an array.
-    func entry(_ offset: UInt32) -> [UInt8] { withEntry(offset) { Array($0) } }
-
     /// Whether compaction would pay: more than half of the pool is garbage.
     var wantsCompaction: Bool { garbage > 1 << 16 && garbage > bytes.count / 2 }
 

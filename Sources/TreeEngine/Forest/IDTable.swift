@@ -27,11 +27,6 @@ struct IDTable: Sendable {
         if refs.count < slotCount { refs.append(contentsOf: repeatElement(0, count: slotCount - refs.count)) }
     }
 
-    /// Reserves room for `n` ids.
-    mutating func reserve(_ n: Int) {
-        if (used + n) * 2 > buckets.count { rehash(minimumCapacity: (count + n) * 2) }
-    }
-
     /// The slot whose id has this string form.
     /// - Complexity: O(1) expected
     

@@ -101,10 +101,6 @@ struct CoverIndex: Sendable {
         range.isEmpty ? 0 : zeros(before: range.upperBound) - zeros(before: range.lowerBound)
     }
 
-    /// The position of the `k`-th zero (0-based), `k < zeroCount`.
-    /// - Complexity: O(log n + 64)
-    func position(ofZero k: Int) -> Int { locate(k).position }
-
     /// Finds the `k`-th zero: its position, and the total pending addition on its block.
     private func locate(_ k: Int) -> (position: Int, blockAddition: Int32) {
         precondition(k >= 0 && k < zeroCount, "zero rank out of range")

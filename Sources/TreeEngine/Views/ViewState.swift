@@ -173,10 +173,6 @@ struct ViewState: Sendable {
     @inline(__always)
     func isMatch(_ p: Int) -> Bool { filter?.matches.contains(p) ?? false }
 
-    /// Whether the node at `p` is visible.
-    /// - Complexity: O(log n)
-    func isVisible(_ p: Int) -> Bool { index.isZero(p) }
-
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
     func rowIndex(_ p: Int) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
