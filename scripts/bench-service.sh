@@ -16,16 +16,8 @@ THREADS="${THREADS:-2}"
 RUNS="${RUNS:-5}"
 PORT="${PORT:-18090}"
 NGINX_PORT="${NGINX_PORT:-18091}"
-NGINX=/usr/sbin/nginx
-
-missing=()
-command -v wrk >/dev/null || missing+=(wrk)
-command -v curl >/dev/null || missing+=(curl)
-[ -x "$NGINX" ] || missing+=(nginx)
-if [ "${#missing[@]}" -gt 0 ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+. scripts/lib/side-by-side.sh
+install_bench_tools
 
 swift build -c release --product tree-server 2>&1 | tail -1
 swift build -c release --product tree-bench 2>&1 | tail -1
@@ -44,7 +36,7 @@ trap cleanup EXIT
 "$bin/tree-bench" --emit 88K >"$tmp/88K.json"
 "$bin/tree-server" --port "$PORT" --access-log false --max-nodes 20000000 >"$tmp/server.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+wait_for_url "http://127.0.0.1:$PORT/healthz"
 
 echo "== $(nproc) cores; $(du -m "$tmp/7.2M.json" | cut -f1) MB upload of 7,174,452 nodes"
 python3 - "$PORT" "$tmp" "$RUNS" <<'PY'
@@ -104,39 +96,11 @@ PY
 
 path="$(cat "$tmp/rows-path")"
 curl -s "http://127.0.0.1:$PORT$path" >"$tmp/rows.json"
-chmod 755 "$tmp"  # nginx workers run as www-data
-chmod 644 "$tmp/rows.json"
-cat >"$tmp/nginx.conf" <<CONF
-worker_processes auto;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 10000;
-  open_file_cache max=16;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    location / { root $tmp; default_type application/json; try_files /rows.json =404; }
-  }
-}
-CONF
-"$NGINX" -c "$tmp/nginx.conf" -e "$tmp/nginx-error.log" &
-pids+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && break; sleep 0.1; done
+serve_with_nginx "$tmp/rows.json" "$NGINX_PORT"
 ours_bytes=$(curl -s "http://127.0.0.1:$PORT$path" | wc -c)
 nginx_bytes=$(curl -s "http://127.0.0.1:$NGINX_PORT/rows" | wc -c)
 if [ "$ours_bytes" != "$nginx_bytes" ]; then echo "payloads differ: $ours_bytes vs $nginx_bytes" >&2; exit 1; fi
 echo "== GET rows: $ours_bytes bytes from both; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s after a 2 s warm-up"
-run() {
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$2" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$2" >"$tmp/$1.txt"
-  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$1.txt")
-  p99=$(awk '$1 == "99%" {print $2}' "$tmp/$1.txt")
-  printf "%-6s %12s req/s   p99 %8s   %s\n" "$1" "$rps" "$p99" "$(grep -E 'Non-2xx|Socket errors' "$tmp/$1.txt" || true)"
-  echo "$rps" >"$tmp/$1.rps"
-}
-run ours "http://127.0.0.1:$PORT$path"
-run nginx "http://127.0.0.1:$NGINX_PORT/rows"
-echo "ratio ours/nginx: $(awk -v a="$(cat "$tmp/ours.rps")" -v b="$(cat "$tmp/nginx.rps")" 'BEGIN { printf "%.2f", a / b }') (goal >= 0.5; p99 goal < 5 ms)"
+wrk_run ours "http://127.0.0.1:$PORT$path"
+wrk_run nginx "http://127.0.0.1:$NGINX_PORT/rows"
+echo "ratio ours/nginx: $(ratio ours nginx) (goal >= 0.5; p99 goal < 5 ms)"
