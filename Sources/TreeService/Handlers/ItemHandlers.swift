@@ -116,8 +116,8 @@ extension TreeService {
                 let parent = try (try members.itemID("parentId") ?? nil).map { (id) throws(ServiceError) in try self.node(id, in: state.store) }
                 placement = .child(of: parent, index: try members.nonNegativeInt("index"))
             }
-            try registry.reserve(fragment.count)
             try prepare(filter, session, &state, ticket: ticket)
+            try registry.reserve(fragment.count)
             let result: (splices: [Splice], roots: [NodeHandle])
             do throws(EditError) {
                 result = try state.store.insert(fragment, placement, filter)
