@@ -8,10 +8,11 @@
 
 FROM swift:6.3-bookworm AS build
 WORKDIR /src
-# Manifest first, so the dependency-free resolve is cached apart from the sources.
+# The manifest names every target, tests included, so all of their folders must exist
+# (nothing under Tests is built for the tree-server product).
 COPY Package.swift ./
-RUN swift package resolve
 COPY Sources ./Sources
+COPY Tests ./Tests
 RUN swift build -c release --product tree-server --static-swift-stdlib \
  && install -D "$(swift build -c release --show-bin-path)/tree-server" /out/tree-server
 COPY openapi.yaml /out/openapi.yaml
