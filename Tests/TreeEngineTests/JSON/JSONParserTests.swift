@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 @Suite("JSONParserTests")
 struct JSONParserTests {
@@ -205,7 +206,7 @@ struct JSONParserTests {
 
     @Test func mutatedDocumentsNeverCrashAndAgreeWithTheValidator() {
         let document = Array(#"{"nodes":[{"title":"A é","id":1,"children":[{"title":"b\n","data":{"a":[1.5e3,true,null,"x"]},"hasChildren":false}]}]}"#.utf8)
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let replacements: [UInt8] = Array("{}[],:\"\\ 0-1e.tfnu".utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xE2, 0xFF]
         for round in 0..<3000 {
             var mutated = document
@@ -365,17 +366,4 @@ struct JSONParserTests {
 /// Same kind, offset and path (messages may word the same problem differently).
 func sameLocation(_ a: TreeInputError, _ b: TreeInputError) -> Bool {
     a.kind == b.kind && a.byteOffset == b.byteOffset && a.path == b.path && a.line == b.line && a.column == b.column
-}
-
-/// A small seeded generator, so failures can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 @Suite("JSONValueTests")
 struct JSONValueTests {
@@ -56,7 +57,7 @@ struct JSONValueTests {
     }
 
     @Test func roundTripsRandomValues() throws {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for round in 0..<500 {
             let value = Self.randomValue(depth: 0, using: &generator)
             let bytes = value.serialize()
@@ -66,7 +67,7 @@ struct JSONValueTests {
         }
     }
 
-    static func randomValue(depth: Int, using generator: inout SplitMix64) -> JSONValue {
+    static func randomValue(depth: Int, using generator: inout SeededRandom) -> JSONValue {
         let pick = generator.next() % (depth > 4 ? 4 : 6)
         switch pick {
         case 0: return .null
@@ -86,7 +87,7 @@ struct JSONValueTests {
         }
     }
 
-    static func randomString(using generator: inout SplitMix64) -> String {
+    static func randomString(using generator: inout SeededRandom) -> String {
         let pieces = ["a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "€", "😀", "~", "0123456789"]
         return (0..<Int(generator.next() % 8)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
     }
