@@ -19,14 +19,7 @@ install_bench_tools
 swift build -c release --product http-bench-server --scratch-path "$SCRATCH" 2>&1 | tail -1
 bin="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/http-bench-server"
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+start_scratch
 
 "$bin" --host 127.0.0.1 --port "$OURS_PORT" >"$tmp/ours.log" 2>&1 &
 pids+=($!)

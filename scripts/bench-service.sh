@@ -23,14 +23,7 @@ swift build -c release --product tree-server 2>&1 | tail -1
 swift build -c release --product tree-bench 2>&1 | tail -1
 bin="$(swift build -c release --show-bin-path)"
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+start_scratch
 
 "$bin/tree-bench" --emit 7.2M >"$tmp/7.2M.json"
 "$bin/tree-bench" --emit 88K >"$tmp/88K.json"

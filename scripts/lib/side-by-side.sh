@@ -1,6 +1,6 @@
-# Shared by the bench scripts: install the tools, serve a file with nginx on loopback,
-# run wrk against a URL, print the ratio. Source it; the caller has `tmp` (a scratch
-# directory), `pids` (an array its cleanup kills), THREADS, CONNECTIONS and DURATION.
+# Shared by the bench scripts: install the tools, a scratch directory cleaned up on exit,
+# serve a file with nginx on loopback, run wrk against a URL, print the ratio. Source it;
+# the caller sets THREADS, CONNECTIONS and DURATION.
 
 NGINX=/usr/sbin/nginx
 
@@ -15,6 +15,20 @@ install_bench_tools() {
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+}
+
+# start_scratch: sets `tmp` (a scratch directory) and `pids` (processes to stop), and
+# removes the one and stops the others when the script exits.
+start_scratch() {
+  tmp="$(mktemp -d)"
+  pids=()
+  trap cleanup_scratch EXIT
+}
+
+cleanup_scratch() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
 }
 
 # wait_for_url URL: until something answers there (10 s at most).
