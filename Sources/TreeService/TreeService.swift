@@ -126,38 +126,34 @@ public final class TreeService: HTTPResponder {
     /// Runs `body` under the session's lock, after checking it has not expired and
     /// marking it used. 404 for an unknown or expired session (which is then dropped).
     func withSession<R: Sendable>(_ sid: String, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
-        let missing = ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
-        guard let session = registry.lookup(sid) else { throw missing }
-        let now = registry.now()
-        let result: Result<R, ServiceError>? = session.state.withLock { state in
-            if registry.isExpired(lastUsed: session.lastUsed, now: now) { return nil }
-            session.touch(now)
+        let session = try liveSession(sid)
+        return try session.state.withLock { (state) throws(ServiceError) in
             defer {
                 let kept = Set(state.store.keptFilters)
                 session.keptFilters.withLock { $0 = kept }
             }
-            do throws(ServiceError) { return .success(try body(session, &state)) } catch { return .failure(error) }
+            return try body(session, &state)
         }
-        guard let result else {
-            registry.remove(sid)
-            throw missing
-        }
-        return try result.get()
     }
 
     /// Runs `body` beside other readers of the session, after checking it has not
     /// expired and marking it used. `body` returns nil when it needs the exclusive lock
     /// after all (a filtered view to build); then this returns nil.
     func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R?) throws(ServiceError) -> R? {
-        let missing = ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
-        guard let session = registry.lookup(sid) else { throw missing }
+        let session = try liveSession(sid)
+        return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
+    }
+
+    /// The session with this id, marked used now; 404 when there is none or it has
+    /// expired (it is then dropped).
+    private func liveSession(_ sid: String) throws(ServiceError) -> Session {
         let now = registry.now()
-        if registry.isExpired(lastUsed: session.lastUsed, now: now) {
+        guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
             registry.remove(sid)
-            throw missing
+            throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
         }
         session.touch(now)
-        return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
+        return session
     }
 
     /// The node with this id, or 404.
@@ -193,11 +189,9 @@ public final class TreeService: HTTPResponder {
         return session.filterTicket.add(1, ordering: .relaxed).newValue
     }
 
-    /// Accounts for a session's node count after an edit.
-    func account(_ state: inout Session.State) {
-        let now = state.store.forest.count
-        let delta = now - state.accountedNodes
-        if delta > 0 { try? registry.reserve(delta) } else if delta < 0 { registry.release(-delta) }
-        state.accountedNodes = now
+    /// Gives the nodes a deletion removed back to the server's budget.
+    func releaseDeletedNodes(_ state: inout Session.State) {
+        registry.release(state.accountedNodes - state.store.forest.count)
+        state.accountedNodes = state.store.forest.count
     }
 }

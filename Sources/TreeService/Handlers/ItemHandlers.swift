@@ -155,7 +155,7 @@ extension TreeService {
             try prepare(filter, session, &state, ticket: ticket)
             let node = try self.node(itemID, in: state.store)
             let splices = state.store.delete(node, filter)
-            account(&state)
+            releaseDeletedNodes(&state)
             state.treeEdited()
             state.version += 1
             return changeResponse(200, state: &state, filter: filter, splices, itemIndex: .some(nil))
