@@ -17,7 +17,11 @@ let package = Package(
     targets: [
         .target(name: "TreeEngine"),
         .target(name: "HTTP1"),
-        .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"]),
+        // The demo page's files and the API description, compiled into the binary (no files
+        // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
+        .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"],
+                resources: ["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
+                    .map { Resource.embedInCode($0) }),
         // The naive reference model and random trees that the engine and service tests share.
         .target(name: "TreeReference", dependencies: ["TreeEngine"], path: "Tests/Support/TreeReference"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),

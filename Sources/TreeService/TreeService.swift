@@ -13,12 +13,13 @@ public final class TreeService: HTTPResponder {
     let openAPIDocument: [UInt8]
 
     /// - Parameters:
-    ///   - openAPIDocument: the bytes served at `/openapi.yaml`.
+    ///   - openAPIDocument: the bytes served at `/openapi.yaml`; by default the repository's
+    ///     `openapi.yaml`, compiled into the binary.
     ///   - now: Unix time; injected so expiry can be tested.
-    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8] = [],
+    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8]? = nil,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.configuration = configuration
-        self.openAPIDocument = openAPIDocument
+        self.openAPIDocument = openAPIDocument ?? PackageResources.openapi_yaml
         registry = SessionRegistry(configuration: configuration, now: now)
     }
 

@@ -18,7 +18,6 @@ struct Option {
 struct Settings {
     var http = HTTPServerConfiguration(host: "127.0.0.1", port: 8080)
     var service = ServiceConfiguration()
-    var openAPIPath: String? = nil
     var accessLog = true
 }
 
@@ -47,7 +46,6 @@ let options: [Option] = [
     Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
     Option(flag: "--token", variable: "TREE_TOKEN", help: "bearer token required on every request but /healthz (default none)") { $1.service.token = $0.isEmpty ? nil : $0 },
     Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
-    Option(flag: "--openapi", variable: "TREE_OPENAPI", help: "path of the openapi.yaml served at /openapi.yaml (default: found beside the executable or in the working directory)") { $1.openAPIPath = $0 },
     Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") { $1.accessLog = $0 != "false" },
 ]
 
@@ -77,19 +75,9 @@ func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
-func loadOpenAPI(_ path: String?) -> [UInt8] {
-    let executableDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-    let candidates = path.map { [$0] } ?? ["openapi.yaml", executableDir + "/openapi.yaml", executableDir + "/../../openapi.yaml"]
-    for candidate in candidates {
-        if let data = FileManager.default.contents(atPath: candidate) { return [UInt8](data) }
-    }
-    log("tree-server: warning: openapi.yaml not found (tried \(candidates.joined(separator: ", "))); /openapi.yaml will be empty")
-    return []
-}
-
 do {
     var s = try settings()
-    let service = TreeService(configuration: s.service, openAPIDocument: loadOpenAPI(s.openAPIPath))
+    let service = TreeService(configuration: s.service)
     s.http.errorRenderer = TreeService.httpErrorRenderer
     if s.accessLog {
         s.http.accessLog = { entry in

@@ -1,78 +1,51 @@
-/// The browser demo served at `/`: one self-contained page (HTML, CSS, JavaScript; no CDN, no
-/// build step). The markup is here; the style sheet is in `DemoPage+Style.swift`, the script in
-/// `DemoPage+Script.swift`, and the embedded outline sample in `DemoPage+Sample.swift`.
+import Foundation
+
+/// The browser demo served at `/`: one self-contained page (no CDN, no build step, no second
+/// request). Its parts are plain files beside this one — `index.html`, `demo.css`, `demo.js` and
+/// the outline sample `outline-small.json` — compiled into the binary as package resources
+/// (`embedInCode` in Package.swift). `index.html` refers to the others as a browser would; the
+/// page served puts each one in place of the tag that refers to it.
 ///
-/// The page talks to the API of `API.md` only: it creates or attaches to a session, shows its
+/// The page talks to the API of `docs/API.md` only: it creates or attaches to a session, shows its
 /// visible rows in a virtualized ARIA tree, and patches its row cache from the `changes` splices.
 enum DemoPage {
     /// The whole page, UTF-8. Built once.
-    static let html: [UInt8] = Array((head + style + body + "<script>\n" + sample + script + "</script>\n</body>\n</html>\n").utf8)
+    static let html: [UInt8] = Array(assemble(
+        page: text(PackageResources.index_html),
+        style: text(PackageResources.demo_css),
+        script: text(PackageResources.demo_js),
+        sample: text(PackageResources.outline_small_json)).utf8)
 
-    static let head = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>TreeSessions demo</title>
-<link rel="icon" href="data:,">
+    /// The tags of `index.html` that the served page replaces by the files they name.
+    static let styleTag = #"<link rel="stylesheet" href="demo.css">"#
+    static let sampleTag = #"<script id="outline-sample" type="application/json" src="outline-small.json"></script>"#
+    static let scriptTag = #"<script src="demo.js"></script>"#
 
-"""#
+    /// `page` with the style sheet, the sample (a JSON data block the script reads) and the script
+    /// inlined in place of their tags.
+    static func assemble(page: String, style: String, script: String, sample: String) -> String {
+        var page = page
+        replace(styleTag, in: &page, by: "<style>\n" + inlined(style, closing: "</style") + "</style>")
+        replace(sampleTag, in: &page, by: #"<script id="outline-sample" type="application/json">"# + "\n"
+                + inlined(sample, closing: "</script") + "\n</script>")
+        replace(scriptTag, in: &page, by: "<script>\n" + inlined(script, closing: "</script") + "</script>")
+        return page
+    }
 
-    static let body = #"""
-</head>
-<body>
-<header class="bar">
-  <h1>TreeSessions</h1>
-  <form id="loader" class="group">
-    <label>Sample
-      <select id="sample">
-        <option value="outline">Outline sample (38 nodes)</option>
-        <option value="gen88k">Generated: 88,572 nodes (10 levels × 3)</option>
-        <option value="gen797k">Generated: 797,160 nodes (12 levels × 3)</option>
-        <option value="file">JSON file from disk…</option>
-      </select>
-    </label>
-    <label>Expanded
-      <select id="expand">
-        <option value="all">all</option>
-        <option value="none">none</option>
-        <option value="1">to depth 1</option>
-        <option value="2">to depth 2</option>
-        <option value="3">to depth 3</option>
-      </select>
-    </label>
-    <button id="load" type="submit">Load</button>
-    <input id="file" type="file" accept=".json,application/json" hidden>
-  </form>
-  <span id="session" class="muted"></span>
-</header>
-<div class="bar toolbar">
-  <input id="search" type="search" placeholder="Filter titles…" aria-label="Filter titles" aria-controls="tree" autocomplete="off" spellcheck="false">
-  <select id="match" aria-label="Match mode">
-    <option value="contains">contains</option>
-    <option value="prefix">prefix</option>
-    <option value="exact">exact</option>
-  </select>
-  <label title="Case-sensitive"><input id="case" type="checkbox"> Aa</label>
-  <output id="counts" aria-live="polite"></output>
-  <span class="fill"></span>
-  <button id="expand-all" type="button">Expand all</button>
-  <button id="collapse-all" type="button">Collapse all</button>
-  <span class="group">
-    <button id="expand-depth" type="button">Expand to depth</button>
-    <input id="depth" type="number" min="0" max="999" value="2" aria-label="Depth">
-  </span>
-</div>
-<div id="tree" role="tree" tabindex="0" aria-label="Visible rows" aria-busy="true">
-  <div id="spacer" aria-hidden="true"></div>
-  <div id="layer"></div>
-  <p id="empty" aria-hidden="true" hidden></p>
-</div>
-<footer id="status" class="bar">
-  <span id="status-request">Starting…</span>
-  <span id="status-view"></span>
-</footer>
+    private static func text(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
 
-"""#
+    /// The content as it may stand inside its element: it must not end the element early.
+    private static func inlined(_ content: String, closing: String) -> String {
+        precondition(content.range(of: closing, options: .caseInsensitive) == nil,
+                     "an inlined demo file contains \(closing)")
+        return content
+    }
+
+    private static func replace(_ tag: String, in page: inout String, by replacement: String) {
+        let parts = page.components(separatedBy: tag)
+        precondition(parts.count == 2, "index.html must contain \(tag) once")
+        page = parts[0] + replacement + parts[1]
+    }
 }

@@ -1,8 +1,8 @@
-extension DemoPage {
-    /// The script. State lives in `S`; the row cache `S.rows` has one slot per visible row of the
-    /// current view (null: not loaded), is filled by offset pages and patched from the `changes`
-    /// splices of every change response. Only the rows near the viewport are in the DOM.
-    static let script = #"""
+// The TreeSessions demo: the script of index.html, served inline in the page at GET /.
+// It talks to the API of docs/API.md only. State lives in `S`; the row cache `S.rows` has one
+// slot per visible row of the current view (null: not loaded), is filled by offset pages and
+// patched from the `changes` splices of every change response. Only the rows near the viewport
+// are in the DOM.
 "use strict";
 (() => {
 const ROW_H = 26;              // px, must match --row
@@ -716,11 +716,14 @@ async function attach(id) {
   }
 }
 
+/** The outline sample (outline-small.json), which the server puts into the page as a JSON block. */
+const outlineSample = () => JSON.parse($("outline-sample").textContent);
+
 async function loadSample() {
   const kind = ui.sample.value, expand = expandChoice();
   if (kind === "file") { ui.file.value = ""; ui.file.click(); return; }
   if (kind === "outline") {
-    await createSession(JSON.stringify({ nodes: OUTLINE_SAMPLE.nodes, expand }), "the outline sample");
+    await createSession(JSON.stringify({ nodes: outlineSample().nodes, expand }), "the outline sample");
     return;
   }
   const [levels, per] = kind === "gen797k" ? [12, 3] : [10, 3];
@@ -766,6 +769,3 @@ const wanted = new URLSearchParams(location.search).get("session");
 if (wanted) attach(wanted);
 else loadSample();
 })();
-
-"""#
-}
