@@ -10,12 +10,13 @@ FROM swift:6.3-bookworm AS build
 WORKDIR /src
 # The manifest names every target, tests included, so all of their folders must exist
 # (nothing under Tests is built for the tree-server product).
-COPY Package.swift ./
+# openapi.yaml is compiled into the binary through the link Sources/TreeService/openapi.yaml,
+# which COPY keeps as a link: the file it points to must be there too.
+COPY Package.swift openapi.yaml ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --product tree-server --static-swift-stdlib \
  && install -D "$(swift build -c release --show-bin-path)/tree-server" /out/tree-server
-COPY openapi.yaml /out/openapi.yaml
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -23,12 +24,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin tree
 COPY --from=build /out/tree-server /app/tree-server
-COPY --from=build /out/openapi.yaml /app/openapi.yaml
 WORKDIR /app
 USER tree
 ENV TREE_HOST=0.0.0.0 \
-    TREE_PORT=8080 \
-    TREE_OPENAPI=/app/openapi.yaml
+    TREE_PORT=8080
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
   CMD curl -fsS "http://127.0.0.1:${TREE_PORT}/healthz" || exit 1
