@@ -80,7 +80,7 @@ start_server() {
     local name=$1
     shift
     : >"$WORK/$name.log"
-    "$BIN" --host 127.0.0.1 --port 0 --access-log false --openapi "$SPEC" "$@" >>"$WORK/$name.log" 2>&1 &
+    "$BIN" --host 127.0.0.1 --port 0 --access-log false "$@" >>"$WORK/$name.log" 2>&1 &
     local pid=$!
     SERVER_PIDS+=("$pid")
     local port=""
