@@ -3,7 +3,7 @@ import HTTP1
 import Synchronization
 import TreeEngine
 
-/// The tree sessions service: the HTTP API of `API.md` over `TreeEngine`.
+/// The tree sessions service: the HTTP API of `docs/API.md` over `TreeEngine`.
 ///
 /// Handlers throw `ServiceError`; `respond(to:)` renders every error as problem+json.
 public final class TreeService: HTTPResponder {
