@@ -85,8 +85,9 @@ class TreeServer:
 
 
 @pytest.fixture(scope="session")
-def tree_server():
-    """Starts a tree-server with the given extra flags; all of them stop when the session ends."""
+def tree_server(request):
+    """Starts a tree-server with the given extra flags; all of them stop when the session ends
+    (after a failed test, with the end of each server's log)."""
     binary = tree_server_binary()
     servers = []
 
@@ -96,6 +97,11 @@ def tree_server():
         return server
 
     yield start
+    if request.session.testsfailed:
+        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+        for server in servers:
+            reporter.write_line(f"-- tree-server {' '.join(server.flags)} log (last 40 lines)")
+            reporter.write_line(server.log_tail())
     died = [server for server in servers if not server.alive()]
     for server in servers:
         server.stop()
