@@ -2,13 +2,7 @@
 a client that checks every answer against the spec."""
 import pytest
 
-from openapi_check import API, Spec
-
-TOKEN = "check-openapi-token"
-# The server under test, with room for every session a run creates.
-MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")
-# Tiny limits and a token, for 401, 413, 429 and 503.
-LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--token", TOKEN)
+from openapi_check import API, LIMITED_FLAGS, MAIN_FLAGS, Spec
 
 
 @pytest.fixture(scope="session")

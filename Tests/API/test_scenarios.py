@@ -9,8 +9,7 @@ session, so a step sees what the steps before it did.
 import pytest
 import yaml
 
-from conftest import TOKEN
-from openapi_check import splice_problems
+from openapi_check import TOKEN, splice_problems
 
 UNKNOWN = "AAAAAAAAAAAAAAAAAAAAAA"
 JSON = {"Content-Type": "application/json"}

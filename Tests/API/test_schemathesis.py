@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import MAIN_FLAGS
-from openapi_check import SPEC_PATH
+from openapi_check import MAIN_FLAGS, SPEC_PATH
 
 HERE = Path(__file__).resolve().parent
 
