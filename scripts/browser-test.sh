@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Browser test of the demo page served at GET /: Debian's chromium driven by Playwright for
 # Python (Tests/Browser). Installs what is missing (apt chromium, pip playwright; never
-# `playwright install`), builds and starts tree-server on a free loopback port, runs the test,
-# saves the screenshot to docs/demo.png and stops the server. Exits non-zero on failure.
+# `playwright install`), builds tree-server and runs the test, which starts the server on a free
+# loopback port (Tests/conftest.py) and saves the screenshot to docs/demo.png. Exits non-zero on
+# failure.
 #
 #   scripts/browser-test.sh              # debug build in .build (what CI has already built)
 #   SCRATCH_PATH=.build-demo CONFIGURATION=release scripts/browser-test.sh
@@ -42,33 +43,7 @@ echo "== browser test: build tree-server ($configuration, $scratch)"
 swift build --scratch-path "$scratch" -c "$configuration" --product tree-server
 server_bin="$(swift build --scratch-path "$scratch" -c "$configuration" --show-bin-path)/tree-server"
 
-log=$(mktemp -t tree-server-log.XXXXXX)
-"$server_bin" --host 127.0.0.1 --port 0 --access-log false >"$log" 2>&1 &
-server_pid=$!
-cleanup() {
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    rm -f "$log"
-}
-trap cleanup EXIT
-
-port=
-for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
-    [ -n "$port" ] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$log"; echo "tree-server exited"; exit 1; }
-    sleep 0.1
-done
-[ -n "$port" ] || { cat "$log"; echo "tree-server did not report its port"; exit 1; }
-echo "tree-server on 127.0.0.1:$port (pid $server_pid)"
-
-echo "== browser test: pytest Tests/Browser"
+echo "== browser test: pytest Tests/Browser (tree-server started by Tests/conftest.py)"
 mkdir -p docs
-status=0
-TREE_URL="http://127.0.0.1:$port" CHROMIUM="$chromium_bin" SCREENSHOT="$root/docs/demo.png" \
-    "$python" -m pytest -q -p no:cacheprovider Tests/Browser "$@" || status=$?
-if [ "$status" != 0 ]; then
-    echo "-- tree-server log (last 40 lines)"
-    tail -n 40 "$log"
-fi
-exit "$status"
+TREE_SERVER="$server_bin" CHROMIUM="$chromium_bin" SCREENSHOT="$root/docs/demo.png" \
+    "$python" -m pytest -q Tests/Browser "$@"

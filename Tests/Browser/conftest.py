@@ -1,4 +1,4 @@
-"""Fixtures for the demo page test: one headless Debian chromium (never a downloaded browser)."""
+"""Fixtures for the demo page test: one headless Debian chromium (never a downloaded browser) and\na tree-server (TREE_SERVER, see Tests/conftest.py)."""
 import os
 import shutil
 
@@ -14,11 +14,9 @@ def chromium_path():
 
 
 @pytest.fixture(scope="session")
-def base_url():
-    url = os.environ.get("TREE_URL")
-    if not url:
-        pytest.exit("TREE_URL is not set: run scripts/browser-test.sh", returncode=2)
-    return url.rstrip("/")
+def base_url(tree_server):
+    """A tree-server with its default limits (started by Tests/conftest.py)."""
+    return tree_server().url
 
 
 @pytest.fixture(scope="session")

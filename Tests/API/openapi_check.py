@@ -1,0 +1,165 @@
+"""Checks a live response against openapi.yaml: the status, that the status is documented for
+the operation, the media type, the body against the documented schema (JSON Schema 2020-12),
+the required headers, and the rules about rows pages that a schema for generated clients cannot
+carry (a filtered page has `matchCount` and rows with `match`/`matchRanges`, an unfiltered one
+has neither)."""
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+import requests
+import yaml
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+TOKEN = "check-openapi-token"
+# The server under test, with room for every session a run creates.
+MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")
+# Tiny limits and a token, for 401, 413, 429 and 503.
+LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--token", TOKEN)
+
+
+def pointer_escape(s):
+    return s.replace("~", "~0").replace("/", "~1")
+
+
+class Spec:
+    def __init__(self, path=SPEC_PATH):
+        self.doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        self.registry = referencing.Registry().with_resource(
+            "urn:spec", referencing.Resource.from_contents(
+                self.doc, default_specification=referencing.jsonschema.DRAFT202012))
+        self.templates = [(t, re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(t)) + "$"))
+                          for t in self.doc["paths"]]
+
+    def template(self, path):
+        """The path template of the spec that a concrete path (without query) falls under."""
+        path = path.split("?", 1)[0]
+        matches = [t for t, rx in self.templates if rx.match(path)]
+        assert matches, f"{path} matches no path of the spec"
+        # The most specific one: the fewest parameters.
+        return min(matches, key=lambda t: t.count("{"))
+
+    def resolve(self, obj, pointer):
+        while isinstance(obj, dict) and "$ref" in obj:
+            pointer = obj["$ref"][1:]
+            obj = self.doc
+            for part in pointer.strip("/").split("/"):
+                obj = obj[part.replace("~1", "/").replace("~0", "~")]
+        return obj, pointer
+
+    def problems(self, method, response, status):
+        """(parsed JSON body or None, list of what is wrong with the response)."""
+        problems = []
+        if response.status_code != status:
+            problems.append(f"status {response.status_code}, expected {status}: {response.text[:300]}")
+        template = self.template(response.request.path_url)
+        operation = self.doc["paths"][template].get(method.lower())
+        body = None
+        if operation is None:
+            return None, problems + [f"{method} {template} is not in the spec"]
+        key = str(response.status_code)
+        if key not in operation["responses"]:
+            return None, problems + [f"status {key} is not documented for {method} {template}"]
+        doc, pointer = self.resolve(operation["responses"][key],
+                                    f"/paths/{pointer_escape(template)}/{method.lower()}/responses/{key}")
+        for name, header in doc.get("headers", {}).items():
+            header, _ = self.resolve(header, "")
+            value = response.headers.get(name)
+            if header.get("required") and value is None:
+                problems.append(f"missing header {name}")
+            if value is not None and name == "ETag" and not re.fullmatch(r'"[0-9]+"', value):
+                problems.append(f"bad ETag {value!r}")
+        content = doc.get("content")
+        ctype = response.headers.get("Content-Type", "").split(";")[0].strip()
+        if method == "HEAD":
+            if response.content:
+                problems.append("HEAD response has a body")
+        elif content:
+            if ctype not in content:
+                problems.append(f"Content-Type {ctype!r}, documented: {list(content)}")
+            elif ctype.endswith("json"):
+                try:
+                    body = response.json()
+                except ValueError:
+                    problems.append(f"body is not JSON: {response.text[:200]}")
+                else:
+                    schema_pointer = f"{pointer}/content/{pointer_escape(ctype)}/schema"
+                    validator = jsonschema.Draft202012Validator(
+                        {"$ref": "urn:spec#" + schema_pointer}, registry=self.registry,
+                        format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+                    for error in validator.iter_errors(body):
+                        problems.append(f"schema: {error.message} at {list(error.absolute_path)}")
+                        break
+                    if not problems and operation.get("operationId") == "getRows" and key == "200":
+                        problems += rows_page_problems(body)
+        elif response.content:
+            problems.append(f"undocumented body: {response.text[:200]}")
+        return body, problems
+
+
+def rows_page_problems(page):
+    """What the RowsPage and Row schemas say in words: the members of the two kinds of view."""
+    if page["filter"] is None:
+        if "matchCount" in page:
+            return ["an unfiltered page has matchCount"]
+        if any("match" in row or "matchRanges" in row for row in page["rows"]):
+            return ["an unfiltered page has rows with match/matchRanges"]
+        return []
+    if "matchCount" not in page:
+        return ["a filtered page without matchCount"]
+    for row in page["rows"]:
+        if "match" not in row or "matchRanges" not in row:
+            return [f"a row of a filtered page without match/matchRanges: {row}"]
+        if not row["match"] and row["matchRanges"]:
+            return [f"a row that does not match has matchRanges: {row}"]
+    return []
+
+
+class API:
+    """Requests to the servers under test, each checked against the spec."""
+
+    def __init__(self, spec, bases):
+        self.spec = spec
+        self.bases = bases  # name -> base URL
+        self.http = requests.Session()
+
+    def request(self, method, path, server="main", body=None, raw=None, headers=None):
+        h = dict(headers or {})
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode()
+            h.setdefault("Content-Type", "application/json")
+        return self.http.request(method, self.bases[server] + path, data=data, headers=h, timeout=30)
+
+    def rows(self, sid, query=""):
+        """(version, [(id, level), ...]) of every row of the view."""
+        r = self.request("GET", f"/sessions/{sid}/rows?limit=1000{query}")
+        assert r.status_code == 200, r.text
+        page = r.json()
+        return page["version"], [(row["id"], row["level"]) for row in page["rows"]]
+
+
+def splice_problems(response, body, before, after_rows):
+    """That the change response turns `before` (version, rows) into `after_rows`."""
+    version, rows = before
+    if body["version"] != version + 1:
+        return [f"version {body['version']}, expected {version + 1}"]
+    if response.headers["ETag"] != f'"{body["version"]}"':
+        return ["ETag is not the version"]
+    if body["total"] != len(after_rows):
+        return [f"total {body['total']}, rows {len(after_rows)}"]
+    patched = list(rows)
+    for splice in body["changes"]:
+        i, removed, inserted = splice["index"], splice["removed"], splice["inserted"]
+        if i + removed > len(patched):
+            return [f"splice {splice} past the end"]
+        patched[i:i + removed] = [None] * inserted
+    if len(patched) != len(after_rows):
+        return [f"splices give {len(patched)} rows, the view has {len(after_rows)}"]
+    for old, new in zip(patched, after_rows):
+        if old is not None and old != new:
+            return [f"splices give {old} where the view has {new}"]
+    return []

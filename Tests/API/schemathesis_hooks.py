@@ -1,0 +1,69 @@
+"""Schemathesis hook: keeps generated bodies within the two rules of the API that JSON Schema
+cannot state, so that a schema-valid request must be accepted (see schemathesis.toml).
+
+* Node ids are unique in a session (by their string form), across requests: every string or
+  integral id in the nodes of an upload or insert gets a fresh value of the same JSON type.
+* An `index` (insert as children, move) must not pass the parent's number of children: a valid
+  one becomes 0, which every parent allows, written as the same JSON type (`0` or `0.0`).
+
+Only values that are valid are rewritten, so a request that breaks the schema still does.
+"""
+import itertools
+
+import schemathesis
+
+_fresh = itertools.count(1)
+INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def integral(value):
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
+
+
+def fresh_id(value):
+    if isinstance(value, str):
+        return f"{value}#{next(_fresh)}"
+    if integral(value) and INT64[0] <= value <= INT64[1]:
+        return type(value)(10 ** 15 + next(_fresh))
+    return value
+
+
+def fresh_nodes(nodes):
+    if not isinstance(nodes, list):
+        return nodes
+    out = []
+    for node in nodes:
+        if isinstance(node, dict):
+            node = dict(node)
+            if "id" in node:
+                node["id"] = fresh_id(node["id"])
+            if "children" in node:
+                node["children"] = fresh_nodes(node["children"])
+        out.append(node)
+    return out
+
+
+def index_zero(body):
+    index = body.get("index")
+    if integral(index) and 0 <= index <= INT64[1]:
+        body["index"] = type(index)(0)
+    return body
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    operation = context.operation
+    if operation is None:
+        return
+    route = (operation.method.upper(), operation.path)
+    body = case.body
+    if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
+        if isinstance(body, list):
+            case.body = fresh_nodes(body)
+        elif isinstance(body, dict):
+            body = dict(body)
+            if "nodes" in body:
+                body["nodes"] = fresh_nodes(body["nodes"])
+            case.body = index_zero(body)
+    elif route == ("PATCH", "/sessions/{sid}/items/{itemId}") and isinstance(body, dict) and "parentId" in body:
+        case.body = index_zero(dict(body))

@@ -1,0 +1,313 @@
+"""Scenario checks of openapi.yaml against a live tree-server.
+
+Each step sends one request and names the status it must get; the response must be documented
+for its operation (status, media type, body schema, required headers; see openapi_check.py).
+Steps with `view` are change requests: their answer must also turn the view's rows before into
+its rows after (version + 1, ETag = version, the splices). The steps run in order against one
+session, so a step sees what the steps before it did.
+"""
+import pytest
+import yaml
+
+from openapi_check import TOKEN, splice_problems
+
+UNKNOWN = "AAAAAAAAAAAAAAAAAAAAAA"
+JSON = {"Content-Type": "application/json"}
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+TREE = {"nodes": [
+    {"id": "docs", "title": "Documents", "children": [
+        {"id": 1, "title": "Compositional Layout", "data": {"size": 3}},
+        {"title": "Diffable Data Source", "children": [{"title": "Cell registration"}]},
+        {"id": "lazy", "title": "Lazy folder", "hasChildren": True},
+    ]},
+    {"id": "pics", "title": "Pictures", "expanded": True, "children": [{"title": "Face"}]},
+], "expand": "none"}
+
+
+class Step:
+    """One request and what its answer must be. `path`, `headers` and `body` may be callables of
+    the scenario state; `path` and header values are formatted with it ({sid}, {first})."""
+
+    def __init__(self, label, method, path, status, *, body=None, raw=None, headers=None,
+                 server="main", view=None, expect=None, save=None):
+        self.label, self.method, self.path, self.status = label, method, path, status
+        self.body, self.raw, self.headers, self.server = body, raw, headers, server
+        self.view, self.expect, self.save = view, expect, save
+
+    def __repr__(self):
+        return self.label
+
+
+def resolve(value, state):
+    return value(state) if callable(value) else value
+
+
+def run(step, api, state):
+    path = resolve(step.path, state).format(**state)
+    headers = {k: v.format(**state) for k, v in (resolve(step.headers, state) or {}).items()}
+    before = api.rows(state["sid"], step.view) if step.view is not None else None
+    response = api.request(step.method, path, server=step.server, body=resolve(step.body, state),
+                           raw=step.raw, headers=headers)
+    body, problems = api.spec.problems(step.method, response, step.status)
+    if not problems and before is not None:
+        problems = splice_problems(response, body, before, api.rows(state["sid"], step.view)[1])
+    if not problems and step.expect is not None:
+        try:
+            step.expect(response, body, state)
+        except AssertionError as exc:
+            problems.append(str(exc))
+    assert not problems, f"{step.method} {response.request.url} -> " + "; ".join(problems)
+    if step.save is not None:
+        step.save(state, response, body)
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def version_now(state):
+    return state["api"].rows(state["sid"])[0]
+
+
+def remember_version(state):
+    state["version"] = version_now(state)
+    return state["version"]
+
+
+@pytest.fixture(scope="module")
+def state(api):
+    return {"api": api}
+
+
+def steps(*items):
+    return pytest.mark.parametrize("step", items, ids=repr)
+
+
+# -- operations ----------------------------------------------------------------------------
+@steps(
+    Step("demo page", "GET", "/", 200),
+    Step("health", "GET", "/healthz", 200),
+    Step("health head", "HEAD", "/healthz", 200),
+    Step("metrics", "GET", "/metrics", 200),
+    Step("spec", "GET", "/openapi.yaml", 200,
+         expect=lambda r, b, s: expect(yaml.safe_load(r.text)["openapi"].startswith("3.1"), "not the spec")),
+)
+def test_operations(step, api, state):
+    run(step, api, state)
+
+
+# -- create --------------------------------------------------------------------------------
+def created(r, b, s):
+    expect(r.headers["Location"] == f"/sessions/{b['id']}" and r.headers["ETag"] == '"1"' and b["version"] == 1,
+           "Location/ETag/version")
+
+
+@steps(
+    Step("create", "POST", "/sessions", 201, body=TREE, expect=created,
+         save=lambda s, r, b: s.update(sid=b["id"])),
+    Step("create bare array", "POST", "/sessions", 201, body=[{"title": "bare"}, {"title": "array", "id": 5}]),
+    Step("create expand depth", "POST", "/sessions", 201,
+         body={"nodes": [{"title": "a", "children": [{"title": "b"}]}], "expand": 1},
+         expect=lambda r, b, s: expect(b["total"] == 2, f"expand 1 gives total {b['total']}")),
+    Step("create: no content type", "POST", "/sessions", 415, raw=b"[]"),
+    Step("create: text/plain", "POST", "/sessions", 415, raw=b"[]", headers={"Content-Type": "text/plain"}),
+    Step("create: malformed JSON", "POST", "/sessions", 400, raw=b'[{"title": "x",}]', headers=JSON),
+    Step("create: empty body", "POST", "/sessions", 400, raw=b"", headers=JSON),
+    Step("create: title not a string", "POST", "/sessions", 422, body=[{"title": 1}]),
+    Step("create: no title", "POST", "/sessions", 422, body=[{"id": "x"}]),
+    Step("create: duplicate id", "POST", "/sessions", 422, body=[{"title": "a", "id": 4}, {"title": "b", "id": "4"}]),
+    Step("create: bad id type", "POST", "/sessions", 422, body=[{"title": "a", "id": 1.5}]),
+    Step("create: unknown node member", "POST", "/sessions", 422, body=[{"title": "a", "colour": "red"}]),
+    Step("create: unknown top member", "POST", "/sessions", 422, body={"nodes": [], "extra": 1}),
+    Step("create: bad expand", "POST", "/sessions", 422, body={"nodes": [], "expand": -1}),
+    Step("create: not nodes", "POST", "/sessions", 422, body="nodes"),
+    Step("create: missing nodes", "POST", "/sessions", 422, body={"expand": "all"}),
+)
+def test_create(step, api, state):
+    run(step, api, state)
+
+
+# -- read ----------------------------------------------------------------------------------
+def item_is(**members):
+    def check(r, b, s):
+        expect(all(b.get(k) == v for k, v in members.items()), f"item {b}")
+    return check
+
+
+@steps(
+    Step("summary", "GET", "/sessions/{sid}", 200),
+    Step("summary head", "HEAD", "/sessions/{sid}", 200),
+    Step("summary: unknown", "GET", f"/sessions/{UNKNOWN}", 404),
+    Step("summary head: unknown", "HEAD", f"/sessions/{UNKNOWN}", 404),
+    Step("rows", "GET", "/sessions/{sid}/rows", 200,
+         expect=lambda r, b, s: expect([row["id"] for row in b["rows"]] == ["docs", "pics", "~6"], f"rows {b['rows']}"),
+         save=lambda s, r, b: s.update(etag=f'"{b["version"]}"')),
+    Step("rows: If-None-Match", "GET", "/sessions/{sid}/rows", 304, headers={"If-None-Match": "{etag}"}),
+    Step("rows head: If-None-Match", "HEAD", "/sessions/{sid}/rows", 304, headers={"If-None-Match": "{etag}"}),
+    Step("rows: If-None-Match other", "GET", "/sessions/{sid}/rows", 200, headers={"If-None-Match": '"999"'}),
+    Step("rows: filtered", "GET", "/sessions/{sid}/rows?filter=ce&limit=2", 200,
+         expect=lambda r, b, s: expect(b["filter"] == "ce" and b["matchCount"] == 3 and b["limit"] == 2
+                                       and len(b["rows"]) == 2, f"page {b}")),
+    Step("rows: filter with + as space", "GET", "/sessions/{sid}/rows?filter=data+source", 200,
+         expect=lambda r, b, s: expect(b["filter"] == "data source" and b["matchCount"] == 1, f"page {b}")),
+    Step("rows: prefix, case-sensitive", "GET", "/sessions/{sid}/rows?filter=Face&match=exact&caseSensitive=true", 200,
+         expect=lambda r, b, s: expect(b["matchCount"] == 1, f"page {b}")),
+    Step("rows: limit 0", "GET", "/sessions/{sid}/rows?limit=0", 200,
+         expect=lambda r, b, s: expect(b["rows"] == [] and b["total"] == 3, f"page {b}")),
+    Step("rows: offset past the end", "GET", "/sessions/{sid}/rows?offset=99", 200),
+    Step("rows: limit 1000", "GET", "/sessions/{sid}/rows?limit=1000", 200),
+    Step("rows: limit 1001", "GET", "/sessions/{sid}/rows?limit=1001", 400),
+    Step("rows: offset -1", "GET", "/sessions/{sid}/rows?offset=-1", 400),
+    Step("rows: bad match", "GET", "/sessions/{sid}/rows?match=regex", 400),
+    Step("rows: bad caseSensitive", "GET", "/sessions/{sid}/rows?caseSensitive=yes", 400),
+    Step("rows: %00", "GET", "/sessions/{sid}/rows?filter=%00", 400),
+    Step("rows: unknown", "GET", f"/sessions/{UNKNOWN}/rows", 404),
+    Step("tree", "GET", "/sessions/{sid}/tree", 200, save=lambda s, r, b: s.update(exported=b)),
+    Step("tree: If-None-Match", "GET", "/sessions/{sid}/tree", 304, headers={"If-None-Match": "{etag}"}),
+    Step("tree head", "HEAD", "/sessions/{sid}/tree", 200),
+    Step("tree: unknown", "GET", f"/sessions/{UNKNOWN}/tree", 404),
+    Step("tree round trip", "POST", "/sessions", 201, body=lambda s: s["exported"]),
+    Step("item", "GET", "/sessions/{sid}/items/1", 200, expect=item_is(path=["docs"], index=None, data={"size": 3})),
+    Step("item: filtered", "GET", "/sessions/{sid}/items/1?filter=layout", 200, expect=item_is(index=1, match=True)),
+    Step("item: generated id", "GET", "/sessions/{sid}/items/~6", 200),
+    Step("item head", "HEAD", "/sessions/{sid}/items/docs", 200),
+    Step("item: unknown", "GET", "/sessions/{sid}/items/nope", 404),
+    Step("item: bad match", "GET", "/sessions/{sid}/items/docs?match=x", 400),
+)
+def test_read(step, api, state):
+    run(step, api, state)
+
+
+# -- change the session --------------------------------------------------------------------
+@steps(
+    Step("expandAll", "PATCH", "/sessions/{sid}", 200, body={"expandAll": True}, view=""),
+    Step("collapseAll", "PATCH", "/sessions/{sid}", 200, body={"collapseAll": True}, view=""),
+    Step("expandDepth", "PATCH", "/sessions/{sid}", 200, body={"expandDepth": 1}, view=""),
+    Step("expandAll filtered", "PATCH", "/sessions/{sid}?filter=ce", 200, body={"expandAll": True}, view="&filter=ce"),
+    Step("patch session: If-Match current", "PATCH", "/sessions/{sid}", 200, body={"collapseAll": True},
+         headers=lambda s: {"If-Match": f'"{remember_version(s)}"'}),
+    Step("patch session: If-Match stale", "PATCH", "/sessions/{sid}", 412, body={"collapseAll": True},
+         headers={"If-Match": '"{version}"'},
+         expect=lambda r, b, s: expect(r.headers["ETag"] == f'"{s["version"] + 1}"', "412 ETag")),
+    Step("patch session: two members", "PATCH", "/sessions/{sid}", 422, body={"expandAll": True, "collapseAll": True}),
+    Step("patch session: false", "PATCH", "/sessions/{sid}", 422, body={"expandAll": False}),
+    Step("patch session: empty", "PATCH", "/sessions/{sid}", 422, body={}),
+    Step("patch session: not JSON", "PATCH", "/sessions/{sid}", 400, raw=b"{", headers=JSON),
+    Step("patch session: no content type", "PATCH", "/sessions/{sid}", 415, raw=b"{}"),
+    Step("patch session: unknown", "PATCH", f"/sessions/{UNKNOWN}", 404, body={"expandAll": True}),
+    Step("patch session: bad filter parameter", "PATCH", "/sessions/{sid}?caseSensitive=1", 400, body={"expandAll": True}),
+)
+def test_change_session(step, api, state):
+    run(step, api, state)
+
+
+# -- items ---------------------------------------------------------------------------------
+ITEMS = "/sessions/{sid}/items"
+ITEM = "/sessions/{sid}/items/"
+
+
+@steps(
+    Step("insert child", "POST", ITEMS, 201, view="",
+         body={"nodes": [{"title": "Loaded", "id": "new1"}], "parentId": "lazy", "index": 0}),
+    Step("insert roots", "POST", ITEMS, 201, view="", body={"nodes": [{"title": "Root A"}, {"title": "Root B"}]}),
+    Step("insert bare array", "POST", ITEMS, 201, view="", body=[{"title": "Root C"}]),
+    Step("insert before", "POST", ITEMS, 201, view="", body={"nodes": [{"title": "Before pics"}], "before": "pics"}),
+    Step("insert after (filtered)", "POST", ITEMS + "?filter=ce", 201, view="&filter=ce",
+         body={"nodes": [{"title": "After one, with ce"}], "after": 1}),
+    Step("insert: unknown parent", "POST", ITEMS, 404, body={"nodes": [{"title": "x"}], "parentId": "nope"}),
+    Step("insert: unknown sibling", "POST", ITEMS, 404, body={"nodes": [{"title": "x"}], "after": "nope"}),
+    Step("insert: index past the end", "POST", ITEMS, 422, body={"nodes": [{"title": "x"}], "parentId": "pics", "index": 5}),
+    Step("insert: existing id", "POST", ITEMS, 422, body={"nodes": [{"title": "x", "id": "1"}]}),
+    Step("insert: before and parentId", "POST", ITEMS, 422, body={"nodes": [{"title": "x"}], "before": "pics", "parentId": None}),
+    Step("insert: unknown member", "POST", ITEMS, 422, body={"nodes": [{"title": "x"}], "where": 1}),
+    Step("insert: malformed", "POST", ITEMS, 400, raw=b"[", headers=JSON),
+    Step("insert: no content type", "POST", ITEMS, 415, raw=b"[]"),
+    Step("insert: unknown session", "POST", f"/sessions/{UNKNOWN}/items", 404, body=[{"title": "x"}]),
+    Step("insert: If-Match stale", "POST", ITEMS, 412, body=[{"title": "x"}], headers=lambda s: {"If-Match": f'"{version_now(s) - 1}"'}),
+)
+def test_insert(step, api, state):
+    run(step, api, state)
+
+
+@steps(
+    Step("expand item", "PATCH", ITEM + "docs", 200, view="", body={"expanded": True}),
+    Step("collapse item recursively", "PATCH", ITEM + "docs", 200, view="", body={"expanded": False, "recursive": True}),
+    Step("reveal", "PATCH", ITEM + "~3", 200, view="", body={"reveal": True}),
+    Step("reveal (filtered)", "PATCH", ITEM + "~3?filter=cell", 200, view="&filter=cell", body={"reveal": True}),
+    Step("update", "PATCH", ITEM + "1", 200, view="", body={"title": "Layout", "data": None}),
+    Step("update data only", "PATCH", ITEM + "1", 200, view="", body={"data": [1, 2]}),
+    Step("move", "PATCH", ITEM + "pics", 200, view="", body={"parentId": "docs", "index": 0}),
+    Step("move to roots", "PATCH", ITEM + "pics", 200, view="", body={"parentId": None}),
+    Step("move (filtered)", "PATCH", ITEM + "1?filter=a", 200, view="&filter=a", body={"parentId": "pics", "index": 1}),
+    Step("move into own subtree", "PATCH", ITEM + "docs", 409, body={"parentId": "~3"}),
+    Step("move under itself", "PATCH", ITEM + "docs", 409, body={"parentId": "docs"}),
+    Step("move: index past the end", "PATCH", ITEM + "docs", 422, body={"parentId": "pics", "index": 99}),
+    Step("move: unknown parent", "PATCH", ITEM + "docs", 404, body={"parentId": "nope"}),
+    Step("patch item: mixed kinds", "PATCH", ITEM + "docs", 422, body={"expanded": True, "title": "x"}),
+    Step("patch item: reveal false", "PATCH", ITEM + "docs", 422, body={"reveal": False}),
+    Step("patch item: empty", "PATCH", ITEM + "docs", 422, body={}),
+    Step("patch item: title null", "PATCH", ITEM + "docs", 422, body={"title": None}),
+    Step("patch item: unknown item", "PATCH", ITEM + "nope", 404, body={"expanded": True}),
+    Step("patch item: no content type", "PATCH", ITEM + "docs", 415, raw=b"{}"),
+    Step("patch item: malformed", "PATCH", ITEM + "docs", 400, raw=b"{]", headers=JSON),
+    Step("patch item: If-Match stale", "PATCH", ITEM + "docs", 412, body={"expanded": True}, headers={"If-Match": '"1", "2"'}),
+    Step("delete item", "DELETE", ITEM + "~3", 200, view=""),
+    Step("delete item (filtered)", "DELETE", ITEM + "1?filter=a", 200, view="&filter=a"),
+    Step("delete item: gone", "DELETE", ITEM + "~3", 404),
+    Step("delete item: If-Match stale", "DELETE", ITEM + "docs", 412, headers={"If-Match": '"1"'}),
+    Step("item after edits", "GET", ITEM + "pics", 200),
+)
+def test_items(step, api, state):
+    run(step, api, state)
+
+
+# -- methods -------------------------------------------------------------------------------
+@pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("GET", "/sessions"), ("POST", "/sessions/{sid}"),
+                                          ("DELETE", "/sessions/{sid}/rows")])
+def test_method_not_allowed(method, path, api, state):
+    r = api.request(method, path.format(**state))
+    assert r.status_code == 405 and "Allow" in r.headers \
+        and r.headers.get("Content-Type") == "application/problem+json", f"{r.status_code} {dict(r.headers)}"
+
+
+def test_options(api, state):
+    r = api.request("OPTIONS", f"/sessions/{state['sid']}/items/docs")
+    assert r.status_code == 204 and r.headers.get("Allow") == "GET, HEAD, PATCH, DELETE, OPTIONS", \
+        f"{r.status_code} {dict(r.headers)}"
+
+
+# -- delete the session --------------------------------------------------------------------
+@steps(
+    Step("delete session: If-Match stale", "DELETE", "/sessions/{sid}", 412, headers={"If-Match": '"1"'}),
+    Step("delete session", "DELETE", "/sessions/{sid}", 204),
+    Step("delete session: gone", "DELETE", "/sessions/{sid}", 404),
+)
+def test_delete_session(step, api, state):
+    run(step, api, state)
+
+
+# -- limits and the token (a second server) -------------------------------------------------
+LIMITED = dict(server="limited")
+
+
+@steps(
+    Step("limited: health without token", "GET", "/healthz", 200, **LIMITED),
+    Step("limited: demo page without token", "GET", "/", 401, **LIMITED),
+    Step("limited: metrics without token", "GET", "/metrics", 401, **LIMITED),
+    Step("limited: spec without token", "GET", "/openapi.yaml", 401, **LIMITED),
+    Step("limited: create without token", "POST", "/sessions", 401, body=[{"title": "a"}], **LIMITED),
+    Step("limited: create wrong token", "POST", "/sessions", 401, body=[{"title": "a"}],
+         headers={"Authorization": "Bearer nope"}, **LIMITED),
+    Step("limited: rows without token", "GET", f"/sessions/{UNKNOWN}/rows", 401, **LIMITED),
+    Step("limited: over the node budget", "POST", "/sessions", 503, body=[{"title": "a"}] * 4, headers=AUTH,
+         expect=lambda r, b, s: expect(r.headers.get("Retry-After"), "no Retry-After"), **LIMITED),
+    Step("limited: create", "POST", "/sessions", 201, body=[{"title": "a"}, {"title": "b"}], headers=AUTH,
+         save=lambda s, r, b: s.update(first=b["id"]), **LIMITED),
+    Step("limited: too many sessions", "POST", "/sessions", 429, body=[{"title": "a"}], headers=AUTH, **LIMITED),
+    Step("limited: insert over the node budget", "POST", "/sessions/{first}/items", 503,
+         body=[{"title": "c"}, {"title": "d"}], headers=AUTH, **LIMITED),
+    Step("limited: body too large", "POST", "/sessions", 413, body=[{"title": "x" * 5000}], headers=AUTH, **LIMITED),
+)
+def test_limits(step, api, state):
+    run(step, api, state)
