@@ -31,6 +31,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case chunkedNotLast
         case unsupportedTransferCoding
         case invalidChunkSize
+        case invalidChunkExtension
         case chunkSizeLineTooLong
         case invalidChunkTerminator
         case unsupportedExpectation
@@ -92,6 +93,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .chunkedNotLast: "The chunked transfer coding must be applied last, exactly once."
         case .unsupportedTransferCoding: "Only the chunked transfer coding is supported."
         case .invalidChunkSize: "A chunk size line is malformed."
+        case .invalidChunkExtension: "A chunk extension is malformed: each needs a name, and a value must be a token or a quoted string."
         case .chunkSizeLineTooLong: "A chunk size line is longer than the server accepts."
         case .invalidChunkTerminator: "Chunk data was not followed by CRLF."
         case .unsupportedExpectation: "Only the 100-continue expectation is supported."
