@@ -37,6 +37,9 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case unsupportedExpectation
         case headerTimeout
         case bodyTimeout
+        /// The server's budget for buffered request bodies (``MemoryBudget``) cannot hold
+        /// this body now.
+        case bodyBudgetExhausted
     }
 
     let kind: Kind
@@ -48,7 +51,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         self.offset = offset
     }
 
-    /// The status code to answer with (400, 408, 413, 414, 417, 431, 501 or 505).
+    /// The status code to answer with (400, 408, 413, 414, 417, 431, 501, 503 or 505).
     public var status: Int {
         switch kind {
         case .requestLineTooLong: 414
@@ -58,8 +61,19 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unsupportedVersion: 505
         case .unsupportedExpectation: 417
         case .headerTimeout, .bodyTimeout: 408
-        default: 400
+        case .bodyBudgetExhausted: 503
+        case .invalidRequestLine, .invalidMethod, .invalidTarget, .invalidPercentEncoding, .invalidVersion,
+            .bareCR, .bareLF, .obsFold, .whitespaceBeforeColon, .invalidFieldName, .invalidFieldValue,
+            .missingHost, .duplicateHost, .invalidHost, .contentLengthWithTransferEncoding,
+            .invalidContentLength, .conflictingContentLength, .transferEncodingInHTTP10, .chunkedNotLast,
+            .invalidChunkSize, .invalidChunkExtension, .chunkSizeLineTooLong, .invalidChunkTerminator:
+            400
         }
+    }
+
+    /// Seconds for a `Retry-After` header, for the errors a client may simply retry later.
+    public var retryAfter: Int? {
+        kind == .bodyBudgetExhausted ? 10 : nil
     }
 
     public var title: String { HTTPStatus.reasonPhrase(status) }
@@ -99,6 +113,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unsupportedExpectation: "Only the 100-continue expectation is supported."
         case .headerTimeout: "The request header section was not received in time."
         case .bodyTimeout: "The request body was not received in time."
+        case .bodyBudgetExhausted: "The server holds as many request bodies in memory as it may; retry later."
         }
     }
 

@@ -109,6 +109,20 @@ struct HTTPRequestParser {
         return events
     }
 
+    /// Bytes of memory the body under construction holds (its capacity).
+    var bodyCapacity: Int { body.capacity }
+
+    /// Stops parsing and frees the body and the buffered bytes (the connection is closing
+    /// without reading further, e.g. a body refused by the memory budget).
+    mutating func abandon() {
+        state = .failed
+        body = []
+        buffer = []
+        bufferStreamOffset += readIndex
+        readIndex = 0
+        resetHead()
+    }
+
     private mutating func compact() {
         guard readIndex > 0 else { return }
         if readIndex == buffer.count {

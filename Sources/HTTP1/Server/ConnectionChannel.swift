@@ -164,7 +164,8 @@ final class ConnectionChannel: Sendable {
             case .sendContinue:
                 s.outbox.append(ResponseHead.continueBytes)
             case .sendError(let error):
-                s.outbox.append(context.errorResponse(status: error.status, title: error.title, detail: error.detail))
+                s.outbox.append(context.errorResponse(
+                    status: error.status, title: error.title, detail: error.detail, retryAfter: error.retryAfter))
                 s.finishRequested = true
                 break loop
             case .respond(let request, let keepAlive):

@@ -19,6 +19,9 @@ struct HTTPConnection {
         /// Most unparsed bytes held while a response is in progress (pipelining) before
         /// reading pauses.
         var maxBufferedBytes = 64 * 1024
+        /// Shared by all connections: a body is reserved here before it is read (or as a
+        /// chunked body grows) and released when its response is complete. `nil`: no bound.
+        var bodyBudget: MemoryBudget? = nil
     }
 
     enum Action: Equatable {
@@ -60,6 +63,8 @@ struct HTTPConnection {
     private var idleSince: UInt64
     private var headStartedAt: UInt64? = nil
     private var lastBodyProgress: UInt64 = 0
+    /// Bytes of ``Settings/bodyBudget`` held for the current request's body.
+    private(set) var bodyReservation = 0
 
     init(settings: Settings, remoteAddress: String, now: UInt64) {
         self.settings = settings
@@ -111,6 +116,9 @@ struct HTTPConnection {
         }
         if headStartedAt == nil && parser.phase != .idle { headStartedAt = now }
         guard let event = parser.next() else {
+            if pendingHead?.framing == .chunked && !reserveBody(parser.bodyCapacity) {
+                return refuseBody()
+            }
             if peerClosed {
                 // EOF between requests, or in the middle of one: nothing to answer.
                 return close()
@@ -123,19 +131,23 @@ struct HTTPConnection {
             requestCount += 1
             pendingHead = head
             lastBodyProgress = now
+            // Before any body byte is read, and before `100 Continue`.
+            if case .length(let n) = head.framing, !reserveBody(n) { return refuseBody() }
             if head.expectsContinue { return .sendContinue }
             return nextAction(now: now)
         case .end(let body):
             let head = pendingHead!
+            if head.framing == .chunked && !reserveBody(body.capacity) { return refuseBody() }
             pendingHead = nil
             headStartedAt = nil
             mode = .responding
             let keepAlive = head.keepAlive && !draining && !peerClosed
                 && requestCount < settings.maxRequestsPerConnection
-            return .respond(head.request(body: body, remoteAddress: remoteAddress), keepAlive: keepAlive)
+            var request = head.request(body: body, remoteAddress: remoteAddress)
+            request.memoryBudget = settings.bodyBudget
+            return .respond(request, keepAlive: keepAlive)
         case .failure(let error):
-            mode = .finishing
-            return .sendError(error)
+            return fail(error)
         }
     }
 
@@ -143,6 +155,7 @@ struct HTTPConnection {
     /// Follow with `nextAction(now:)`.
     mutating func responseCompleted(keepAlive: Bool, now: UInt64) -> Action {
         guard mode == .responding else { return .waitForBytes }
+        releaseBody()
         if keepAlive && !draining && !peerClosed {
             mode = .reading
             idleSince = now
@@ -165,13 +178,11 @@ struct HTTPConnection {
         case .reading:
             if pendingHead != nil {
                 if elapsed(since: lastBodyProgress, now) >= settings.bodyTimeout {
-                    mode = .finishing
-                    return .sendError(HTTPParserError(.bodyTimeout, offset: 0))
+                    return fail(HTTPParserError(.bodyTimeout, offset: 0))
                 }
             } else if let headStartedAt {
                 if elapsed(since: headStartedAt, now) >= settings.headerTimeout {
-                    mode = .finishing
-                    return .sendError(HTTPParserError(.headerTimeout, offset: 0))
+                    return fail(HTTPParserError(.headerTimeout, offset: 0))
                 }
             } else if parser.phase != .idle {
                 headStartedAt = now
@@ -195,9 +206,40 @@ struct HTTPConnection {
         return isIdle ? close() : .waitForBytes
     }
 
-    /// The channel closed the socket (error, abort, or after `.close`).
+    /// The channel closed the socket (error, abort, or after `.close`). The body
+    /// reservation is given back, even while a responder still works on the request.
     mutating func closed() {
         mode = .closed
+        releaseBody()
+    }
+
+    /// Grows the body's reservation to `total` bytes; false when the budget cannot hold it.
+    private mutating func reserveBody(_ total: Int) -> Bool {
+        guard let budget = settings.bodyBudget, total > bodyReservation else { return true }
+        guard budget.tryReserve(total - bodyReservation) else { return false }
+        bodyReservation = total
+        return true
+    }
+
+    private mutating func releaseBody() {
+        settings.bodyBudget?.release(bodyReservation)
+        bodyReservation = 0
+    }
+
+    /// The body does not fit the budget: drop what was read, answer 503 and close.
+    private mutating func refuseBody() -> Action {
+        fail(HTTPParserError(.bodyBudgetExhausted, offset: 0))
+    }
+
+    /// An error ends the connection: nothing more is parsed, the body is dropped and its
+    /// reservation given back, the error is answered.
+    private mutating func fail(_ error: HTTPParserError) -> Action {
+        parser.abandon()
+        releaseBody()
+        pendingHead = nil
+        headStartedAt = nil
+        mode = .finishing
+        return .sendError(error)
     }
 
     /// Time since `since`, 0 if `now` is earlier: timestamps come from several threads, and

@@ -31,6 +31,7 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `writeTimeout` | 60 s without progress | close |
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
 /// | `maxConnections` | 10 000 | 503 and close |
+/// | `bodyBudget` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
     /// address it resolves to is bound.
@@ -56,6 +57,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var lingerTimeout: Duration = .seconds(2)
     public var maxRequestsPerConnection: Int = 10_000
     public var maxConnections: Int = 10_000
+    /// Bytes of request bodies held in memory over all connections at once, shared with
+    /// the responder through ``HTTPRequest/memoryBudget``. Default: a quarter of the
+    /// machine's (or the container's) memory.
+    public var bodyBudget = MemoryBudget(capacity: MemoryBudget.defaultCapacity)
 
     /// A streamed body's writer blocks while more than this many bytes are queued...
     public var outputHighWaterMark: Int = 256 * 1024
@@ -114,6 +119,7 @@ public struct HTTPServerConfiguration: Sendable {
         s.lingerTimeout = lingerTimeout.nanoseconds
         s.maxRequestsPerConnection = maxRequestsPerConnection
         s.maxBufferedBytes = maxBufferedPipelineBytes
+        s.bodyBudget = bodyBudget
         return s
     }
 }

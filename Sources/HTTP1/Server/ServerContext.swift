@@ -21,11 +21,13 @@ final class ServerContext: Sendable {
 
     /// A complete error response with `Connection: close`, body rendered by the configured
     /// renderer.
-    func errorResponse(status: Int, title: String, detail: String, headRequest: Bool = false) -> [UInt8] {
+    func errorResponse(status: Int, title: String, detail: String, retryAfter: Int? = nil, headRequest: Bool = false) -> [UInt8] {
         let rendered = configuration.errorRenderer(status, title, detail)
         let body = headRequest ? [] : rendered.body
+        var headers: HTTPHeaders = ["Content-Type": rendered.contentType]
+        if let retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
         if var bytes = ResponseHead.serialize(
-            status: status, headers: ["Content-Type": rendered.contentType], framing: .length(rendered.body.count),
+            status: status, headers: headers, framing: .length(rendered.body.count),
             keepAlive: false, requestVersion: .http1_1, reserving: body.count)
         {
             bytes.append(contentsOf: body)
