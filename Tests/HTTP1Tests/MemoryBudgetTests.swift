@@ -152,7 +152,7 @@ import Testing
         var m = machine(budget)
         #expect(receive(&m, Self.upload(600) + [1, 2, 3]) == .waitForBytes)
         #expect(budget.reserved == 600)
-        guard case .sendError(let error) = m.checkTimeouts(now: 31_000_000_000) else {
+        guard case .sendError(let error) = m.checkTimeouts(now: 0 + .seconds(31)) else {
             Issue.record("no timeout")
             return
         }

@@ -113,21 +113,13 @@ public struct HTTPServerConfiguration: Sendable {
             maxRequestLineLength: maxRequestLineLength, maxHeaderSectionSize: maxHeaderSectionSize,
             maxHeaderCount: maxHeaderCount, maxBodySize: maxBodySize,
             maxChunkSizeLineLength: maxChunkSizeLineLength)
-        s.headerTimeout = headerReadTimeout.nanoseconds
-        s.bodyTimeout = bodyReadTimeout.nanoseconds
-        s.idleTimeout = idleTimeout.nanoseconds
-        s.lingerTimeout = lingerTimeout.nanoseconds
+        s.headerTimeout = headerReadTimeout
+        s.bodyTimeout = bodyReadTimeout
+        s.idleTimeout = idleTimeout
+        s.lingerTimeout = lingerTimeout
         s.maxRequestsPerConnection = maxRequestsPerConnection
         s.maxBufferedBytes = maxBufferedPipelineBytes
         s.bodyBudget = bodyBudget
         return s
-    }
-}
-
-extension Duration {
-    var nanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -6,7 +6,7 @@ final class ServerContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let settings: HTTPConnection.Settings
-    let writeTimeout: UInt64
+    let writeTimeout: Duration
     let workers = DispatchQueue.global(qos: .userInitiated)
     /// Open connections, for `maxConnections` and for shutdown to wait on.
     let openConnections = Atomic<Int>(0)
@@ -16,7 +16,7 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.settings = configuration.connectionSettings
-        self.writeTimeout = configuration.writeTimeout.nanoseconds
+        self.writeTimeout = configuration.writeTimeout
     }
 
     /// A complete error response with `Connection: close`, body rendered by the configured
