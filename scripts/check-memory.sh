@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Memory bounds of tree-server, measured from /proc/PID/status (VmRSS, VmHWM):
-#  1. uploads: 8 connections announce 1 GiB each and send 100 MB, then 8 chunked uploads
-#     of 100 MB, against --max-buffered-bodies 64 MiB: every one answered 503 (Retry-After),
-#     and the server's peak resident memory stays under a ceiling;
+#  1. uploads against --max-buffered-bodies 64 MiB, 8 connections at a time: bodies that
+#     announce 1 GiB (more than the whole budget: 413 at once), 40 MiB each (fit alone, not
+#     together: 503 with Retry-After), chunked 100 MB each (cut off with 503, or 413 once one
+#     alone outgrows the budget); the server's peak resident memory stays under a ceiling;
 #  2. cycles: CYCLES times, SESSIONS sessions of the 797K-node tree are created, filtered
 #     and deleted; with no session left, resident memory must be within 100 MB of the start.
 #

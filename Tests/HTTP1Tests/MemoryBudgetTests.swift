@@ -109,28 +109,51 @@ import Testing
         #expect(budget.reserved == 500)
     }
 
-    @Test func aChunkedBodyIsCutOffWhenItOutgrowsTheBudget() {
-        let budget = MemoryBudget(capacity: 64 * 1024)
+    @Test func aBodyLargerThanTheWholeBudgetIs413() {
+        // Retrying could never help: 413, not 503.
+        let budget = MemoryBudget(capacity: 1000)
         var m = machine(budget)
+        guard case .sendError(let error) = receive(&m, Self.upload(1001, expectContinue: true)) else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(error.status == 413)
+        #expect(error.retryAfter == nil)
+        #expect(budget.reserved == 0)
+    }
+
+    /// Sends 128 KiB of chunks; returns the status it was refused with, if any.
+    func chunkedUpload(_ m: inout HTTPConnection, _ budget: MemoryBudget, held: Int) -> Int? {
         let head = bytes("PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
         #expect(receive(&m, head) == .waitForBytes)
         let chunk = bytes("2000\r\n") + [UInt8](repeating: 0x61, count: 0x2000) + bytes("\r\n")
-        var refused = false
-        for _ in 0..<16 {  // 128 KiB in all
+        for _ in 0..<16 {
             let action = receive(&m, chunk)
             if action == .waitForBytes {
-                #expect(budget.reserved <= 64 * 1024)
-                #expect(budget.reserved >= m.parser.bodyCapacity)
+                #expect(budget.reserved <= budget.capacity)
+                #expect(budget.reserved - held >= m.parser.bodyCapacity)
                 continue
             }
-            expect503(action)
-            refused = true
-            break
+            guard case .sendError(let error) = action else { return nil }
+            #expect(budget.reserved == held)
+            #expect(m.mode == .finishing)
+            #expect(m.parser.bodyCapacity == 0)
+            return error.status
         }
-        #expect(refused)
-        #expect(budget.reserved == 0)
-        #expect(m.mode == .finishing)
-        #expect(m.parser.bodyCapacity == 0)
+        return nil
+    }
+
+    @Test func aChunkedBodyIsCutOffWhenItOutgrowsWhatIsLeft() {
+        let budget = MemoryBudget(capacity: 256 * 1024)
+        #expect(budget.tryReserve(192 * 1024))  // other connections' bodies
+        var m = machine(budget)
+        #expect(chunkedUpload(&m, budget, held: 192 * 1024) == 503)
+    }
+
+    @Test func aChunkedBodyLargerThanTheWholeBudgetIs413() {
+        let budget = MemoryBudget(capacity: 64 * 1024)
+        var m = machine(budget)
+        #expect(chunkedUpload(&m, budget, held: 0) == 413)
     }
 
     @Test func aChunkedBodyThatFitsIsHeldUntilItsResponse() {

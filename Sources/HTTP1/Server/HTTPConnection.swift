@@ -119,7 +119,7 @@ struct HTTPConnection {
         if headStartedAt == nil && parser.phase != .idle { headStartedAt = now }
         guard let event = parser.next() else {
             if pendingHead?.framing == .chunked && !reserveBody(parser.bodyCapacity) {
-                return refuseBody()
+                return refuseBody(parser.bodyCapacity)
             }
             if peerClosed {
                 // EOF between requests, or in the middle of one: nothing to answer.
@@ -134,12 +134,12 @@ struct HTTPConnection {
             pendingHead = head
             lastBodyProgress = now
             // Before any body byte is read, and before `100 Continue`.
-            if case .length(let n) = head.framing, !reserveBody(n) { return refuseBody() }
+            if case .length(let n) = head.framing, !reserveBody(n) { return refuseBody(n) }
             if head.expectsContinue { return .sendContinue }
             return nextAction(now: now)
         case .end(let body):
             let head = pendingHead!
-            if head.framing == .chunked && !reserveBody(body.capacity) { return refuseBody() }
+            if head.framing == .chunked && !reserveBody(body.capacity) { return refuseBody(body.capacity) }
             pendingHead = nil
             headStartedAt = nil
             mode = .responding
@@ -228,9 +228,11 @@ struct HTTPConnection {
         bodyReservation = 0
     }
 
-    /// The body does not fit the budget: drop what was read, answer 503 and close.
-    private mutating func refuseBody() -> Action {
-        fail(HTTPParserError(.bodyBudgetExhausted, offset: 0))
+    /// The body does not fit the budget: drop what was read, answer 503 and close (413 when
+    /// it is larger than the whole budget: waiting could not help).
+    private mutating func refuseBody(_ total: Int) -> Action {
+        let neverFits = total > (settings.bodyBudget?.capacity ?? .max)
+        return fail(HTTPParserError(neverFits ? .bodyTooLarge : .bodyBudgetExhausted, offset: 0))
     }
 
     /// An error ends the connection: nothing more is parsed, the body is dropped and its

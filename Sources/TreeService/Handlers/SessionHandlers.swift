@@ -89,7 +89,10 @@ extension TreeService {
         // The parse's peak (columns, titles, members) beside the body, estimated at twice the
         // body's size, is counted in the server's memory budget while it runs.
         let parsePeak = 2 * request.body.count
-        guard request.memoryBudget?.tryReserve(parsePeak) ?? true else {
+        if let budget = request.memoryBudget, !budget.tryReserve(parsePeak) {
+            if request.body.count + parsePeak > budget.capacity {
+                throw ServiceError(status: 413, slug: "body-too-large", detail: "parsing this body needs about \(request.body.count + parsePeak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
+            }
             throw ServiceError(status: 503, slug: "unavailable", detail: "the server is parsing as many uploads as its memory budget (--max-buffered-bodies) allows; retry later",
                                headers: [("Retry-After", "10")])
         }
