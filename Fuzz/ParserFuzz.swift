@@ -47,22 +47,22 @@ private func connectionRun(_ bytes: [UInt8], cuts: [Int]) -> (bodies: [[UInt8]],
     settings.limits = limits
     settings.maxRequestsPerConnection = Int.max
     settings.maxBufferedBytes = Int.max
-    var machine = HTTPConnection(settings: settings, remoteAddress: "fuzz", now: 0)
+    var machine = HTTPConnection(settings: settings, remoteAddress: "fuzz", now: MonotonicInstant(nanoseconds: 0))
     var bodies: [[UInt8]] = []
     var start = 0
     for cut in cuts + [bytes.count] where cut >= start {
-        Array(bytes[start..<cut]).withUnsafeBytes { machine.bytesReceived($0, now: 0) }
+        Array(bytes[start..<cut]).withUnsafeBytes { machine.bytesReceived($0, now: MonotonicInstant(nanoseconds: 0)) }
         start = cut
-        var action = machine.nextAction(now: 0)
+        var action = machine.nextAction(now: MonotonicInstant(nanoseconds: 0))
         while true {
             switch action {
             case .respond(let request, let keepAlive):
                 precondition(keepAlive || request.version == .http1_0 || request.headers.contains(name: "connection"))
                 bodies.append(request.body)
-                action = machine.responseCompleted(keepAlive: true, now: 0)
+                action = machine.responseCompleted(keepAlive: true, now: MonotonicInstant(nanoseconds: 0))
                 continue
             case .sendContinue:
-                action = machine.nextAction(now: 0)
+                action = machine.nextAction(now: MonotonicInstant(nanoseconds: 0))
                 continue
             case .sendError(let error):
                 return (bodies, error)

@@ -16,6 +16,8 @@ sources=(
   Sources/HTTP1/Message/HTTPVersion.swift
   Sources/HTTP1/Message/HTTPRequest.swift
   Sources/HTTP1/Server/HTTPConnection.swift
+  Sources/HTTP1/Server/MemoryBudget.swift
+  Sources/HTTP1/Server/MonotonicInstant.swift
   Fuzz/ParserFuzz.swift
 )
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -D TREE_INVARIANTS -module-name HTTP1Fuzz \

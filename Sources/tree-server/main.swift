@@ -40,6 +40,7 @@ let options: [Option] = [
     Option(flag: "--max-depth", variable: "TREE_MAX_DEPTH", help: "deepest nesting of an upload (default 1000000)") { $1.service.maxDepth = try integer($0, "--max-depth", minimum: 1) },
     Option(flag: "--max-page", variable: "TREE_MAX_PAGE", help: "largest limit of a page of rows (default 1000)") { $1.service.maxPageLimit = try integer($0, "--max-page", minimum: 1) },
     Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824)") { $1.http.maxBodySize = try integer($0, "--max-body", minimum: 1) },
+    Option(flag: "--max-buffered-bodies", variable: "TREE_MAX_BUFFERED_BODIES", help: "bytes of request bodies and their parses in memory at once, 503 beyond, 413 for one larger than all of it (default a quarter of memory: \(MemoryBudget.defaultCapacity))") { $1.http.bodyBudget = MemoryBudget(capacity: try integer($0, "--max-buffered-bodies", minimum: 1)) },
     Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, 503 beyond (default 10000)") { $1.http.maxConnections = try integer($0, "--max-connections", minimum: 1) },
     Option(flag: "--header-timeout", variable: "TREE_HEADER_TIMEOUT", help: "seconds to receive a request head, 408 beyond (default 10)") { $1.http.headerReadTimeout = .seconds(try integer($0, "--header-timeout", minimum: 1)) },
     Option(flag: "--body-timeout", variable: "TREE_BODY_TIMEOUT", help: "seconds without body progress, 408 beyond (default 30)") { $1.http.bodyReadTimeout = .seconds(try integer($0, "--body-timeout", minimum: 1)) },
@@ -51,8 +52,9 @@ let options: [Option] = [
 
 @MainActor func usage() -> String {
     var text = "usage: tree-server [options]\n\nOptions (each also as an environment variable):\n"
-    for o in options { text += "  \(o.flag.padding(toLength: 20, withPad: " ", startingAt: 0)) \(o.variable.padding(toLength: 22, withPad: " ", startingAt: 0)) \(o.help)\n" }
-    text += "  --help                                      this text\n"
+    let flagWidth = options.map(\.flag.count).max()!, variableWidth = options.map(\.variable.count).max()!
+    for o in options { text += "  \(o.flag.padding(toLength: flagWidth, withPad: " ", startingAt: 0)) \(o.variable.padding(toLength: variableWidth, withPad: " ", startingAt: 0)) \(o.help)\n" }
+    text += "  \("--help".padding(toLength: flagWidth + 1 + variableWidth, withPad: " ", startingAt: 0)) this text\n"
     return text
 }
 
@@ -77,6 +79,9 @@ func log(_ line: String) {
 
 do {
     var s = try settings()
+    // Large blocks (session columns, request bodies) in their own mappings, so that freeing
+    // them gives the memory back; see ProcessMemory.
+    ProcessMemory.fixAllocatorThresholds()
     let service = TreeService(configuration: s.service)
     s.http.errorRenderer = TreeService.httpErrorRenderer
     if s.accessLog {

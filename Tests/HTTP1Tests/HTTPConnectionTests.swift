@@ -3,25 +3,28 @@ import Testing
 
 /// The connection state machine, driven without sockets and with a fake clock.
 @Suite struct HTTPConnectionTests {
-    static let second: UInt64 = 1_000_000_000
+    static let second = Duration.seconds(1)
 
     static var settings: HTTPConnection.Settings {
         var s = HTTPConnection.Settings()
         s.limits = testLimits
-        s.headerTimeout = 5 * second
-        s.bodyTimeout = 7 * second
-        s.idleTimeout = 30 * second
-        s.lingerTimeout = 2 * second
+        s.headerTimeout = .seconds(5)
+        s.bodyTimeout = .seconds(7)
+        s.idleTimeout = .seconds(30)
+        s.lingerTimeout = .seconds(2)
         s.maxRequestsPerConnection = 3
         s.maxBufferedBytes = 64
         return s
     }
 
-    func machine(now: UInt64 = 0) -> HTTPConnection {
+    /// The instant `seconds` after the clock's origin.
+    func at(_ seconds: Int) -> MonotonicInstant { 0 + .seconds(seconds) }
+
+    func machine(now: MonotonicInstant = 0) -> HTTPConnection {
         HTTPConnection(settings: Self.settings, remoteAddress: "10.0.0.1", now: now)
     }
 
-    func receive(_ m: inout HTTPConnection, _ s: String, now: UInt64 = 0) -> HTTPConnection.Action {
+    func receive(_ m: inout HTTPConnection, _ s: String, now: MonotonicInstant = 0) -> HTTPConnection.Action {
         bytes(s).withUnsafeBytes { m.bytesReceived($0, now: now) }
         return m.nextAction(now: now)
     }
@@ -89,8 +92,8 @@ import Testing
         #expect(receive(&m, "GET / HTTP/1.1\r\nHost: h\r\n\r\n") == .waitForBytes)  // ignored
         #expect(m.writeSideClosed(now: 10) == .waitForBytes)
         #expect(m.mode == .lingering(since: 10))
-        #expect(m.checkTimeouts(now: 10 + Self.second) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 10 + 2 * Self.second) == .close)
+        #expect(m.checkTimeouts(now: 0 + .nanoseconds(10) + Self.second) == .waitForBytes)
+        #expect(m.checkTimeouts(now: 0 + .nanoseconds(10) + Self.second * 2) == .close)
     }
 
     @Test func lingeringEndsAtPeerEOF() {
@@ -103,12 +106,12 @@ import Testing
 
     @Test func headerTimeoutCountsFromTheFirstByte() {
         var m = machine()
-        #expect(m.checkTimeouts(now: 20 * Self.second) == .waitForBytes)  // idle, not yet expired
-        #expect(receive(&m, "GET / HT", now: 20 * Self.second) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(20)) == .waitForBytes)  // idle, not yet expired
+        #expect(receive(&m, "GET / HT", now: at(20)) == .waitForBytes)
         // Trickling more bytes does not extend the deadline (slowloris).
-        #expect(receive(&m, "TP/1.1\r\nHo", now: 24 * Self.second) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 24 * Self.second) == .waitForBytes)
-        guard case .sendError(let error) = m.checkTimeouts(now: 25 * Self.second) else {
+        #expect(receive(&m, "TP/1.1\r\nHo", now: at(24)) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(24)) == .waitForBytes)
+        guard case .sendError(let error) = m.checkTimeouts(now: at(25)) else {
             Issue.record("expected 408")
             return
         }
@@ -118,9 +121,9 @@ import Testing
     @Test func bodyTimeoutCountsFromLastProgress() {
         var m = machine()
         #expect(receive(&m, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nab") == .waitForBytes)
-        #expect(receive(&m, "cd", now: 6 * Self.second) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 12 * Self.second) == .waitForBytes)
-        guard case .sendError(let error) = m.checkTimeouts(now: 13 * Self.second) else {
+        #expect(receive(&m, "cd", now: at(6)) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(12)) == .waitForBytes)
+        guard case .sendError(let error) = m.checkTimeouts(now: at(13)) else {
             Issue.record("expected 408")
             return
         }
@@ -130,21 +133,21 @@ import Testing
     @Test func idleTimeoutClosesSilently() throws {
         var m = machine()
         _ = try #require(respondedRequest(receive(&m, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")))
-        #expect(m.checkTimeouts(now: 100 * Self.second) == .waitForBytes)  // responding: no deadline
-        #expect(m.responseCompleted(keepAlive: true, now: 100 * Self.second) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 129 * Self.second) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 130 * Self.second) == .close)
+        #expect(m.checkTimeouts(now: at(100)) == .waitForBytes)  // responding: no deadline
+        #expect(m.responseCompleted(keepAlive: true, now: at(100)) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(129)) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(130)) == .close)
     }
 
     /// Found with wrk: a worker stamps `idleSince` a little after the I/O thread read its
     /// clock; `now - idleSince` must not wrap around into "idle for ages".
     @Test func clockReadingsFromOtherThreadsMayBeSlightlyBehind() throws {
         var m = machine()
-        _ = try #require(respondedRequest(receive(&m, "GET / HTTP/1.1\r\nHost: h\r\n\r\n", now: 10 * Self.second)))
-        #expect(m.responseCompleted(keepAlive: true, now: 10 * Self.second + 500) == .waitForBytes)
-        #expect(m.checkTimeouts(now: 10 * Self.second + 400) == .waitForBytes)
-        _ = receive(&m, "GET / HT", now: 20 * Self.second)
-        #expect(m.checkTimeouts(now: 20 * Self.second - 1) == .waitForBytes)
+        _ = try #require(respondedRequest(receive(&m, "GET / HTTP/1.1\r\nHost: h\r\n\r\n", now: at(10))))
+        #expect(m.responseCompleted(keepAlive: true, now: at(10) + .nanoseconds(500)) == .waitForBytes)
+        #expect(m.checkTimeouts(now: at(10) + .nanoseconds(400)) == .waitForBytes)
+        _ = receive(&m, "GET / HT", now: at(20))
+        #expect(m.checkTimeouts(now: at(20) - .nanoseconds(1)) == .waitForBytes)
     }
 
     @Test func http10ClosesByDefault() throws {
@@ -192,5 +195,12 @@ import Testing
         #expect(!m.wantsRead)
         _ = m.responseCompleted(keepAlive: true, now: 0)
         #expect(m.mode == .responding)
+    }
+}
+
+/// Instants as integer literals (nanoseconds since the origin), for readable fake clocks.
+extension MonotonicInstant: ExpressibleByIntegerLiteral {
+    public init(integerLiteral nanoseconds: UInt64) {
+        self.init(nanoseconds: nanoseconds)
     }
 }

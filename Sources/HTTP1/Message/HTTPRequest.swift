@@ -18,6 +18,11 @@ public struct HTTPRequest: Sendable {
     public var version: HTTPVersion
     /// The peer's IP address (without port), e.g. `"127.0.0.1"` or `"::1"`.
     public var remoteAddress: String
+    /// The server's budget for memory built from request bodies (this body is already
+    /// counted in it until the response is complete). A responder that builds something
+    /// large from the body reserves its estimate here while it works, and answers 503 when
+    /// it does not fit. `nil` outside a server (tests of responders).
+    public var memoryBudget: MemoryBudget? = nil
 
     /// The first query value named `name` (exact, case-sensitive match).
     /// - Complexity: O(n) in the number of query pairs.

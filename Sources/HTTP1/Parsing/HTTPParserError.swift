@@ -31,11 +31,15 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case chunkedNotLast
         case unsupportedTransferCoding
         case invalidChunkSize
+        case invalidChunkExtension
         case chunkSizeLineTooLong
         case invalidChunkTerminator
         case unsupportedExpectation
         case headerTimeout
         case bodyTimeout
+        /// The server's budget for buffered request bodies (``MemoryBudget``) cannot hold
+        /// this body now.
+        case bodyBudgetExhausted
     }
 
     let kind: Kind
@@ -47,7 +51,7 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         self.offset = offset
     }
 
-    /// The status code to answer with (400, 408, 413, 414, 417, 431, 501 or 505).
+    /// The status code to answer with (400, 408, 413, 414, 417, 431, 501, 503 or 505).
     public var status: Int {
         switch kind {
         case .requestLineTooLong: 414
@@ -57,8 +61,19 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unsupportedVersion: 505
         case .unsupportedExpectation: 417
         case .headerTimeout, .bodyTimeout: 408
-        default: 400
+        case .bodyBudgetExhausted: 503
+        case .invalidRequestLine, .invalidMethod, .invalidTarget, .invalidPercentEncoding, .invalidVersion,
+            .bareCR, .bareLF, .obsFold, .whitespaceBeforeColon, .invalidFieldName, .invalidFieldValue,
+            .missingHost, .duplicateHost, .invalidHost, .contentLengthWithTransferEncoding,
+            .invalidContentLength, .conflictingContentLength, .transferEncodingInHTTP10, .chunkedNotLast,
+            .invalidChunkSize, .invalidChunkExtension, .chunkSizeLineTooLong, .invalidChunkTerminator:
+            400
         }
+    }
+
+    /// Seconds for a `Retry-After` header, for the errors a client may simply retry later.
+    public var retryAfter: Int? {
+        kind == .bodyBudgetExhausted ? 10 : nil
     }
 
     public var title: String { HTTPStatus.reasonPhrase(status) }
@@ -92,11 +107,13 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case .chunkedNotLast: "The chunked transfer coding must be applied last, exactly once."
         case .unsupportedTransferCoding: "Only the chunked transfer coding is supported."
         case .invalidChunkSize: "A chunk size line is malformed."
+        case .invalidChunkExtension: "A chunk extension is malformed: each needs a name, and a value must be a token or a quoted string."
         case .chunkSizeLineTooLong: "A chunk size line is longer than the server accepts."
         case .invalidChunkTerminator: "Chunk data was not followed by CRLF."
         case .unsupportedExpectation: "Only the 100-continue expectation is supported."
         case .headerTimeout: "The request header section was not received in time."
         case .bodyTimeout: "The request body was not received in time."
+        case .bodyBudgetExhausted: "The server holds as many request bodies in memory as it may; retry later."
         }
     }
 

@@ -12,6 +12,10 @@ extension HTTPRequestParser {
             precondition(scanOffset >= 0 && scanOffset <= buffered, "scan offset outside the buffered bytes")
             precondition(lineStart >= 0 && lineStart <= scanOffset, "line starts after the scan position")
             precondition(method != nil || fields.isEmpty, "fields before a request line")
+            if let methodScan {
+                precondition(method == nil, "the method checked again after the request line")
+                precondition(methodScan >= 0 && methodScan <= buffered, "method check outside the buffered bytes")
+            }
             if let method {
                 precondition(requestLineEnd > method.upperBound && requestLineEnd <= lineStart)
                 precondition(target.lowerBound > method.upperBound && target.upperBound < requestLineEnd)

@@ -53,6 +53,9 @@ struct HTTPRequestParser {
     var scanOffset = 0
     var lineStart = 0
     var requestLineEnd = 0
+    /// How far the start of the request line has been checked as a method (relative to
+    /// `readIndex`); nil once its SP was seen.
+    var methodScan: Int? = 0
     var method: Range<Int>? = nil
     var target: Range<Int> = 0..<0
     var version: HTTPVersion = .http1_1
@@ -104,6 +107,20 @@ struct HTTPRequestParser {
         var events: [HTTPParserEvent] = []
         while let event = next() { events.append(event) }
         return events
+    }
+
+    /// Bytes of memory the body under construction holds (its capacity).
+    var bodyCapacity: Int { body.capacity }
+
+    /// Stops parsing and frees the body and the buffered bytes (the connection is closing
+    /// without reading further, e.g. a body refused by the memory budget).
+    mutating func abandon() {
+        state = .failed
+        body = []
+        buffer = []
+        bufferStreamOffset += readIndex
+        readIndex = 0
+        resetHead()
     }
 
     private mutating func compact() {
@@ -202,6 +219,7 @@ struct HTTPRequestParser {
             guard let lf = Self.findLF(p, from: base + scanOffset, to: p.count) else {
                 scanOffset = available
                 if method == nil {
+                    if let error = checkMethodPrefix(p, upTo: p.count) { return fail(error.0, at: error.1) }
                     // +1: the CR of a line that is exactly at the limit may already be here.
                     if available - lineStart > limits.maxRequestLineLength + 1 {
                         return fail(.requestLineTooLong, at: base + lineStart + limits.maxRequestLineLength)
@@ -221,6 +239,7 @@ struct HTTPRequestParser {
             // outcome does not depend on where the bytes were cut.
             let m = lf - lineBegin
             if method == nil {
+                if let error = checkMethodPrefix(p, upTo: lf) { return fail(error.0, at: error.1) }
                 if m > limits.maxRequestLineLength + 1 {
                     return fail(.requestLineTooLong, at: lineBegin + limits.maxRequestLineLength)
                 }
@@ -237,6 +256,7 @@ struct HTTPRequestParser {
                     readIndex = lf + 1
                     scanOffset = 0
                     lineStart = 0
+                    methodScan = 0
                     continue
                 }
                 if content.count > limits.maxRequestLineLength {
@@ -261,6 +281,38 @@ struct HTTPRequestParser {
                 }
             }
         }
+    }
+
+    /// Checks the start of a request line as its bytes arrive, so that input that can never
+    /// be a request (a TLS ClientHello, binary) is refused at once rather than after a line
+    /// end or the header timeout: up to the first SP only token characters (the method), a
+    /// CR only before LF, and no SP first. Looks at most at the first
+    /// `maxRequestLineLength + 2` bytes, as far as the length check on a partial line, so
+    /// the outcome does not depend on where the bytes were cut. Empty lines (CRLF) pass.
+    /// - Complexity: O(new bytes of the method); each byte is looked at once.
+    private mutating func checkMethodPrefix(_ p: UnsafeBufferPointer<UInt8>, upTo end: Int) -> (HTTPParserError.Kind, Int)? {
+        guard let scanned = methodScan else { return nil }
+        let base = readIndex
+        let stop = min(end, base + limits.maxRequestLineLength + 2)
+        var i = base + scanned
+        while i < stop {
+            let c = p[i]
+            if c == ByteClass.sp {
+                if i == base { return (.invalidRequestLine, i) }
+                methodScan = nil
+                return nil
+            }
+            if c == ByteClass.cr {
+                guard i + 1 < end else { break }  // its LF may follow
+                if p[i + 1] != ByteClass.lf { return (.bareCR, i) }
+                break  // the line ends here
+            }
+            if c == ByteClass.lf { break }
+            guard ByteClass.isTokenChar(c) else { return (.invalidMethod, i) }
+            i += 1
+        }
+        methodScan = i - base
+        return nil
     }
 
     private struct LineError: Error {
@@ -357,6 +409,7 @@ struct HTTPRequestParser {
         scanOffset = 0
         lineStart = 0
         requestLineEnd = 0
+        methodScan = 0
         method = nil
         fields.removeAll(keepingCapacity: true)
     }
@@ -505,13 +558,8 @@ struct HTTPRequestParser {
             i += 1
         }
         guard i > from else { return fail(.invalidChunkSize, at: i) }
-        if i < end {
-            var j = i
-            while j < end && (p[j] == ByteClass.sp || p[j] == ByteClass.htab) { j += 1 }
-            guard j < end, p[j] == UInt8(ascii: ";") else { return fail(Self.invalid(p[j == end ? i : j], .invalidChunkSize), at: j) }
-            for k in j..<end where !ByteClass.isFieldValueChar(p[k]) {
-                return fail(Self.invalid(p[k], .invalidChunkSize), at: k)
-            }
+        if i < end, let error = Self.checkChunkExtensions(p, from: i, end: end) {
+            return fail(error.kind, at: error.index)
         }
         if size > limits.maxBodySize - body.count { return fail(.bodyTooLarge, at: from) }
         readIndex = lf + 1
@@ -526,6 +574,59 @@ struct HTTPRequestParser {
             state = .chunkData(remaining: size)
         }
         return nil
+    }
+
+    /// `*( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )` in `p[from..<end]`
+    /// (RFC 9112 §7.1.1), where `chunk-ext-val` is a token or a quoted string. Extensions are
+    /// checked, then ignored. `from < end` is the first byte after the chunk size.
+    private static func checkChunkExtensions(_ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> LineError? {
+        var i = from
+        @inline(__always) func skipBWS() {
+            while i < end && (p[i] == ByteClass.sp || p[i] == ByteClass.htab) { i += 1 }
+        }
+        @inline(__always) func error(_ kind: HTTPParserError.Kind = .invalidChunkExtension) -> LineError {
+            LineError(kind: i < end ? invalid(p[i], kind) : kind, index: i)
+        }
+        var first = true
+        while true {
+            if !first && i == end { return nil }
+            let gap = i
+            skipBWS()
+            guard i < end, p[i] == UInt8(ascii: ";") else {
+                // After the size only an extension may follow: "3x" is a bad size.
+                if first { return LineError(kind: invalid(p[i == end ? gap : i], .invalidChunkSize), index: i) }
+                return error()
+            }
+            first = false
+            i += 1
+            skipBWS()
+            let name = i
+            while i < end && ByteClass.isTokenChar(p[i]) { i += 1 }
+            guard i > name else { return error() }
+            let afterName = i
+            skipBWS()
+            guard i < end, p[i] == UInt8(ascii: "=") else {
+                i = afterName
+                continue
+            }
+            i += 1
+            skipBWS()
+            if i < end && p[i] == UInt8(ascii: "\"") {
+                // quoted-string: qdtext or a backslash and one byte of HTAB / SP / VCHAR / obs-text.
+                i += 1
+                while i < end && p[i] != UInt8(ascii: "\"") {
+                    if p[i] == UInt8(ascii: "\\") { i += 1 }
+                    guard i < end, ByteClass.isFieldValueChar(p[i]) else { return error() }
+                    i += 1
+                }
+                guard i < end else { return error() }
+                i += 1
+            } else {
+                let value = i
+                while i < end && ByteClass.isTokenChar(p[i]) { i += 1 }
+                guard i > value else { return error() }
+            }
+        }
     }
 
     /// One line of the trailer section; fields are validated and discarded.

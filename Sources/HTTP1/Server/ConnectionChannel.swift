@@ -9,9 +9,9 @@ import Synchronization
 /// Threading: reads, timer checks and `close` happen on the owning ``EventLoop``'s
 /// thread; the responder runs on a worker queue, and that worker writes the response
 /// straight to the socket (no hop back to the loop on the fast path). Everything mutable
-/// is in `state`, behind one `Mutex`; the fd is only used under that lock while
-/// `socketOpen`, and only the loop closes it, so an fd number is never reused under a
-/// writer's feet.
+/// is in `state`, behind one `Mutex`; the fd is only used under that lock while the
+/// phase is not `.closed`, and only the loop closes it, so an fd number is never reused
+/// under a writer's feet.
 final class ConnectionChannel: Sendable {
     let fd: Int32
     let loop: EventLoop
@@ -23,16 +23,68 @@ final class ConnectionChannel: Sendable {
     struct State {
         var machine: HTTPConnection
         var outbox = OutboundQueue()
-        var socketOpen = true
-        /// A send failed or a write stalled: no more output; close soon.
-        var broken = false
-        var readPaused = false
-        var writerWaiting = false
-        /// Flush the outbox, then shut down the write side.
-        var finishRequested = false
-        var writeShutDown = false
-        var closeRequested = false
-        var lastWriteProgress: UInt64
+        var phase = Phase.open(readPaused: false, writerWaiting: false)
+        var lastWriteProgress: MonotonicInstant
+
+        /// The last response is queued: flush, then shut down the write side.
+        mutating func requestFinish() {
+            if case .open = phase { phase = .finishing }
+        }
+
+        /// The loop is to close the socket (output, if any, may still be flushed first).
+        mutating func requestClose() {
+            switch phase {
+            case .open, .finishing, .writeShutDown: phase = .closing(broken: false)
+            case .closing, .closed: break
+            }
+        }
+
+        /// Whether a worker blocked in `enqueue` waits (and stops it waiting).
+        mutating func takeWaitingWriter() -> Bool {
+            guard case .open(let readPaused, true) = phase else { return false }
+            phase = .open(readPaused: readPaused, writerWaiting: false)
+            return true
+        }
+    }
+
+    /// The socket's life. A connection moves down this list, possibly skipping steps, and
+    /// never back up.
+    enum Phase: Equatable {
+        /// Reading and writing. `readPaused`: the loop stopped reading because the machine
+        /// wants no bytes now (a response is in progress and enough is pipelined); the
+        /// worker resumes it after the response. `writerWaiting`: a worker blocks in
+        /// `enqueue` until the loop drains the outbox to the low-water mark.
+        case open(readPaused: Bool, writerWaiting: Bool)
+        /// The last response is queued: flush the outbox, then shut down the write side.
+        case finishing
+        /// The write side is shut down; the machine lingers, reading and discarding.
+        case writeShutDown
+        /// The loop is to close the socket. `broken`: a send failed or a write stalled, so
+        /// nothing more is sent.
+        case closing(broken: Bool)
+        /// The socket is closed.
+        case closed
+
+        /// Whether the fd may still be used.
+        var isSocketOpen: Bool { self != .closed }
+        /// Whether reading goes on (no close pending).
+        var isReading: Bool {
+            switch self {
+            case .open, .finishing, .writeShutDown: true
+            case .closing, .closed: false
+            }
+        }
+        /// Whether output may still be sent.
+        var isWritable: Bool { self != .closed && self != .closing(broken: true) }
+        var isBroken: Bool { self == .closing(broken: true) }
+        var isClosing: Bool {
+            if case .closing = self { return true }
+            return false
+        }
+        var isReadPaused: Bool {
+            if case .open(true, _) = self { return true }
+            return false
+        }
     }
 
     enum Work {
@@ -41,7 +93,7 @@ final class ConnectionChannel: Sendable {
         case close
     }
 
-    init(fd: Int32, remoteAddress: String, loop: EventLoop, context: ServerContext, now: UInt64) {
+    init(fd: Int32, remoteAddress: String, loop: EventLoop, context: ServerContext, now: MonotonicInstant) {
         self.fd = fd
         self.loop = loop
         self.context = context
@@ -58,16 +110,18 @@ final class ConnectionChannel: Sendable {
     func readable(buffer: UnsafeMutableRawBufferPointer) {
         while true {
             let go = state.withLock { s -> Bool in
-                guard s.socketOpen, !s.closeRequested else { return false }
+                guard s.phase.isReading else { return false }
                 if !s.machine.wantsRead {
-                    s.readPaused = true
+                    if case .open(_, let writerWaiting) = s.phase {
+                        s.phase = .open(readPaused: true, writerWaiting: writerWaiting)
+                    }
                     return false
                 }
                 return true
             }
             guard go else { return }
             let n = read(fd, buffer.baseAddress, buffer.count)
-            let now = MonotonicClock.now()
+            let now = MonotonicInstant.now()
             if n > 0 {
                 let work = state.withLock { s -> Work in
                     s.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), now: now)
@@ -97,18 +151,19 @@ final class ConnectionChannel: Sendable {
     /// The socket can take more bytes. Loop thread only.
     func writable() {
         let work = state.withLock { s -> Work in
-            guard s.socketOpen, !s.outbox.isEmpty || s.finishRequested else { return .none }
-            flush(&s, now: MonotonicClock.now())
-            return s.closeRequested ? .close : .none
+            guard s.phase.isSocketOpen else { return .none }
+            if case .open = s.phase, s.outbox.isEmpty { return .none }
+            flush(&s, now: MonotonicInstant.now())
+            return s.phase.isClosing ? .close : .none
         }
         perform(work, onLoop: true)
     }
 
     /// Deadlines: header/body/idle/linger from the machine, plus write stalls. Loop thread.
-    func checkTimeouts(now: UInt64) {
+    func checkTimeouts(now: MonotonicInstant) {
         let work = state.withLock { s -> Work in
-            guard s.socketOpen else { return .none }
-            if !s.outbox.isEmpty && now.saturatingSubtract(s.lastWriteProgress) >= context.writeTimeout {
+            guard s.phase.isSocketOpen else { return .none }
+            if !s.outbox.isEmpty && now.duration(since: s.lastWriteProgress) >= context.writeTimeout {
                 breakConnection(&s)
                 return .close
             }
@@ -120,8 +175,8 @@ final class ConnectionChannel: Sendable {
     /// Server shutdown begins: idle connections close, busy ones finish their request.
     func beginDraining() {
         let work = state.withLock { s -> Work in
-            guard s.socketOpen else { return .none }
-            return run(s.machine.beginDraining(), &s, now: MonotonicClock.now())
+            guard s.phase.isSocketOpen else { return .none }
+            return run(s.machine.beginDraining(), &s, now: MonotonicInstant.now())
         }
         perform(work, onLoop: true)
     }
@@ -135,14 +190,11 @@ final class ConnectionChannel: Sendable {
     /// Closes the socket and unregisters it. Loop thread only; idempotent.
     func closeNow() {
         let wasOpen = state.withLock { s -> Bool in
-            guard s.socketOpen else { return false }
-            s.socketOpen = false
+            guard s.phase.isSocketOpen else { return false }
+            if s.takeWaitingWriter() { writerWakeup.signal() }
+            s.phase = .closed
             s.machine.closed()
             s.outbox.removeAll()
-            if s.writerWaiting {
-                s.writerWaiting = false
-                writerWakeup.signal()
-            }
             return true
         }
         guard wasOpen else { return }
@@ -154,7 +206,7 @@ final class ConnectionChannel: Sendable {
     // MARK: Shared (under the lock)
 
     /// Carries out machine actions until one needs work outside the lock.
-    private func run(_ first: HTTPConnection.Action?, _ s: inout State, now: UInt64) -> Work {
+    private func run(_ first: HTTPConnection.Action?, _ s: inout State, now: MonotonicInstant) -> Work {
         var action = first ?? s.machine.nextAction(now: now)
         var work = Work.none
         loop: while true {
@@ -164,28 +216,29 @@ final class ConnectionChannel: Sendable {
             case .sendContinue:
                 s.outbox.append(ResponseHead.continueBytes)
             case .sendError(let error):
-                s.outbox.append(context.errorResponse(status: error.status, title: error.title, detail: error.detail))
-                s.finishRequested = true
+                s.outbox.append(context.errorResponse(
+                    status: error.status, title: error.title, detail: error.detail, retryAfter: error.retryAfter))
+                s.requestFinish()
                 break loop
             case .respond(let request, let keepAlive):
                 work = .respond(request, keepAlive: keepAlive)
                 break loop
             case .finish:
-                s.finishRequested = true
+                s.requestFinish()
                 break loop
             case .close:
-                s.closeRequested = true
+                s.requestClose()
                 break loop
             }
             action = s.machine.nextAction(now: now)
         }
         flush(&s, now: now)
-        return s.closeRequested ? .close : work
+        return s.phase.isClosing ? .close : work
     }
 
     /// Sends what the socket takes; after the last response, shuts down the write side.
-    private func flush(_ s: inout State, now: UInt64) {
-        guard s.socketOpen, !s.broken else { return }
+    private func flush(_ s: inout State, now: MonotonicInstant) {
+        guard s.phase.isWritable else { return }
         if !s.outbox.isEmpty {
             let (result, sent) = s.outbox.send(to: fd)
             if sent > 0 { s.lastWriteProgress = now }
@@ -196,25 +249,20 @@ final class ConnectionChannel: Sendable {
         } else {
             s.lastWriteProgress = now
         }
-        if s.writerWaiting && s.outbox.count <= context.configuration.outputLowWaterMark {
-            s.writerWaiting = false
+        if s.outbox.count <= context.configuration.outputLowWaterMark && s.takeWaitingWriter() {
             writerWakeup.signal()
         }
-        if s.outbox.isEmpty && s.finishRequested && !s.writeShutDown {
-            s.writeShutDown = true
+        if s.outbox.isEmpty && s.phase == .finishing {
+            s.phase = .writeShutDown
             shutdown(fd, Int32(SHUT_WR))
-            if s.machine.writeSideClosed(now: now) == .close { s.closeRequested = true }
+            if s.machine.writeSideClosed(now: now) == .close { s.requestClose() }
         }
     }
 
     private func breakConnection(_ s: inout State) {
-        s.broken = true
-        s.closeRequested = true
+        if s.takeWaitingWriter() { writerWakeup.signal() }
+        if s.phase.isSocketOpen { s.phase = .closing(broken: true) }
         s.outbox.removeAll()
-        if s.writerWaiting {
-            s.writerWaiting = false
-            writerWakeup.signal()
-        }
     }
 
     private func perform(_ work: Work, onLoop: Bool) {
@@ -247,15 +295,18 @@ final class ConnectionChannel: Sendable {
             }
             var resumeReading = false
             let work = state.withLock { s -> Work in
-                guard s.socketOpen else { return .none }
-                guard outcome.ok, !s.broken else {
+                guard s.phase.isSocketOpen else { return .none }
+                guard outcome.ok, !s.phase.isBroken else {
                     breakConnection(&s)
                     return .close
                 }
-                let now = MonotonicClock.now()
+                let now = MonotonicInstant.now()
+                let paused = s.phase.isReadPaused
                 let work = run(s.machine.responseCompleted(keepAlive: outcome.keepAlive, now: now), &s, now: now)
-                if s.readPaused && s.machine.wantsRead {
-                    s.readPaused = false
+                if paused && s.machine.wantsRead {
+                    if case .open(true, let writerWaiting) = s.phase {
+                        s.phase = .open(readPaused: false, writerWaiting: writerWaiting)
+                    }
                     resumeReading = true
                 }
                 return work
@@ -347,30 +398,30 @@ final class ConnectionChannel: Sendable {
         let highWater = context.configuration.outputHighWaterMark
         enum Next { case done, wait, fail, failAndClose }
         var next = state.withLock { s -> Next in
-            guard s.socketOpen, !s.broken else { return .fail }
+            guard s.phase.isWritable else { return .fail }
             s.outbox.append(bytes)
-            flush(&s, now: MonotonicClock.now())
-            if s.broken { return .failAndClose }
-            guard blocking && s.outbox.count > highWater else { return .done }
-            s.writerWaiting = true
+            flush(&s, now: MonotonicInstant.now())
+            if s.phase.isBroken { return .failAndClose }
+            guard blocking && s.outbox.count > highWater, case .open(let readPaused, _) = s.phase else { return .done }
+            s.phase = .open(readPaused: readPaused, writerWaiting: true)
             return .wait
         }
         while next == .wait {
-            let timeout = DispatchTime.now() + .nanoseconds(Int(min(context.writeTimeout, UInt64(Int.max))))
+            let timeout = DispatchTime.now() + .nanoseconds(Int(context.writeTimeout.wholeNanoseconds))
             let signaled = writerWakeup.wait(timeout: timeout) == .success
             var consumeSignal = false
             next = state.withLock { s -> Next in
                 if !signaled {
-                    if s.writerWaiting {
+                    if case .open(_, true) = s.phase {
                         // Still waiting: give up only if nothing moved for the whole timeout.
-                        guard MonotonicClock.now().saturatingSubtract(s.lastWriteProgress) >= context.writeTimeout else { return .wait }
-                        s.writerWaiting = false
+                        guard MonotonicInstant.now().duration(since: s.lastWriteProgress) >= context.writeTimeout else { return .wait }
+                        _ = s.takeWaitingWriter()
                         breakConnection(&s)
                         return .failAndClose
                     }
                     consumeSignal = true  // signaled just after the timeout
                 }
-                return s.socketOpen && !s.broken ? .done : .fail
+                return s.phase.isWritable ? .done : .fail
             }
             if consumeSignal { writerWakeup.wait() }
         }

@@ -20,7 +20,7 @@ final class EventLoop: @unchecked Sendable {
     private let context: ServerContext
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let exited = DispatchSemaphore(value: 0)
-    private let scanInterval: UInt64
+    private let scanInterval: Duration
 
     private var channels: [Int32: ConnectionChannel] = [:]
     private var listeners: [Int32] = []
@@ -38,7 +38,7 @@ final class EventLoop: @unchecked Sendable {
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         let s = context.settings
         let shortest = min(s.headerTimeout, s.bodyTimeout, s.idleTimeout, s.lingerTimeout, context.writeTimeout)
-        scanInterval = max(10_000_000, min(250_000_000, shortest / 4))
+        scanInterval = max(.milliseconds(10), min(.milliseconds(250), shortest / 4))
         Epoll.add(epfd, wakeFD, events: Epoll.input)
     }
 
@@ -82,10 +82,10 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         let events = Epoll.Events(capacity: 256)
         defer { events.deallocate() }
-        var nextScan = MonotonicClock.now() + scanInterval
+        var nextScan = MonotonicInstant.now() + scanInterval
         while running {
-            let now = MonotonicClock.now()
-            let timeout = now >= nextScan ? 0 : Int32((nextScan - now) / 1_000_000 + 1)
+            let now = MonotonicInstant.now()
+            let timeout = nextScan.duration(since: now).epollMilliseconds
             let n = Epoll.wait(epfd, events, timeoutMilliseconds: timeout)
             if n < 0 && errno != EINTR { break }
             for i in 0..<max(0, Int(n)) {
@@ -103,7 +103,7 @@ final class EventLoop: @unchecked Sendable {
                     accept(from: fd)
                 }
             }
-            let after = MonotonicClock.now()
+            let after = MonotonicInstant.now()
             if after >= nextScan {
                 for channel in Array(channels.values) { channel.checkTimeouts(now: after) }
                 nextScan = after + scanInterval
@@ -139,7 +139,7 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             let channel = ConnectionChannel(
-                fd: fd, remoteAddress: address, loop: self, context: context, now: MonotonicClock.now())
+                fd: fd, remoteAddress: address, loop: self, context: context, now: MonotonicInstant.now())
             channels[fd] = channel
             Epoll.add(epfd, fd, events: Epoll.input | Epoll.output | Epoll.readHangUp | Epoll.edgeTriggered)
         }

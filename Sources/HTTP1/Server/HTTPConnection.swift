@@ -3,7 +3,8 @@
 /// It owns the request parser and decides what happens next: hand a request to the
 /// responder, send `100 Continue`, answer an error and close, close an idle connection.
 /// It never touches a socket; ``ConnectionChannel`` carries out its actions. Time is
-/// passed in (monotonic nanoseconds), so every timeout is testable without waiting.
+/// passed in (``MonotonicInstant``s; timeouts are `Duration`s), so every timeout is testable
+/// without waiting.
 ///
 /// At most one request is with the responder at a time. Pipelined requests stay as
 /// unparsed bytes in the parser until the response before them is complete, which keeps
@@ -11,14 +12,17 @@
 struct HTTPConnection {
     struct Settings: Sendable {
         var limits = HTTPParserLimits()
-        var headerTimeout: UInt64 = 10_000_000_000
-        var bodyTimeout: UInt64 = 30_000_000_000
-        var idleTimeout: UInt64 = 60_000_000_000
-        var lingerTimeout: UInt64 = 2_000_000_000
+        var headerTimeout: Duration = .seconds(10)
+        var bodyTimeout: Duration = .seconds(30)
+        var idleTimeout: Duration = .seconds(60)
+        var lingerTimeout: Duration = .seconds(2)
         var maxRequestsPerConnection = 10_000
         /// Most unparsed bytes held while a response is in progress (pipelining) before
         /// reading pauses.
         var maxBufferedBytes = 64 * 1024
+        /// Shared by all connections: a body is reserved here before it is read (or as a
+        /// chunked body grows) and released when its response is complete. `nil`: no bound.
+        var bodyBudget: MemoryBudget? = nil
     }
 
     enum Action: Equatable {
@@ -45,7 +49,7 @@ struct HTTPConnection {
         /// The last response is queued; waiting for it to be flushed.
         case finishing
         /// Write side shut down; reading and discarding until EOF or the linger timeout.
-        case lingering(since: UInt64)
+        case lingering(since: MonotonicInstant)
         case closed
     }
 
@@ -57,15 +61,18 @@ struct HTTPConnection {
     private(set) var draining = false
     private var peerClosed = false
     private var pendingHead: HTTPRequestHead? = nil
-    private var idleSince: UInt64
-    private var headStartedAt: UInt64? = nil
-    private var lastBodyProgress: UInt64 = 0
+    private var idleSince: MonotonicInstant
+    private var headStartedAt: MonotonicInstant? = nil
+    private var lastBodyProgress: MonotonicInstant
+    /// Bytes of ``Settings/bodyBudget`` held for the current request's body.
+    private(set) var bodyReservation = 0
 
-    init(settings: Settings, remoteAddress: String, now: UInt64) {
+    init(settings: Settings, remoteAddress: String, now: MonotonicInstant) {
         self.settings = settings
         self.remoteAddress = remoteAddress
         self.parser = HTTPRequestParser(limits: settings.limits)
         self.idleSince = now
+        self.lastBodyProgress = now
     }
 
     /// Whether the channel should read from the socket now.
@@ -82,7 +89,7 @@ struct HTTPConnection {
 
     /// Bytes from the peer. In `finishing`/`lingering` they are discarded.
     /// - Complexity: O(bytes.count)
-    mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
+    mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, now: MonotonicInstant) {
         switch mode {
         case .reading, .responding:
             parser.append(bytes)
@@ -98,7 +105,7 @@ struct HTTPConnection {
     }
 
     /// The next thing to do. Call repeatedly until `.waitForBytes`, `.respond`, `.finish` or `.close`.
-    mutating func nextAction(now: UInt64) -> Action {
+    mutating func nextAction(now: MonotonicInstant) -> Action {
         switch mode {
         case .responding, .finishing:
             return .waitForBytes
@@ -111,6 +118,9 @@ struct HTTPConnection {
         }
         if headStartedAt == nil && parser.phase != .idle { headStartedAt = now }
         guard let event = parser.next() else {
+            if pendingHead?.framing == .chunked && !reserveBody(parser.bodyCapacity) {
+                return refuseBody(parser.bodyCapacity)
+            }
             if peerClosed {
                 // EOF between requests, or in the middle of one: nothing to answer.
                 return close()
@@ -123,26 +133,31 @@ struct HTTPConnection {
             requestCount += 1
             pendingHead = head
             lastBodyProgress = now
+            // Before any body byte is read, and before `100 Continue`.
+            if case .length(let n) = head.framing, !reserveBody(n) { return refuseBody(n) }
             if head.expectsContinue { return .sendContinue }
             return nextAction(now: now)
         case .end(let body):
             let head = pendingHead!
+            if head.framing == .chunked && !reserveBody(body.capacity) { return refuseBody(body.capacity) }
             pendingHead = nil
             headStartedAt = nil
             mode = .responding
             let keepAlive = head.keepAlive && !draining && !peerClosed
                 && requestCount < settings.maxRequestsPerConnection
-            return .respond(head.request(body: body, remoteAddress: remoteAddress), keepAlive: keepAlive)
+            var request = head.request(body: body, remoteAddress: remoteAddress)
+            request.memoryBudget = settings.bodyBudget
+            return .respond(request, keepAlive: keepAlive)
         case .failure(let error):
-            mode = .finishing
-            return .sendError(error)
+            return fail(error)
         }
     }
 
     /// The response to the request handed out by `.respond` is fully queued.
     /// Follow with `nextAction(now:)`.
-    mutating func responseCompleted(keepAlive: Bool, now: UInt64) -> Action {
+    mutating func responseCompleted(keepAlive: Bool, now: MonotonicInstant) -> Action {
         guard mode == .responding else { return .waitForBytes }
+        releaseBody()
         if keepAlive && !draining && !peerClosed {
             mode = .reading
             idleSince = now
@@ -153,34 +168,32 @@ struct HTTPConnection {
     }
 
     /// The last response has been flushed and the write side shut down.
-    mutating func writeSideClosed(now: UInt64) -> Action {
+    mutating func writeSideClosed(now: MonotonicInstant) -> Action {
         guard mode != .closed else { return .close }
         mode = .lingering(since: now)
         return peerClosed ? close() : .waitForBytes
     }
 
     /// Checks deadlines. Returns `.sendError` (408), `.close`, or `.waitForBytes`.
-    mutating func checkTimeouts(now: UInt64) -> Action {
+    mutating func checkTimeouts(now: MonotonicInstant) -> Action {
         switch mode {
         case .reading:
             if pendingHead != nil {
-                if elapsed(since: lastBodyProgress, now) >= settings.bodyTimeout {
-                    mode = .finishing
-                    return .sendError(HTTPParserError(.bodyTimeout, offset: 0))
+                if now.duration(since: lastBodyProgress) >= settings.bodyTimeout {
+                    return fail(HTTPParserError(.bodyTimeout, offset: 0))
                 }
             } else if let headStartedAt {
-                if elapsed(since: headStartedAt, now) >= settings.headerTimeout {
-                    mode = .finishing
-                    return .sendError(HTTPParserError(.headerTimeout, offset: 0))
+                if now.duration(since: headStartedAt) >= settings.headerTimeout {
+                    return fail(HTTPParserError(.headerTimeout, offset: 0))
                 }
             } else if parser.phase != .idle {
                 headStartedAt = now
-            } else if elapsed(since: idleSince, now) >= settings.idleTimeout {
+            } else if now.duration(since: idleSince) >= settings.idleTimeout {
                 return close()
             }
             return .waitForBytes
         case .lingering(let since):
-            return elapsed(since: since, now) >= settings.lingerTimeout ? close() : .waitForBytes
+            return now.duration(since: since) >= settings.lingerTimeout ? close() : .waitForBytes
         case .responding, .finishing:
             return .waitForBytes
         case .closed:
@@ -195,16 +208,42 @@ struct HTTPConnection {
         return isIdle ? close() : .waitForBytes
     }
 
-    /// The channel closed the socket (error, abort, or after `.close`).
+    /// The channel closed the socket (error, abort, or after `.close`). The body
+    /// reservation is given back, even while a responder still works on the request.
     mutating func closed() {
         mode = .closed
+        releaseBody()
     }
 
-    /// Time since `since`, 0 if `now` is earlier: timestamps come from several threads, and
-    /// one may read the clock a little before another stored its own reading.
-    @inline(__always)
-    private func elapsed(since: UInt64, _ now: UInt64) -> UInt64 {
-        now > since ? now - since : 0
+    /// Grows the body's reservation to `total` bytes; false when the budget cannot hold it.
+    private mutating func reserveBody(_ total: Int) -> Bool {
+        guard let budget = settings.bodyBudget, total > bodyReservation else { return true }
+        guard budget.tryReserve(total - bodyReservation) else { return false }
+        bodyReservation = total
+        return true
+    }
+
+    private mutating func releaseBody() {
+        settings.bodyBudget?.release(bodyReservation)
+        bodyReservation = 0
+    }
+
+    /// The body does not fit the budget: drop what was read, answer 503 and close (413 when
+    /// it is larger than the whole budget: waiting could not help).
+    private mutating func refuseBody(_ total: Int) -> Action {
+        let neverFits = total > (settings.bodyBudget?.capacity ?? .max)
+        return fail(HTTPParserError(neverFits ? .bodyTooLarge : .bodyBudgetExhausted, offset: 0))
+    }
+
+    /// An error ends the connection: nothing more is parsed, the body is dropped and its
+    /// reservation given back, the error is answered.
+    private mutating func fail(_ error: HTTPParserError) -> Action {
+        parser.abandon()
+        releaseBody()
+        pendingHead = nil
+        headStartedAt = nil
+        mode = .finishing
+        return .sendError(error)
     }
 
     private mutating func close() -> Action {

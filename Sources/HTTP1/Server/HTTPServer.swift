@@ -77,8 +77,8 @@ public final class HTTPServer: Sendable {
         onEveryLoop(loops) { $0.stopAccepting(); $0.beginDraining() }
         for fd in listeners { close(fd) }
 
-        let end = MonotonicClock.now() &+ deadline.nanoseconds
-        while context.openConnections.load(ordering: .relaxed) > 0 && MonotonicClock.now() < end {
+        let end = MonotonicInstant.now() + deadline
+        while context.openConnections.load(ordering: .relaxed) > 0 && MonotonicInstant.now() < end {
             usleep(5_000)
         }
         onEveryLoop(loops) { $0.abortAll() }

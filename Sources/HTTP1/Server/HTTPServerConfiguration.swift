@@ -31,6 +31,7 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `writeTimeout` | 60 s without progress | close |
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
 /// | `maxConnections` | 10 000 | 503 and close |
+/// | `bodyBudget` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
     /// address it resolves to is bound.
@@ -56,6 +57,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var lingerTimeout: Duration = .seconds(2)
     public var maxRequestsPerConnection: Int = 10_000
     public var maxConnections: Int = 10_000
+    /// Bytes of request bodies held in memory over all connections at once, shared with
+    /// the responder through ``HTTPRequest/memoryBudget``. Default: a quarter of the
+    /// machine's (or the container's) memory.
+    public var bodyBudget = MemoryBudget(capacity: MemoryBudget.defaultCapacity)
 
     /// A streamed body's writer blocks while more than this many bytes are queued...
     public var outputHighWaterMark: Int = 256 * 1024
@@ -108,20 +113,13 @@ public struct HTTPServerConfiguration: Sendable {
             maxRequestLineLength: maxRequestLineLength, maxHeaderSectionSize: maxHeaderSectionSize,
             maxHeaderCount: maxHeaderCount, maxBodySize: maxBodySize,
             maxChunkSizeLineLength: maxChunkSizeLineLength)
-        s.headerTimeout = headerReadTimeout.nanoseconds
-        s.bodyTimeout = bodyReadTimeout.nanoseconds
-        s.idleTimeout = idleTimeout.nanoseconds
-        s.lingerTimeout = lingerTimeout.nanoseconds
+        s.headerTimeout = headerReadTimeout
+        s.bodyTimeout = bodyReadTimeout
+        s.idleTimeout = idleTimeout
+        s.lingerTimeout = lingerTimeout
         s.maxRequestsPerConnection = maxRequestsPerConnection
         s.maxBufferedBytes = maxBufferedPipelineBytes
+        s.bodyBudget = bodyBudget
         return s
-    }
-}
-
-extension Duration {
-    var nanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -6,7 +6,7 @@ final class ServerContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let settings: HTTPConnection.Settings
-    let writeTimeout: UInt64
+    let writeTimeout: Duration
     let workers = DispatchQueue.global(qos: .userInitiated)
     /// Open connections, for `maxConnections` and for shutdown to wait on.
     let openConnections = Atomic<Int>(0)
@@ -16,16 +16,18 @@ final class ServerContext: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.settings = configuration.connectionSettings
-        self.writeTimeout = configuration.writeTimeout.nanoseconds
+        self.writeTimeout = configuration.writeTimeout
     }
 
     /// A complete error response with `Connection: close`, body rendered by the configured
     /// renderer.
-    func errorResponse(status: Int, title: String, detail: String, headRequest: Bool = false) -> [UInt8] {
+    func errorResponse(status: Int, title: String, detail: String, retryAfter: Int? = nil, headRequest: Bool = false) -> [UInt8] {
         let rendered = configuration.errorRenderer(status, title, detail)
         let body = headRequest ? [] : rendered.body
+        var headers: HTTPHeaders = ["Content-Type": rendered.contentType]
+        if let retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
         if var bytes = ResponseHead.serialize(
-            status: status, headers: ["Content-Type": rendered.contentType], framing: .length(rendered.body.count),
+            status: status, headers: headers, framing: .length(rendered.body.count),
             keepAlive: false, requestVersion: .http1_1, reserving: body.count)
         {
             bytes.append(contentsOf: body)

@@ -86,6 +86,17 @@ extension TreeService {
     /// whose ids are checked against it. Parser errors become 400, 422 or 429.
     func parseNodes(_ request: HTTPRequest, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
         let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        // The parse's peak (columns, titles, members) beside the body, estimated at twice the
+        // body's size, is counted in the server's memory budget while it runs.
+        let parsePeak = 2 * request.body.count
+        if let budget = request.memoryBudget, !budget.tryReserve(parsePeak) {
+            if request.body.count + parsePeak > budget.capacity {
+                throw ServiceError(status: 413, slug: "body-too-large", detail: "parsing this body needs about \(request.body.count + parsePeak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
+            }
+            throw ServiceError(status: 503, slug: "unavailable", detail: "the server is parsing as many uploads as its memory budget (--max-buffered-bodies) allows; retry later",
+                               headers: [("Retry-After", "10")])
+        }
+        defer { request.memoryBudget?.release(parsePeak) }
         let parsed: Result<(Forest, [(key: String, value: JSONValue)]), TreeInputError> = request.body.withUnsafeBytes { raw in
             do throws(TreeInputError) {
                 if let store {

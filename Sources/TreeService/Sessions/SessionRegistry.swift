@@ -1,3 +1,4 @@
+import HTTP1
 import Synchronization
 import TreeEngine
 
@@ -81,8 +82,9 @@ final class SessionRegistry: Sendable {
     /// Drops a session; false when there was none.
     @discardableResult
     func remove(_ id: String) -> Bool {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
-        release(session.state.withLock { $0.accountedNodes })
+        guard let nodes = sessions.withLock({ $0.removeValue(forKey: id) })?.state.withLock({ $0.accountedNodes }) else { return false }
+        release(nodes)
+        ProcessMemory.returnFreedMemory()  // the session's columns are freed (unless a request still holds it)
         return true
     }
 
