@@ -137,9 +137,8 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Runs `body` beside other readers of the session, after checking it has not
-    /// expired and marking it used. `body` returns nil when it needs the exclusive lock
-    /// after all (a filtered view to build); then this returns nil.
-    func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R?) throws(ServiceError) -> R? {
+    /// expired and marking it used (the last use is an atomic, so readers may mark it).
+    func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
         let session = try liveSession(sid)
         return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
     }

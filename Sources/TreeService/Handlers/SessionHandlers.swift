@@ -20,22 +20,22 @@ extension TreeService {
             _ = store.expand(toDepth: depth, nil)
         }
         let session = try registry.create(store)
-        let body = session.state.withLock { ResponseJSON.summary(session, &$0, ttl: configuration.sessionTTL) }
+        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, ttl: configuration.sessionTTL) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
 
-    /// `GET /sessions/{sid}`
+    /// `GET /sessions/{sid}`, beside other readers.
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        try withSession(sid) { session, state throws(ServiceError) in
+        try readingSession(sid) { session, state throws(ServiceError) in
             if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, ResponseJSON.summary(session, &state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
+            return json(200, ResponseJSON.summary(session, state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
         }
     }
 
     /// `DELETE /sessions/{sid}`
     func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         if request.headers["if-match"] != nil {
-            try withSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+            try readingSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
         }
         guard registry.remove(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
         return HTTPResponse(status: 204)
@@ -72,9 +72,10 @@ extension TreeService {
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a
-    /// snapshot so the session stays usable while a large export is written.
+    /// snapshot so the session stays usable while a large export is written. The snapshot
+    /// is taken beside other readers.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let (snapshot, version) = try withSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
+        let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
         if let notModified = notModified(request, version: version) { return notModified }
         let headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in

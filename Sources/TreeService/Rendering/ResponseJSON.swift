@@ -4,7 +4,7 @@ import TreeEngine
 /// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
 enum ResponseJSON {
     /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
-    static func summary(_ session: Session, _ state: inout Session.State, ttl: Double) -> [UInt8] {
+    static func summary(_ session: Session, _ state: Session.State, ttl: Double) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         out.string(session.id)
@@ -13,7 +13,7 @@ enum ResponseJSON {
         out.raw(",\"nodeCount\":")
         out.int(state.store.forest.count)
         out.raw(",\"total\":")
-        out.int(state.store.rowCount(nil))
+        out.int(state.store.keptRowCount(nil)!)  // the unfiltered view is always kept
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
