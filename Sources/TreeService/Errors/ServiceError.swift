@@ -38,6 +38,16 @@ struct ServiceError: Error, Sendable {
         }
     }
 
+    /// An edit the engine refused: a move into the node's own subtree → 409, an index
+    /// past the end → 422, more nodes than allowed → 429.
+    init(_ error: EditError) {
+        switch error.kind {
+        case .cycle: self.init(status: 409, slug: "cycle", detail: error.message)
+        case .indexOutOfRange: self.init(status: 422, slug: "invalid-node", detail: error.message, pointer: "/index")
+        case .tooManyNodes: self.init(status: 429, slug: "too-many-nodes", detail: "\(error.message): this server's limit per session")
+        }
+    }
+
     init(status: Int, slug: String, detail: String, pointer: String? = nil, byteOffset: Int? = nil,
          headers: [(String, String)] = []) {
         self.status = status

@@ -14,7 +14,7 @@ extension TreeService {
         case nil, .string("none")?: break
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:
-            guard let depth = value.intValue, depth >= 0 else {
+            guard let depth = value.integralValue, depth >= 0 else {
                 throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
             }
             _ = store.expand(toDepth: depth, nil)
@@ -43,32 +43,9 @@ extension TreeService {
 
     /// `PATCH /sessions/{sid}?filter=`: one of expandAll, collapseAll, expandDepth.
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let filter = try request.filterQuery()
-        let members = Members(try request.jsonObjectBody())
-        try members.allowOnly(["expandAll", "collapseAll", "expandDepth"])
-        guard members.keys.count == 1 else {
-            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth", pointer: "")
-        }
-        let operation: (inout TreeStore) -> [Splice]
-        if let flag = try members.bool("expandAll") {
-            guard flag else { throw .unprocessable("\"expandAll\" must be true", pointer: "/expandAll") }
-            operation = { $0.expandAll(filter) }
-        } else if let flag = try members.bool("collapseAll") {
-            guard flag else { throw .unprocessable("\"collapseAll\" must be true", pointer: "/collapseAll") }
-            operation = { $0.collapseAll(filter) }
-        } else {
-            let depth = try members.nonNegativeInt("expandDepth")!
-            operation = { $0.expand(toDepth: depth, filter) }
-        }
-        let ticket = ticket(filter, sid)
-        return try withSession(sid) { session, state throws(ServiceError) in
-            try request.checkIfMatch(version: state.version)
-            try prepare(filter, session, &state, ticket: ticket)
-            let splices = operation(&state.store)
-            state.expansionChanged(filter)
-            state.version += 1
-            return changeResponse(200, state: &state, filter: filter, splices)
-        }
+        let view = try request.filterQuery()
+        let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
+        return try mutateSession(request, sid, SessionChange(view: view, operation: operation))
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a

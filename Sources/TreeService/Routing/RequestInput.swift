@@ -104,22 +104,28 @@ struct Members {
         return b
     }
 
+    /// A non-negative integer member, written as any number with an integer value (`2`, `2.0`, `2e0`).
     func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
         guard let v = self[key] else { return nil }
-        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        guard let n = v.integralValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
         return n
     }
 
-    /// An item id member: a string, or an integer by its decimal form. `.some(nil)` for JSON null.
-    func itemID(_ key: String) throws(ServiceError) -> String?? {
-        guard let v = self[key] else { return nil }
-        switch v {
-        case .null: return .some(nil)
-        case .string(let s): return .some(s)
-        default:
-            if let n = v.intValue { return .some(String(n)) }
-            throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+    /// An item id member that may be null (no item: the roots): a string, or an integer
+    /// by its decimal form (`7.0` is the id `7`). The member must be present.
+    func itemIDOrNull(_ key: String) throws(ServiceError) -> ItemID? {
+        switch self[key] {
+        case .null?: return nil
+        case .string(let s)?: return ItemID(s)
+        case let v: if let n = v?.integralValue { return ItemID(String(n)) }
         }
+        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+    }
+
+    /// An item id member that must name an item.
+    func itemID(_ key: String) throws(ServiceError) -> ItemID {
+        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", pointer: "/\(key)") }
+        return id
     }
 }
 
