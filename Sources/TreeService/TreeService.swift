@@ -39,11 +39,11 @@ public final class TreeService: HTTPResponder {
             }
             response = try handle(request, route)
         } catch {
-            response = error.response(logTag: route?.template ?? "unmatched")
+            response = error.response(logTag: route?.template.rawValue ?? Route.unmatchedLabel)
         }
-        response.logTag = route?.template ?? "unmatched"
+        response.logTag = route?.template.rawValue ?? Route.unmatchedLabel
         addCORS(request, &response)
-        metrics.record(route: response.logTag!, method: request.method, status: response.status,
+        metrics.record(route: route?.template, method: request.method, status: response.status,
                        seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         return response
     }
@@ -53,8 +53,8 @@ public final class TreeService: HTTPResponder {
         if method == "OPTIONS" { return preflight(request, route) }
         if route != .health { try authorize(request) }
         guard route.allowedMethods.contains(request.method) else {
-            throw ServiceError(status: 405, slug: "method-not-allowed",
-                               detail: "\(request.method) is not allowed on \(route.template); allowed: \(route.allowedMethods.joined(separator: ", "))",
+            throw ServiceError(.methodNotAllowed,
+                               detail: "\(request.method) is not allowed on \(route.template.rawValue); allowed: \(route.allowedMethods.joined(separator: ", "))",
                                headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
         }
         switch (route, method) {
@@ -87,7 +87,7 @@ public final class TreeService: HTTPResponder {
         var difference = given.utf8.count ^ expected.utf8.count
         for (a, b) in zip(given.utf8, expected.utf8) { difference |= Int(a ^ b) }
         if difference != 0 {
-            throw ServiceError(status: 401, slug: "unauthorized", detail: "this server needs Authorization: Bearer <token>",
+            throw ServiceError(.unauthorized, detail: "this server needs Authorization: Bearer <token>",
                                headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\"")])
         }
     }
@@ -169,7 +169,7 @@ public final class TreeService: HTTPResponder {
         do {
             try state.store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
         } catch {
-            throw ServiceError(status: 409, slug: "filter-superseded",
+            throw ServiceError(.filterSuperseded,
                                detail: "a newer filter request on this session cancelled this one")
         }
         // A view that was changed and then dropped comes back in its initial state:

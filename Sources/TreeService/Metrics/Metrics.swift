@@ -5,8 +5,8 @@ import Synchronization
 /// Lock-free: every request bumps a few atomics, so metrics never serialize requests.
 final class Metrics: Sendable {
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    static let routes = ["/", "/healthz", "/metrics", "/openapi.yaml", "/sessions", "/sessions/{sid}", "/sessions/{sid}/rows",
-                         "/sessions/{sid}/tree", "/sessions/{sid}/items", "/sessions/{sid}/items/{itemId}", "unmatched"]
+    /// The router's templates, then the label of requests that matched none.
+    static let routes = Route.Template.allCases.map(\.rawValue) + [Route.unmatchedLabel]
     static let methods = ["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "other"]
     static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 408, 409, 412, 413, 414, 415, 422, 429, 431, 500, 501, 503, 505, 0]
 
@@ -28,8 +28,9 @@ final class Metrics: Sendable {
         bucketCounts = Metrics.buckets.map { _ in Counter() }
     }
 
-    func record(route: String, method: String, status: Int, seconds: Double) {
-        let r = Metrics.routes.firstIndex(of: route) ?? Metrics.routes.count - 1
+    /// Counts a request; `route` nil: it matched none.
+    func record(route: Route.Template?, method: String, status: Int, seconds: Double) {
+        let r = route.flatMap { Route.Template.allCases.firstIndex(of: $0) } ?? Metrics.routes.count - 1
         let m = Metrics.methods.firstIndex(of: method) ?? Metrics.methods.count - 1
         let s = Metrics.statuses.firstIndex(of: status) ?? Metrics.statuses.count - 1
         requests[(r * Metrics.methods.count + m) * Metrics.statuses.count + s].add(1)

@@ -24,12 +24,12 @@ final class SessionRegistry: Sendable {
     func checkCapacity() throws(ServiceError) {
         sweepIfDue()
         if count >= configuration.maxSessions {
-            throw ServiceError(status: 429, slug: "too-many-sessions",
+            throw ServiceError(.tooManySessions,
                                detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(Int(configuration.sessionTTL)) s",
                                headers: [("Retry-After", "60")])
         }
         if nodeCount >= configuration.maxTotalNodes {
-            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+            throw ServiceError(.nodeBudgetExhausted,
                                detail: "the server holds its maximum of \(configuration.maxTotalNodes) nodes over all sessions",
                                headers: [("Retry-After", "60")])
         }
@@ -48,7 +48,7 @@ final class SessionRegistry: Sendable {
         }
         if !stored {
             release(nodes)
-            throw ServiceError(status: 429, slug: "too-many-sessions",
+            throw ServiceError(.tooManySessions,
                                detail: "the server holds its maximum of \(configuration.maxSessions) sessions",
                                headers: [("Retry-After", "60")])
         }
@@ -60,7 +60,7 @@ final class SessionRegistry: Sendable {
         let after = totalNodes.add(n, ordering: .relaxed).newValue
         if after > configuration.maxTotalNodes && n > 0 {
             totalNodes.subtract(n, ordering: .relaxed)
-            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+            throw ServiceError(.nodeBudgetExhausted,
                                detail: "\(n) more nodes would exceed the server's budget of \(configuration.maxTotalNodes) nodes",
                                headers: [("Retry-After", "60")])
         }
