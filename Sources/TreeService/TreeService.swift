@@ -14,12 +14,11 @@ public final class TreeService: HTTPResponder {
 
     /// - Parameters:
     ///   - openAPIDocument: the bytes served at `/openapi.yaml`.
-    ///   - now: Unix time; injected so expiry can be tested.
-    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8] = [],
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    ///   - clock: the service's time; injected so expiry can be tested.
+    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8] = [], clock: any ServiceClock = SystemClock()) {
         self.configuration = configuration
         self.openAPIDocument = openAPIDocument
-        registry = SessionRegistry(configuration: configuration, now: now)
+        registry = SessionRegistry(configuration: configuration, clock: clock)
     }
 
     /// Renders the errors the HTTP layer answers by itself as problem+json.
@@ -29,7 +28,7 @@ public final class TreeService: HTTPResponder {
     public var sessionCount: Int { registry.count }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = registry.clock.now
         let route = Route(request.pathSegments)
         var response: HTTPResponse
         do throws(ServiceError) {
@@ -44,7 +43,7 @@ public final class TreeService: HTTPResponder {
         response.logTag = route?.template.rawValue ?? Route.unmatchedLabel
         addCORS(request, &response)
         metrics.record(route: route?.template, method: request.method, status: response.status,
-                       seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                       duration: start.duration(to: registry.clock.now))
         return response
     }
 
@@ -146,7 +145,7 @@ public final class TreeService: HTTPResponder {
     /// The session with this id, marked used now; 404 when there is none or it has
     /// expired (it is then dropped).
     private func liveSession(_ sid: String) throws(ServiceError) -> Session {
-        let now = registry.now()
+        let now = registry.clock.now
         guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
             registry.remove(sid)
             throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)")

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP1
 import TreeEngine
 
@@ -20,7 +21,7 @@ extension TreeService {
             _ = store.expand(toDepth: depth, nil)
         }
         let session = try registry.create(store)
-        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, ttl: configuration.sessionTTL) }
+        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session)) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
 
@@ -28,8 +29,13 @@ extension TreeService {
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         try readingSession(sid) { session, state throws(ServiceError) in
             if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, ResponseJSON.summary(session, state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
+            return json(200, ResponseJSON.summary(session, state, expiresAt: expiresAt(session)), headers: [("ETag", ETag.of(state.version))])
         }
+    }
+
+    /// When the session expires unless it is used again, on the wall clock.
+    func expiresAt(_ session: Session) -> Date {
+        registry.clock.wallTime(of: session.lastUsed + configuration.sessionTTL)
     }
 
     /// `DELETE /sessions/{sid}`

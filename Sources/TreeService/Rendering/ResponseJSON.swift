@@ -4,7 +4,7 @@ import TreeEngine
 /// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
 enum ResponseJSON {
     /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
-    static func summary(_ session: Session, _ state: Session.State, ttl: Double) -> [UInt8] {
+    static func summary(_ session: Session, _ state: Session.State, expiresAt: Date) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         out.string(session.id)
@@ -17,7 +17,7 @@ enum ResponseJSON {
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
-        out.string(timestamp(session.lastUsed + ttl))
+        out.string(timestamp(expiresAt))
         out.raw("}")
         return out.bytes
     }
@@ -110,7 +110,8 @@ enum ResponseJSON {
     }
 
     /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ unix: Double) -> String {
+    static func timestamp(_ date: Date) -> String {
+        let unix = date.timeIntervalSince1970
         var seconds = time_t(unix.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)

@@ -5,14 +5,15 @@ import TreeEngine
 final class SessionRegistry: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
     private let totalNodes = Atomic<Int>(0)
-    private let lastSweep = Atomic<Int>(0)
+    /// When expired sessions were last swept; nil before the first sweep.
+    private let lastSweep = Mutex<ContinuousClock.Instant?>(nil)
     let configuration: ServiceConfiguration
-    /// Unix time now; injected so expiry can be tested.
-    let now: @Sendable () -> Double
+    /// Injected so expiry can be tested.
+    let clock: any ServiceClock
 
-    init(configuration: ServiceConfiguration, now: @escaping @Sendable () -> Double) {
+    init(configuration: ServiceConfiguration, clock: any ServiceClock) {
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
     }
 
     /// The number of live sessions.
@@ -25,7 +26,7 @@ final class SessionRegistry: Sendable {
         sweepIfDue()
         if count >= configuration.maxSessions {
             throw ServiceError(.tooManySessions,
-                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(Int(configuration.sessionTTL)) s",
+                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(configuration.sessionTTL.components.seconds) s",
                                headers: [("Retry-After", "60")])
         }
         if nodeCount >= configuration.maxTotalNodes {
@@ -40,7 +41,7 @@ final class SessionRegistry: Sendable {
         try checkCapacity()
         let nodes = store.forest.count
         try reserve(nodes)
-        let session = Session(id: SessionRegistry.newID(), store: store, now: now())
+        let session = Session(id: SessionRegistry.newID(), store: store, clock: clock)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
@@ -76,7 +77,9 @@ final class SessionRegistry: Sendable {
     }
 
     /// Whether a session last used at `lastUsed` has expired by `now`.
-    func isExpired(lastUsed: Double, now: Double) -> Bool { now - lastUsed > configuration.sessionTTL }
+    func isExpired(lastUsed: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
+        lastUsed.duration(to: now) > configuration.sessionTTL
+    }
 
     /// Drops a session; false when there was none.
     @discardableResult
@@ -88,12 +91,15 @@ final class SessionRegistry: Sendable {
 
     /// Drops every session idle for longer than the TTL, at most every 10 s.
     func sweepIfDue() {
-        let t = now()
-        let last = lastSweep.load(ordering: .relaxed)
-        guard Int(t) - last >= 10, lastSweep.compareExchange(expected: last, desired: Int(t), ordering: .relaxed).exchanged else { return }
-        let ttl = configuration.sessionTTL
+        let now = clock.now
+        let due = lastSweep.withLock { last in
+            guard last.map({ $0.duration(to: now) >= .seconds(10) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
         let all = sessions.withLock { Array($0.values) }
-        for session in all where t - session.lastUsed > ttl { remove(session.id) }
+        for session in all where isExpired(lastUsed: session.lastUsed, now: now) { remove(session.id) }
     }
 
     /// 128 random bits, URL-safe base64 without padding (22 characters).
