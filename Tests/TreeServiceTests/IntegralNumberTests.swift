@@ -98,4 +98,19 @@ import TreeEngine
         #expect(move.status == 422)
         #expect(move["pointer"]?.stringValue == "/parentId")
     }
+
+    @Test(arguments: [
+        ("0", 0), ("-0", 0), ("-0.0", 0), ("0e999999999999999999", 0), ("7", 7), ("7.0", 7), ("70e-1", 7), ("0.07e2", 7),
+        ("9223372036854775807", Int.max), ("9223372036854775807.000", Int.max), ("922337203685477580.7e1", Int.max),
+        ("-9223372036854775808", Int.min), ("-9223372036854775808.0", Int.min), ("1E18", 1_000_000_000_000_000_000),
+    ])
+    func integralTexts(text: String, value: Int) {
+        #expect(IntegralNumber.value(of: Array(text.utf8)) == value)
+    }
+
+    @Test(arguments: ["2.5", "1e-1", "0.5e0", "9223372036854775808", "-9223372036854775809", "1e19", "1e999999999999", "7.000001",
+                      "", "-", "1.", ".5", "1e", "1e+", "x", "1 "])
+    func otherTexts(text: String) {
+        #expect(IntegralNumber.value(of: Array(text.utf8)) == nil)
+    }
 }

@@ -88,14 +88,6 @@ extension TreeService {
         }
     }
 
-    /// A change response for the named view.
-    func changeResponse(_ status: Int, state: inout Session.State, filter: FilterQuery?, _ splices: [Splice],
-                        itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
-        let total = state.store.rowCount(filter)
-        return json(status, ResponseJSON.changes(version: state.version, total: total, splices, itemIndex: itemIndex, extra: extra),
-                    headers: [("ETag", ETag.of(state.version))])
-    }
-
     /// `304 Not Modified` when `If-None-Match` names the current version.
     func notModified(_ request: HTTPRequest, version: Int) -> HTTPResponse? {
         guard let header = request.headers["if-none-match"], matches(header, ETag.of(version)) else { return nil }

@@ -132,17 +132,21 @@ extension TreeService {
 
     /// The change response: the view's splices, total and version, and what the subject needs.
     func changeResponse(_ outcome: ChangeOutcome, session: Session, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
+        func response(_ status: Int, index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
+            let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), outcome.splices, index: index, extra: extra)
+            return json(status, body, headers: [("ETag", ETag.of(state.version))])
+        }
         switch outcome.subject {
         case .session:
-            return changeResponse(200, state: &state, filter: view, outcome.splices)
+            return response(200, index: .absent)
         case .item(let node):
-            return changeResponse(200, state: &state, filter: view, outcome.splices, itemIndex: .some(state.store.rowIndex(of: node, view)))
+            return response(200, index: .row(state.store.rowIndex(of: node, view)))
         case .removed:
-            return changeResponse(200, state: &state, filter: view, outcome.splices, itemIndex: .some(nil))
+            return response(200, index: .row(nil))
         case .inserted(let roots):
             let firstIndex: Int? = roots.first.flatMap { state.store.rowIndex(of: $0, view) }
             let forest = state.store.forest
-            var response = changeResponse(201, state: &state, filter: view, outcome.splices, itemIndex: .some(firstIndex)) { out in
+            var created = response(201, index: .row(firstIndex)) { out in
                 out.raw(",\"ids\":[")
                 for (i, root) in roots.enumerated() {
                     if i > 0 { out.raw(",") }
@@ -152,9 +156,9 @@ extension TreeService {
             }
             if let first = roots.first {
                 let id = forest.id(of: first).description
-                response.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
+                created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
             }
-            return response
+            return created
         }
     }
 }

@@ -22,8 +22,16 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// `{"version","total","changes":[...]}`, with `index` (a number or null) when `itemIndex` is given.
-    static func changes(version: Int, total: Int, _ splices: [Splice], itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
+    /// The `index` member of a change response.
+    enum IndexMember {
+        /// No `index` member (a change of the whole session).
+        case absent
+        /// The item's row in the view, or null when it is not visible there (or deleted).
+        case row(Int?)
+    }
+
+    /// `{"version","total","changes":[...]}`, and `index` unless it is `.absent`.
+    static func changes(version: Int, total: Int, _ splices: [Splice], index: IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 64 + 48 * splices.count)
         out.raw("{\"version\":")
         out.int(version)
@@ -41,9 +49,9 @@ enum ResponseJSON {
             out.raw("}")
         }
         out.raw("]")
-        if let itemIndex {
+        if case .row(let row) = index {
             out.raw(",\"index\":")
-            if let i = itemIndex { out.int(i) } else { out.null() }
+            if let row { out.int(row) } else { out.null() }
         }
         extra?(&out)
         out.raw("}")

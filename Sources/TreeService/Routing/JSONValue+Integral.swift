@@ -30,13 +30,15 @@ enum IntegralNumber {
         while let b = next, b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
             digits.append(b - UInt8(ascii: "0")); sawDigit = true; next = bytes.next()
         }
+        guard sawDigit else { return nil }
         if next == UInt8(ascii: ".") {
             next = bytes.next()
+            var sawFractionDigit = false
             while let b = next, b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
-                digits.append(b - UInt8(ascii: "0")); scale -= 1; next = bytes.next()
+                digits.append(b - UInt8(ascii: "0")); scale -= 1; sawFractionDigit = true; next = bytes.next()
             }
+            guard sawFractionDigit else { return nil }
         }
-        guard sawDigit else { return nil }
         if next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
             next = bytes.next()
             var exponentNegative = false
