@@ -136,7 +136,7 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Runs `body` beside other readers of the session, after checking it has not
-    /// expired and marking it used (the last use is an atomic, so readers may mark it).
+    /// expired and marking it used (the last use has a lock of its own, so readers may mark it).
     func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
         let session = try liveSession(sid)
         return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }

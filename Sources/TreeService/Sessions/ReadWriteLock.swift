@@ -17,12 +17,15 @@ final class ReadWriteLocked<Value> {
         self.value = value
         lock = .allocate(capacity: 1)
         lock.initialize(to: pthread_rwlock_t())
+        // The attributes too stay at one address from their init to their destroy.
         var attributes = pthread_rwlockattr_t()
-        ReadWriteLocked.check(pthread_rwlockattr_init(&attributes), "pthread_rwlockattr_init")
-        defer { ReadWriteLocked.check(pthread_rwlockattr_destroy(&attributes), "pthread_rwlockattr_destroy") }
-        ReadWriteLocked.check(pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)),
-                              "pthread_rwlockattr_setkind_np")
-        ReadWriteLocked.check(pthread_rwlock_init(lock, &attributes), "pthread_rwlock_init")
+        withUnsafeMutablePointer(to: &attributes) { [lock] attributes in
+            ReadWriteLocked.check(pthread_rwlockattr_init(attributes), "pthread_rwlockattr_init")
+            defer { ReadWriteLocked.check(pthread_rwlockattr_destroy(attributes), "pthread_rwlockattr_destroy") }
+            ReadWriteLocked.check(pthread_rwlockattr_setkind_np(attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)),
+                                  "pthread_rwlockattr_setkind_np")
+            ReadWriteLocked.check(pthread_rwlock_init(lock, attributes), "pthread_rwlock_init")
+        }
     }
 
     deinit {

@@ -51,6 +51,6 @@ final class Session: Sendable {
     /// The instant of the last request.
     var lastUsed: ContinuousClock.Instant { lastUse.withLock { $0 } }
 
-    /// Marks the session used at `now`.
-    func touch(_ now: ContinuousClock.Instant) { lastUse.withLock { $0 = now } }
+    /// Marks the session used at `now` (a reading taken earlier on another thread does not move it back).
+    func touch(_ now: ContinuousClock.Instant) { lastUse.withLock { $0 = max($0, now) } }
 }
