@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TreeService
 
@@ -40,5 +41,30 @@ import Testing
         #expect(Duration.microseconds(500).seconds == 0.0005)
         #expect(Duration.milliseconds(2500).seconds == 2.5)
         #expect((Duration.seconds(3) + .nanoseconds(1500)).wholeMicroseconds == 3_000_001)
+    }
+
+    @Test func aLastUseNeverMovesBack() {
+        let start = ContinuousClock.now
+        let instant = AtomicInstant(start)
+        instant.advance(to: start.advanced(by: .seconds(5)))
+        instant.advance(to: start.advanced(by: .seconds(3)))
+        #expect(instant.load() == start.advanced(by: .seconds(5)))
+        DispatchQueue.concurrentPerform(iterations: 1000) { i in instant.advance(to: start.advanced(by: .milliseconds(i))) }
+        #expect(instant.load() == start.advanced(by: .seconds(5)))
+        DispatchQueue.concurrentPerform(iterations: 1000) { i in instant.advance(to: start.advanced(by: .seconds(6) + .nanoseconds(i))) }
+        #expect(instant.load() == start.advanced(by: .seconds(6) + .nanoseconds(999)))
+    }
+
+    @Test func aPeriodicTaskIsClaimedOncePerInterval() {
+        let start = ContinuousClock.now
+        let last = AtomicInstant(start)
+        let early = last.advance(to: start.advanced(by: .seconds(9)), ifOlderThan: .seconds(10))
+        #expect(!early)
+        let claims = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 100) { _ in
+            if last.advance(to: start.advanced(by: .seconds(10)), ifOlderThan: .seconds(10)) { claims.add(1, ordering: .relaxed) }
+        }
+        #expect(claims.load(ordering: .relaxed) == 1)
+        #expect(last.load() == start.advanced(by: .seconds(10)))
     }
 }

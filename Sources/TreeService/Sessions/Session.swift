@@ -18,7 +18,7 @@ final class Session: Sendable {
     let keptFilters = Mutex<Set<FilterQuery>>([])
     let state: ReadWriteLocked<State>
     /// The instant of the last request (readers update it too), on the service's clock.
-    private let lastUse: Mutex<ContinuousClock.Instant>
+    private let lastUse: AtomicInstant
 
     struct State: Sendable {
         var store: TreeStore
@@ -45,12 +45,12 @@ final class Session: Sendable {
         self.id = id
         createdAt = clock.wallNow
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count))
-        lastUse = Mutex(clock.now)
+        lastUse = AtomicInstant(clock.now)
     }
 
     /// The instant of the last request.
-    var lastUsed: ContinuousClock.Instant { lastUse.withLock { $0 } }
+    var lastUsed: ContinuousClock.Instant { lastUse.load() }
 
     /// Marks the session used at `now` (a reading taken earlier on another thread does not move it back).
-    func touch(_ now: ContinuousClock.Instant) { lastUse.withLock { $0 = max($0, now) } }
+    func touch(_ now: ContinuousClock.Instant) { lastUse.advance(to: now) }
 }

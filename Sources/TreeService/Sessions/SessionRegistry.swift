@@ -5,8 +5,8 @@ import TreeEngine
 final class SessionRegistry: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
     private let totalNodes = Atomic<Int>(0)
-    /// When expired sessions were last swept; nil before the first sweep.
-    private let lastSweep = Mutex<ContinuousClock.Instant?>(nil)
+    /// When expired sessions were last swept (at first: when the registry was made).
+    private let lastSweep: AtomicInstant
     let configuration: ServiceConfiguration
     /// Injected so expiry can be tested.
     let clock: any ServiceClock
@@ -14,6 +14,7 @@ final class SessionRegistry: Sendable {
     init(configuration: ServiceConfiguration, clock: any ServiceClock) {
         self.configuration = configuration
         self.clock = clock
+        lastSweep = AtomicInstant(clock.now)
     }
 
     /// The number of live sessions.
@@ -92,12 +93,7 @@ final class SessionRegistry: Sendable {
     /// Drops every session idle for longer than the TTL, at most every 10 s.
     func sweepIfDue() {
         let now = clock.now
-        let due = lastSweep.withLock { last in
-            guard last.map({ $0.duration(to: now) >= .seconds(10) }) ?? true else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
+        guard lastSweep.advance(to: now, ifOlderThan: .seconds(10)) else { return }
         let all = sessions.withLock { Array($0.values) }
         for session in all where isExpired(lastUsed: session.lastUsed, now: now) { remove(session.id) }
     }
