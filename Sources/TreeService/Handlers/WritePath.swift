@@ -40,7 +40,7 @@ extension TreeService {
     }
 
     /// An operation with its items looked up in the store.
-    enum ResolvedOperation {
+    private enum ResolvedOperation {
         case expandAll
         case collapseAll
         case expandToDepth(Int)
@@ -53,7 +53,7 @@ extension TreeService {
     }
 
     /// What an applied operation changed, for the response.
-    struct ChangeOutcome {
+    private struct ChangeOutcome {
         var splices: [Splice]
         var subject: Subject
 
@@ -70,7 +70,7 @@ extension TreeService {
     }
 
     /// Looks up the items `operation` names (404 for one that is not in the session).
-    func resolve(_ operation: SessionOperation, in store: TreeStore) throws(ServiceError) -> ResolvedOperation {
+    private func resolve(_ operation: SessionOperation, in store: TreeStore) throws(ServiceError) -> ResolvedOperation {
         func node(_ id: ItemID) throws(ServiceError) -> NodeHandle { try self.node(id.text, in: store) }
         switch operation {
         case .expandAll: return .expandAll
@@ -95,7 +95,7 @@ extension TreeService {
 
     /// Applies a resolved operation to the named view of the session, keeping the node
     /// budget in step with the forest.
-    func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ state: inout Session.State) throws(ServiceError) -> ChangeOutcome {
+    private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ state: inout Session.State) throws(ServiceError) -> ChangeOutcome {
         switch operation {
         case .expandAll: return ChangeOutcome(splices: state.store.expandAll(view), subject: .session)
         case .collapseAll: return ChangeOutcome(splices: state.store.collapseAll(view), subject: .session)
@@ -131,7 +131,7 @@ extension TreeService {
     }
 
     /// The change response: the view's splices, total and version, and what the subject needs.
-    func changeResponse(_ outcome: ChangeOutcome, session: Session, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
+    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
         func response(_ status: Int, index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
             let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), outcome.splices, index: index, extra: extra)
             return json(status, body, headers: [("ETag", ETag.of(state.version))])
