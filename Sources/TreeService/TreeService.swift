@@ -15,12 +15,12 @@ public final class TreeService: HTTPResponder {
     /// - Parameters:
     ///   - openAPIDocument: the bytes served at `/openapi.yaml`; by default the repository's
     ///     `openapi.yaml`, compiled into the binary.
-    ///   - now: Unix time; injected so expiry can be tested.
+    ///   - clock: the service's time; injected so expiry can be tested.
     public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8]? = nil,
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                clock: any ServiceClock = SystemClock()) {
         self.configuration = configuration
         self.openAPIDocument = openAPIDocument ?? PackageResources.openapi_yaml
-        registry = SessionRegistry(configuration: configuration, now: now)
+        registry = SessionRegistry(configuration: configuration, clock: clock)
     }
 
     /// Renders the errors the HTTP layer answers by itself as problem+json.
@@ -30,7 +30,7 @@ public final class TreeService: HTTPResponder {
     public var sessionCount: Int { registry.count }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = registry.clock.now
         let route = Route(request.pathSegments)
         var response: HTTPResponse
         do throws(ServiceError) {
@@ -40,12 +40,12 @@ public final class TreeService: HTTPResponder {
             }
             response = try handle(request, route)
         } catch {
-            response = error.response(logTag: route?.template ?? "unmatched")
+            response = error.response(logTag: route?.template.rawValue ?? Route.unmatchedLabel)
         }
-        response.logTag = route?.template ?? "unmatched"
+        response.logTag = route?.template.rawValue ?? Route.unmatchedLabel
         addCORS(request, &response)
-        metrics.record(route: response.logTag!, method: request.method, status: response.status,
-                       seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        metrics.record(route: route?.template, method: request.method, status: response.status,
+                       duration: start.duration(to: registry.clock.now))
         return response
     }
 
@@ -54,8 +54,8 @@ public final class TreeService: HTTPResponder {
         if method == "OPTIONS" { return preflight(request, route) }
         if route != .health { try authorize(request) }
         guard route.allowedMethods.contains(request.method) else {
-            throw ServiceError(status: 405, slug: "method-not-allowed",
-                               detail: "\(request.method) is not allowed on \(route.template); allowed: \(route.allowedMethods.joined(separator: ", "))",
+            throw ServiceError(.methodNotAllowed,
+                               detail: "\(request.method) is not allowed on \(route.template.rawValue); allowed: \(route.allowedMethods.joined(separator: ", "))",
                                headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
         }
         switch (route, method) {
@@ -88,7 +88,7 @@ public final class TreeService: HTTPResponder {
         var difference = given.utf8.count ^ expected.utf8.count
         for (a, b) in zip(given.utf8, expected.utf8) { difference |= Int(a ^ b) }
         if difference != 0 {
-            throw ServiceError(status: 401, slug: "unauthorized", detail: "this server needs Authorization: Bearer <token>",
+            throw ServiceError(.unauthorized, detail: "this server needs Authorization: Bearer <token>",
                                headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\"")])
         }
     }
@@ -138,9 +138,8 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Runs `body` beside other readers of the session, after checking it has not
-    /// expired and marking it used. `body` returns nil when it needs the exclusive lock
-    /// after all (a filtered view to build); then this returns nil.
-    func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R?) throws(ServiceError) -> R? {
+    /// expired and marking it used (the last use has a lock of its own, so readers may mark it).
+    func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
         let session = try liveSession(sid)
         return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
     }
@@ -148,7 +147,7 @@ public final class TreeService: HTTPResponder {
     /// The session with this id, marked used now; 404 when there is none or it has
     /// expired (it is then dropped).
     private func liveSession(_ sid: String) throws(ServiceError) -> Session {
-        let now = registry.now()
+        let now = registry.clock.now
         guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
             registry.remove(sid)
             throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
@@ -171,7 +170,7 @@ public final class TreeService: HTTPResponder {
         do {
             try state.store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
         } catch {
-            throw ServiceError(status: 409, slug: "filter-superseded",
+            throw ServiceError(.filterSuperseded,
                                detail: "a newer filter request on this session cancelled this one")
         }
         // A view that was changed and then dropped comes back in its initial state:

@@ -295,7 +295,7 @@ import TreeEngine
     }
 
     @Test func limitsAndExpiry() {
-        let limited = ServiceHarness { $0.maxSessions = 2; $0.maxTotalNodes = 60; $0.sessionTTL = 100 }
+        let limited = ServiceHarness { $0.maxSessions = 2; $0.maxTotalNodes = 60; $0.sessionTTL = .seconds(100) }
         let a = limited.createSample()
         #expect(limited.call("POST", "/sessions", json: ServiceHarness.sampleNodes).status == 503)
         let b = limited.call("POST", "/sessions", json: "[{\"title\": \"x\"}]")
@@ -303,11 +303,11 @@ import TreeEngine
         let third = limited.call("POST", "/sessions", json: "[{\"title\": \"y\"}]")
         #expect(third.status == 429)
         #expect(third.headers["retry-after"] != nil)
-        limited.clock.advance(60)
+        limited.clock.advance(.seconds(60))
         #expect(limited.call("GET", "/sessions/\(a)").status == 200)
-        limited.clock.advance(60)
+        limited.clock.advance(.seconds(60))
         #expect(limited.call("GET", "/sessions/\(a)").status == 200)
-        limited.clock.advance(101)
+        limited.clock.advance(.seconds(101))
         #expect(limited.call("GET", "/sessions/\(a)").status == 404)
         #expect(limited.call("POST", "/sessions", json: "[{\"title\": \"z\"}]").status == 201)
         let perSession = ServiceHarness { $0.maxNodesPerSession = 10 }

@@ -14,7 +14,7 @@ struct ServiceHarness {
         configure(&configuration)
         let clock = TestClock()
         self.clock = clock
-        service = TreeService(configuration: configuration, openAPIDocument: Array("openapi: 3.1.0\n".utf8), now: { clock.now })
+        service = TreeService(configuration: configuration, openAPIDocument: Array("openapi: 3.1.0\n".utf8), clock: clock)
     }
 
     struct Reply {
@@ -62,11 +62,14 @@ struct ServiceHarness {
     }()
 }
 
-/// A settable clock for expiry tests.
-final class TestClock: Sendable {
-    private let seconds = Mutex<Double>(1_800_000_000)
-    var now: Double { seconds.withLock { $0 } }
-    func advance(_ s: Double) { seconds.withLock { $0 += s } }
+/// A settable clock for expiry tests: it moves only when told to.
+final class TestClock: ServiceClock {
+    private let origin = ContinuousClock.now
+    private let elapsed = Mutex<Duration>(.zero)
+    var now: ContinuousClock.Instant { origin.advanced(by: elapsed.withLock { $0 }) }
+    /// 2027-01-15T08:00:00Z at the start.
+    var wallNow: Date { Date(timeIntervalSince1970: 1_800_000_000).advanced(by: elapsed.withLock { $0 }) }
+    func advance(_ span: Duration) { elapsed.withLock { $0 += span } }
 }
 
 extension JSONValue {

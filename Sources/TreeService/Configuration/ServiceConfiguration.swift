@@ -1,7 +1,7 @@
 /// The service's settings; `tree-server` fills them from flags and environment variables.
 public struct ServiceConfiguration: Sendable {
     /// Idle time after which a session is dropped.
-    public var sessionTTL: Double = 30 * 60
+    public var sessionTTL: Duration = .seconds(30 * 60)
     /// Most sessions at once (429 beyond).
     public var maxSessions: Int = 1000
     /// Most nodes in one session (429 beyond).

@@ -1,47 +1,133 @@
 import HTTP1
 import TreeEngine
 
+/// Every problem `type` the service answers with (its own, and those of the HTTP layer
+/// rendered by `Problem.httpErrorRenderer`): the slug of `urn:treesessions:problem:<slug>`,
+/// with its status and title. `openapi.yaml` lists them all (a test checks it).
+enum ProblemType: String, CaseIterable, Sendable {
+    case malformedHTTP = "malformed-http"
+    case malformedJSON = "malformed-json"
+    case badQueryParameter = "bad-query-parameter"
+    case unauthorized = "unauthorized"
+    case notFound = "not-found"
+    case methodNotAllowed = "method-not-allowed"
+    case requestTimeout = "request-timeout"
+    case cycle = "cycle"
+    case filterSuperseded = "filter-superseded"
+    case versionMismatch = "version-mismatch"
+    case bodyTooLarge = "body-too-large"
+    case uriTooLong = "uri-too-long"
+    case unsupportedMediaType = "unsupported-media-type"
+    case expectationFailed = "expectation-failed"
+    case invalidNode = "invalid-node"
+    case tooManySessions = "too-many-sessions"
+    case tooManyNodes = "too-many-nodes"
+    case headersTooLarge = "headers-too-large"
+    case internalError = "internal-error"
+    case notImplemented = "not-implemented"
+    case unavailable = "unavailable"
+    case nodeBudgetExhausted = "node-budget-exhausted"
+    case httpVersionNotSupported = "http-version-not-supported"
+
+    /// The HTTP status a problem of this type is answered with.
+    var status: Int {
+        switch self {
+        case .malformedHTTP, .malformedJSON, .badQueryParameter: 400
+        case .unauthorized: 401
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .requestTimeout: 408
+        case .cycle, .filterSuperseded: 409
+        case .versionMismatch: 412
+        case .bodyTooLarge: 413
+        case .uriTooLong: 414
+        case .unsupportedMediaType: 415
+        case .expectationFailed: 417
+        case .invalidNode: 422
+        case .tooManySessions, .tooManyNodes: 429
+        case .headersTooLarge: 431
+        case .internalError: 500
+        case .notImplemented: 501
+        case .unavailable, .nodeBudgetExhausted: 503
+        case .httpVersionNotSupported: 505
+        }
+    }
+
+    /// The problem document's `title`: the status's reason phrase.
+    var title: String { HTTPStatus.reasonPhrase(status) }
+
+    /// The problem document's `type`.
+    var uri: String { "urn:treesessions:problem:\(rawValue)" }
+
+    /// The type of an error the HTTP layer answers by itself, from its status (the HTTP
+    /// layer answers 400, 408, 413, 414, 417, 431, 500, 501, 503 and 505); a status it
+    /// does not answer today is a fault of the server.
+    init(httpLayerStatus status: Int) {
+        switch status {
+        case 400: self = .malformedHTTP
+        case 408: self = .requestTimeout
+        case 413: self = .bodyTooLarge
+        case 414: self = .uriTooLong
+        case 417: self = .expectationFailed
+        case 431: self = .headersTooLarge
+        case 501: self = .notImplemented
+        case 503: self = .unavailable
+        case 505: self = .httpVersionNotSupported
+        default: self = .internalError
+        }
+    }
+}
+
 /// An error a handler throws; one place renders it as `application/problem+json`
 /// (RFC 9457).
 struct ServiceError: Error, Sendable {
-    var status: Int
-    /// A short slug, rendered as the problem `type` `urn:treesessions:problem:<slug>`.
-    var slug: String
+    var type: ProblemType
     var detail: String
     /// A JSON Pointer into the request body, or a byte offset, where it helps.
     var pointer: String? = nil
     var byteOffset: Int? = nil
     var headers: [(String, String)] = []
 
-    static func badRequest(_ detail: String, slug: String = "bad-request") -> ServiceError {
-        ServiceError(status: 400, slug: slug, detail: detail)
-    }
-    static func notFound(_ detail: String) -> ServiceError { ServiceError(status: 404, slug: "not-found", detail: detail) }
+    /// The response status, the type's.
+    var status: Int { type.status }
+    /// The slug of the problem `type` `urn:treesessions:problem:<slug>`.
+    var slug: String { type.rawValue }
+
+    static func badQueryParameter(_ detail: String) -> ServiceError { ServiceError(.badQueryParameter, detail: detail) }
+    static func notFound(_ detail: String) -> ServiceError { ServiceError(.notFound, detail: detail) }
     static func unprocessable(_ detail: String, pointer: String? = nil) -> ServiceError {
-        ServiceError(status: 422, slug: "invalid-node", detail: detail, pointer: pointer)
+        ServiceError(.invalidNode, detail: detail, pointer: pointer)
     }
 
-    /// A body error from the engine's parser: syntax → 400, rule → 422, with location.
+    /// A body error from the engine's parser: syntax → 400, rule → 422, limit → 429, with location.
     init(_ error: TreeInputError) {
         switch error.kind {
         case .syntax:
-            self.init(status: 400, slug: "malformed-json",
+            self.init(.malformedJSON,
                       detail: "\(error.message) (line \(error.line), column \(error.column), byte \(error.byteOffset))",
                       pointer: error.path.isEmpty ? nil : error.path, byteOffset: error.byteOffset)
         case .limit:
-            self.init(status: 429, slug: "too-many-nodes", detail: "\(error.message): this server's limit per session",
+            self.init(.tooManyNodes, detail: "\(error.message): this server's limit per session",
                       pointer: error.path, byteOffset: error.byteOffset)
         case .rule:
-            self.init(status: 422, slug: "invalid-node",
+            self.init(.invalidNode,
                       detail: error.path.isEmpty ? error.message : "\(error.message) at \(error.path)",
                       pointer: error.path, byteOffset: error.byteOffset)
         }
     }
 
-    init(status: Int, slug: String, detail: String, pointer: String? = nil, byteOffset: Int? = nil,
-         headers: [(String, String)] = []) {
-        self.status = status
-        self.slug = slug
+    /// An edit the engine refused: a move into the node's own subtree → 409, an index
+    /// past the end → 422, more nodes than allowed → 429.
+    init(_ error: EditError) {
+        switch error.kind {
+        case .cycle: self.init(.cycle, detail: error.message)
+        case .indexOutOfRange: self.init(.invalidNode, detail: error.message, pointer: "/index")
+        case .tooManyNodes: self.init(.tooManyNodes, detail: "\(error.message): this server's limit per session")
+        }
+    }
+
+    init(_ type: ProblemType, detail: String, pointer: String? = nil, byteOffset: Int? = nil, headers: [(String, String)] = []) {
+        self.type = type
         self.detail = detail
         self.pointer = pointer
         self.byteOffset = byteOffset
@@ -49,7 +135,7 @@ struct ServiceError: Error, Sendable {
     }
 
     /// The problem document.
-    var body: [UInt8] { Problem.render(status: status, slug: slug, detail: detail, pointer: pointer, byteOffset: byteOffset) }
+    var body: [UInt8] { Problem.render(type, status: status, detail: detail, pointer: pointer, byteOffset: byteOffset) }
 
     /// The response.
     func response(logTag: String?) -> HTTPResponse {
@@ -63,10 +149,11 @@ struct ServiceError: Error, Sendable {
 enum Problem {
     static let contentType = "application/problem+json"
 
-    static func render(status: Int, slug: String, detail: String, pointer: String? = nil, byteOffset: Int? = nil) -> [UInt8] {
+    /// `status` is the type's, except for an error of the HTTP layer that has no type of its own.
+    static func render(_ type: ProblemType, status: Int, detail: String, pointer: String? = nil, byteOffset: Int? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"type\":")
-        out.string("urn:treesessions:problem:\(slug)")
+        out.string(type.uri)
         out.raw(",\"title\":")
         out.string(HTTPStatus.reasonPhrase(status))
         out.raw(",\"status\":")
@@ -87,20 +174,6 @@ enum Problem {
 
     /// For `HTTPServerConfiguration.errorRenderer`: errors the HTTP layer answers itself.
     static let httpErrorRenderer: @Sendable (Int, String, String) -> (contentType: String, body: [UInt8]) = { status, _, detail in
-        (contentType, render(status: status, slug: slug(forStatus: status), detail: detail))
-    }
-
-    static func slug(forStatus status: Int) -> String {
-        switch status {
-        case 400: return "malformed-http"
-        case 408: return "request-timeout"
-        case 413: return "body-too-large"
-        case 414: return "uri-too-long"
-        case 431: return "headers-too-large"
-        case 501: return "not-implemented"
-        case 503: return "unavailable"
-        case 505: return "http-version-not-supported"
-        default: return "http-\(status)"
-        }
+        (contentType, render(ProblemType(httpLayerStatus: status), status: status, detail: detail))
     }
 }

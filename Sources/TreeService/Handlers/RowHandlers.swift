@@ -10,6 +10,7 @@ extension TreeService {
         let filter = try request.filterQuery()
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
+        // nil when the view must be built first, which needs the exclusive lock.
         let read: HTTPResponse? = try readingSession(sid) { _, state throws(ServiceError) in
             page(request, state, filter, offset: offset, limit: limit)
         }

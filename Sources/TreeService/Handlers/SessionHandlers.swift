@@ -1,3 +1,4 @@
+import Foundation
 import HTTP1
 import TreeEngine
 
@@ -14,28 +15,33 @@ extension TreeService {
         case nil, .string("none")?: break
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:
-            guard let depth = value.intValue, depth >= 0 else {
+            guard let depth = value.integralValue, depth >= 0 else {
                 throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
             }
             _ = store.expand(toDepth: depth, nil)
         }
         let session = try registry.create(store)
-        let body = session.state.withLock { ResponseJSON.summary(session, &$0, ttl: configuration.sessionTTL) }
+        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session)) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
 
-    /// `GET /sessions/{sid}`
+    /// `GET /sessions/{sid}`, beside other readers.
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        try withSession(sid) { session, state throws(ServiceError) in
+        try readingSession(sid) { session, state throws(ServiceError) in
             if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, ResponseJSON.summary(session, &state, ttl: configuration.sessionTTL), headers: [("ETag", ETag.of(state.version))])
+            return json(200, ResponseJSON.summary(session, state, expiresAt: expiresAt(session)), headers: [("ETag", ETag.of(state.version))])
         }
+    }
+
+    /// When the session expires unless it is used again, on the wall clock.
+    func expiresAt(_ session: Session) -> Date {
+        registry.clock.wallTime(of: session.lastUsed + configuration.sessionTTL)
     }
 
     /// `DELETE /sessions/{sid}`
     func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         if request.headers["if-match"] != nil {
-            try withSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+            try readingSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
         }
         guard registry.remove(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
         return HTTPResponse(status: 204)
@@ -43,38 +49,16 @@ extension TreeService {
 
     /// `PATCH /sessions/{sid}?filter=`: one of expandAll, collapseAll, expandDepth.
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let filter = try request.filterQuery()
-        let members = Members(try request.jsonObjectBody())
-        try members.allowOnly(["expandAll", "collapseAll", "expandDepth"])
-        guard members.keys.count == 1 else {
-            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth", pointer: "")
-        }
-        let operation: (inout TreeStore) -> [Splice]
-        if let flag = try members.bool("expandAll") {
-            guard flag else { throw .unprocessable("\"expandAll\" must be true", pointer: "/expandAll") }
-            operation = { $0.expandAll(filter) }
-        } else if let flag = try members.bool("collapseAll") {
-            guard flag else { throw .unprocessable("\"collapseAll\" must be true", pointer: "/collapseAll") }
-            operation = { $0.collapseAll(filter) }
-        } else {
-            let depth = try members.nonNegativeInt("expandDepth")!
-            operation = { $0.expand(toDepth: depth, filter) }
-        }
-        let ticket = ticket(filter, sid)
-        return try withSession(sid) { session, state throws(ServiceError) in
-            try request.checkIfMatch(version: state.version)
-            try prepare(filter, session, &state, ticket: ticket)
-            let splices = operation(&state.store)
-            state.expansionChanged(filter)
-            state.version += 1
-            return changeResponse(200, state: &state, filter: filter, splices)
-        }
+        let view = try request.filterQuery()
+        let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
+        return try mutateSession(request, sid, SessionChange(view: view, operation: operation))
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a
-    /// snapshot so the session stays usable while a large export is written.
+    /// snapshot so the session stays usable while a large export is written. The snapshot
+    /// is taken beside other readers.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let (snapshot, version) = try withSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
+        let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
         if let notModified = notModified(request, version: version) { return notModified }
         let headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
@@ -91,9 +75,9 @@ extension TreeService {
         let parsePeak = 2 * request.body.count
         if let budget = request.memoryBudget, !budget.tryReserve(parsePeak) {
             if request.body.count + parsePeak > budget.capacity {
-                throw ServiceError(status: 413, slug: "body-too-large", detail: "parsing this body needs about \(request.body.count + parsePeak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
+                throw ServiceError(.bodyTooLarge, detail: "parsing this body needs about \(request.body.count + parsePeak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
             }
-            throw ServiceError(status: 503, slug: "unavailable", detail: "the server is parsing as many uploads as its memory budget (--max-buffered-bodies) allows; retry later",
+            throw ServiceError(.unavailable, detail: "the server is parsing as many uploads as its memory budget (--max-buffered-bodies) allows; retry later",
                                headers: [("Retry-After", "10")])
         }
         defer { request.memoryBudget?.release(parsePeak) }
@@ -113,14 +97,6 @@ extension TreeService {
         case .success(let (forest, members)): return (forest, Members(members.map { ($0.key, $0.value) }))
         case .failure(let error): throw ServiceError(error)
         }
-    }
-
-    /// A change response for the named view.
-    func changeResponse(_ status: Int, state: inout Session.State, filter: FilterQuery?, _ splices: [Splice],
-                        itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
-        let total = state.store.rowCount(filter)
-        return json(status, ResponseJSON.changes(version: state.version, total: total, splices, itemIndex: itemIndex, extra: extra),
-                    headers: [("ETag", ETag.of(state.version))])
     }
 
     /// `304 Not Modified` when `If-None-Match` names the current version.

@@ -4,9 +4,11 @@ import Synchronization
 /// Request counters and a latency histogram, rendered in the Prometheus text format.
 /// Lock-free: every request bumps a few atomics, so metrics never serialize requests.
 final class Metrics: Sendable {
-    static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    static let routes = ["/", "/healthz", "/metrics", "/openapi.yaml", "/sessions", "/sessions/{sid}", "/sessions/{sid}/rows",
-                         "/sessions/{sid}/tree", "/sessions/{sid}/items", "/sessions/{sid}/items/{itemId}", "unmatched"]
+    static let buckets: [Duration] = [.microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
+                                      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+                                      .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)]
+    /// The router's templates, then the label of requests that matched none.
+    static let routes = Route.Template.allCases.map(\.rawValue) + [Route.unmatchedLabel]
     static let methods = ["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "other"]
     static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 408, 409, 412, 413, 414, 415, 422, 429, 431, 500, 501, 503, 505, 0]
 
@@ -28,14 +30,15 @@ final class Metrics: Sendable {
         bucketCounts = Metrics.buckets.map { _ in Counter() }
     }
 
-    func record(route: String, method: String, status: Int, seconds: Double) {
-        let r = Metrics.routes.firstIndex(of: route) ?? Metrics.routes.count - 1
+    /// Counts a request; `route` nil: it matched none.
+    func record(route: Route.Template?, method: String, status: Int, duration: Duration) {
+        let r = route.flatMap { Route.Template.allCases.firstIndex(of: $0) } ?? Metrics.routes.count - 1
         let m = Metrics.methods.firstIndex(of: method) ?? Metrics.methods.count - 1
         let s = Metrics.statuses.firstIndex(of: status) ?? Metrics.statuses.count - 1
         requests[(r * Metrics.methods.count + m) * Metrics.statuses.count + s].add(1)
-        if let b = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[b].add(1) }
+        if let b = Metrics.buckets.firstIndex(where: { duration <= $0 }) { bucketCounts[b].add(1) }
         count.add(1)
-        microseconds.add(Int(seconds * 1e6))
+        microseconds.add(duration.wholeMicroseconds)
     }
 
     func render(sessions: Int, nodes: Int) -> [UInt8] {
@@ -56,11 +59,11 @@ final class Metrics: Sendable {
         var cumulative = 0
         for (i, bound) in Metrics.buckets.enumerated() {
             cumulative += bucketCounts[i].load()
-            text += "tree_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+            text += "tree_http_request_duration_seconds_bucket{le=\"\(bound.seconds)\"} \(cumulative)\n"
         }
         let total = count.load()
         text += "tree_http_request_duration_seconds_bucket{le=\"+Inf\"} \(total)\n"
-        text += "tree_http_request_duration_seconds_sum \(Double(microseconds.load()) / 1e6)\n"
+        text += "tree_http_request_duration_seconds_sum \(Duration.microseconds(microseconds.load()).seconds)\n"
         text += "tree_http_request_duration_seconds_count \(total)\n"
         text += "# HELP tree_sessions Live sessions.\n# TYPE tree_sessions gauge\ntree_sessions \(sessions)\n"
         text += "# HELP tree_nodes Nodes over all sessions.\n# TYPE tree_nodes gauge\ntree_nodes \(nodes)\n"

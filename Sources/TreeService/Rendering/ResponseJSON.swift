@@ -4,7 +4,7 @@ import TreeEngine
 /// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
 enum ResponseJSON {
     /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
-    static func summary(_ session: Session, _ state: inout Session.State, ttl: Double) -> [UInt8] {
+    static func summary(_ session: Session, _ state: Session.State, expiresAt: Date) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         out.string(session.id)
@@ -13,17 +13,25 @@ enum ResponseJSON {
         out.raw(",\"nodeCount\":")
         out.int(state.store.forest.count)
         out.raw(",\"total\":")
-        out.int(state.store.rowCount(nil))
+        out.int(state.store.keptRowCount(nil)!)  // the unfiltered view is always kept
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
-        out.string(timestamp(session.lastUsed + ttl))
+        out.string(timestamp(expiresAt))
         out.raw("}")
         return out.bytes
     }
 
-    /// `{"version","total","changes":[...]}`, with `index` (a number or null) when `itemIndex` is given.
-    static func changes(version: Int, total: Int, _ splices: [Splice], itemIndex: Int?? = nil, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
+    /// The `index` member of a change response.
+    enum IndexMember {
+        /// No `index` member (a change of the whole session).
+        case absent
+        /// The item's row in the view, or null when it is not visible there (or deleted).
+        case row(Int?)
+    }
+
+    /// `{"version","total","changes":[...]}`, and `index` unless it is `.absent`.
+    static func changes(version: Int, total: Int, _ splices: [Splice], index: IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 64 + 48 * splices.count)
         out.raw("{\"version\":")
         out.int(version)
@@ -41,9 +49,9 @@ enum ResponseJSON {
             out.raw("}")
         }
         out.raw("]")
-        if let itemIndex {
+        if case .row(let row) = index {
             out.raw(",\"index\":")
-            if let i = itemIndex { out.int(i) } else { out.null() }
+            if let row { out.int(row) } else { out.null() }
         }
         extra?(&out)
         out.raw("}")
@@ -110,7 +118,8 @@ enum ResponseJSON {
     }
 
     /// RFC 3339 UTC with milliseconds.
-    static func timestamp(_ unix: Double) -> String {
+    static func timestamp(_ date: Date) -> String {
+        let unix = date.timeIntervalSince1970
         var seconds = time_t(unix.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)

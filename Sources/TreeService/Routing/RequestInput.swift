@@ -10,7 +10,7 @@ extension HTTPRequest {
         case nil: mode = .contains
         case let text?:
             guard let m = FilterQuery.Mode(rawValue: text) else {
-                throw .badRequest("query parameter match must be contains, prefix or exact, not \"\(text)\"", slug: "bad-query-parameter")
+                throw .badQueryParameter("query parameter match must be contains, prefix or exact, not \"\(text)\"")
             }
             mode = m
         }
@@ -24,7 +24,7 @@ extension HTTPRequest {
         case nil: return nil
         case "true": return true
         case "false": return false
-        case let text?: throw .badRequest("query parameter \(name) must be true or false, not \"\(text)\"", slug: "bad-query-parameter")
+        case let text?: throw .badQueryParameter("query parameter \(name) must be true or false, not \"\(text)\"")
         }
     }
 
@@ -32,10 +32,10 @@ extension HTTPRequest {
     func integerQuery(_ name: String, default value: Int, maximum: Int = Int.max) throws(ServiceError) -> Int {
         guard let text = queryValue(name) else { return value }
         guard let n = Int(text), n >= 0, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw .badRequest("query parameter \(name) must be a non-negative integer, not \"\(text)\"", slug: "bad-query-parameter")
+            throw .badQueryParameter("query parameter \(name) must be a non-negative integer, not \"\(text)\"")
         }
         guard n <= maximum else {
-            throw .badRequest("query parameter \(name) must be at most \(maximum), not \(n)", slug: "bad-query-parameter")
+            throw .badQueryParameter("query parameter \(name) must be at most \(maximum), not \(n)")
         }
         return n
     }
@@ -44,7 +44,7 @@ extension HTTPRequest {
     func requireJSONBody() throws(ServiceError) {
         let type = headers["content-type"]?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
         guard type == "application/json" || (type?.hasPrefix("application/") == true && type?.hasSuffix("+json") == true) else {
-            throw ServiceError(status: 415, slug: "unsupported-media-type",
+            throw ServiceError(.unsupportedMediaType,
                                detail: "the body must be application/json, not \(headers["content-type"].map { "\"\($0)\"" } ?? "undeclared")",
                                headers: [("Accept-Post", "application/json"), ("Accept-Patch", "application/json")])
         }
@@ -66,7 +66,7 @@ extension HTTPRequest {
         guard let header = headers["if-match"] else { return }
         let tags = header.split(separator: ",").map { $0.trimmingSpaces() }
         if tags.contains("*") || tags.contains(ETag.of(version)) { return }
-        throw ServiceError(status: 412, slug: "version-mismatch",
+        throw ServiceError(.versionMismatch,
                            detail: "If-Match \(header) does not match the current version \(ETag.of(version))",
                            headers: [("ETag", ETag.of(version))])
     }
@@ -104,22 +104,28 @@ struct Members {
         return b
     }
 
+    /// A non-negative integer member, written as any number with an integer value (`2`, `2.0`, `2e0`).
     func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
         guard let v = self[key] else { return nil }
-        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        guard let n = v.integralValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
         return n
     }
 
-    /// An item id member: a string, or an integer by its decimal form. `.some(nil)` for JSON null.
-    func itemID(_ key: String) throws(ServiceError) -> String?? {
-        guard let v = self[key] else { return nil }
-        switch v {
-        case .null: return .some(nil)
-        case .string(let s): return .some(s)
-        default:
-            if let n = v.intValue { return .some(String(n)) }
-            throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+    /// An item id member that may be null (no item: the roots): a string, or an integer
+    /// by its decimal form (`7.0` is the id `7`). The member must be present.
+    func itemIDOrNull(_ key: String) throws(ServiceError) -> ItemID? {
+        switch self[key] {
+        case .null?: return nil
+        case .string(let s)?: return ItemID(s)
+        case let v: if let n = v?.integralValue { return ItemID(String(n)) }
         }
+        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+    }
+
+    /// An item id member that must name an item.
+    func itemID(_ key: String) throws(ServiceError) -> ItemID {
+        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", pointer: "/\(key)") }
+        return id
     }
 }
 

@@ -38,29 +38,48 @@ enum Route: Equatable {
         }
     }
 
-    /// The route template, for logs and metrics.
-    var template: String {
-        switch self {
-        case .root: return "/"
-        case .health: return "/healthz"
-        case .metrics: return "/metrics"
-        case .openAPI: return "/openapi.yaml"
-        case .sessions: return "/sessions"
-        case .session: return "/sessions/{sid}"
-        case .rows: return "/sessions/{sid}/rows"
-        case .tree: return "/sessions/{sid}/tree"
-        case .items: return "/sessions/{sid}/items"
-        case .item: return "/sessions/{sid}/items/{itemId}"
+    /// The route templates: the one list that logs and metrics label requests with.
+    enum Template: String, CaseIterable, Sendable {
+        case root = "/"
+        case health = "/healthz"
+        case metrics = "/metrics"
+        case openAPI = "/openapi.yaml"
+        case sessions = "/sessions"
+        case session = "/sessions/{sid}"
+        case rows = "/sessions/{sid}/rows"
+        case tree = "/sessions/{sid}/tree"
+        case items = "/sessions/{sid}/items"
+        case item = "/sessions/{sid}/items/{itemId}"
+
+        /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
+        var allowedMethods: [String] {
+            switch self {
+            case .root, .health, .metrics, .openAPI, .rows, .tree: return ["GET", "HEAD", "OPTIONS"]
+            case .sessions, .items: return ["POST", "OPTIONS"]
+            case .session, .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
+            }
         }
     }
 
-    /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
-    var allowedMethods: [String] {
+    /// The route's template.
+    var template: Template {
         switch self {
-        case .root, .health, .metrics, .openAPI, .rows, .tree: return ["GET", "HEAD", "OPTIONS"]
-        case .sessions, .items: return ["POST", "OPTIONS"]
-        case .session: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
-        case .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
+        case .root: return .root
+        case .health: return .health
+        case .metrics: return .metrics
+        case .openAPI: return .openAPI
+        case .sessions: return .sessions
+        case .session: return .session
+        case .rows: return .rows
+        case .tree: return .tree
+        case .items: return .items
+        case .item: return .item
         }
     }
+
+    /// The methods the resource answers.
+    var allowedMethods: [String] { template.allowedMethods }
+
+    /// The label of a request that matched no route.
+    static let unmatchedLabel = "unmatched"
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TreeEngine
 
@@ -6,8 +7,8 @@ import TreeEngine
 /// linearizable; different sessions run in parallel.
 final class Session: Sendable {
     let id: String
-    /// Unix time of creation.
-    let createdAt: Double
+    /// When it was created, on the wall clock: only shown.
+    let createdAt: Date
     /// Bumped by every filter request; a filter build whose ticket is no longer the
     /// latest gives up, so a newer filter request never waits for a stale one.
     let filterTicket = Atomic<Int>(0)
@@ -16,8 +17,8 @@ final class Session: Sendable {
     /// cancels nothing.
     let keptFilters = Mutex<Set<FilterQuery>>([])
     let state: ReadWriteLocked<State>
-    /// Unix time of the last request, in milliseconds: readers update it too.
-    let lastUsedMilliseconds: Atomic<Int>
+    /// The instant of the last request (readers update it too), on the service's clock.
+    private let lastUse: AtomicInstant
 
     struct State: Sendable {
         var store: TreeStore
@@ -40,16 +41,16 @@ final class Session: Sendable {
         }
     }
 
-    init(id: String, store: TreeStore, now: Double) {
+    init(id: String, store: TreeStore, clock: any ServiceClock) {
         self.id = id
-        createdAt = now
+        createdAt = clock.wallNow
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count))
-        lastUsedMilliseconds = Atomic(Int(now * 1000))
+        lastUse = AtomicInstant(clock.now)
     }
 
-    /// Unix time of the last request.
-    var lastUsed: Double { Double(lastUsedMilliseconds.load(ordering: .relaxed)) / 1000 }
+    /// The instant of the last request.
+    var lastUsed: ContinuousClock.Instant { lastUse.load() }
 
-    /// Marks the session used at `now`.
-    func touch(_ now: Double) { lastUsedMilliseconds.store(Int(now * 1000), ordering: .relaxed) }
+    /// Marks the session used at `now` (a reading taken earlier on another thread does not move it back).
+    func touch(_ now: ContinuousClock.Instant) { lastUse.advance(to: now) }
 }

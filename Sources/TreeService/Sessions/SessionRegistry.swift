@@ -6,14 +6,16 @@ import TreeEngine
 final class SessionRegistry: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
     private let totalNodes = Atomic<Int>(0)
-    private let lastSweep = Atomic<Int>(0)
+    /// When expired sessions were last swept (at first: when the registry was made).
+    private let lastSweep: AtomicInstant
     let configuration: ServiceConfiguration
-    /// Unix time now; injected so expiry can be tested.
-    let now: @Sendable () -> Double
+    /// Injected so expiry can be tested.
+    let clock: any ServiceClock
 
-    init(configuration: ServiceConfiguration, now: @escaping @Sendable () -> Double) {
+    init(configuration: ServiceConfiguration, clock: any ServiceClock) {
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
+        lastSweep = AtomicInstant(clock.now)
     }
 
     /// The number of live sessions.
@@ -25,12 +27,12 @@ final class SessionRegistry: Sendable {
     func checkCapacity() throws(ServiceError) {
         sweepIfDue()
         if count >= configuration.maxSessions {
-            throw ServiceError(status: 429, slug: "too-many-sessions",
-                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(Int(configuration.sessionTTL)) s",
+            throw ServiceError(.tooManySessions,
+                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(configuration.sessionTTL.components.seconds) s",
                                headers: [("Retry-After", "60")])
         }
         if nodeCount >= configuration.maxTotalNodes {
-            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+            throw ServiceError(.nodeBudgetExhausted,
                                detail: "the server holds its maximum of \(configuration.maxTotalNodes) nodes over all sessions",
                                headers: [("Retry-After", "60")])
         }
@@ -41,7 +43,7 @@ final class SessionRegistry: Sendable {
         try checkCapacity()
         let nodes = store.forest.count
         try reserve(nodes)
-        let session = Session(id: SessionRegistry.newID(), store: store, now: now())
+        let session = Session(id: SessionRegistry.newID(), store: store, clock: clock)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
@@ -49,7 +51,7 @@ final class SessionRegistry: Sendable {
         }
         if !stored {
             release(nodes)
-            throw ServiceError(status: 429, slug: "too-many-sessions",
+            throw ServiceError(.tooManySessions,
                                detail: "the server holds its maximum of \(configuration.maxSessions) sessions",
                                headers: [("Retry-After", "60")])
         }
@@ -61,7 +63,7 @@ final class SessionRegistry: Sendable {
         let after = totalNodes.add(n, ordering: .relaxed).newValue
         if after > configuration.maxTotalNodes && n > 0 {
             totalNodes.subtract(n, ordering: .relaxed)
-            throw ServiceError(status: 503, slug: "node-budget-exhausted",
+            throw ServiceError(.nodeBudgetExhausted,
                                detail: "\(n) more nodes would exceed the server's budget of \(configuration.maxTotalNodes) nodes",
                                headers: [("Retry-After", "60")])
         }
@@ -77,7 +79,9 @@ final class SessionRegistry: Sendable {
     }
 
     /// Whether a session last used at `lastUsed` has expired by `now`.
-    func isExpired(lastUsed: Double, now: Double) -> Bool { now - lastUsed > configuration.sessionTTL }
+    func isExpired(lastUsed: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
+        lastUsed.duration(to: now) > configuration.sessionTTL
+    }
 
     /// Drops a session; false when there was none.
     @discardableResult
@@ -90,12 +94,10 @@ final class SessionRegistry: Sendable {
 
     /// Drops every session idle for longer than the TTL, at most every 10 s.
     func sweepIfDue() {
-        let t = now()
-        let last = lastSweep.load(ordering: .relaxed)
-        guard Int(t) - last >= 10, lastSweep.compareExchange(expected: last, desired: Int(t), ordering: .relaxed).exchanged else { return }
-        let ttl = configuration.sessionTTL
+        let now = clock.now
+        guard lastSweep.advance(to: now, ifOlderThan: .seconds(10)) else { return }
         let all = sessions.withLock { Array($0.values) }
-        for session in all where t - session.lastUsed > ttl { remove(session.id) }
+        for session in all where isExpired(lastUsed: session.lastUsed, now: now) { remove(session.id) }
     }
 
     /// 128 random bits, URL-safe base64 without padding (22 characters).

@@ -1,0 +1,57 @@
+import TreeEngine
+
+/// An item id as a request names it: its string form (an integer id `7`, or `7.0` in a
+/// body, is the id `"7"`), which names the same node in every session state.
+struct ItemID: Hashable, Sendable, CustomStringConvertible {
+    var text: String
+    init(_ text: String) { self.text = text }
+    var description: String { text }
+}
+
+/// One change to a session's tree or expansion, decoded from a request before any lock is
+/// taken and naming items by id: what a batch lists, a journal records and an event
+/// stream announces. `TreeService.mutateSession` is the one place that applies it.
+enum SessionOperation: Sendable {
+    /// `PATCH /sessions/{sid}` `{"expandAll": true}`
+    case expandAll
+    /// `PATCH /sessions/{sid}` `{"collapseAll": true}`
+    case collapseAll
+    /// `PATCH /sessions/{sid}` `{"expandDepth": N}`: nodes above depth `N` expanded, the others collapsed.
+    case expandToDepth(Int)
+    /// `PATCH .../items/{itemId}` `{"expanded": Bool, "recursive": Bool}`
+    case setExpanded(ItemID, expanded: Bool, recursive: Bool)
+    /// `PATCH .../items/{itemId}` `{"reveal": true}`: every ancestor expanded.
+    case reveal(ItemID)
+    /// `PATCH .../items/{itemId}` `{"parentId": id or null, "index": N}`; no index: after the last child.
+    case move(ItemID, parent: ItemID?, index: Int?)
+    /// `PATCH .../items/{itemId}` `{"title": String, "data": JSON}`; nil leaves a field as it is.
+    case update(ItemID, title: String?, data: JSONValue?)
+    /// `POST .../items`: the parsed nodes (their ids already checked against the session's), and where they go.
+    case insert(Forest, InsertionPoint)
+    /// `DELETE .../items/{itemId}`: the item and its subtree.
+    case delete(ItemID)
+
+    /// Where inserted nodes go, by id.
+    enum InsertionPoint: Sendable, Equatable {
+        /// Children of `parent` (roots when nil) at `index` among its children; nil: after the last.
+        case child(of: ItemID?, index: Int?)
+        case before(ItemID)
+        case after(ItemID)
+    }
+
+    /// Whether the operation edits the forest (and so rebuilds every filtered view)
+    /// rather than changing the expansion of one view.
+    var editsTree: Bool {
+        switch self {
+        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal: return false
+        case .move, .update, .insert, .delete: return true
+        }
+    }
+}
+
+/// An operation in the view it was made in: expansion is a view's own, and an edit's
+/// splices are counted in that view.
+struct SessionChange: Sendable {
+    var view: FilterQuery?
+    var operation: SessionOperation
+}

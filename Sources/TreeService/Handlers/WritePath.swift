@@ -1,0 +1,164 @@
+import HTTP1
+import TreeEngine
+
+/// The one write path: every change to a session, whichever route asked for it, runs
+/// through `mutateSession`, in this order:
+///
+/// 1. the session is looked up (404) and locked exclusively;
+/// 2. `If-Match` is checked against its version (412);
+/// 3. the ids the operation names are looked up (404), before any view is built;
+/// 4. the view the change is made in is prepared (a filtered view built: 409 when a newer
+///    filter request cancels the build);
+/// 5. the operation is applied to the store (409 / 422 from the engine, 503 from the node budget);
+/// 6. the change is recorded (the view's expansion changed, or the tree edited) and the
+///    version moves by one;
+/// 7. the response lists the splices of that view, with the new version as `ETag`.
+///
+/// Batches, a journal and event streams plug in between 5 and 7.
+extension TreeService {
+    /// Applies a change decoded from the request before the lock.
+    func mutateSession(_ request: HTTPRequest, _ sid: String, _ change: SessionChange) throws(ServiceError) -> HTTPResponse {
+        try mutateSession(request, sid, view: change.view) { _ throws(ServiceError) in change.operation }
+    }
+
+    /// Applies the operation `decode` reads under the lock, after `If-Match`: for a body
+    /// that can only be read against the session (an insert's ids are checked against the
+    /// session's, and its generated ids continue the session's numbering).
+    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
+                       decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
+        let ticket = ticket(view, sid)
+        return try withSession(sid) { session, state throws(ServiceError) in
+            try request.checkIfMatch(version: state.version)
+            let operation = try decode(state.store)
+            let resolved = try resolve(operation, in: state.store)
+            try prepare(view, session, &state, ticket: ticket)
+            let outcome = try apply(resolved, view, &state)
+            if operation.editsTree { state.treeEdited() } else { state.expansionChanged(view) }
+            state.version += 1
+            return changeResponse(outcome, session: session, state: &state, view: view)
+        }
+    }
+
+    /// An operation with its items looked up in the store.
+    private enum ResolvedOperation {
+        case expandAll
+        case collapseAll
+        case expandToDepth(Int)
+        case setExpanded(NodeHandle, expanded: Bool, recursive: Bool)
+        case reveal(NodeHandle)
+        case move(NodeHandle, parent: NodeHandle?, index: Int?)
+        case update(NodeHandle, title: String?, data: JSONValue?)
+        case insert(Forest, InsertPlacement)
+        case delete(NodeHandle)
+    }
+
+    /// What an applied operation changed, for the response.
+    private struct ChangeOutcome {
+        var splices: [Splice]
+        var subject: Subject
+
+        enum Subject {
+            /// The whole session (no `index` in the response).
+            case session
+            /// An item still in the tree (`index`: its row, or null when hidden).
+            case item(NodeHandle)
+            /// A deleted item (`index`: null).
+            case removed
+            /// Inserted roots (201, `ids`, `index` of the first, `Location`).
+            case inserted([NodeHandle])
+        }
+    }
+
+    /// Looks up the items `operation` names (404 for one that is not in the session).
+    private func resolve(_ operation: SessionOperation, in store: TreeStore) throws(ServiceError) -> ResolvedOperation {
+        func node(_ id: ItemID) throws(ServiceError) -> NodeHandle { try self.node(id.text, in: store) }
+        switch operation {
+        case .expandAll: return .expandAll
+        case .collapseAll: return .collapseAll
+        case .expandToDepth(let depth): return .expandToDepth(depth)
+        case .setExpanded(let item, let expanded, let recursive): return .setExpanded(try node(item), expanded: expanded, recursive: recursive)
+        case .reveal(let item): return .reveal(try node(item))
+        case .move(let item, let parent, let index):
+            let moved = try node(item)
+            return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id) }, index: index)
+        case .update(let item, let title, let data): return .update(try node(item), title: title, data: data)
+        case .insert(let fragment, let point):
+            switch point {
+            case .child(let parent, let index):
+                return .insert(fragment, .child(of: try parent.map { (id) throws(ServiceError) in try node(id) }, index: index))
+            case .before(let sibling): return .insert(fragment, .before(try node(sibling)))
+            case .after(let sibling): return .insert(fragment, .after(try node(sibling)))
+            }
+        case .delete(let item): return .delete(try node(item))
+        }
+    }
+
+    /// Applies a resolved operation to the named view of the session, keeping the node
+    /// budget in step with the forest.
+    private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ state: inout Session.State) throws(ServiceError) -> ChangeOutcome {
+        switch operation {
+        case .expandAll: return ChangeOutcome(splices: state.store.expandAll(view), subject: .session)
+        case .collapseAll: return ChangeOutcome(splices: state.store.collapseAll(view), subject: .session)
+        case .expandToDepth(let depth): return ChangeOutcome(splices: state.store.expand(toDepth: depth, view), subject: .session)
+        case .setExpanded(let node, let expanded, let recursive):
+            return ChangeOutcome(splices: state.store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node))
+        case .reveal(let node):
+            return ChangeOutcome(splices: state.store.reveal(node, view), subject: .item(node))
+        case .move(let node, let parent, let index):
+            do throws(EditError) {
+                return ChangeOutcome(splices: try state.store.move(node, to: parent, index: index, view), subject: .item(node))
+            } catch {
+                throw ServiceError(error)
+            }
+        case .update(let node, let title, let data):
+            return ChangeOutcome(splices: state.store.update(node, title: title, data: data?.serialize(), view), subject: .item(node))
+        case .insert(let fragment, let placement):
+            try registry.reserve(fragment.count)
+            let result: (splices: [Splice], roots: [NodeHandle])
+            do throws(EditError) {
+                result = try state.store.insert(fragment, placement, view)
+            } catch {
+                registry.release(fragment.count)
+                throw ServiceError(error)
+            }
+            state.accountedNodes += fragment.count
+            return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots))
+        case .delete(let node):
+            let splices = state.store.delete(node, view)
+            releaseDeletedNodes(&state)
+            return ChangeOutcome(splices: splices, subject: .removed)
+        }
+    }
+
+    /// The change response: the view's splices, total and version, and what the subject needs.
+    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
+        func response(_ status: Int, index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
+            let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), outcome.splices, index: index, extra: extra)
+            return json(status, body, headers: [("ETag", ETag.of(state.version))])
+        }
+        switch outcome.subject {
+        case .session:
+            return response(200, index: .absent)
+        case .item(let node):
+            return response(200, index: .row(state.store.rowIndex(of: node, view)))
+        case .removed:
+            return response(200, index: .row(nil))
+        case .inserted(let roots):
+            let firstIndex: Int? = roots.first.flatMap { state.store.rowIndex(of: $0, view) }
+            let forest = state.store.forest
+            var created = response(201, index: .row(firstIndex)) { out in
+                out.raw(",\"ids\":[")
+                for (i, root) in roots.enumerated() {
+                    if i > 0 { out.raw(",") }
+                    forest.writeID(of: root, to: &out)
+                }
+                out.raw("]")
+            }
+            if let first = roots.first {
+                let id = forest.id(of: first).description
+                created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
+            }
+            return created
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+import Testing
+import TreeEngine
+@testable import TreeService
+
+/// The one write path: bodies become operations before the lock; every change checks
+/// `If-Match`, moves the version by one and answers it as `ETag`.
+@Suite struct WritePathTests {
+    let h = ServiceHarness()
+
+    /// Each change request of the API, as (method, path after the session, body).
+    static let changes: [(String, String, String?)] = [
+        ("PATCH", "", "{\"expandAll\": true}"),
+        ("PATCH", "", "{\"collapseAll\": true}"),
+        ("PATCH", "", "{\"expandDepth\": 1}"),
+        ("PATCH", "/items/2", "{\"expanded\": true}"),
+        ("PATCH", "/items/1.2.4.2", "{\"reveal\": true}"),
+        ("PATCH", "/items/1.1.1", "{\"parentId\": null, \"index\": 0}"),
+        ("PATCH", "/items/2", "{\"title\": \"Renamed\"}"),
+        ("POST", "/items", "{\"nodes\": [{\"title\": \"new\"}], \"parentId\": \"4\"}"),
+        ("DELETE", "/items/1.1", nil),
+    ]
+
+    @Test(arguments: changes)
+    func everyChangeChecksIfMatchAndMovesTheVersionByOne(method: String, path: String, body: String?) {
+        let sid = h.createSample()
+        let stale = h.call(method, "/sessions/\(sid)\(path)?filter=a", json: body, headers: [("If-Match", "\"9\"")])
+        #expect(stale.status == 412)
+        #expect(stale.headers["etag"] == "\"1\"")
+        #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+        let done = h.call(method, "/sessions/\(sid)\(path)?filter=a", json: body, headers: [("If-Match", "\"1\"")])
+        #expect(done.status == (method == "POST" ? 201 : 200), "\(done.text)")
+        #expect(done.headers["etag"] == "\"2\"")
+        #expect(done["version"]?.intValue == 2)
+        #expect(done["total"]?.intValue == h.call("GET", "/sessions/\(sid)/rows?filter=a&limit=0")["total"]?.intValue)
+    }
+
+    /// A body of the wrong shape is refused without waiting for the session, which
+    /// another thread holds exclusively until told to let go (or 30 s pass, which only
+    /// ends a failing run).
+    @Test(arguments: [
+        ("", "{\"expandDepth\": 1.5}"), ("", "{\"expandAll\": false}"),
+        ("/items/2", "{\"title\": 5}"), ("/items/2", "{\"expanded\": true, \"recursive\": 1}"),
+        ("/items/2", "{\"reveal\": false}"), ("/items/2", "{\"parentId\": []}"), ("/items/2", "{\"parentId\": null, \"index\": -1}"),
+    ])
+    func bodiesAreReadBeforeTheLock(path: String, body: String) throws {
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let holding = Atomic<Bool>(false)
+        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            session.state.withLock { _ in
+                holding.store(true, ordering: .sequentiallyConsistent)
+                held.signal()
+                _ = letGo.wait(timeout: .now() + 30)
+                holding.store(false, ordering: .sequentiallyConsistent)
+            }
+            done.signal()
+        }
+        held.wait()
+        let reply = h.call("PATCH", "/sessions/\(sid)\(path)", json: body)
+        let answeredWhileHeld = holding.load(ordering: .sequentiallyConsistent)
+        letGo.signal()
+        done.wait()
+        #expect(reply.status == 422)
+        #expect(answeredWhileHeld, "PATCH \(path) \(body) waited for the session's lock")
+    }
+
+    @Test func itemPatchesDecodeIntoOperations() throws {
+        func decode(_ json: String) throws -> SessionOperation {
+            guard case .object(let members) = try JSONValue.parse(Array(json.utf8)) else { throw CancellationError() }
+            return try SessionOperation.itemPatch(ItemID("x"), Members(members.map { ($0.key, $0.value) }))
+        }
+        guard case .setExpanded(ItemID("x"), expanded: false, recursive: true) = try decode("{\"expanded\": false, \"recursive\": true}") else {
+            Issue.record("expanded"); return
+        }
+        guard case .move(ItemID("x"), parent: ItemID("7")?, index: 2?) = try decode("{\"parentId\": 7.0, \"index\": 2e0}") else {
+            Issue.record("move"); return
+        }
+        guard case .move(ItemID("x"), parent: nil, index: nil) = try decode("{\"parentId\": null}") else { Issue.record("move to roots"); return }
+        guard case .update(ItemID("x"), title: "t"?, data: nil) = try decode("{\"title\": \"t\"}") else { Issue.record("update"); return }
+        guard case .reveal(ItemID("x")) = try decode("{\"reveal\": true}") else { Issue.record("reveal"); return }
+        #expect(throws: ServiceError.self) { try decode("{\"recursive\": true}") }
+        #expect(!SessionOperation.reveal(ItemID("x")).editsTree)
+        #expect(SessionOperation.delete(ItemID("x")).editsTree)
+    }
+}
