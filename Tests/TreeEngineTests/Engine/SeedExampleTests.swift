@@ -1,16 +1,13 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 /// The filter examples from SwiftListTreeDataSource's own tests, on the outline sample:
 /// everything collapsed, then filtered.
 @Suite struct SeedExampleTests {
     static func sampleStore() throws -> TreeStore {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("../shared/data/outline-small.json")
-        let bytes = try [UInt8](Data(contentsOf: url.standardizedFileURL))
-        return TreeStore(forest: try Forest.parse(bytes).forest)
+        TreeStore(forest: try Forest.parse(TestData.outlineSample).forest)
     }
 
     @Test(arguments: [
