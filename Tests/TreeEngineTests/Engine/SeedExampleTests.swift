@@ -37,14 +37,3 @@ import Testing
         #expect(ranges.map { [$0.start, $0.length] } == [[0, 2], [4, 2], [7, 2]])
     }
 }
-
-@Suite struct CancellationTests {
-    @Test func aCancelledFilterBuildLeavesTheStoreAsItWas() throws {
-        var store = try SeedExampleTests.sampleStore()
-        #expect(throws: TreeStore.Cancelled.self) { try store.prepareView(FilterQuery("Grid")) { true } }
-        #expect(!store.hasView(FilterQuery("Grid")))
-        #expect(store.keptFilters.isEmpty)
-        try store.prepareView(FilterQuery("Grid")) { false }
-        #expect(store.keptFilters == [FilterQuery("Grid")])
-    }
-}
