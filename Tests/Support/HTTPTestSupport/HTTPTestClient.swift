@@ -32,7 +32,7 @@ public final class HTTPTestClient: @unchecked Sendable {  // used from one threa
     public let port: Int
     public let host: String
     public let timeout: Duration
-    public private(set) var fd: Int32 = -1
+    private var fd: Int32 = -1
     private var pending: [UInt8] = []
 
     public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(5)) throws {
