@@ -16,7 +16,7 @@ import Glibc
     func curlGetHeadAndPost() throws {
         try withServer { _, port in
             let got = try curl(["-H", "X-Test: yes", "http://127.0.0.1:\(port)/echo/a%20b/?x=1&y=a+b"])
-            #expect(got.exitStatus == 0)
+            #expect(got.exitStatus == 0, "\(got.errorText)")
             #expect(got.headers.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(got.headers.contains("\r\nDate: "))
             #expect(got.text.contains("segments=[\"echo\", \"a b\", \"\"]"))
@@ -109,7 +109,7 @@ import Glibc
             print("python-ok")
             """
             let result = try runProcess(python, ["-c", script])
-            #expect(result.status == 0)
+            #expect(result.status == 0, "\(result.errorText)")
             #expect(result.text.contains("python-ok"))
         }
     }

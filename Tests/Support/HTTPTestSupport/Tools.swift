@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Foundation
 
@@ -24,39 +27,64 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     /// What the process wrote to standard output.
     public var output: [UInt8]
+    /// What it wrote to standard error, for failure messages.
+    public var errorText: String
     public var text: String { String(decoding: output, as: UTF8.self) }
 }
 
-/// Runs `executable` with `arguments`, writes `stdin` to it (on another thread, so a large
-/// input cannot block against unread output), and returns its exit status and output.
-/// Standard error is discarded. A process still running after `timeout` is terminated, so a
-/// stuck tool fails the test instead of hanging the run.
+/// Runs `executable` with `arguments`, writes `stdin` to it, and returns its exit status and
+/// outputs. A process still running after `timeout` is terminated, so a stuck tool fails the
+/// test instead of hanging the run.
+///
+/// The writer, the standard-error reader and the watchdog are threads of their own, not
+/// Dispatch work: the tests block the few threads of the global pool (its width is the core
+/// count), and work queued there could wait behind them for as long as they block.
 public func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
                        timeout: Duration = .seconds(60)) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe()
+    let output = Pipe(), errors = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    process.standardError = errors
     let input = stdin.map { _ in Pipe() }
     process.standardInput = input ?? FileHandle.nullDevice
     try process.run()
-    if let input, let stdin {
-        let writer = input.fileHandleForWriting
-        DispatchQueue.global().async {
-            try? writer.write(contentsOf: stdin)
-            try? writer.close()
+
+    let exited = DispatchSemaphore(value: 0)
+    let watchdog = Thread {
+        if exited.wait(timeout: .now() + .nanoseconds(Int(timeout / .nanoseconds(1)))) == .timedOut {
+            // SIGKILL, not `terminate()`: a child spawned from a pool thread inherits that
+            // thread's signal mask, in which SIGTERM is blocked.
+            kill(process.processIdentifier, SIGKILL)
         }
     }
-    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    let (seconds, attoseconds) = timeout.components
-    DispatchQueue.global().asyncAfter(
-        deadline: .now() + .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)), execute: watchdog)
+    watchdog.start()
+    if let input, let stdin {
+        let writer = input.fileHandleForWriting
+        Thread {
+            try? writer.write(contentsOf: stdin)
+            try? writer.close()
+        }.start()
+    }
+    let collected = Collected()
+    let errorsRead = DispatchSemaphore(value: 0)
+    let errorReader = errors.fileHandleForReading
+    Thread {
+        collected.text = String(decoding: errorReader.readDataToEndOfFile(), as: UTF8.self)
+        errorsRead.signal()
+    }.start()
+
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    watchdog.cancel()
-    return ProcessResult(status: process.terminationStatus, output: [UInt8](data))
+    exited.signal()
+    errorsRead.wait()
+    return ProcessResult(status: process.terminationStatus, output: [UInt8](data), errorText: collected.text)
+}
+
+/// Standard error as read on another thread; read back after that thread has signalled.
+private final class Collected: @unchecked Sendable {
+    var text = ""
 }
 
 /// One curl exchange.
@@ -66,8 +94,9 @@ public struct CurlResult: Sendable {
     /// The response header sections exactly as received (status lines included, CRLF).
     public var headers: String
     public var body: [UInt8]
-    /// curl's own exit status (0: success).
+    /// curl's own exit status (0: success) and error message.
     public var exitStatus: Int32
+    public var errorText: String
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
@@ -86,7 +115,7 @@ public func curl(_ arguments: [String], body: [UInt8]? = nil) throws -> CurlResu
     let status = Int(String(decoding: bytes[(bytes.isEmpty ? 0 : newline + 1)...], as: UTF8.self)) ?? 0
     if !bytes.isEmpty { bytes.removeSubrange(newline...) }
     let headers = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
-    return CurlResult(status: status, headers: headers, body: bytes, exitStatus: result.status)
+    return CurlResult(status: status, headers: headers, body: bytes, exitStatus: result.status, errorText: result.errorText)
 }
 
 public struct CurlMissing: Error, CustomStringConvertible {
