@@ -7,12 +7,14 @@ import TreeEngine
 
 /// Random sessions driven over a real socket, every page compared with the naive
 /// reference model: the service end to end (HTTP, JSON in and out, routing, views).
-@Suite(.timeLimit(.minutes(1))) struct HTTPDifferentialTests {
+@Suite struct HTTPDifferentialTests {
     static let seeds = Int(ProcessInfo.processInfo.environment["HTTP_MODEL_SEEDS"] ?? "") ?? 40
     /// `HTTP_MODEL_SEED=S` replays one seed.
     static let only = UInt64(ProcessInfo.processInfo.environment["HTTP_MODEL_SEED"] ?? "")
 
-    @Test func randomSessionsMatchTheReference() throws {
+    /// The time limit grows with `HTTP_MODEL_SEEDS` (a minute per 100 seeds; the 40 take seconds).
+    @Test(.timeLimit(.minutes(HTTPDifferentialTests.seeds / 100 + 1)))
+    func randomSessionsMatchTheReference() throws {
         try withServiceServer { _, port in
             let client = try HTTPTestClient(port: port)
             for seed in Self.only.map({ [$0] }) ?? Array(1 ... UInt64(Self.seeds)) {
