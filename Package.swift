@@ -22,15 +22,19 @@ let package = Package(
         .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"],
                 resources: ["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
                     .map { Resource.embedInCode($0) }),
-        // The naive reference model and random trees that the engine and service tests share.
-        .target(name: "TreeReference", dependencies: ["TreeEngine"], path: "Tests/Support/TreeReference"),
+        // The naive reference model, random trees and the test data (Resources/, compiled in;
+        // the outline sample links to the demo's) that the engine and service tests share.
+        .target(name: "TreeReference", dependencies: ["TreeEngine"], path: "Tests/Support/TreeReference",
+                resources: [.embedInCode("Resources/outline-small.json")]),
+        // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
+        .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
         .executableTarget(name: "tree-bench", dependencies: ["TreeEngine"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
         .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeReference"]),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1", "TreeReference"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1", "TreeReference", "HTTPTestSupport"]),
     ]
 )
 

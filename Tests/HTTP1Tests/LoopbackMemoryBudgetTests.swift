@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Dispatch
 import Synchronization
 import Testing
@@ -35,7 +36,7 @@ final class GateResponder: HTTPResponder, Sendable {
         let responder = GateResponder()
         try withServer({ $0.bodyBudget = budget }, responder: responder) { _, port in
             // Two uploads of 400 KB each are held by the responder: 800 KB of 1 MiB taken.
-            let holders = try (0..<2).map { _ in try RawClient(port: port) }
+            let holders = try (0..<2).map { _ in try HTTPTestClient(port: port) }
             for holder in holders { holder.send(Self.upload("/hold", 400_000)) }
             for _ in holders { responder.entered.wait() }
             #expect(budget.reserved == 800_000)
@@ -43,7 +44,7 @@ final class GateResponder: HTTPResponder, Sendable {
             // Concurrent uploads that do not fit are refused before their body is read.
             let refused = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 4) { _ in
-                guard let client = try? RawClient(port: port) else { return }
+                guard let client = try? HTTPTestClient(port: port) else { return }
                 client.send(bytes("PUT /x HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 300000\r\n\r\n"))
                 let response = client.readResponse(interim: true)
                 if response?.status == 503, response?.headers["retry-after"] != nil,
@@ -54,7 +55,7 @@ final class GateResponder: HTTPResponder, Sendable {
             }
             #expect(refused.withLock { $0 } == [503, 503, 503, 503])
             // A chunked upload is cut off once it outgrows what is left.
-            let chunked = try RawClient(port: port)
+            let chunked = try HTTPTestClient(port: port)
             chunked.send(bytes("PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"))
             let chunk = bytes("10000\r\n") + [UInt8](repeating: 0x62, count: 0x10000) + bytes("\r\n")
             for _ in 0..<8 { chunked.send(chunk) }
@@ -69,7 +70,7 @@ final class GateResponder: HTTPResponder, Sendable {
             for holder in holders { #expect(holder.readResponse()?.text == "400000") }
             let done = Atomic<Int>(0)
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                guard let client = try? RawClient(port: port) else { return }
+                guard let client = try? HTTPTestClient(port: port) else { return }
                 client.send(Self.upload("/x", 450_000))
                 if client.readResponse()?.text == "450000" { done.add(1, ordering: .relaxed) }
             }

@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Testing
 @testable import HTTP1
 
@@ -13,7 +14,7 @@ import Testing
 
     @Test func tlsClientHelloOnThePlainPortGets400AtOnce() throws {
         try withServer(Self.configure) { _, port in
-            let client = try RawClient(port: port, timeoutSeconds: 5)
+            let client = try HTTPTestClient(port: port, timeout: .seconds(5))
             client.send(HTTPRequestParserRejectionTests.tlsClientHello)
             let response = try #require(client.readResponse())
             #expect(response.status == 400)
@@ -24,7 +25,7 @@ import Testing
 
     @Test func aChunkExtensionWithoutANameGets400AndClose() throws {
         try withServer(Self.configure) { _, port in
-            let client = try RawClient(port: port, timeoutSeconds: 5)
+            let client = try HTTPTestClient(port: port, timeout: .seconds(5))
             client.send("PUT /sum HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;\r\nhello\r\n0\r\n\r\n")
             let response = try #require(client.readResponse())
             #expect(response.status == 400)

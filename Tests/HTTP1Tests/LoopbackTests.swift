@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import Testing
 @testable import HTTP1
@@ -8,55 +9,57 @@ import Glibc
 #endif
 
 /// The server over real loopback sockets, with curl, Python's http.client and raw sockets.
-@Suite struct LoopbackTests {
+@Suite(.timeLimit(.minutes(1))) struct LoopbackTests {
     // MARK: curl
 
-    @Test func curlGetHeadAndPost() throws {
+    @Test(.enabled(if: Tool.curl != nil, "curl is not installed"))
+    func curlGetHeadAndPost() throws {
         try withServer { _, port in
-            let (status, out) = try runProcess("/usr/bin/curl", ["-s", "-i", "-H", "X-Test: yes", "http://127.0.0.1:\(port)/echo/a%20b/?x=1&y=a+b"])
-            #expect(status == 0)
-            #expect(out.hasPrefix("HTTP/1.1 200 OK\r\n"))
-            #expect(out.contains("\r\nDate: "))
-            #expect(out.contains("segments=[\"echo\", \"a b\", \"\"]"))
-            #expect(out.contains("query=x=1&y=a b"))
-            #expect(out.contains("x-test=yes"))
+            let got = try curl(["-H", "X-Test: yes", "http://127.0.0.1:\(port)/echo/a%20b/?x=1&y=a+b"])
+            #expect(got.exitStatus == 0, "\(got.errorText)")
+            #expect(got.headers.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(got.headers.contains("\r\nDate: "))
+            #expect(got.text.contains("segments=[\"echo\", \"a b\", \"\"]"))
+            #expect(got.text.contains("query=x=1&y=a b"))
+            #expect(got.text.contains("x-test=yes"))
 
             // HEAD: the same headers as GET, no body.
-            let (_, get) = try runProcess("/usr/bin/curl", ["-s", "-i", "http://127.0.0.1:\(port)/plain"])
-            let (_, head) = try runProcess("/usr/bin/curl", ["-s", "-I", "http://127.0.0.1:\(port)/plain"])
-            #expect(get.hasSuffix("\r\n\r\nok"))
-            #expect(head.contains("Content-Length: 2\r\n"))
-            #expect(head.hasSuffix("\r\n\r\n"))
+            let get = try curl(["http://127.0.0.1:\(port)/plain"])
+            let head = try curl(["-I", "http://127.0.0.1:\(port)/plain"])
+            #expect(get.text == "ok")
+            #expect(head.status == 200)
+            #expect(head.headers.contains("Content-Length: 2\r\n"))
+            #expect(head.headers.hasSuffix("\r\n\r\n"))
+            #expect(head.body == Array(head.headers.utf8))  // -I prints the headers, and no body follows
             let names = { (s: String) in s.components(separatedBy: "\r\n").compactMap { $0.split(separator: ":").first.map(String.init) } }
-            #expect(names(head) == names(String(get.dropLast(2))))
+            #expect(names(head.headers) == names(get.headers))
 
-            let (_, posted) = try runProcess("/usr/bin/curl", ["-s", "--data-binary", "@-", "http://127.0.0.1:\(port)/echo"], stdin: "hello body")
-            #expect(posted.contains("method=POST"))
-            #expect(posted.contains("body=10"))
+            let posted = try curl(["http://127.0.0.1:\(port)/echo"], body: Array("hello body".utf8))
+            #expect(posted.text.contains("method=POST"))
+            #expect(posted.text.contains("body=10"))
         }
     }
 
-    @Test func curlLargeUploadWithExpectContinueAndChunked() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("http1-upload-\(getpid()).bin")
+    @Test(.enabled(if: Tool.curl != nil, "curl is not installed"))
+    func curlLargeUploadWithExpectContinueAndChunked() throws {
         var data = [UInt8](repeating: 0, count: 3_000_000)
         for i in data.indices { data[i] = UInt8(truncatingIfNeeded: i &* 31 &+ i >> 8) }
-        try Data(data).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         var expected: UInt64 = 0
         for (i, b) in data.enumerated() { expected = expected &+ UInt64(b) &* UInt64(i % 251 + 1) }
 
         try withServer { _, port in
             let url = "http://127.0.0.1:\(port)/sum"
-            let (_, plain) = try runProcess("/usr/bin/curl", ["-s", "-H", "Expect: 100-continue", "--data-binary", "@\(file.path)", url])
-            #expect(plain == "\(data.count) \(expected)")
-            let (_, chunked) = try runProcess("/usr/bin/curl", ["-s", "-H", "Transfer-Encoding: chunked", "--data-binary", "@\(file.path)", url])
-            #expect(chunked == "\(data.count) \(expected)")
+            let plain = try curl(["-H", "Expect: 100-continue", url], body: data)
+            #expect(plain.text == "\(data.count) \(expected)")
+            #expect(plain.headers.hasPrefix("HTTP/1.1 100 Continue\r\n"))
+            let chunked = try curl(["-H", "Transfer-Encoding: chunked", url], body: data)
+            #expect(chunked.text == "\(data.count) \(expected)")
         }
     }
 
     @Test func expectContinueRejectedWith413WhenTooLarge() throws {
         try withServer({ $0.maxBodySize = 1000 }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("PUT /sum HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
             let response = try #require(client.readResponse(interim: true))
             #expect(response.status == 413)  // never a 100
@@ -65,7 +68,7 @@ import Glibc
             #expect(response.text.contains("\"status\":413"))
             #expect(client.readsEOF())
 
-            let ok = try RawClient(port: port)
+            let ok = try HTTPTestClient(port: port)
             ok.send("PUT /sum HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
             let interim = try #require(ok.readResponse(interim: true))
             #expect(interim.status == 100)
@@ -76,12 +79,13 @@ import Glibc
 
     // MARK: Python http.client
 
-    @Test func pythonKeepAliveStreamingAndHTTP10() throws {
-        guard let python = python3Path() else { return }
+    @Test(.enabled(if: Tool.python3 != nil, "python3 is not installed"))
+    func pythonKeepAliveStreamingAndHTTP10() throws {
+        let python = try #require(Tool.python3)
         try withServer { _, port in
             let script = """
             import http.client, socket
-            c = http.client.HTTPConnection("127.0.0.1", \(port))
+            c = http.client.HTTPConnection("127.0.0.1", \(port), timeout=10)
             for i in range(5):
                 c.request("GET", "/echo/%d?i=%d" % (i, i))
                 r = c.getresponse(); body = r.read()
@@ -97,16 +101,16 @@ import Glibc
             c.request("HEAD", "/stream?n=3")
             r = c.getresponse(); assert r.read() == b""
             c.close()
-            c10 = http.client.HTTPConnection("127.0.0.1", \(port))
+            c10 = http.client.HTTPConnection("127.0.0.1", \(port), timeout=10)
             c10._http_vsn, c10._http_vsn_str = 10, "HTTP/1.0"
             c10.request("GET", "/stream?n=4&size=10")
             r = c10.getresponse(); data = r.read()
             assert len(data) == 40 and r.getheader("Transfer-Encoding") is None, r.getheaders()
             print("python-ok")
             """
-            let (status, out) = try runProcess(python, ["-c", script])
-            #expect(status == 0)
-            #expect(out.contains("python-ok"))
+            let result = try runProcess(python, ["-c", script])
+            #expect(result.status == 0, "\(result.errorText)")
+            #expect(result.text.contains("python-ok"))
         }
     }
 
@@ -114,7 +118,7 @@ import Glibc
 
     @Test func pipelinedResponsesComeInOrder() throws {
         try withServer { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             // /slow first: the later, fast requests must still be answered after it.
             client.send("GET /slow?ms=200 HTTP/1.1\r\nHost: h\r\n\r\nGET /echo/2 HTTP/1.1\r\nHost: h\r\n\r\nHEAD /echo/3 HTTP/1.1\r\nHost: h\r\n\r\nPOST /echo/4 HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhiGET /echo/5 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
             #expect(client.readResponse()?.text == "slow")
@@ -133,7 +137,7 @@ import Glibc
         // 300 requests in one write, with a 512-byte pipeline buffer: reading pauses and
         // resumes many times; every response arrives, in order.
         try withServer({ $0.maxBufferedPipelineBytes = 512 }) { _, port in
-            let client = try RawClient(port: port, timeoutSeconds: 10)
+            let client = try HTTPTestClient(port: port, timeout: .seconds(10))
             let requests = (0..<300).map { "GET /echo/\($0) HTTP/1.1\r\nHost: h\r\n\r\n" }.joined()
             let sender = Thread { client.send(requests) }
             sender.start()
@@ -164,7 +168,7 @@ import Glibc
         }
         let responder = Big { result in outcome.withLock { $0 = result } }
         try withServer({ $0.writeTimeout = .milliseconds(500) }, responder: responder) { server, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             // Never read: the writer blocks at the high-water mark, then gives up.
             for _ in 0..<400 where outcome.withLock({ $0 }) == "running" { usleep(10_000) }
@@ -199,7 +203,7 @@ import Glibc
     @Test(arguments: malformed)
     func malformedRequestsGetAStatusAndAClose(raw: String, status: Int) throws {
         try withServer { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send(raw)
             let response = try #require(client.readResponse())
             #expect(response.status == status)
@@ -211,7 +215,7 @@ import Glibc
 
     @Test func errorBodiesGoThroughTheRenderer() throws {
         try withServer({ $0.errorRenderer = { status, title, _ in ("application/problem+json", Array("{\"s\":\(status),\"t\":\"\(title)\"}".utf8)) } }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET / HTTP/1.1\r\n\r\n")
             let response = try #require(client.readResponse())
             #expect(response.headers["content-type"] == "application/problem+json")
@@ -221,7 +225,7 @@ import Glibc
 
     @Test func slowlorisGets408WhileOthersAreServed() throws {
         try withServer({ $0.headerReadTimeout = .milliseconds(800) }) { _, port in
-            let trickler = try RawClient(port: port)
+            let trickler = try HTTPTestClient(port: port)
             let request = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Slow: \(String(repeating: "s", count: 100))\r\n\r\n".utf8)
             let done = Atomic<Bool>(false)
             let thread = Thread {
@@ -233,7 +237,7 @@ import Glibc
             }
             thread.start()
             // Meanwhile another client is served normally, many times.
-            let other = try RawClient(port: port)
+            let other = try HTTPTestClient(port: port)
             for i in 0..<20 {
                 other.send("GET /echo/\(i) HTTP/1.1\r\nHost: h\r\n\r\n")
                 #expect(other.readResponse()?.status == 200)
@@ -248,13 +252,13 @@ import Glibc
 
     @Test func connectionLimitAnswers503AndServesTheRest() throws {
         try withServer({ $0.maxConnections = 2 }) { server, port in
-            let a = try RawClient(port: port)
-            let b = try RawClient(port: port)
+            let a = try HTTPTestClient(port: port)
+            let b = try HTTPTestClient(port: port)
             a.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             b.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(a.readResponse()?.status == 200)
             #expect(b.readResponse()?.status == 200)
-            let c = try RawClient(port: port)
+            let c = try HTTPTestClient(port: port)
             c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             let rejected = c.readResponse()
             #expect(rejected?.status == 503)
@@ -266,19 +270,19 @@ import Glibc
 
     @Test func keepAliveLimitsAndClose() throws {
         try withServer({ $0.maxRequestsPerConnection = 2 }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(client.readResponse()?.headers["connection"] == nil)
             client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(client.readResponse()?.headers["connection"] == "close")
             #expect(client.readsEOF())
 
-            let closer = try RawClient(port: port)
+            let closer = try HTTPTestClient(port: port)
             closer.send("GET /close HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(closer.readResponse()?.headers["connection"] == "close")
             #expect(closer.readsEOF())
 
-            let old = try RawClient(port: port)
+            let old = try HTTPTestClient(port: port)
             old.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             #expect(old.readResponse()?.headers["connection"] == "keep-alive")
             old.send("GET / HTTP/1.0\r\n\r\n")
@@ -289,7 +293,7 @@ import Glibc
 
     @Test func stalledBodyGets408() throws {
         try withServer({ $0.bodyReadTimeout = .milliseconds(300) }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("POST /sum HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nab")
             let response = try #require(client.readResponse())
             #expect(response.status == 408)
@@ -299,7 +303,7 @@ import Glibc
 
     @Test func chunkedUploadWithExtensionsAndTrailers() throws {
         try withServer { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;a=b\r\nabcd\r\n")
             usleep(50_000)
             client.send("2\r\nef\r\n0\r\nX-Trailer: 1\r\n\r\n")
@@ -309,7 +313,7 @@ import Glibc
 
     @Test func idleConnectionsAreClosed() throws {
         try withServer({ $0.idleTimeout = .milliseconds(300) }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(client.readResponse()?.status == 200)
             #expect(client.readsEOF())  // within the 5 s receive timeout
@@ -318,7 +322,7 @@ import Glibc
 
     @Test func responsesAreFramedAndValidated() throws {
         try withServer { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET /nocontent HTTP/1.1\r\nHost: h\r\n\r\n")
             let empty = try #require(client.readResponse())
             #expect(empty.status == 204)
@@ -334,7 +338,7 @@ import Glibc
         // 8 MB streamed to a client that does not read for a while: the writer must block
         // (back-pressure) rather than buffer, and everything must arrive intact.
         try withServer { _, port in
-            let client = try RawClient(port: port, timeoutSeconds: 20)
+            let client = try HTTPTestClient(port: port, timeout: .seconds(20))
             client.send("GET /stream?n=2000&size=4000 HTTP/1.1\r\nHost: h\r\n\r\n")
             usleep(300_000)
             let response = try #require(client.readResponse())
@@ -345,7 +349,7 @@ import Glibc
 
     @Test func largeStreamWritesArriveIntact() throws {
         try withServer { _, port in
-            let client = try RawClient(port: port, timeoutSeconds: 20)
+            let client = try HTTPTestClient(port: port, timeout: .seconds(20))
             client.send("GET /bigwrites HTTP/1.1\r\nHost: h\r\n\r\n")
             let response = try #require(client.readResponse())
             var expected = [UInt8](repeating: UInt8(ascii: "a"), count: 3_000_000)
@@ -370,7 +374,7 @@ import Glibc
         let responder = Endless { stopped.add(1, ordering: .relaxed) }
         try withServer({ _ in }, responder: responder) { _, port in
             do {
-                let client = try RawClient(port: port)
+                let client = try HTTPTestClient(port: port)
                 client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
                 usleep(100_000)
             }  // closed here
@@ -381,7 +385,7 @@ import Glibc
 
     @Test func ipv6Loopback() throws {
         try withServer({ $0.host = "::1" }) { _, port in
-            let client = try RawClient(port: port, host: "::1")
+            let client = try HTTPTestClient(port: port, host: "::1")
             client.send("GET /echo HTTP/1.1\r\nHost: [::1]\r\n\r\n")
             #expect(client.readResponse()?.status == 200)
         }
@@ -390,7 +394,7 @@ import Glibc
     @Test func localhostListensOnBothFamilies() throws {
         try withServer({ $0.host = "localhost" }) { _, port in
             for host in ["127.0.0.1", "::1"] {
-                let client = try RawClient(port: port, host: host)
+                let client = try HTTPTestClient(port: port, host: host)
                 client.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 #expect(client.readResponse()?.status == 200, "\(host)")
             }
@@ -400,7 +404,7 @@ import Glibc
     @Test func wildcardIPv6AlsoTakesIPv4() throws {
         try withServer({ $0.host = "::" }) { _, port in
             for host in ["127.0.0.1", "::1"] {
-                let client = try RawClient(port: port, host: host)
+                let client = try HTTPTestClient(port: port, host: host)
                 client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(client.readResponse()?.status == 200, "\(host)")
             }
@@ -416,7 +420,7 @@ import Glibc
         }
         runner.start()
         for _ in 0..<200 where server.boundPort == 0 { usleep(5_000) }
-        let client = try RawClient(port: server.boundPort)
+        let client = try HTTPTestClient(port: server.boundPort)
         client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(client.readResponse()?.status == 200)
         server.shutdown(deadline: .seconds(1))
@@ -428,7 +432,7 @@ import Glibc
     @Test func accessLogSeesEveryResponse() throws {
         let entries = Mutex<[HTTPAccessLogEntry]>([])
         try withServer({ $0.accessLog = { entry in entries.withLock { $0.append(entry) } } }) { _, port in
-            let client = try RawClient(port: port)
+            let client = try HTTPTestClient(port: port)
             client.send("GET /echo/x HTTP/1.1\r\nHost: h\r\n\r\n")
             _ = client.readResponse()
             for _ in 0..<100 where entries.withLock({ $0.isEmpty }) { usleep(5_000) }
@@ -447,8 +451,8 @@ import Glibc
         let server = HTTPServer(configuration: configuration, responder: TestResponder())
         try server.start()
         let port = server.boundPort
-        let idle = try RawClient(port: port)
-        let busy = try RawClient(port: port)
+        let idle = try HTTPTestClient(port: port)
+        let busy = try HTTPTestClient(port: port)
         busy.send("GET /slow?ms=400 HTTP/1.1\r\nHost: h\r\n\r\n")
         usleep(100_000)
         let started = ContinuousClock.now
@@ -462,7 +466,7 @@ import Glibc
         server.waitUntilStopped()
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(throws: (any Error).self) {
-            let late = try RawClient(port: port)
+            let late = try HTTPTestClient(port: port)
             late.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             if late.readResponse() == nil { throw HTTPServerError(message: "closed") }
         }

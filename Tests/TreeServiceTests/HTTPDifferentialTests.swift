@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 import TreeEngine
 @testable import TreeReference
@@ -11,20 +12,23 @@ import TreeEngine
     /// `HTTP_MODEL_SEED=S` replays one seed.
     static let only = UInt64(ProcessInfo.processInfo.environment["HTTP_MODEL_SEED"] ?? "")
 
-    @Test func randomSessionsMatchTheReference() throws {
-        let server = try LoopbackTests.Running()
-        let client = try BlockingHTTPClient(port: server.server.boundPort)
-        for seed in Self.only.map({ [$0] }) ?? Array(1 ... UInt64(Self.seeds)) {
-            var run = try DifferentialRun(seed: seed, client: client)
-            do {
-                try run.play(steps: 40)
-            } catch {
-                Issue.record("seed \(seed): \(error)\nsteps:\n\(run.log.joined(separator: "\n"))")
-                return
-            }
-            if !run.problems.isEmpty {
-                Issue.record("seed \(seed): \(run.problems.prefix(5).joined(separator: "\n"))\nsteps:\n\(run.log.joined(separator: "\n"))")
-                return
+    /// The time limit grows with `HTTP_MODEL_SEEDS` (a minute per 100 seeds; the 40 take seconds).
+    @Test(.timeLimit(.minutes(HTTPDifferentialTests.seeds / 100 + 1)))
+    func randomSessionsMatchTheReference() throws {
+        try withServiceServer { _, port in
+            let client = try HTTPTestClient(port: port)
+            for seed in Self.only.map({ [$0] }) ?? Array(1 ... UInt64(Self.seeds)) {
+                var run = try DifferentialRun(seed: seed, client: client)
+                do {
+                    try run.play(steps: 40)
+                } catch {
+                    Issue.record("seed \(seed): \(error)\nsteps:\n\(run.log.joined(separator: "\n"))")
+                    return
+                }
+                if !run.problems.isEmpty {
+                    Issue.record("seed \(seed): \(run.problems.prefix(5).joined(separator: "\n"))\nsteps:\n\(run.log.joined(separator: "\n"))")
+                    return
+                }
             }
         }
     }
@@ -33,7 +37,7 @@ import TreeEngine
 /// One seeded session: the service over HTTP and the reference side by side.
 struct DifferentialRun {
     var rng: SeededRandom
-    let client: BlockingHTTPClient
+    let client: HTTPTestClient
     let sid: String
     let reference: ReferenceForest
     var filters: [FilterQuery] = []
@@ -42,18 +46,18 @@ struct DifferentialRun {
     var log: [String] = []
     var nextID = 0
 
-    init(seed: UInt64, client: BlockingHTTPClient) throws {
+    init(seed: UInt64, client: HTTPTestClient) throws {
         rng = SeededRandom(seed: seed)
         self.client = client
         let generated = RandomTrees.forest(&rng, nodes: rng.int(0 ... 60), used: &used, extraTilde: -1)
-        let created = try client.send("POST", "/sessions", json: Array(RandomTrees.json(generated, &rng).utf8))
+        let created = try client.request("POST", "/sessions", json: Array(RandomTrees.json(generated, &rng).utf8))
         guard created.status == 201, let id = (try? JSONValue.parse(created.body))?["id"]?.stringValue else {
-            throw BlockingHTTPClient.Failure(description: "seed \(seed): create answered \(created.status) \(created.text)")
+            throw HTTPTestClient.Failure(description: "seed \(seed): create answered \(created.status) \(created.text)")
         }
         sid = id
         reference = ReferenceForest(roots: generated.map { $0.refNode(parent: nil) }, capacity: 4)
         // Learn the generated ids from the export: it lists every node in pre-order.
-        let tree = try JSONValue.parse(try client.send("GET", "/sessions/\(sid)/tree").body)
+        let tree = try JSONValue.parse(try client.request("GET", "/sessions/\(sid)/tree").body)
         var exported: [String] = []
         func collect(_ nodes: JSONValue?) {
             for node in nodes?.array ?? [] {
@@ -88,33 +92,33 @@ struct DifferentialRun {
             let filter: FilterQuery? = rng.chance(0.5) ? nil : rng.pick(filters)
             let old = reference.rows(filter).map(\.key)
             let nodes = reference.allNodes
-            let reply: BlockingHTTPClient.Response
+            let reply: HTTPTestResponse
             var expectChange = true
             switch rng.int(0 ... 9) {
             case 0, 1, 2:
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 let value = rng.chance(0.5), recursive = rng.chance(0.2)
                 log.append("\(step): expand \(node.key)=\(value) recursive=\(recursive) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"expanded\":\(value),\"recursive\":\(recursive)}".utf8))
+                reply = try client.request("PATCH", itemPath(node, filter), json: Array("{\"expanded\":\(value),\"recursive\":\(recursive)}".utf8))
                 reference.setExpanded(node, value, recursive: recursive, filter)
             case 3:
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 log.append("\(step): reveal \(node.key) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"reveal\":true}".utf8))
+                reply = try client.request("PATCH", itemPath(node, filter), json: Array("{\"reveal\":true}".utf8))
                 reference.reveal(node, filter)
             case 4:
                 let depth = rng.chance(0.3) ? nil : rng.int(0 ... 4)
                 let collapse = depth == nil && rng.chance(0.5)
                 let body = collapse ? "{\"collapseAll\":true}" : depth.map { "{\"expandDepth\":\($0)}" } ?? "{\"expandAll\":true}"
                 log.append("\(step): \(body) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("PATCH", "/sessions/\(sid)\(query(filter))", json: Array(body.utf8))
+                reply = try client.request("PATCH", "/sessions/\(sid)\(query(filter))", json: Array(body.utf8))
                 if collapse { reference.collapseAll(filter) } else { reference.expand(toDepth: depth, filter) }
             case 5, 6:
                 reply = try insert(filter, nodes, step)
             case 7:
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 log.append("\(step): delete \(node.key) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("DELETE", itemPath(node, filter))
+                reply = try client.request("DELETE", itemPath(node, filter))
                 reference.delete(node)
                 reference.editDone(filter)
             case 8:
@@ -124,7 +128,7 @@ struct DifferentialRun {
                 let parentJSON = parent.map { "\"\(jsonEscaped($0.key))\"" } ?? "null"
                 let body = "{\"parentId\":\(parentJSON)" + (index.map { ",\"index\":\($0)" } ?? "") + "}"
                 log.append("\(step): move \(node.key) \(body) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("PATCH", itemPath(node, filter), json: Array(body.utf8))
+                reply = try client.request("PATCH", itemPath(node, filter), json: Array(body.utf8))
                 switch reference.move(node, to: parent, index: index) {
                 case .cycle?: expectChange = false; if reply.status != 409 { problem("step \(step): move into own subtree answered \(reply.status)") }
                 case .indexOutOfRange?: expectChange = false; if reply.status != 422 { problem("step \(step): bad index answered \(reply.status)") }
@@ -134,7 +138,7 @@ struct DifferentialRun {
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 let title = RandomTrees.title(&rng)
                 log.append("\(step): title of \(node.key) = \(title.debugDescription) in \(filter?.description ?? "unfiltered")")
-                reply = try client.send("PATCH", itemPath(node, filter), json: Array("{\"title\":\"\(jsonEscaped(title))\"}".utf8))
+                reply = try client.request("PATCH", itemPath(node, filter), json: Array("{\"title\":\"\(jsonEscaped(title))\"}".utf8))
                 node.title = title
                 reference.editDone(filter)
             }
@@ -150,7 +154,7 @@ struct DifferentialRun {
         }
     }
 
-    mutating func insert(_ filter: FilterQuery?, _ nodes: [RefNode], _ step: Int) throws -> BlockingHTTPClient.Response {
+    mutating func insert(_ filter: FilterQuery?, _ nodes: [RefNode], _ step: Int) throws -> HTTPTestResponse {
         var fragment = RandomTrees.forest(&rng, nodes: rng.int(0 ... 4), used: &used, extraTilde: -1)
         // Nested nodes need an id we know; top-level ones may be generated (the response lists them).
         func name(_ g: inout GenNode) {
@@ -177,7 +181,7 @@ struct DifferentialRun {
         }
         body += placement + "}"
         log.append("\(step): insert \(body) in \(filter?.description ?? "unfiltered")")
-        let reply = try client.send("POST", "/sessions/\(sid)/items\(query(filter))", json: Array(body.utf8))
+        let reply = try client.request("POST", "/sessions/\(sid)/items\(query(filter))", json: Array(body.utf8))
         if let ids = (try? JSONValue.parse(reply.body))?["ids"]?.array {
             for (node, id) in zip(refs, ids) where node.id == nil { node.id = .string(id.stringValue ?? "?") }
         }
@@ -191,7 +195,7 @@ struct DifferentialRun {
         return String(decoding: w.bytes.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    mutating func checkChanges(_ reply: BlockingHTTPClient.Response, old: [RefKey], _ filter: FilterQuery?, _ step: Int) throws {
+    mutating func checkChanges(_ reply: HTTPTestResponse, old: [RefKey], _ filter: FilterQuery?, _ step: Int) throws {
         let json = try JSONValue.parse(reply.body)
         var keys = old
         for change in json["changes"]?.array ?? [] {
@@ -212,7 +216,7 @@ struct DifferentialRun {
 
     mutating func checkRows(_ filter: FilterQuery?, _ step: Int) throws {
         reference.use(filter)
-        let reply = try client.send("GET", "/sessions/\(sid)/rows\(query(filter))\(filter == nil ? "?" : "&")limit=1000")
+        let reply = try client.request("GET", "/sessions/\(sid)/rows\(query(filter))\(filter == nil ? "?" : "&")limit=1000")
         let page = try JSONValue.parse(reply.body)
         let expected = reference.rows(filter)
         let rows = page["rows"]?.array ?? []

@@ -1,7 +1,9 @@
 import Foundation
 import HTTP1
+import HTTPTestSupport
 import Synchronization
 import TreeEngine
+@testable import TreeReference
 @testable import TreeService
 
 /// Calls a `TreeService` in process, the way the HTTP layer would.
@@ -49,11 +51,8 @@ struct ServiceHarness {
         return reply["id"]!.stringValue!
     }
 
-    static let sample: [UInt8] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/data/outline-small.json").standardizedFileURL
-        return [UInt8](try! Data(contentsOf: url))
-    }()
+    /// The outline sample (`Tests/Support/TreeReference/Resources/outline-small.json`).
+    static var sample: [UInt8] { TestData.outlineSample }
 
     /// The `nodes` array of the sample, as JSON text.
     static let sampleNodes: String = {
@@ -78,4 +77,22 @@ extension JSONValue {
         return members.first { $0.key == key }?.value
     }
     var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+}
+
+/// The service behind the real HTTP server (`withServer` of HTTPTestSupport, with the service's
+/// problem documents for HTTP-layer errors and a 1 MiB body limit) on a free loopback port;
+/// `body` gets the base URL (`http://127.0.0.1:PORT`) and the port.
+@discardableResult
+func withServiceServer<T>(
+    _ configure: (inout ServiceConfiguration) -> Void = { _ in },
+    _ body: (_ base: String, _ port: Int) throws -> T
+) throws -> T {
+    var configuration = ServiceConfiguration()
+    configure(&configuration)
+    return try withServer({ http in
+        http.errorRenderer = TreeService.httpErrorRenderer
+        http.maxBodySize = 1 << 20
+    }, responder: TreeService(configuration: configuration)) { _, port in
+        try body("http://127.0.0.1:\(port)", port)
+    }
 }

@@ -1,16 +1,13 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+@testable import TreeReference
 
 /// The filter examples from SwiftListTreeDataSource's own tests, on the outline sample:
 /// everything collapsed, then filtered.
 @Suite struct SeedExampleTests {
     static func sampleStore() throws -> TreeStore {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("../shared/data/outline-small.json")
-        let bytes = try [UInt8](Data(contentsOf: url.standardizedFileURL))
-        return TreeStore(forest: try Forest.parse(bytes).forest)
+        TreeStore(forest: try Forest.parse(TestData.outlineSample).forest)
     }
 
     @Test(arguments: [
@@ -38,16 +35,5 @@ import Testing
         let title = Array("Gr😀gr GR".utf8)
         let ranges = title.withUnsafeBytes { TreeStore.matchRanges(title: $0, filter: FilterQuery("gr")) }
         #expect(ranges.map { [$0.start, $0.length] } == [[0, 2], [4, 2], [7, 2]])
-    }
-}
-
-@Suite struct CancellationTests {
-    @Test func aCancelledFilterBuildLeavesTheStoreAsItWas() throws {
-        var store = try SeedExampleTests.sampleStore()
-        #expect(throws: TreeStore.Cancelled.self) { try store.prepareView(FilterQuery("Grid")) { true } }
-        #expect(!store.hasView(FilterQuery("Grid")))
-        #expect(store.keptFilters.isEmpty)
-        try store.prepareView(FilterQuery("Grid")) { false }
-        #expect(store.keptFilters == [FilterQuery("Grid")])
     }
 }
