@@ -151,8 +151,9 @@ public struct TreeStore: Sendable {
 
     // MARK: Expansion
 
-    /// Expands or collapses `node` in the view; with `recursive`, also every
-    /// descendant that has children.
+    /// Expands or collapses `node` in the view; with `recursive`, expanding also
+    /// expands every descendant that has children, and collapsing collapses every
+    /// descendant, leaves included.
     /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
     public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
                                      _ filter: FilterQuery?) -> [Splice] {

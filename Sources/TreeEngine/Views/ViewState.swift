@@ -208,12 +208,14 @@ struct ViewState: Sendable {
         }
     }
 
-    /// Sets the expansion of `p` and of every descendant that has children.
+    /// Expanding: sets `p` and every descendant that has children expanded.
+    /// Collapsing: collapses `p` and every descendant, leaves included, so that no
+    /// node of the subtree stays open (as after `collapseAll`).
     /// - Complexity: O(s log n) for a subtree of s nodes, O(n) when s is large
     mutating func setExpandedRecursively(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
         let end = p + Int(forest.subtreeSize[p])
         var changed: [Int] = []
-        for q in p ..< end where (q == p || forest.hasChildren(atPosition: q)) && isExpanded(q, forest) != value {
+        for q in p ..< end where (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(q, forest) != value {
             changed.append(q)
         }
         if changed.isEmpty { return [] }
