@@ -38,8 +38,9 @@ public enum JSONValue: Sendable, Equatable {
 
     // MARK: Accessors
 
-    /// The value of a number written as an integer (`-?[0-9]+`, no fraction, no
-    /// exponent) that fits `Int`; nil for anything else.
+    /// The value of a number whose value is an integer that fits `Int`, however it is
+    /// written (`2`, `2.0`, `2e0`, `-0.0` is 0); nil for a fraction (`2.5`), an integer
+    /// out of range (`1e300`), or anything that is not a valid JSON number.
     ///
     /// - Complexity: O(length of the number text).
     public var intValue: Int? {
@@ -47,8 +48,8 @@ public enum JSONValue: Sendable, Equatable {
         var utf8 = Array(text.utf8)
         return utf8.withUnsafeMutableBytes { buffer -> Int? in
             var scanner = JSONScanner(UnsafeRawBufferPointer(buffer))
-            guard let token = try? scanner.scanNumber(), token.isInteger, scanner.atEnd,
-                  let value = scanner.int64(token) else { return nil }
+            guard !scanner.atEnd, let token = try? scanner.scanNumber(), scanner.atEnd,
+                  case .integer(let value) = scanner.integralValue(token) else { return nil }
             return Int(exactly: value)
         }
     }

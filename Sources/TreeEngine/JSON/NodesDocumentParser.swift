@@ -393,10 +393,14 @@ struct NodesDocumentParser {
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let token = try scanner.scanNumber()
-                guard token.isInteger else {
-                    throw .rule("\"id\" must be a string or an integer without fraction or exponent", at: valueStart)
-                }
-                guard let value = scanner.int64(token) else {
+                // `7.0` and `7e0` are the id 7: a number counts by its value.
+                let value: Int64
+                switch scanner.integralValue(token) {
+                case .integer(let integer):
+                    value = integer
+                case .fractional:
+                    throw .rule("\"id\" must be a string or an integer", at: valueStart)
+                case .outOfRange:
                     throw .rule("\"id\" integer is out of the 64-bit range", at: valueStart)
                 }
                 do throws(NodeSinkError) {
