@@ -12,6 +12,9 @@ public struct TreeStore: Sendable {
     var filtered: [(query: FilterQuery, view: ViewState)] = []
     /// How many filtered views are kept.
     public var filteredViewCapacity = 4
+    /// How many threads match titles when a filtered view is built; nil: as many as
+    /// `ParallelWork.workerCount(items:)` gives for the forest's size.
+    var filterWorkers: Int?
 
     /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -37,7 +40,7 @@ public struct TreeStore: Sendable {
             return
         }
         do {
-            let view = try ViewState.filtered(forest, query: filter, isCancelled: isCancelled)
+            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
             filtered.append((filter, view))
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
         } catch {
@@ -112,6 +115,11 @@ public struct TreeStore: Sendable {
     /// `matchCount` of a kept filtered view, or nil when it would have to be built.
     /// - Complexity: O(views)
     public func keptMatchCount(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.matchCount }
+
+    /// How many threads matched the titles of a kept filtered view when it was built,
+    /// or nil when it is not kept.
+    /// - Complexity: O(views)
+    public func keptFilterWorkers(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.workers }
 
     /// `rows` of a kept view, or nil when the view would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)

@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 /// One view of a forest: its expansion state, its filter, and the index of its
 /// visible rows.
 ///
@@ -21,6 +18,8 @@ struct ViewState: Sendable {
         /// Expansion in this view, by position.
         var expanded: Bitset
         let matchCount: Int
+        /// How many threads matched the titles when the view was built.
+        let workers: Int
     }
 
     /// Signals that a filter build was cancelled.
@@ -67,11 +66,14 @@ struct ViewState: Sendable {
     }
 
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
-    /// ancestors of matches expanded. Titles are matched on both cores.
+    /// ancestors of matches expanded. Titles are matched by `workers` threads (by
+    /// default as many as `ParallelWork.workerCount` gives for the forest's size).
     /// - Complexity: O(n + total title length)
-    static func filtered(_ forest: Forest, query: FilterQuery, isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
+    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil,
+                         isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let matcher = TitleMatcher(query)
-        let matches = try matchBits(forest, matcher: matcher, isCancelled: isCancelled)
+        let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
+        let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
         let n = forest.count
         var ancestors = Bitset(count: n)
         forest.depth.withUnsafeBufferPointer { depth in
@@ -90,7 +92,7 @@ struct ViewState: Sendable {
         }
         if isCancelled() { throw Cancelled() }
         var state = FilterState(matcher: matcher, matches: matches, ancestors: ancestors, expanded: ancestors,
-                                matchCount: matches.population)
+                                matchCount: matches.population, workers: workers)
         let covers = filteredCovers(forest, state)
         state.expanded = ancestors
         return ViewState(filter: state, index: CoverIndex(covers: covers))
@@ -109,11 +111,11 @@ struct ViewState: Sendable {
             })
     }
 
-    /// Matches every title, splitting the positions between two threads.
-    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
+    /// Matches every title, splitting the positions between `parts` threads.
+    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, parts: Int,
+                                  isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
         let n = forest.count
         var bits = Bitset(count: n)
-        let parts = n >= 1 << 16 ? 2 : 1
         let stop = Flag()
         withoutActuallyEscaping(isCancelled) { isCancelled in
             forest.slotAt.withUnsafeBufferPointer { slotAt in
@@ -122,7 +124,7 @@ struct ViewState: Sendable {
                         bits.withWordBuffer { out in
                             let job = MatchJob(slotAt: slotAt, titleRef: titleRef, pool: pool, out: out,
                                                matcher: matcher, isCancelled: isCancelled, stop: stop)
-                            runConcurrently(parts) { job.run(part: $0, of: parts) }
+                            ParallelWork.run(parts) { job.run(part: $0, of: parts) }
                         }
                     }
                 }
@@ -286,29 +288,5 @@ struct ViewState: Sendable {
     mutating func reindex(_ forest: Forest) {
         let covers = filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
         index = CoverIndex(covers: covers)
-    }
-}
-
-// MARK: - Small concurrency helpers
-
-/// Moves a value into a concurrent closure whose synchronization is known to be safe.
-struct SendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// A flag set by any thread and read by all.
-final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
-}
-
-/// Runs `body(0 ..< parts)` in parallel and returns when all are done.
-func runConcurrently(_ parts: Int, _ body: (Int) -> Void) {
-    if parts == 1 { body(0); return }
-    withoutActuallyEscaping(body) { body in
-        let box = SendableBox(body)
-        DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
     }
 }
