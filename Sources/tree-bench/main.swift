@@ -6,6 +6,7 @@
 // or a readable table without --json. Every figure is a median of repeated runs.
 import Foundation
 import TreeEngine
+import TreeFormats
 
 struct Dataset {
     let name: String

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TreeEngine
+import TreeFormats
 @testable import TreeReference
 @testable import TreeService
 

@@ -3,6 +3,7 @@ import Synchronization
 import HTTP1
 import Testing
 import TreeEngine
+import TreeFormats
 @testable import TreeService
 
 /// The service behind the real HTTP server on a loopback port, driven by curl.

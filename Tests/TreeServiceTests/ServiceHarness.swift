@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import Synchronization
 import TreeEngine
+import TreeFormats
 @testable import TreeService
 
 /// Calls a `TreeService` in process, the way the HTTP layer would.

@@ -55,7 +55,7 @@ extension Forest {
 
     /// Calls `body` with the string form of the id of `node` as UTF-8, and whether it is an integer.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withID<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer, _ isInteger: Bool) throws -> R) rethrows -> R {
         if ids.hasID(slot: node.slot) {
             let isInteger = ids.isInteger(slot: node.slot)
@@ -78,7 +78,7 @@ extension Forest {
 
     /// Calls `body` with the title of `node` as UTF-8.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withTitle<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try titles.withEntry(titleRef[Int(node.slot)], body)
     }
@@ -91,7 +91,7 @@ extension Forest {
 
     /// Calls `body` with the raw JSON bytes of the node's `data`, or nil when it has none.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withData<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let s = Int(node.slot)
         guard s < dataRef.count, dataRef[s] != 0 else { return try body(nil) }
@@ -100,6 +100,13 @@ extension Forest {
 
     /// The raw JSON bytes of the node's `data`, or nil.
     public func data(of node: NodeHandle) -> [UInt8]? { withData(of: node) { $0.map { Array($0) } } }
+
+    /// Whether `node` has `data`.
+    /// - Complexity: O(1)
+    public func hasData(_ node: NodeHandle) -> Bool {
+        let s = Int(node.slot)
+        return s < dataRef.count && dataRef[s] != 0
+    }
 
     /// The parent of `node`, nil for a root.
     /// - Complexity: O(1)
@@ -138,6 +145,11 @@ extension Forest {
     /// The number of nodes in the subtree of `node`, itself included.
     /// - Complexity: O(1)
     public func subtreeCount(_ node: NodeHandle) -> Int { Int(subtreeSize[position(of: node)]) }
+
+    /// The number of nodes in the subtree of the node at position `p`: its subtree
+    /// is the positions `p ..< p + subtreeCount(atPosition: p)`.
+    /// - Complexity: O(1)
+    public func subtreeCount(atPosition p: Int) -> Int { Int(subtreeSize[p]) }
 
     /// The positions of the children of the node at `p` (of the roots when nil), in order.
     /// - Complexity: O(number of children)

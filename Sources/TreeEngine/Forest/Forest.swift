@@ -14,24 +14,24 @@
 /// and no reference counting per node.
 public struct Forest: Sendable {
     // MARK: Position-indexed
-    var subtreeSize: ContiguousArray<Int32> = []
-    var depth: ContiguousArray<Int32> = []
-    var slotAt: ContiguousArray<Int32> = []
+    @usableFromInline var subtreeSize: ContiguousArray<Int32> = []
+    @usableFromInline var depth: ContiguousArray<Int32> = []
+    @usableFromInline var slotAt: ContiguousArray<Int32> = []
 
     // MARK: Slot-indexed
-    var positionOf: ContiguousArray<Int32> = []
-    var parentSlot: ContiguousArray<Int32> = []
-    var titleRef: ContiguousArray<UInt32> = []
-    var flags: ContiguousArray<NodeFlags> = []
+    @usableFromInline var positionOf: ContiguousArray<Int32> = []
+    @usableFromInline var parentSlot: ContiguousArray<Int32> = []
+    @usableFromInline var titleRef: ContiguousArray<UInt32> = []
+    @usableFromInline var flags: ContiguousArray<NodeFlags> = []
     /// Offset + 1 of the node's explicit id in `ids.pool`; empty while no node has one.
     var idRef: ContiguousArray<UInt32> = []
     /// Offset + 1 of the node's `data` in `dataPool`; empty while no node has data.
-    var dataRef: ContiguousArray<UInt32> = []
+    @usableFromInline var dataRef: ContiguousArray<UInt32> = []
 
     // MARK: Pools
-    var titles = BytePool()
-    var dataPool = BytePool()
-    var ids = IDTable()
+    @usableFromInline var titles = BytePool()
+    @usableFromInline var dataPool = BytePool()
+    @usableFromInline var ids = IDTable()
 
     /// Slots of deleted nodes, reused by inserts.
     var freeSlots: [Int32] = []
@@ -54,15 +54,16 @@ public struct Forest: Sendable {
 
 /// Per-node bits, slot-indexed.
 
+@usableFromInline
 struct NodeFlags: OptionSet, Sendable {
-    var rawValue: UInt8
-    init(rawValue: UInt8) { self.rawValue = rawValue }
+    @usableFromInline var rawValue: UInt8
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
     /// Expanded in the unfiltered view.
-    static let expanded = NodeFlags(rawValue: 1 << 0)
+    @inlinable static var expanded: NodeFlags { NodeFlags(rawValue: 1 << 0) }
     /// Uploaded with `hasChildren: true` (children not loaded yet).
-    static let declaresChildren = NodeFlags(rawValue: 1 << 1)
+    @inlinable static var declaresChildren: NodeFlags { NodeFlags(rawValue: 1 << 1) }
     /// The node's id is the generated `~slot`, stored nowhere.
-    static let implicitID = NodeFlags(rawValue: 1 << 2)
+    @inlinable static var implicitID: NodeFlags { NodeFlags(rawValue: 1 << 2) }
     /// The slot is free.
     static let free = NodeFlags(rawValue: 1 << 7)
 }
@@ -73,7 +74,7 @@ struct NodeFlags: OptionSet, Sendable {
 /// resolve ids to handles again after edits.
 public struct NodeHandle: Hashable, Sendable, Comparable {
     public let slot: Int32
-    init(slot: Int32) { self.slot = slot }
+    @usableFromInline init(slot: Int32) { self.slot = slot }
     public static func < (a: NodeHandle, b: NodeHandle) -> Bool { a.slot < b.slot }
 }
 

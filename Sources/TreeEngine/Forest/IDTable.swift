@@ -5,11 +5,12 @@
 /// string form, so `42` and `"42"` collide as the contract demands. The hash is
 /// seeded per process, so uploaded ids cannot be chosen to collide on purpose.
 
+@usableFromInline
 struct IDTable: Sendable {
     /// Slot-indexed: offset + 1 of the slot's entry in `pool`, 0 when it has none.
     /// Empty until the first explicit id arrives.
-    var refs: ContiguousArray<UInt32> = []
-    var pool = BytePool()
+    @usableFromInline var refs: ContiguousArray<UInt32> = []
+    @usableFromInline var pool = BytePool()
     /// Slots, or `empty` / `deleted`.
     var buckets: ContiguousArray<Int32> = []
     private(set) var count = 0
@@ -18,7 +19,7 @@ struct IDTable: Sendable {
     static let empty: Int32 = -1
     static let deleted: Int32 = -2
     static let tagString: UInt8 = 0
-    static let tagInteger: UInt8 = 1
+    @usableFromInline static let tagInteger: UInt8 = 1
 
     init() {}
 
@@ -81,10 +82,11 @@ struct IDTable: Sendable {
     }
 
     /// Whether `slot` has an explicit id.
+    @inlinable
     func hasID(slot: Int32) -> Bool { Int(slot) < refs.count && refs[Int(slot)] != 0 }
 
     /// Calls `body` with the string form of the id of `slot` (which has one).
-    
+    @inlinable
     func withKey<R>(slot: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try pool.withEntry(refs[Int(slot)] - 1) { entry in
             try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
@@ -92,6 +94,7 @@ struct IDTable: Sendable {
     }
 
     /// Whether the id of `slot` was given as an integer.
+    @inlinable
     func isInteger(slot: Int32) -> Bool {
         pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagInteger }
     }

@@ -9,19 +9,17 @@ public enum InsertPlacement: Sendable, Equatable {
 }
 
 extension TreeStore {
-    /// Parses an insert document (`{"nodes": [...], ...}` or a bare array) into a
-    /// fragment whose ids are checked against this forest.
-    /// - Returns: the fragment and the document's other top-level members.
-    /// - Complexity: O(document size)
-    public func parseFragment(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError)
-        -> (fragment: Forest, members: [(key: String, value: JSONValue)]) {
+    /// A builder of nodes to insert into this store (a format reader fills it): their
+    /// ids are checked against the forest's, and `limits.maxNodes` counts the forest's
+    /// nodes too. Id-less nodes get their ids when the fragment is inserted.
+    /// - Complexity: O(1); each id given costs an O(1) expected lookup in the forest
+    public func fragmentBuilder(limits: ForestLimits, expectedBytes: Int = 0) -> ForestBuilder {
         let forest = self.forest
-        let (fragment, members) = try Forest.parse(bytes, limits: limits, asFragment: true, existingCount: forest.count,
-                                                   isTakenOutside: { forest.idExists($0) })
-        return (fragment, members)
+        return ForestBuilder(limits: limits, expectedBytes: expectedBytes, existingCount: forest.count,
+                             isTakenOutside: { forest.idExists($0) }, isFragment: true)
     }
 
-    /// Inserts `fragment` (parsed by `parseFragment`) at `placement`.
+    /// Inserts `fragment` (built by `fragmentBuilder`, e.g. through `parseFragment`) at `placement`.
     /// - Returns: the splices of the named view, and the inserted roots.
     /// - Complexity: O(n + fragment size)
     public mutating func insert(_ fragment: Forest, _ placement: InsertPlacement, _ filter: FilterQuery?)

@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 /// An error a handler throws; one place renders it as `application/problem+json`
 /// (RFC 9457).

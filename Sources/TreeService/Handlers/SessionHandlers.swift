@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 extension TreeService {
     /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array.

@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 /// Reading what a request says: query parameters, JSON bodies, preconditions.
 extension HTTPRequest {

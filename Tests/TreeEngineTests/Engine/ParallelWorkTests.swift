@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+import TreeFormats
 
 /// How many threads a filter build uses, and that any split gives the same view.
 @Suite struct ParallelWorkTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+import TreeFormats
 
 /// `setExpanded(recursive:)`: a recursive collapse collapses every node of the subtree,
 /// leaves included, exactly as `collapseAll` does.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+import TreeFormats
 
 /// The filter examples from SwiftListTreeDataSource's own tests, on the outline sample:
 /// everything collapsed, then filtered.

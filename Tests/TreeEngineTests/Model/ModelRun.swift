@@ -1,5 +1,6 @@
 import Foundation
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// One seed: a random tree uploaded to the engine and to the reference, then a

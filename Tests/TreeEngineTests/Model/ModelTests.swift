@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// The backbone: the engine against a naive recursive reference (`ReferenceForest`)

@@ -1,4 +1,5 @@
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 
 /// A part of a fixture document: text (its UTF-8) or one raw byte (for invalid UTF-8
 /// and control characters).

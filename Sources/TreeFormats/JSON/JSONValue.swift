@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     /// Members in document order; keys are unique when parsed.
-    case object([(key: String, value: JSONValue)])
+    case object(JSONMembers)
 
     /// Structural equality; object members compared pairwise in order.
     ///
@@ -157,7 +157,7 @@ public enum JSONValue: Sendable, Equatable {
     private struct Container {
         var isObject: Bool
         var elements: [JSONValue] = []
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         /// The key of the member whose value is being read.
         var key: String?
         /// The error is at a separator: the path names the container itself.
@@ -306,3 +306,7 @@ public enum JSONValue: Sendable, Equatable {
         return path
     }
 }
+
+/// The members of a JSON object in document order, keys decoded: a request body's
+/// members, or an upload's top-level members other than `nodes`.
+public typealias JSONMembers = [(key: String, value: JSONValue)]

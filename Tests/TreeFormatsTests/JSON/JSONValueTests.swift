@@ -1,5 +1,6 @@
 import Testing
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 @testable import TreeReference
 
 @Suite("JSONValueTests")

@@ -1,3 +1,5 @@
+import TreeEngine
+
 /// Limits for `NodesDocumentParser`.
 struct NodesDocumentOptions: Sendable {
     /// How deep the document may nest, counting one level per node (a node object and
@@ -37,7 +39,7 @@ struct NodesDocumentParser {
         _ bytes: UnsafeRawBufferPointer,
         into sink: inout S,
         options: NodesDocumentOptions = NodesDocumentOptions()
-    ) throws(TreeInputError) -> [(key: String, value: JSONValue)] {
+    ) throws(TreeInputError) -> JSONMembers {
         var parser = NodesDocumentParser(bytes, options: options)
         do {
             return try parser.parseDocument(into: &sink)
@@ -104,12 +106,12 @@ struct NodesDocumentParser {
 
     // MARK: Document
 
-    mutating func parseDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> [(key: String, value: JSONValue)] {
+    mutating func parseDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> JSONMembers {
         scanner.skipWhitespace()
         if scanner.atEnd {
             throw .syntax("empty document", at: scanner.pos)
         }
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         switch scanner.current {
         case UInt8(ascii: "["):
             try parseNodes(into: &sink)
@@ -127,11 +129,11 @@ struct NodesDocumentParser {
         return members
     }
 
-    mutating func parseTopObject<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> [(key: String, value: JSONValue)] {
+    mutating func parseTopObject<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> JSONMembers {
         let open = scanner.pos
         scanner.pos += 1
         scanner.skipWhitespace()
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         var sawNodes = false
         if scanner.current == UInt8(ascii: "}") {
             scanner.pos += 1
