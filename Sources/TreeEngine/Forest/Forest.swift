@@ -73,8 +73,8 @@ struct NodeFlags: OptionSet, Sendable {
 /// Handles are cheap to pass around. A handle of a deleted node must not be used;
 /// resolve ids to handles again after edits.
 public struct NodeHandle: Hashable, Sendable, Comparable {
-    public let slot: Int32
-    @usableFromInline init(slot: Int32) { self.slot = slot }
+    public let slot: Slot
+    @usableFromInline init(slot: Slot) { self.slot = slot }
     public static func < (a: NodeHandle, b: NodeHandle) -> Bool { a.slot < b.slot }
 }
 

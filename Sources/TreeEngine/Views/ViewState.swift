@@ -36,7 +36,7 @@ struct ViewState: Sendable {
     static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
         forest.flags.withUnsafeBufferPointer { flags in
             forest.slotAt.withUnsafeBufferPointer { slotAt in
-                computeCovers(forest, expanded: { flags[Int(slotAt[$0])].contains(.expanded) }, excludedTop: { _, _ in false })
+                computeCovers(forest, expanded: { p in flags[Int(slotAt[p])].contains(.expanded) }, excludedTop: { _, _ in false })
             }
         }
     }
@@ -46,8 +46,8 @@ struct ViewState: Sendable {
     /// its descendants.
     /// - Complexity: O(n)
     @inline(__always)
-    static func computeCovers(_ forest: Forest, expanded: (Int) -> Bool,
-                              excludedTop: (_ position: Int, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
+    static func computeCovers(_ forest: Forest, expanded: (Position) -> Bool,
+                              excludedTop: (_ position: Position, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
         let n = forest.count
         var covers = ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { _, initialized in initialized = 0 }
         covers.reserveCapacity(n)
@@ -77,7 +77,7 @@ struct ViewState: Sendable {
         let n = forest.count
         var ancestors = Bitset(count: n)
         forest.depth.withUnsafeBufferPointer { depth in
-            var stack: [Int] = []
+            var stack: [Position] = []  // the open ancestors, by depth
             for p in 0 ..< n {
                 let d = Int(depth[p])
                 if d < stack.count { stack[d] = p } else { stack.append(p) }
@@ -166,27 +166,27 @@ struct ViewState: Sendable {
 
     /// Whether the node at `p` is expanded in this view.
     @inline(__always)
-    func isExpanded(_ p: Int, _ forest: Forest) -> Bool {
+    func isExpanded(at p: Position, in forest: Forest) -> Bool {
         if let filter { return filter.expanded.contains(p) }
-        return forest.flags[Int(forest.slotAt[p])].contains(.expanded)
+        return forest.flags(at: p).contains(.expanded)
     }
 
     /// Whether the node at `p` is a match of this view's filter.
     @inline(__always)
-    func isMatch(_ p: Int) -> Bool { filter?.matches.contains(p) ?? false }
+    func isMatch(at p: Position) -> Bool { filter?.matches.contains(p) ?? false }
 
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
-    func rowIndex(_ p: Int) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
+    func rowIndex(at p: Position) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
 
     // MARK: Changing expansion
 
     /// Sets the expansion of the node at `p` and returns the splice of visible rows.
     /// - Complexity: O(log n)
-    mutating func setExpanded(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
-        if isExpanded(p, forest) == value { return [] }
-        setBit(p, value, &forest)
-        let range = p + 1 ..< p + Int(forest.subtreeSize[p])
+    mutating func setExpanded(at p: Position, to value: Bool, in forest: inout Forest) -> [Splice] {
+        if isExpanded(at: p, in: forest) == value { return [] }
+        setExpansionBit(at: p, to: value, in: &forest)
+        let range = forest.descendants(of: p)
         if range.isEmpty { return [] }
         if value {
             index.add(-1, to: range)
@@ -199,14 +199,14 @@ struct ViewState: Sendable {
         }
     }
 
+    /// Records the expansion of `p` (the view's bit, or the node's flag in the
+    /// unfiltered view) without touching the index.
     @inline(__always)
-    mutating func setBit(_ p: Int, _ value: Bool, _ forest: inout Forest) {
+    mutating func setExpansionBit(at p: Position, to value: Bool, in forest: inout Forest) {
         if filter != nil {
             filter!.expanded.set(p, value)
-        } else if value {
-            forest.flags[Int(forest.slotAt[p])].insert(.expanded)
         } else {
-            forest.flags[Int(forest.slotAt[p])].remove(.expanded)
+            forest.setFlag(.expanded, value, at: p)
         }
     }
 
@@ -214,21 +214,23 @@ struct ViewState: Sendable {
     /// Collapsing: collapses `p` and every descendant, leaves included, so that no
     /// node of the subtree stays open (as after `collapseAll`).
     /// - Complexity: O(s log n) for a subtree of s nodes, O(n) when s is large
-    mutating func setExpandedRecursively(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
-        let end = p + Int(forest.subtreeSize[p])
-        var changed: [Int] = []
-        for q in p ..< end where (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(q, forest) != value {
+    mutating func setExpandedRecursively(at p: Position, to value: Bool, in forest: inout Forest) -> [Splice] {
+        let end = forest.subtreeEnd(of: p)
+        var changed: [Position] = []
+        for q in p ..< end where (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(at: q, in: forest) != value {
             changed.append(q)
         }
         if changed.isEmpty { return [] }
         if changed.count * 64 > forest.count {
-            return rebuild(&forest) { view, forest in for q in changed { view.setBit(q, value, &forest) } }
+            return rebuild(&forest) { view, forest in
+                for q in changed { view.setExpansionBit(at: q, to: value, in: &forest) }
+            }
         }
-        let inner = p + 1 ..< end
+        let inner = forest.descendants(of: p)
         let before = index.zeros(in: inner)
         for q in changed {
-            setBit(q, value, &forest)
-            index.add(value ? -1 : 1, to: q + 1 ..< q + Int(forest.subtreeSize[q]))
+            setExpansionBit(at: q, to: value, in: &forest)
+            index.add(value ? -1 : 1, to: forest.descendants(of: q))
         }
         let after = index.zeros(in: inner)
         guard before != after, index.isZero(p) else { return [] }
@@ -238,21 +240,21 @@ struct ViewState: Sendable {
     /// Every node that has children expanded (`depth == nil`), or exactly the nodes
     /// with children at a level below `depth`; all others collapsed.
     /// - Complexity: O(n)
-    mutating func expand(belowDepth depth: Int?, _ forest: inout Forest) -> [Splice] {
-        let limit = depth.map { Int32(clamping: $0) } ?? .max
-        return setAll(&forest) { p, forest in
-            forest.depth[p] < limit && (forest.subtreeSize[p] > 1 || forest.flags[Int(forest.slotAt[p])].contains(.declaresChildren))
+    mutating func expand(belowDepth depth: Int?, in forest: inout Forest) -> [Splice] {
+        let limit = depth ?? .max
+        return setAll(in: &forest) { p, forest in
+            forest.level(at: p) < limit && forest.hasChildren(atPosition: p)
         }
     }
 
     /// Every node collapsed.
     /// - Complexity: O(n)
-    mutating func collapseAll(_ forest: inout Forest) -> [Splice] {
-        setAll(&forest) { _, _ in false }
+    mutating func collapseAll(in forest: inout Forest) -> [Splice] {
+        setAll(in: &forest) { _, _ in false }
     }
 
     /// Sets every node's expansion to `value(position)`, then rebuilds and diffs.
-    private mutating func setAll(_ forest: inout Forest, _ value: @escaping (Int, Forest) -> Bool) -> [Splice] {
+    private mutating func setAll(in forest: inout Forest, _ value: @escaping (Position, Forest) -> Bool) -> [Splice] {
         rebuild(&forest) { view, forest in
             let n = forest.count
             if view.filter != nil {

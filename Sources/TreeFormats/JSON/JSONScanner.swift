@@ -633,18 +633,18 @@ struct JSONScanner {
     }
 
     /// The JSON Pointer suffix naming where `stack[from...]` stands, e.g. `/a/3/b`.
-    func path(of stack: ContiguousArray<ValueFrame>, from floor: Int) -> String {
-        var result = ""
+    func path(of stack: ContiguousArray<ValueFrame>, from floor: Int) -> JSONPointer {
+        var result = JSONPointer()
         var scratch: [UInt8] = []
         var index = floor
         while index < stack.count {
             let frame = stack[index]
             if frame.isObject {
                 if frame.position >= 0 {
-                    result += "/" + JSONPointer.escape(key(at: frame.position, scratch: &scratch))
+                    result.append(key: key(at: frame.position, scratch: &scratch))
                 }
             } else if frame.position >= 0 {
-                result += "/\(frame.position)"
+                result.append(index: frame.position)
             }
             index += 1
         }

@@ -125,7 +125,7 @@ public enum JSONValue: Sendable, Equatable {
                 throw syntax
             }
             throw TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset,
-                                 path: error.path ?? "", in: bytes)
+                                 path: error.path ?? JSONPointer(), in: bytes)
         }
     }
 
@@ -289,18 +289,18 @@ public enum JSONValue: Sendable, Equatable {
         scanner.skipWhitespace()
     }
 
-    private static func path(of stack: [Container]) -> String {
-        var path = ""
+    private static func path(of stack: [Container]) -> JSONPointer {
+        var path = JSONPointer()
         for container in stack {
             if container.atSeparator {
                 break
             }
             if container.isObject {
                 if let key = container.key {
-                    path += "/" + JSONPointer.escape(key)
+                    path.append(key: key)
                 }
             } else {
-                path += "/\(container.elements.count)"
+                path.append(index: container.elements.count)
             }
         }
         return path

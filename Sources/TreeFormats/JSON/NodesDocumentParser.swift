@@ -534,34 +534,31 @@ struct NodesDocumentParser {
     }
 
     /// The JSON Pointer to where the parser stands now.
-    func currentPath() -> String {
-        guard let topKey else {
-            return nodesPath(prefix: "")
+    func currentPath() -> JSONPointer {
+        var path = JSONPointer()
+        if let topKey {
+            path.append(key: topKey)
+            if topKey != "nodes" { return path }
         }
-        let prefix = "/" + JSONPointer.escape(topKey)
-        return topKey == "nodes" ? nodesPath(prefix: prefix) : prefix
-    }
-
-    private func nodesPath(prefix: String) -> String {
-        var path = prefix
         guard inNode else {
-            return elementPending ? path + "/\(nextIndex)" : path
+            return elementPending ? path.appending(index: nextIndex) : path
         }
         for ancestor in ancestors {
-            path += "/\(ancestor.index)/children"
+            path.append(index: ancestor.index)
+            path.append(key: "children")
         }
-        path += "/\(node.index)"
+        path.append(index: node.index)
         var scratch: [UInt8] = []
         switch memberPath {
         case .none:
             break
         case .children:
-            path += "/children"
-            if elementPending { path += "/\(nextIndex)" }
+            path.append(key: "children")
+            if elementPending { path.append(index: nextIndex) }
         case .key(let offset):
-            path += "/" + JSONPointer.escape(scanner.key(at: offset, scratch: &scratch))
+            path.append(key: scanner.key(at: offset, scratch: &scratch))
             if inData {
-                path += scanner.path(of: valueStack, from: 0)
+                path.append(contentsOf: scanner.path(of: valueStack, from: 0))
             }
         }
         return path
@@ -579,7 +576,7 @@ struct NodesDocumentParser {
         }
         var path = currentPath()
         if let inner = error.path {
-            path += inner
+            path.append(contentsOf: inner)
         }
         return TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset,
                               path: path, in: scanner.bytes)
