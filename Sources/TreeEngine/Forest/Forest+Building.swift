@@ -26,7 +26,7 @@ public struct ForestBuilder: NodeSink {
     /// Whether an id is taken outside this document.
     private let isTakenOutside: (UnsafeRawBufferPointer) -> Bool
     /// Explicit ids of the form `~N`: they may collide with implicit ids given later.
-    private var tildeIDs: [Int32] = []
+    private var tildeIDs: [Slot] = []
     /// Nodes to insert into a forest: id-less nodes get their ids there.
     private let isFragment: Bool
 
@@ -131,7 +131,7 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
         let n = forest.slotAt.count
-        forest.implicitIDLimit = Int32(n)
+        forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {
             forest.dataRef.removeLast(forest.dataRef.count - n)
@@ -145,7 +145,7 @@ public struct ForestBuilder: NodeSink {
         for slot in tildeIDs where !isFragment {
             let n = forest.ids.withKey(slot: slot) { Forest.generatedNumber($0)! }
             if n < Int64(forest.implicitIDLimit), forest.flags[Int(n)].contains(.implicitID) {
-                forest.assignGeneratedID(slot: Int32(n))
+                forest.assignGeneratedID(slot: Slot(n))
             }
         }
         return forest
@@ -154,7 +154,7 @@ public struct ForestBuilder: NodeSink {
 
 extension Forest {
     /// Gives `slot` a fresh explicit id `~N` that no node has and no implicit id can take.
-    mutating func assignGeneratedID(slot: Int32) {
+    mutating func assignGeneratedID(slot: Slot) {
         while true {
             var text = "~\(nextGeneratedID)"
             nextGeneratedID += 1

@@ -9,22 +9,20 @@
 ///
 /// Position-indexed columns: `subtreeSize`, `depth`, `slotAt`.
 /// Slot-indexed columns: `positionOf`, `parentSlot`, `titleRef`, `flags`, and, only
-/// when some node needs them, `idRef` and `dataRef`.
+/// when some node needs them, `dataRef` and the id table's `refs`.
 /// Titles, explicit ids and `data` live in byte pools; there is no object per node
 /// and no reference counting per node.
 public struct Forest: Sendable {
     // MARK: Position-indexed
     @usableFromInline var subtreeSize: ContiguousArray<Int32> = []
     @usableFromInline var depth: ContiguousArray<Int32> = []
-    @usableFromInline var slotAt: ContiguousArray<Int32> = []
+    @usableFromInline var slotAt: ContiguousArray<Slot> = []
 
     // MARK: Slot-indexed
     @usableFromInline var positionOf: ContiguousArray<Int32> = []
-    @usableFromInline var parentSlot: ContiguousArray<Int32> = []
+    @usableFromInline var parentSlot: ContiguousArray<Slot> = []
     @usableFromInline var titleRef: ContiguousArray<UInt32> = []
     @usableFromInline var flags: ContiguousArray<NodeFlags> = []
-    /// Offset + 1 of the node's explicit id in `ids.pool`; empty while no node has one.
-    var idRef: ContiguousArray<UInt32> = []
     /// Offset + 1 of the node's `data` in `dataPool`; empty while no node has data.
     @usableFromInline var dataRef: ContiguousArray<UInt32> = []
 
@@ -34,9 +32,9 @@ public struct Forest: Sendable {
     @usableFromInline var ids = IDTable()
 
     /// Slots of deleted nodes, reused by inserts.
-    var freeSlots: [Int32] = []
+    var freeSlots: [Slot] = []
     /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
-    var implicitIDLimit: Int32 = 0
+    var implicitIDLimit: Slot = 0
     /// The next number tried for a generated id `~N` of an inserted node.
     var nextGeneratedID: Int64 = 0
 

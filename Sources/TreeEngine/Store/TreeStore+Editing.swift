@@ -103,8 +103,8 @@ extension TreeStore {
     /// - Complexity: O(title + data length); O(n) when a filtered view is named
     public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ filter: FilterQuery?) -> [Splice] {
         edit(filter) { store in
-            if var title { title.withUTF8 { store.forest.setTitle(node, UnsafeRawBufferPointer($0)) } }
-            if let data { data.withUnsafeBytes { store.forest.setData(node, $0) } }
+            if var title { title.withUTF8 { store.forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) } }
+            if let data { data.withUnsafeBytes { store.forest.setData(of: node, to: $0) } }
             return []
         }
     }
@@ -149,7 +149,7 @@ extension TreeStore {
 
 /// Which node is on a row, and how deep: what a row's identity is for `changes`.
 struct RowKey: Equatable {
-    var slot: Int32
+    var slot: Slot
     var level: Int32
 }
 

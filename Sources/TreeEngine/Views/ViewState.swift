@@ -136,7 +136,7 @@ struct ViewState: Sendable {
 
     /// One thread's share of matching: whole 64-position words, so no word is shared.
     private struct MatchJob: @unchecked Sendable {
-        let slotAt: UnsafeBufferPointer<Int32>
+        let slotAt: UnsafeBufferPointer<Slot>
         let titleRef: UnsafeBufferPointer<UInt32>
         let pool: UnsafeRawBufferPointer
         let out: UnsafeMutableBufferPointer<UInt64>
