@@ -22,6 +22,11 @@ struct NodesDocumentOptions: Sendable {
 /// Reads an upload document (a bare array of nodes, or an object with a `nodes` member)
 /// and drives a `NodeSink` in pre-order, without building anything itself.
 ///
+/// The parser checks shapes and types (title present and a string, id a string or a
+/// number whose value is an integer, flags booleans, no duplicate or unknown keys);
+/// the sink checks what needs the whole forest (id uniqueness, limits), and its
+/// `NodeSinkError` becomes a `TreeInputError` with the byte offset and JSON path.
+///
 /// Iterative: an explicit stack of open nodes, so nesting depth is bounded by
 /// `maxDepth` and memory, never by the thread's stack. Strings without escapes reach
 /// the sink as slices of the input; escaped ones are decoded into one reused buffer.
