@@ -2,13 +2,15 @@
 import PackageDescription
 
 // One target per layer; dependencies point one way:
-//   tree-server -> TreeService -> TreeEngine (pure data structure, no I/O)
-//                             \-> HTTP1      (sockets + Dispatch, knows no trees)
-//   tree-bench  -> TreeEngine
+//   tree-server -> TreeService -> TreeFormats (JSON in and out) -> TreeEngine
+//                             |-> TreeEngine  (pure data structure, no I/O)
+//                             \-> HTTP1       (sockets + Dispatch, knows no trees)
+//   tree-bench  -> TreeFormats, TreeEngine
 let package = Package(
     name: "TreeSessions",
     products: [
         .library(name: "TreeEngine", targets: ["TreeEngine"]),
+        .library(name: "TreeFormats", targets: ["TreeFormats"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "TreeService", targets: ["TreeService"]),
         .executable(name: "tree-server", targets: ["tree-server"]),
@@ -16,10 +18,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "TreeEngine"),
+        .target(name: "TreeFormats", dependencies: ["TreeEngine"]),
         .target(name: "HTTP1"),
         // The demo page's files and the API description, compiled into the binary (no files
         // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
-        .target(name: "TreeService", dependencies: ["TreeEngine", "HTTP1"],
+        .target(name: "TreeService", dependencies: ["TreeEngine", "TreeFormats", "HTTP1"],
                 resources: ["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
                     .map { Resource.embedInCode($0) }),
         // The naive reference model, random trees and the test data (Resources/, compiled in;
@@ -29,12 +32,13 @@ let package = Package(
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
-        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine"]),
+        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeReference"]),
+        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeReference"]),
+        .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "HTTP1", "TreeReference", "HTTPTestSupport"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "HTTP1", "TreeReference", "HTTPTestSupport"]),
     ]
 )
 

@@ -6,6 +6,7 @@
 // or a readable table without --json. Every figure is a median of repeated runs.
 import Foundation
 import TreeEngine
+import TreeFormats
 
 struct Dataset {
     let name: String
@@ -201,10 +202,21 @@ for size in sizes {
     })
 
     let query = FilterQuery("item: 2")
+    var filterWorkers = 0
     report(d, nodes: nodes, op: "filter", samples: (0 ..< (big ? 5 : 9)).map { _ in
         var copy = store!
-        return seconds { try! copy.prepareView(query) }
+        let elapsed = seconds { try! copy.prepareView(query) }
+        filterWorkers = copy.keptFilterWorkers(query) ?? 0
+        return elapsed
     })
+    // The threads that matched the titles: one per active processor, capped.
+    if json {
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"filter.workers\",\"workers\":\(filterWorkers),"
+            + "\"active_processors\":\(ParallelWork.activeProcessors),\"cap\":\(ParallelWork.maximumWorkers)}")
+    } else {
+        tableRows.append((d.name, "filter.workers", "\(filterWorkers) threads",
+                          "of \(ParallelWork.activeProcessors) active processors, cap \(ParallelWork.maximumWorkers)"))
+    }
 
     // edits: insert 10 nodes at a random place, then delete them; move a random leaf
     let fragmentJSON = Array(("[" + (0 ..< 10).map { "{\"title\":\"new \($0)\"}" }.joined(separator: ",") + "]").utf8)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import Testing
 import TreeEngine
+import TreeFormats
 @testable import TreeReference
 @testable import TreeService
 

@@ -4,6 +4,7 @@ import HTTP1
 import HTTPTestSupport
 import Testing
 import TreeEngine
+import TreeFormats
 @testable import TreeService
 
 /// The service behind the real HTTP server on a loopback port, driven by curl.

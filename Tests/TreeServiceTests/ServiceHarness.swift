@@ -3,6 +3,7 @@ import HTTP1
 import HTTPTestSupport
 import Synchronization
 import TreeEngine
+import TreeFormats
 @testable import TreeReference
 @testable import TreeService
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TreeEngine
+import TreeFormats
 @testable import TreeService
 
 /// The one write path: bodies become operations before the lock; every change checks

@@ -5,8 +5,9 @@
 /// allocation or a reference count each. Replaced entries stay behind as garbage
 /// until `compacted(...)`.
 
+@usableFromInline
 struct BytePool: Sendable {
-    var bytes: ContiguousArray<UInt8> = []
+    @usableFromInline var bytes: ContiguousArray<UInt8> = []
     /// Bytes that belong to entries nobody refers to any more.
     var garbage: Int = 0
 
@@ -17,7 +18,7 @@ struct BytePool: Sendable {
 
     /// Appends an entry and returns its offset.
     /// - Complexity: amortized O(length)
-    @discardableResult
+    @inlinable @discardableResult
     mutating func append(_ entry: UnsafeRawBufferPointer) -> UInt32 {
         let offset = bytes.count
         precondition(offset < Int(UInt32.max) - entry.count - 16, "byte pool over 4 GiB")
@@ -46,13 +47,13 @@ struct BytePool: Sendable {
 
     /// The start and length of the entry at `offset`.
     /// - Complexity: O(1)
-    @inline(__always)
+    @inlinable @inline(__always)
     func bounds(_ offset: UInt32) -> (start: Int, length: Int) {
         bytes.withUnsafeBytes { BytePool.bounds(in: $0, at: offset) }
     }
 
     /// The start and length of the entry at `offset` of a pool whose bytes are `pool`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func bounds(in pool: UnsafeRawBufferPointer, at offset: UInt32) -> (start: Int, length: Int) {
         var i = Int(offset)
         var length = 0
@@ -68,7 +69,7 @@ struct BytePool: Sendable {
 
     /// Calls `body` with the bytes of the entry at `offset`.
     /// - Complexity: O(1) plus `body`
-    @inline(__always)
+    @inlinable @inline(__always)
     func withEntry<R>(_ offset: UInt32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let (start, length) = bounds(offset)
         return try bytes.withUnsafeBytes { raw in
@@ -77,7 +78,7 @@ struct BytePool: Sendable {
     }
 
     /// The entry at `offset` of a pool whose bytes are `pool`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func entry(in pool: UnsafeRawBufferPointer, at offset: UInt32) -> UnsafeRawBufferPointer {
         let (start, length) = bounds(in: pool, at: offset)
         return UnsafeRawBufferPointer(rebasing: pool[start ..< start + length])

@@ -1,11 +1,11 @@
 extension Forest {
     /// The node at pre-order position `p`.
     /// - Complexity: O(1)
-    public func node(atPosition p: Int) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
+    public func node(atPosition p: Position) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
 
     /// The pre-order position of `node`.
     /// - Complexity: O(1)
-    public func position(of node: NodeHandle) -> Int { Int(positionOf[Int(node.slot)]) }
+    public func position(of node: NodeHandle) -> Position { position(ofSlot: node.slot) }
 
     /// The node whose id has this string form (an integer id by its decimal form).
     /// - Complexity: O(length of `id`) expected
@@ -22,9 +22,9 @@ extension Forest {
     }
 
     /// The slot whose implicit id is `key` (`~N` with N canonical decimal), if alive.
-    func implicitSlot(named key: UnsafeRawBufferPointer) -> Int32? {
+    func implicitSlot(named key: UnsafeRawBufferPointer) -> Slot? {
         guard let n = Forest.generatedNumber(key), n < Int64(implicitIDLimit) else { return nil }
-        let slot = Int32(n)
+        let slot = Slot(n)
         return flags[Int(slot)].contains(.implicitID) && !flags[Int(slot)].contains(.free) ? slot : nil
     }
 
@@ -55,7 +55,7 @@ extension Forest {
 
     /// Calls `body` with the string form of the id of `node` as UTF-8, and whether it is an integer.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withID<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer, _ isInteger: Bool) throws -> R) rethrows -> R {
         if ids.hasID(slot: node.slot) {
             let isInteger = ids.isInteger(slot: node.slot)
@@ -78,7 +78,7 @@ extension Forest {
 
     /// Calls `body` with the title of `node` as UTF-8.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withTitle<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try titles.withEntry(titleRef[Int(node.slot)], body)
     }
@@ -91,7 +91,7 @@ extension Forest {
 
     /// Calls `body` with the raw JSON bytes of the node's `data`, or nil when it has none.
     /// - Complexity: O(1) plus `body`
-    
+    @inlinable
     public func withData<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let s = Int(node.slot)
         guard s < dataRef.count, dataRef[s] != 0 else { return try body(nil) }
@@ -100,6 +100,13 @@ extension Forest {
 
     /// The raw JSON bytes of the node's `data`, or nil.
     public func data(of node: NodeHandle) -> [UInt8]? { withData(of: node) { $0.map { Array($0) } } }
+
+    /// Whether `node` has `data`.
+    /// - Complexity: O(1)
+    public func hasData(_ node: NodeHandle) -> Bool {
+        let s = Int(node.slot)
+        return s < dataRef.count && dataRef[s] != 0
+    }
 
     /// The parent of `node`, nil for a root.
     /// - Complexity: O(1)
@@ -110,7 +117,7 @@ extension Forest {
 
     /// The nesting level of `node`: 0 for roots.
     /// - Complexity: O(1)
-    public func level(of node: NodeHandle) -> Int { Int(depth[position(of: node)]) }
+    public func level(of node: NodeHandle) -> Int { level(at: position(of: node)) }
 
     /// The ancestors of `node`, root first.
     /// - Complexity: O(depth)
@@ -128,8 +135,8 @@ extension Forest {
     /// - Complexity: O(1)
     public func hasChildren(_ node: NodeHandle) -> Bool { hasChildren(atPosition: position(of: node)) }
 
-    func hasChildren(atPosition p: Int) -> Bool {
-        subtreeSize[p] > 1 || flags[Int(slotAt[p])].contains(.declaresChildren)
+    func hasChildren(atPosition p: Position) -> Bool {
+        subtreeSize[p] > 1 || flags(at: p).contains(.declaresChildren)
     }
 
     /// Whether `node` was uploaded with `hasChildren: true`.
@@ -139,15 +146,20 @@ extension Forest {
     /// - Complexity: O(1)
     public func subtreeCount(_ node: NodeHandle) -> Int { Int(subtreeSize[position(of: node)]) }
 
+    /// The number of nodes in the subtree of the node at position `p`: its subtree
+    /// is the positions `p ..< p + subtreeCount(atPosition: p)`.
+    /// - Complexity: O(1)
+    public func subtreeCount(atPosition p: Position) -> Int { Int(subtreeSize[p]) }
+
     /// The positions of the children of the node at `p` (of the roots when nil), in order.
     /// - Complexity: O(number of children)
-    func childPositions(ofPosition p: Int?) -> [Int] {
-        var result: [Int] = []
+    func childPositions(ofPosition p: Position?) -> [Position] {
+        var result: [Position] = []
         var c = p.map { $0 + 1 } ?? 0
-        let end = p.map { $0 + Int(subtreeSize[$0]) } ?? count
+        let end = p.map { subtreeEnd(of: $0) } ?? count
         while c < end {
             result.append(c)
-            c += Int(subtreeSize[c])
+            c = subtreeEnd(of: c)
         }
         return result
     }
@@ -164,8 +176,8 @@ extension Forest {
         var n = 0
         let p = node.map { position(of: $0) }
         var c = p.map { $0 + 1 } ?? 0
-        let end = p.map { $0 + Int(subtreeSize[$0]) } ?? count
-        while c < end { n += 1; c += Int(subtreeSize[c]) }
+        let end = p.map { subtreeEnd(of: $0) } ?? count
+        while c < end { n += 1; c = subtreeEnd(of: c) }
         return n
     }
 
@@ -177,6 +189,6 @@ extension Forest {
     /// - Complexity: O(1)
     public func isAncestorOrSelf(_ a: NodeHandle, of b: NodeHandle) -> Bool {
         let pa = position(of: a), pb = position(of: b)
-        return pa <= pb && pb < pa + Int(subtreeSize[pa])
+        return pa <= pb && pb < subtreeEnd(of: pa)
     }
 }

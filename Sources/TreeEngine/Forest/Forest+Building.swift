@@ -11,21 +11,36 @@ public struct ForestLimits: Sendable, Equatable {
     }
 }
 
-/// Builds a forest in pre-order from the parser's events; slot = position.
-struct ForestBuilder: NodeSink {
-    var forest = Forest()
+/// Builds a forest in pre-order from a format reader's events (`NodeSink`); slot = position.
+///
+/// A reader (the JSON upload parser of `TreeFormats`, say) calls `beginNode()`, the
+/// setters, and `endNode()` per node, then `finish()` for the forest. The builder
+/// enforces what needs the whole forest: id uniqueness and the node limit.
+public struct ForestBuilder: NodeSink {
+    @usableFromInline var forest = Forest()
     /// Positions of the open nodes, outermost first.
-    private var open: [Int32] = []
-    private let limits: ForestLimits
+    @usableFromInline var open: [Int32] = []
+    @usableFromInline let limits: ForestLimits
     /// Nodes that already exist elsewhere (for a fragment inserted into a forest).
-    private let existingCount: Int
+    @usableFromInline let existingCount: Int
     /// Whether an id is taken outside this document.
     private let isTakenOutside: (UnsafeRawBufferPointer) -> Bool
     /// Explicit ids of the form `~N`: they may collide with implicit ids given later.
-    private var tildeIDs: [Int32] = []
+    private var tildeIDs: [Slot] = []
+    /// Nodes to insert into a forest: id-less nodes get their ids there.
+    private let isFragment: Bool
 
-    init(limits: ForestLimits, expectedBytes: Int, existingCount: Int = 0,
-         isTakenOutside: @escaping (UnsafeRawBufferPointer) -> Bool = { _ in false }) {
+    /// A builder of a new forest within `limits`; `expectedBytes`, the size of the
+    /// document read, sizes the columns up front.
+    public init(limits: ForestLimits = ForestLimits(), expectedBytes: Int = 0) {
+        self.init(limits: limits, expectedBytes: expectedBytes, existingCount: 0, isTakenOutside: { _ in false }, isFragment: false)
+    }
+
+    /// A builder of a fragment to insert into a forest of `existingCount` nodes whose
+    /// ids `isTakenOutside` knows (see `TreeStore.fragmentBuilder`).
+    init(limits: ForestLimits, expectedBytes: Int, existingCount: Int,
+         isTakenOutside: @escaping (UnsafeRawBufferPointer) -> Bool, isFragment: Bool) {
+        self.isFragment = isFragment
         self.limits = limits
         self.existingCount = existingCount
         self.isTakenOutside = isTakenOutside
@@ -41,7 +56,8 @@ struct ForestBuilder: NodeSink {
         forest.titles.reserve(max(64, expectedBytes / 2))
     }
 
-    mutating func beginNode() throws(NodeSinkError) {
+    @inlinable
+    public mutating func beginNode() throws(NodeSinkError) {
         let p = Int32(forest.slotAt.count)
         if Int(p) + existingCount >= limits.maxNodes {
             throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
@@ -56,15 +72,16 @@ struct ForestBuilder: NodeSink {
         open.append(p)
     }
 
-    mutating func setTitle(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
+    @inlinable
+    public mutating func setTitle(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
         forest.titleRef[Int(open.last!)] = forest.titles.append(utf8)
     }
 
-    mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
+    public mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
         try setID(utf8, isInteger: false)
     }
 
-    mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
+    public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
         let text = Array(String(value).utf8)
         let failure: NodeSinkError? = text.withUnsafeBytes { buffer in
             do throws(NodeSinkError) { try setID(buffer, isInteger: true) } catch { return error }
@@ -84,15 +101,17 @@ struct ForestBuilder: NodeSink {
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }
 
-    mutating func setExpanded(_ flag: Bool) {
+    @inlinable
+    public mutating func setExpanded(_ flag: Bool) {
         if flag { forest.flags[Int(open.last!)].insert(.expanded) } else { forest.flags[Int(open.last!)].remove(.expanded) }
     }
 
-    mutating func setHasChildren(_ flag: Bool) {
+    @inlinable
+    public mutating func setHasChildren(_ flag: Bool) {
         if flag { forest.flags[Int(open.last!)].insert(.declaresChildren) } else { forest.flags[Int(open.last!)].remove(.declaresChildren) }
     }
 
-    mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {
+    public mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {
         let slot = Int(open.last!)
         if forest.dataRef.count <= slot {
             forest.dataRef.append(contentsOf: repeatElement(0, count: max(slot + 1, forest.slotAt.capacity) - forest.dataRef.count))
@@ -100,17 +119,19 @@ struct ForestBuilder: NodeSink {
         forest.dataRef[slot] = forest.dataPool.append(rawJSON) + 1
     }
 
-    mutating func endNode() throws(NodeSinkError) {
+    @inlinable
+    public mutating func endNode() throws(NodeSinkError) {
         let p = Int(open.removeLast())
         forest.subtreeSize[p] = Int32(forest.slotAt.count - p)
     }
 
     /// The finished forest: generated ids settled (unless it is a fragment, whose
     /// id-less nodes get their ids from the forest they are inserted into), optional
-    /// columns sized.
-    mutating func finish(asFragment: Bool = false) -> Forest {
+    /// columns sized. Call it once, after the last `endNode()`.
+    /// - Complexity: O(n)
+    public mutating func finish() -> Forest {
         let n = forest.slotAt.count
-        forest.implicitIDLimit = Int32(n)
+        forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {
             forest.dataRef.removeLast(forest.dataRef.count - n)
@@ -121,10 +142,10 @@ struct ForestBuilder: NodeSink {
         }
         // An explicit id `~N` names what would be the implicit id of slot N: give that
         // slot a generated explicit id instead.
-        for slot in tildeIDs where !asFragment {
+        for slot in tildeIDs where !isFragment {
             let n = forest.ids.withKey(slot: slot) { Forest.generatedNumber($0)! }
             if n < Int64(forest.implicitIDLimit), forest.flags[Int(n)].contains(.implicitID) {
-                forest.assignGeneratedID(slot: Int32(n))
+                forest.assignGeneratedID(slot: Slot(n))
             }
         }
         return forest
@@ -133,7 +154,7 @@ struct ForestBuilder: NodeSink {
 
 extension Forest {
     /// Gives `slot` a fresh explicit id `~N` that no node has and no implicit id can take.
-    mutating func assignGeneratedID(slot: Int32) {
+    mutating func assignGeneratedID(slot: Slot) {
         while true {
             var text = "~\(nextGeneratedID)"
             nextGeneratedID += 1

@@ -36,7 +36,7 @@ extension Forest {
         let k = fragment.count
         if k == 0 { return }
         let parentDepth = parent.map { Int32(level(of: $0)) } ?? -1
-        var newSlots = ContiguousArray<Int32>()
+        var newSlots = ContiguousArray<Slot>()
         newSlots.reserveCapacity(k)
         for _ in 0 ..< k { newSlots.append(allocateSlot()) }
         // Slot-indexed columns.
@@ -55,7 +55,7 @@ extension Forest {
             if fragment.ids.hasID(slot: fragSlot) {
                 let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 ids.growRefs(to: flags.count)
-                fragment.ids.withKey(slot: fragSlot) { ids.insert(slot: Int32(slot), key: $0, isInteger: isInteger) }
+                fragment.ids.withKey(slot: fragSlot) { ids.insert(slot: Slot(slot), key: $0, isInteger: isInteger) }
             }
         }
         // Generated ids only once every explicit id of the fragment is known, so
@@ -139,7 +139,7 @@ extension Forest {
 
     /// Replaces the title of `node`.
     /// - Complexity: O(title length), amortized
-    mutating func setTitle(_ node: NodeHandle, _ utf8: UnsafeRawBufferPointer) {
+    mutating func setTitle(of node: NodeHandle, to utf8: UnsafeRawBufferPointer) {
         titles.release(titleRef[Int(node.slot)])
         titleRef[Int(node.slot)] = titles.append(utf8)
         compactPoolsIfNeeded()
@@ -147,7 +147,7 @@ extension Forest {
 
     /// Replaces the `data` of `node` with raw JSON bytes.
     /// - Complexity: O(data length), amortized
-    mutating func setData(_ node: NodeHandle, _ raw: UnsafeRawBufferPointer) {
+    mutating func setData(of node: NodeHandle, to raw: UnsafeRawBufferPointer) {
         let s = Int(node.slot)
         if dataRef.count < flags.count { dataRef.append(contentsOf: repeatElement(0, count: flags.count - dataRef.count)) }
         if dataRef[s] != 0 { dataPool.release(dataRef[s] - 1) }
@@ -157,9 +157,9 @@ extension Forest {
 
     // MARK: Internals
 
-    private mutating func allocateSlot() -> Int32 {
+    private mutating func allocateSlot() -> Slot {
         if let slot = freeSlots.popLast() { return slot }
-        let slot = Int32(flags.count)
+        let slot = Slot(flags.count)
         positionOf.append(-1)
         parentSlot.append(-1)
         titleRef.append(0)

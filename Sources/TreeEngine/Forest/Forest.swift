@@ -9,34 +9,32 @@
 ///
 /// Position-indexed columns: `subtreeSize`, `depth`, `slotAt`.
 /// Slot-indexed columns: `positionOf`, `parentSlot`, `titleRef`, `flags`, and, only
-/// when some node needs them, `idRef` and `dataRef`.
+/// when some node needs them, `dataRef` and the id table's `refs`.
 /// Titles, explicit ids and `data` live in byte pools; there is no object per node
 /// and no reference counting per node.
 public struct Forest: Sendable {
     // MARK: Position-indexed
-    var subtreeSize: ContiguousArray<Int32> = []
-    var depth: ContiguousArray<Int32> = []
-    var slotAt: ContiguousArray<Int32> = []
+    @usableFromInline var subtreeSize: ContiguousArray<Int32> = []
+    @usableFromInline var depth: ContiguousArray<Int32> = []
+    @usableFromInline var slotAt: ContiguousArray<Slot> = []
 
     // MARK: Slot-indexed
-    var positionOf: ContiguousArray<Int32> = []
-    var parentSlot: ContiguousArray<Int32> = []
-    var titleRef: ContiguousArray<UInt32> = []
-    var flags: ContiguousArray<NodeFlags> = []
-    /// Offset + 1 of the node's explicit id in `ids.pool`; empty while no node has one.
-    var idRef: ContiguousArray<UInt32> = []
+    @usableFromInline var positionOf: ContiguousArray<Int32> = []
+    @usableFromInline var parentSlot: ContiguousArray<Slot> = []
+    @usableFromInline var titleRef: ContiguousArray<UInt32> = []
+    @usableFromInline var flags: ContiguousArray<NodeFlags> = []
     /// Offset + 1 of the node's `data` in `dataPool`; empty while no node has data.
-    var dataRef: ContiguousArray<UInt32> = []
+    @usableFromInline var dataRef: ContiguousArray<UInt32> = []
 
     // MARK: Pools
-    var titles = BytePool()
-    var dataPool = BytePool()
-    var ids = IDTable()
+    @usableFromInline var titles = BytePool()
+    @usableFromInline var dataPool = BytePool()
+    @usableFromInline var ids = IDTable()
 
     /// Slots of deleted nodes, reused by inserts.
-    var freeSlots: [Int32] = []
+    var freeSlots: [Slot] = []
     /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
-    var implicitIDLimit: Int32 = 0
+    var implicitIDLimit: Slot = 0
     /// The next number tried for a generated id `~N` of an inserted node.
     var nextGeneratedID: Int64 = 0
 
@@ -54,15 +52,16 @@ public struct Forest: Sendable {
 
 /// Per-node bits, slot-indexed.
 
+@usableFromInline
 struct NodeFlags: OptionSet, Sendable {
-    var rawValue: UInt8
-    init(rawValue: UInt8) { self.rawValue = rawValue }
+    @usableFromInline var rawValue: UInt8
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
     /// Expanded in the unfiltered view.
-    static let expanded = NodeFlags(rawValue: 1 << 0)
+    @inlinable static var expanded: NodeFlags { NodeFlags(rawValue: 1 << 0) }
     /// Uploaded with `hasChildren: true` (children not loaded yet).
-    static let declaresChildren = NodeFlags(rawValue: 1 << 1)
+    @inlinable static var declaresChildren: NodeFlags { NodeFlags(rawValue: 1 << 1) }
     /// The node's id is the generated `~slot`, stored nowhere.
-    static let implicitID = NodeFlags(rawValue: 1 << 2)
+    @inlinable static var implicitID: NodeFlags { NodeFlags(rawValue: 1 << 2) }
     /// The slot is free.
     static let free = NodeFlags(rawValue: 1 << 7)
 }
@@ -72,8 +71,8 @@ struct NodeFlags: OptionSet, Sendable {
 /// Handles are cheap to pass around. A handle of a deleted node must not be used;
 /// resolve ids to handles again after edits.
 public struct NodeHandle: Hashable, Sendable, Comparable {
-    public let slot: Int32
-    init(slot: Int32) { self.slot = slot }
+    public let slot: Slot
+    @usableFromInline init(slot: Slot) { self.slot = slot }
     public static func < (a: NodeHandle, b: NodeHandle) -> Bool { a.slot < b.slot }
 }
 

@@ -5,20 +5,21 @@
 /// string form, so `42` and `"42"` collide as the contract demands. The hash is
 /// seeded per process, so uploaded ids cannot be chosen to collide on purpose.
 
+@usableFromInline
 struct IDTable: Sendable {
     /// Slot-indexed: offset + 1 of the slot's entry in `pool`, 0 when it has none.
     /// Empty until the first explicit id arrives.
-    var refs: ContiguousArray<UInt32> = []
-    var pool = BytePool()
+    @usableFromInline var refs: ContiguousArray<UInt32> = []
+    @usableFromInline var pool = BytePool()
     /// Slots, or `empty` / `deleted`.
-    var buckets: ContiguousArray<Int32> = []
+    var buckets: ContiguousArray<Slot> = []
     private(set) var count = 0
     private var used = 0  // live + deleted buckets
 
-    static let empty: Int32 = -1
-    static let deleted: Int32 = -2
+    static let empty: Slot = -1
+    static let deleted: Slot = -2
     static let tagString: UInt8 = 0
-    static let tagInteger: UInt8 = 1
+    @usableFromInline static let tagInteger: UInt8 = 1
 
     init() {}
 
@@ -30,7 +31,7 @@ struct IDTable: Sendable {
     /// The slot whose id has this string form.
     /// - Complexity: O(1) expected
     
-    func slot(forKey key: UnsafeRawBufferPointer) -> Int32? {
+    func slot(forKey key: UnsafeRawBufferPointer) -> Slot? {
         if buckets.isEmpty { return nil }
         let mask = buckets.count - 1
         var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
@@ -47,7 +48,7 @@ struct IDTable: Sendable {
 
     /// Records `key` as the id of `slot`; the caller has checked it is not taken.
     /// - Complexity: amortized O(1) expected
-    mutating func insert(slot: Int32, key: UnsafeRawBufferPointer, isInteger: Bool) {
+    mutating func insert(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) {
         growRefs(to: Int(slot) + 1)
         var entry = ContiguousArray<UInt8>()
         entry.reserveCapacity(key.count + 1)
@@ -64,7 +65,7 @@ struct IDTable: Sendable {
     }
 
     /// Forgets the id of `slot`, if it has one.
-    mutating func remove(slot: Int32) {
+    mutating func remove(slot: Slot) {
         guard Int(slot) < refs.count, refs[Int(slot)] != 0 else { return }
         let found = withKey(slot: slot) { key -> Int? in
             let mask = buckets.count - 1
@@ -81,23 +82,25 @@ struct IDTable: Sendable {
     }
 
     /// Whether `slot` has an explicit id.
-    func hasID(slot: Int32) -> Bool { Int(slot) < refs.count && refs[Int(slot)] != 0 }
+    @inlinable
+    func hasID(slot: Slot) -> Bool { Int(slot) < refs.count && refs[Int(slot)] != 0 }
 
     /// Calls `body` with the string form of the id of `slot` (which has one).
-    
-    func withKey<R>(slot: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    @inlinable
+    func withKey<R>(slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try pool.withEntry(refs[Int(slot)] - 1) { entry in
             try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
         }
     }
 
     /// Whether the id of `slot` was given as an integer.
-    func isInteger(slot: Int32) -> Bool {
+    @inlinable
+    func isInteger(slot: Slot) -> Bool {
         pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagInteger }
     }
 
     
-    func keyEquals(slot: Int32, _ key: UnsafeRawBufferPointer) -> Bool {
+    func keyEquals(slot: Slot, _ key: UnsafeRawBufferPointer) -> Bool {
         withKey(slot: slot) { stored in
             bytesEqual(stored, key)
         }
@@ -106,7 +109,7 @@ struct IDTable: Sendable {
     private mutating func rehash(minimumCapacity: Int) {
         var capacity = 16
         while capacity < minimumCapacity { capacity <<= 1 }
-        var fresh = ContiguousArray<Int32>(repeating: IDTable.empty, count: capacity)
+        var fresh = ContiguousArray<Slot>(repeating: IDTable.empty, count: capacity)
         let mask = capacity - 1
         for s in buckets where s >= 0 {
             let h = withKey(slot: s) { IDTable.hash($0) }

@@ -9,19 +9,17 @@ public enum InsertPlacement: Sendable, Equatable {
 }
 
 extension TreeStore {
-    /// Parses an insert document (`{"nodes": [...], ...}` or a bare array) into a
-    /// fragment whose ids are checked against this forest.
-    /// - Returns: the fragment and the document's other top-level members.
-    /// - Complexity: O(document size)
-    public func parseFragment(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError)
-        -> (fragment: Forest, members: [(key: String, value: JSONValue)]) {
+    /// A builder of nodes to insert into this store (a format reader fills it): their
+    /// ids are checked against the forest's, and `limits.maxNodes` counts the forest's
+    /// nodes too. Id-less nodes get their ids when the fragment is inserted.
+    /// - Complexity: O(1); each id given costs an O(1) expected lookup in the forest
+    public func fragmentBuilder(limits: ForestLimits, expectedBytes: Int = 0) -> ForestBuilder {
         let forest = self.forest
-        let (fragment, members) = try Forest.parse(bytes, limits: limits, asFragment: true, existingCount: forest.count,
-                                                   isTakenOutside: { forest.idExists($0) })
-        return (fragment, members)
+        return ForestBuilder(limits: limits, expectedBytes: expectedBytes, existingCount: forest.count,
+                             isTakenOutside: { forest.idExists($0) }, isFragment: true)
     }
 
-    /// Inserts `fragment` (parsed by `parseFragment`) at `placement`.
+    /// Inserts `fragment` (built by `fragmentBuilder`, e.g. through `parseFragment`) at `placement`.
     /// - Returns: the splices of the named view, and the inserted roots.
     /// - Complexity: O(n + fragment size)
     public mutating func insert(_ fragment: Forest, _ placement: InsertPlacement, _ filter: FilterQuery?)
@@ -105,8 +103,8 @@ extension TreeStore {
     /// - Complexity: O(title + data length); O(n) when a filtered view is named
     public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ filter: FilterQuery?) -> [Splice] {
         edit(filter) { store in
-            if var title { title.withUTF8 { store.forest.setTitle(node, UnsafeRawBufferPointer($0)) } }
-            if let data { data.withUnsafeBytes { store.forest.setData(node, $0) } }
+            if var title { title.withUTF8 { store.forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) } }
+            if let data { data.withUnsafeBytes { store.forest.setData(of: node, to: $0) } }
             return []
         }
     }
@@ -151,7 +149,7 @@ extension TreeStore {
 
 /// Which node is on a row, and how deep: what a row's identity is for `changes`.
 struct RowKey: Equatable {
-    var slot: Int32
+    var slot: Slot
     var level: Int32
 }
 

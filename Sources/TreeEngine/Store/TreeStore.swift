@@ -12,6 +12,9 @@ public struct TreeStore: Sendable {
     var filtered: [(query: FilterQuery, view: ViewState)] = []
     /// How many filtered views are kept.
     public var filteredViewCapacity = 4
+    /// How many threads match titles when a filtered view is built; nil: as many as
+    /// `ParallelWork.workerCount(items:)` gives for the forest's size.
+    var filterWorkers: Int?
 
     /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -37,7 +40,7 @@ public struct TreeStore: Sendable {
             return
         }
         do {
-            let view = try ViewState.filtered(forest, query: filter, isCancelled: isCancelled)
+            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
             filtered.append((filter, view))
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
         } catch {
@@ -85,11 +88,11 @@ public struct TreeStore: Sendable {
         rows.reserveCapacity(max(0, min(limit, view.index.zeroCount - offset)))
         var index = offset
         view.index.forEachZero(from: offset, limit: limit) { p in
-            let slot = forest.slotAt[p]
+            let slot = forest.slot(at: p)
             let parent = forest.parentSlot[Int(slot)]
-            rows.append(Row(node: NodeHandle(slot: slot), index: index, level: Int(forest.depth[p]),
-                            isExpanded: view.isExpanded(p, forest), hasChildren: forest.hasChildren(atPosition: p),
-                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(p)))
+            rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
+                            isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
+                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p)))
             index += 1
         }
         return rows
@@ -113,6 +116,11 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(views)
     public func keptMatchCount(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.matchCount }
 
+    /// How many threads matched the titles of a kept filtered view when it was built,
+    /// or nil when it is not kept.
+    /// - Complexity: O(views)
+    public func keptFilterWorkers(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.workers }
+
     /// `rows` of a kept view, or nil when the view would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
     public func keptRows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row]? {
@@ -122,19 +130,19 @@ public struct TreeStore: Sendable {
     /// The row index of `node` in the view, or nil when it is not visible there.
     /// - Complexity: O(log n)
     public mutating func rowIndex(of node: NodeHandle, _ filter: FilterQuery?) -> Int? {
-        readView(filter) { view, forest in view.rowIndex(forest.position(of: node)) }
+        readView(filter) { view, forest in view.rowIndex(at: forest.position(of: node)) }
     }
 
     /// Whether `node` is expanded in the view.
     /// - Complexity: O(1)
     public mutating func isExpanded(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
-        readView(filter) { view, forest in view.isExpanded(forest.position(of: node), forest) }
+        readView(filter) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
     }
 
     /// Whether `node` matches the filter (false in the unfiltered view).
     /// - Complexity: O(1)
     public mutating func isMatch(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
-        readView(filter) { view, forest in view.isMatch(forest.position(of: node)) }
+        readView(filter) { view, forest in view.isMatch(at: forest.position(of: node)) }
     }
 
     /// The match ranges of `title` for `filter`, as (start, length) in UTF-16 code units.
@@ -151,14 +159,16 @@ public struct TreeStore: Sendable {
 
     // MARK: Expansion
 
-    /// Expands or collapses `node` in the view; with `recursive`, also every
-    /// descendant that has children.
+    /// Expands or collapses `node` in the view; with `recursive`, expanding also
+    /// expands every descendant that has children, and collapsing collapses every
+    /// descendant, leaves included.
     /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
     public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
                                      _ filter: FilterQuery?) -> [Splice] {
         let splices = withView(filter) { view, forest in
             let p = forest.position(of: node)
-            return recursive ? view.setExpandedRecursively(p, value, &forest) : view.setExpanded(p, value, &forest)
+            return recursive ? view.setExpandedRecursively(at: p, to: value, in: &forest)
+                             : view.setExpanded(at: p, to: value, in: &forest)
         }
         checkInvariants()
         return splices
@@ -171,7 +181,7 @@ public struct TreeStore: Sendable {
         let path = forest.path(of: node)
         var splices: [Splice] = []
         withView(filter) { view, forest in
-            for ancestor in path { splices += view.setExpanded(forest.position(of: ancestor), true, &forest) }
+            for ancestor in path { splices += view.setExpanded(at: forest.position(of: ancestor), to: true, in: &forest) }
         }
         checkInvariants()
         return splices
@@ -186,7 +196,7 @@ public struct TreeStore: Sendable {
     public mutating func expand(toDepth depth: Int, _ filter: FilterQuery?) -> [Splice] { expand(belowDepth: depth, filter) }
 
     private mutating func expand(belowDepth depth: Int?, _ filter: FilterQuery?) -> [Splice] {
-        let splices = withView(filter) { view, forest in view.expand(belowDepth: depth, &forest) }
+        let splices = withView(filter) { view, forest in view.expand(belowDepth: depth, in: &forest) }
         checkInvariants()
         return splices
     }
@@ -194,7 +204,7 @@ public struct TreeStore: Sendable {
     /// Collapses every node.
     /// - Complexity: O(n)
     public mutating func collapseAll(_ filter: FilterQuery?) -> [Splice] {
-        let splices = withView(filter) { view, forest in view.collapseAll(&forest) }
+        let splices = withView(filter) { view, forest in view.collapseAll(in: &forest) }
         checkInvariants()
         return splices
     }

@@ -279,29 +279,3 @@ struct CoverIndex: Sendable {
         minimumCount[leaf] = c
     }
 }
-
-/// A fixed-size set of positions, one bit each.
-struct Bitset: Sendable, Equatable {
-    private(set) var words: ContiguousArray<UInt64>
-    let count: Int
-
-    /// An empty set over `0 ..< count`.
-    init(count: Int) {
-        self.count = count
-        words = ContiguousArray(repeating: 0, count: (count + 63) >> 6)
-    }
-
-    @inline(__always) func contains(_ i: Int) -> Bool { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }
-    @inline(__always) mutating func insert(_ i: Int) { words[i >> 6] |= 1 << UInt64(i & 63) }
-    @inline(__always) mutating func remove(_ i: Int) { words[i >> 6] &= ~(1 << UInt64(i & 63)) }
-    @inline(__always) mutating func set(_ i: Int, _ value: Bool) { if value { insert(i) } else { remove(i) } }
-
-    /// The number of members.
-    /// - Complexity: O(n / 64)
-    var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
-
-    /// Calls `body` with the words, 64 positions each, lowest position in the lowest bit.
-    mutating func withWordBuffer<R>(_ body: (UnsafeMutableBufferPointer<UInt64>) -> R) -> R {
-        words.withUnsafeMutableBufferPointer { body($0) }
-    }
-}

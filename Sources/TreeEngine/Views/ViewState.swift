@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 /// One view of a forest: its expansion state, its filter, and the index of its
 /// visible rows.
 ///
@@ -21,6 +18,8 @@ struct ViewState: Sendable {
         /// Expansion in this view, by position.
         var expanded: Bitset
         let matchCount: Int
+        /// How many threads matched the titles when the view was built.
+        let workers: Int
     }
 
     /// Signals that a filter build was cancelled.
@@ -37,7 +36,7 @@ struct ViewState: Sendable {
     static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
         forest.flags.withUnsafeBufferPointer { flags in
             forest.slotAt.withUnsafeBufferPointer { slotAt in
-                computeCovers(forest, expanded: { flags[Int(slotAt[$0])].contains(.expanded) }, excludedTop: { _, _ in false })
+                computeCovers(forest, expanded: { p in flags[Int(slotAt[p])].contains(.expanded) }, excludedTop: { _, _ in false })
             }
         }
     }
@@ -47,8 +46,8 @@ struct ViewState: Sendable {
     /// its descendants.
     /// - Complexity: O(n)
     @inline(__always)
-    static func computeCovers(_ forest: Forest, expanded: (Int) -> Bool,
-                              excludedTop: (_ position: Int, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
+    static func computeCovers(_ forest: Forest, expanded: (Position) -> Bool,
+                              excludedTop: (_ position: Position, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
         let n = forest.count
         var covers = ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { _, initialized in initialized = 0 }
         covers.reserveCapacity(n)
@@ -67,15 +66,18 @@ struct ViewState: Sendable {
     }
 
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
-    /// ancestors of matches expanded. Titles are matched on both cores.
+    /// ancestors of matches expanded. Titles are matched by `workers` threads (by
+    /// default as many as `ParallelWork.workerCount` gives for the forest's size).
     /// - Complexity: O(n + total title length)
-    static func filtered(_ forest: Forest, query: FilterQuery, isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
+    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil,
+                         isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let matcher = TitleMatcher(query)
-        let matches = try matchBits(forest, matcher: matcher, isCancelled: isCancelled)
+        let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
+        let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
         let n = forest.count
         var ancestors = Bitset(count: n)
         forest.depth.withUnsafeBufferPointer { depth in
-            var stack: [Int] = []
+            var stack: [Position] = []  // the open ancestors, by depth
             for p in 0 ..< n {
                 let d = Int(depth[p])
                 if d < stack.count { stack[d] = p } else { stack.append(p) }
@@ -90,7 +92,7 @@ struct ViewState: Sendable {
         }
         if isCancelled() { throw Cancelled() }
         var state = FilterState(matcher: matcher, matches: matches, ancestors: ancestors, expanded: ancestors,
-                                matchCount: matches.population)
+                                matchCount: matches.population, workers: workers)
         let covers = filteredCovers(forest, state)
         state.expanded = ancestors
         return ViewState(filter: state, index: CoverIndex(covers: covers))
@@ -109,11 +111,11 @@ struct ViewState: Sendable {
             })
     }
 
-    /// Matches every title, splitting the positions between two threads.
-    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
+    /// Matches every title, splitting the positions between `parts` threads.
+    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, parts: Int,
+                                  isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
         let n = forest.count
         var bits = Bitset(count: n)
-        let parts = n >= 1 << 16 ? 2 : 1
         let stop = Flag()
         withoutActuallyEscaping(isCancelled) { isCancelled in
             forest.slotAt.withUnsafeBufferPointer { slotAt in
@@ -122,7 +124,7 @@ struct ViewState: Sendable {
                         bits.withWordBuffer { out in
                             let job = MatchJob(slotAt: slotAt, titleRef: titleRef, pool: pool, out: out,
                                                matcher: matcher, isCancelled: isCancelled, stop: stop)
-                            runConcurrently(parts) { job.run(part: $0, of: parts) }
+                            ParallelWork.run(parts) { job.run(part: $0, of: parts) }
                         }
                     }
                 }
@@ -134,7 +136,7 @@ struct ViewState: Sendable {
 
     /// One thread's share of matching: whole 64-position words, so no word is shared.
     private struct MatchJob: @unchecked Sendable {
-        let slotAt: UnsafeBufferPointer<Int32>
+        let slotAt: UnsafeBufferPointer<Slot>
         let titleRef: UnsafeBufferPointer<UInt32>
         let pool: UnsafeRawBufferPointer
         let out: UnsafeMutableBufferPointer<UInt64>
@@ -164,27 +166,27 @@ struct ViewState: Sendable {
 
     /// Whether the node at `p` is expanded in this view.
     @inline(__always)
-    func isExpanded(_ p: Int, _ forest: Forest) -> Bool {
+    func isExpanded(at p: Position, in forest: Forest) -> Bool {
         if let filter { return filter.expanded.contains(p) }
-        return forest.flags[Int(forest.slotAt[p])].contains(.expanded)
+        return forest.flags(at: p).contains(.expanded)
     }
 
     /// Whether the node at `p` is a match of this view's filter.
     @inline(__always)
-    func isMatch(_ p: Int) -> Bool { filter?.matches.contains(p) ?? false }
+    func isMatch(at p: Position) -> Bool { filter?.matches.contains(p) ?? false }
 
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
-    func rowIndex(_ p: Int) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
+    func rowIndex(at p: Position) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
 
     // MARK: Changing expansion
 
     /// Sets the expansion of the node at `p` and returns the splice of visible rows.
     /// - Complexity: O(log n)
-    mutating func setExpanded(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
-        if isExpanded(p, forest) == value { return [] }
-        setBit(p, value, &forest)
-        let range = p + 1 ..< p + Int(forest.subtreeSize[p])
+    mutating func setExpanded(at p: Position, to value: Bool, in forest: inout Forest) -> [Splice] {
+        if isExpanded(at: p, in: forest) == value { return [] }
+        setExpansionBit(at: p, to: value, in: &forest)
+        let range = forest.descendants(of: p)
         if range.isEmpty { return [] }
         if value {
             index.add(-1, to: range)
@@ -197,34 +199,38 @@ struct ViewState: Sendable {
         }
     }
 
+    /// Records the expansion of `p` (the view's bit, or the node's flag in the
+    /// unfiltered view) without touching the index.
     @inline(__always)
-    mutating func setBit(_ p: Int, _ value: Bool, _ forest: inout Forest) {
+    mutating func setExpansionBit(at p: Position, to value: Bool, in forest: inout Forest) {
         if filter != nil {
             filter!.expanded.set(p, value)
-        } else if value {
-            forest.flags[Int(forest.slotAt[p])].insert(.expanded)
         } else {
-            forest.flags[Int(forest.slotAt[p])].remove(.expanded)
+            forest.setFlag(.expanded, value, at: p)
         }
     }
 
-    /// Sets the expansion of `p` and of every descendant that has children.
+    /// Expanding: sets `p` and every descendant that has children expanded.
+    /// Collapsing: collapses `p` and every descendant, leaves included, so that no
+    /// node of the subtree stays open (as after `collapseAll`).
     /// - Complexity: O(s log n) for a subtree of s nodes, O(n) when s is large
-    mutating func setExpandedRecursively(_ p: Int, _ value: Bool, _ forest: inout Forest) -> [Splice] {
-        let end = p + Int(forest.subtreeSize[p])
-        var changed: [Int] = []
-        for q in p ..< end where (q == p || forest.hasChildren(atPosition: q)) && isExpanded(q, forest) != value {
+    mutating func setExpandedRecursively(at p: Position, to value: Bool, in forest: inout Forest) -> [Splice] {
+        let end = forest.subtreeEnd(of: p)
+        var changed: [Position] = []
+        for q in p ..< end where (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(at: q, in: forest) != value {
             changed.append(q)
         }
         if changed.isEmpty { return [] }
         if changed.count * 64 > forest.count {
-            return rebuild(&forest) { view, forest in for q in changed { view.setBit(q, value, &forest) } }
+            return rebuild(&forest) { view, forest in
+                for q in changed { view.setExpansionBit(at: q, to: value, in: &forest) }
+            }
         }
-        let inner = p + 1 ..< end
+        let inner = forest.descendants(of: p)
         let before = index.zeros(in: inner)
         for q in changed {
-            setBit(q, value, &forest)
-            index.add(value ? -1 : 1, to: q + 1 ..< q + Int(forest.subtreeSize[q]))
+            setExpansionBit(at: q, to: value, in: &forest)
+            index.add(value ? -1 : 1, to: forest.descendants(of: q))
         }
         let after = index.zeros(in: inner)
         guard before != after, index.isZero(p) else { return [] }
@@ -234,21 +240,21 @@ struct ViewState: Sendable {
     /// Every node that has children expanded (`depth == nil`), or exactly the nodes
     /// with children at a level below `depth`; all others collapsed.
     /// - Complexity: O(n)
-    mutating func expand(belowDepth depth: Int?, _ forest: inout Forest) -> [Splice] {
-        let limit = depth.map { Int32(clamping: $0) } ?? .max
-        return setAll(&forest) { p, forest in
-            forest.depth[p] < limit && (forest.subtreeSize[p] > 1 || forest.flags[Int(forest.slotAt[p])].contains(.declaresChildren))
+    mutating func expand(belowDepth depth: Int?, in forest: inout Forest) -> [Splice] {
+        let limit = depth ?? .max
+        return setAll(in: &forest) { p, forest in
+            forest.level(at: p) < limit && forest.hasChildren(atPosition: p)
         }
     }
 
     /// Every node collapsed.
     /// - Complexity: O(n)
-    mutating func collapseAll(_ forest: inout Forest) -> [Splice] {
-        setAll(&forest) { _, _ in false }
+    mutating func collapseAll(in forest: inout Forest) -> [Splice] {
+        setAll(in: &forest) { _, _ in false }
     }
 
     /// Sets every node's expansion to `value(position)`, then rebuilds and diffs.
-    private mutating func setAll(_ forest: inout Forest, _ value: @escaping (Int, Forest) -> Bool) -> [Splice] {
+    private mutating func setAll(in forest: inout Forest, _ value: @escaping (Position, Forest) -> Bool) -> [Splice] {
         rebuild(&forest) { view, forest in
             let n = forest.count
             if view.filter != nil {
@@ -284,29 +290,5 @@ struct ViewState: Sendable {
     mutating func reindex(_ forest: Forest) {
         let covers = filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
         index = CoverIndex(covers: covers)
-    }
-}
-
-// MARK: - Small concurrency helpers
-
-/// Moves a value into a concurrent closure whose synchronization is known to be safe.
-struct SendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// A flag set by any thread and read by all.
-final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
-}
-
-/// Runs `body(0 ..< parts)` in parallel and returns when all are done.
-func runConcurrently(_ parts: Int, _ body: (Int) -> Void) {
-    if parts == 1 { body(0); return }
-    withoutActuallyEscaping(body) { body in
-        let box = SendableBox(body)
-        DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
     }
 }

@@ -1,4 +1,5 @@
 import TreeEngine
+import TreeFormats
 
 /// An item id as a request names it: its string form (an integer id `7`, or `7.0` in a
 /// body, is the id `"7"`), which names the same node in every session state.

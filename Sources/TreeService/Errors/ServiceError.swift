@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 /// Every problem `type` the service answers with (its own, and those of the HTTP layer
 /// rendered by `Problem.httpErrorRenderer`): the slug of `urn:treesessions:problem:<slug>`,

@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 extension TreeService {
     /// `GET /sessions/{sid}/items/{itemId}?filter=`

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 extension TreeService {
     /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array.
@@ -15,7 +16,7 @@ extension TreeService {
         case nil, .string("none")?: break
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:
-            guard let depth = value.integralValue, depth >= 0 else {
+            guard let depth = value.intValue, depth >= 0 else {
                 throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
             }
             _ = store.expand(toDepth: depth, nil)

@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 /// The one write path: every change to a session, whichever route asked for it, runs
 /// through `mutateSession`, in this order:

@@ -1,5 +1,6 @@
 import Foundation
 import TreeEngine
+import TreeFormats
 
 /// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
 enum ResponseJSON {

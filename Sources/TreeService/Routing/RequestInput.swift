@@ -1,5 +1,6 @@
 import HTTP1
 import TreeEngine
+import TreeFormats
 
 /// Reading what a request says: query parameters, JSON bodies, preconditions.
 extension HTTPRequest {
@@ -107,7 +108,7 @@ struct Members {
     /// A non-negative integer member, written as any number with an integer value (`2`, `2.0`, `2e0`).
     func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
         guard let v = self[key] else { return nil }
-        guard let n = v.integralValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
         return n
     }
 
@@ -117,7 +118,7 @@ struct Members {
         switch self[key] {
         case .null?: return nil
         case .string(let s)?: return ItemID(s)
-        case let v: if let n = v?.integralValue { return ItemID(String(n)) }
+        case let v: if let n = v?.intValue { return ItemID(String(n)) }
         }
         throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
     }

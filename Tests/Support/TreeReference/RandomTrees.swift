@@ -149,7 +149,7 @@ enum RandomTrees {
         var members: [String] = []
         if let id = n.id {
             switch id {
-            case .integer(let v): members.append("\"id\":\(v)")
+            case .integer(let v): members.append("\"id\":" + integerSpelling(v))
             case .string(let s): members.append("\"id\":" + ws(&rng) + string(s, &rng))
             }
         }
@@ -164,6 +164,18 @@ enum RandomTrees {
         }
         members.shuffle(using: &rng)
         out += "{" + ws(&rng) + members.joined(separator: "," + ws(&rng)) + ws(&rng) + "}"
+    }
+
+    /// An integer id as a JSON number: mostly plain, sometimes with a fraction or an
+    /// exponent (`7.0`, `70e-1`, `7E+0`), which is still the id 7. Chosen by the value,
+    /// so the random sequence stays as it was.
+    static func integerSpelling(_ v: Int64) -> String {
+        switch v.magnitude % 7 {
+        case 3: return "\(v).0"
+        case 5: return "\(v)0e-1"
+        case 6: return "\(v)E+0"
+        default: return "\(v)"
+        }
     }
 
     /// A JSON string literal, with some characters escaped at random.

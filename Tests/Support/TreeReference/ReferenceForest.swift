@@ -238,11 +238,13 @@ final class ReferenceForest {
         if value { filterExpanded[f]!.insert(id) } else { filterExpanded[f]!.remove(id) }
     }
 
+    /// Recursive: expanding opens every descendant that has children; collapsing
+    /// collapses every descendant, leaves included (as `collapseAll` does).
     func setExpanded(_ node: RefNode, _ value: Bool, recursive: Bool, _ f: FilterQuery?) {
         use(f)
         setFlag(node, value, f)
         guard recursive else { return }
-        for q in node.subtree.dropFirst() where q.hasChildren { setFlag(q, value, f) }
+        for q in node.subtree.dropFirst() where q.hasChildren || !value { setFlag(q, value, f) }
     }
 
     func reveal(_ node: RefNode, _ f: FilterQuery?) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// The filter examples from SwiftListTreeDataSource's own tests, on the outline sample:

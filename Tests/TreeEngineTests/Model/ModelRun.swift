@@ -1,5 +1,6 @@
 import Foundation
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// One seed: a random tree uploaded to the engine and to the reference, then a
@@ -41,6 +42,8 @@ final class ModelRun {
             return
         }
         store.filteredViewCapacity = capacity
+        // Filters split their titles between 1, 3 or 7 threads (or the default), even on small trees.
+        store.filterWorkers = [nil, 1, 3, 7][Int(seed % 4)]
         adoptIDs(model.roots, store.forest.children(of: nil), "upload")
         checkForest(store.forest, "after upload")
         let k = rng.int(2 ... 3)

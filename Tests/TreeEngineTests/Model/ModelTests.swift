@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// The backbone: the engine against a naive recursive reference (`ReferenceForest`)
@@ -58,7 +59,7 @@ import Testing
         }
     }
 
-    /// Past 65,536 nodes the engine matches titles on two threads.
+    /// Past 65,536 nodes the engine matches titles on several threads.
     @Test func largeTreeAgainstReference() {
         let run = ModelRun(seed: 424_242, size: 66_000)
         run.run(steps: 2)

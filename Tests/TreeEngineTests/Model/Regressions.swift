@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+import TreeFormats
 @testable import TreeReference
 
 /// The smallest failing cases the model test found, one per engine bug.

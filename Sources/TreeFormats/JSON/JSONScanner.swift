@@ -351,7 +351,8 @@ struct JSONScanner {
     struct NumberToken {
         var start: Int
         var end: Int
-        /// `-?[0-9]+`: no fraction, no exponent.
+        /// Written `-?[0-9]+`: no fraction, no exponent (the value of others may still
+        /// be an integer: `integralValue`).
         var isInteger: Bool
     }
 
@@ -425,6 +426,84 @@ struct JSONScanner {
         if negative { return value }
         let (positive, overflow) = Int64(0).subtractingReportingOverflow(value)
         return overflow ? nil : positive
+    }
+
+    /// What an integer reading of a number token found.
+    enum IntegralValue: Equatable {
+        /// The number's value is this integer (`7`, `7.0`, `70e-1`, `-0.0`).
+        case integer(Int64)
+        /// The value has a nonzero fraction (`7.5`).
+        case fractional
+        /// The value is an integer outside the 64-bit range (`1e300`).
+        case outOfRange
+    }
+
+    /// The value of any number token as an integer, when it is one: a number written
+    /// with a fraction or an exponent counts by its value, so `2.0` and `2e0` are 2.
+    /// Exact, decimal digit by digit (no floating point).
+    ///
+    /// - Complexity: O(length of the number).
+    func integralValue(_ token: NumberToken) -> IntegralValue {
+        if token.isInteger {
+            return int64(token).map { .integer($0) } ?? .outOfRange
+        }
+        var index = token.start
+        let negative = byte(index) == UInt8(ascii: "-")
+        if negative { index &+= 1 }
+        // The significant digits (integer part, then fraction) and where the fraction and exponent start.
+        let digitsStart = index
+        var fractionDigits = 0
+        while index < token.end, case UInt8(ascii: "0")...UInt8(ascii: "9") = byte(index) { index &+= 1 }
+        let integerEnd = index
+        var fractionStart = index
+        if index < token.end, byte(index) == UInt8(ascii: ".") {
+            index &+= 1
+            fractionStart = index
+            while index < token.end, case UInt8(ascii: "0")...UInt8(ascii: "9") = byte(index) { index &+= 1 }
+            fractionDigits = index &- fractionStart
+        }
+        // The exponent, saturated: anything past ±10^9 decides by its sign alone.
+        var exponent = 0
+        if index < token.end {
+            index &+= 1  // e or E
+            var exponentNegative = false
+            if byte(index) == UInt8(ascii: "+") || byte(index) == UInt8(ascii: "-") {
+                exponentNegative = byte(index) == UInt8(ascii: "-")
+                index &+= 1
+            }
+            while index < token.end {
+                if exponent < 1_000_000_000 { exponent = exponent &* 10 &+ Int(byte(index) &- UInt8(ascii: "0")) }
+                index &+= 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // digit(i) for i over the significant digits, skipping the decimal point.
+        func digit(_ i: Int) -> Int64 {
+            let at = i < integerEnd &- digitsStart ? digitsStart &+ i : fractionStart &+ (i &- (integerEnd &- digitsStart))
+            return Int64(byte(at) &- UInt8(ascii: "0"))
+        }
+        let count = (integerEnd &- digitsStart) &+ fractionDigits
+        var first = 0
+        while first < count && digit(first) == 0 { first &+= 1 }
+        if first == count { return .integer(0) }  // zero, whatever the exponent
+        var last = count
+        while digit(last &- 1) == 0 { last &-= 1 }
+        // The value is digits[first ..< last] × 10^scale.
+        let scale = exponent &- fractionDigits &+ (count &- last)
+        if scale < 0 { return .fractional }
+        if (last &- first) &+ scale > 19 { return .outOfRange }
+        // Accumulate negatively so that Int64.min fits.
+        var value: Int64 = 0
+        for i in first ..< last &+ scale {
+            let d = i < last ? digit(i) : 0
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(d)
+            if overflow1 || overflow2 { return .outOfRange }
+            value = next
+        }
+        if negative { return .integer(value) }
+        let (positive, overflow) = Int64(0).subtractingReportingOverflow(value)
+        return overflow ? .outOfRange : .integer(positive)
     }
 
     /// Scans `true`, `false` or `null` at `pos`.
@@ -554,18 +633,18 @@ struct JSONScanner {
     }
 
     /// The JSON Pointer suffix naming where `stack[from...]` stands, e.g. `/a/3/b`.
-    func path(of stack: ContiguousArray<ValueFrame>, from floor: Int) -> String {
-        var result = ""
+    func path(of stack: ContiguousArray<ValueFrame>, from floor: Int) -> JSONPointer {
+        var result = JSONPointer()
         var scratch: [UInt8] = []
         var index = floor
         while index < stack.count {
             let frame = stack[index]
             if frame.isObject {
                 if frame.position >= 0 {
-                    result += "/" + JSONPointer.escape(key(at: frame.position, scratch: &scratch))
+                    result.append(key: key(at: frame.position, scratch: &scratch))
                 }
             } else if frame.position >= 0 {
-                result += "/\(frame.position)"
+                result.append(index: frame.position)
             }
             index += 1
         }

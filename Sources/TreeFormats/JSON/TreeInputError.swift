@@ -53,10 +53,10 @@ public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Creates an error, computing `line` and `column` from `byteOffset` in `document`.
     ///
     /// - Complexity: O(`byteOffset`).
-    init(kind: Kind, message: String, byteOffset: Int, path: String, in document: UnsafeRawBufferPointer) {
+    init(kind: Kind, message: String, byteOffset: Int, path: JSONPointer, in document: UnsafeRawBufferPointer) {
         let location = Self.lineAndColumn(of: byteOffset, in: document)
         self.init(kind: kind, message: message, byteOffset: byteOffset,
-                  line: location.line, column: location.column, path: path)
+                  line: location.line, column: location.column, path: path.text)
     }
 
     /// The 1-based line and byte column of `offset` in `document` (lines end at LF).
@@ -90,9 +90,9 @@ struct JSONScanError: Error {
     var message: String
     var offset: Int
     /// Set when the thrower already knows the full path below its caller's prefix.
-    var path: String?
+    var path: JSONPointer?
 
-    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int, path: String? = nil) {
+    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int, path: JSONPointer? = nil) {
         self.kind = kind
         self.message = message
         self.offset = offset
@@ -109,24 +109,5 @@ struct JSONScanError: Error {
 
     static func limit(_ message: String, at offset: Int) -> JSONScanError {
         JSONScanError(.limit, message, at: offset)
-    }
-}
-
-/// JSON Pointer (RFC 6901) helpers.
-enum JSONPointer {
-    /// One reference token: `~` becomes `~0` and `/` becomes `~1`.
-    static func escape(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
-            return token
-        }
-        var result = ""
-        for character in token.unicodeScalars {
-            switch character {
-            case "~": result += "~0"
-            case "/": result += "~1"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
     }
 }

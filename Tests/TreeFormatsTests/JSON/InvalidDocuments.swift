@@ -1,4 +1,5 @@
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 
 /// A part of a fixture document: text (its UTF-8) or one raw byte (for invalid UTF-8
 /// and control characters).
@@ -113,8 +114,9 @@ enum InvalidDocuments {
         InvalidDocument("title-number", bytes(#"[{"title":5}]"#), .rule, 10, "/0/title"),
         InvalidDocument("title-null", bytes(#"[{"title":null}]"#), .rule, 10, "/0/title"),
         InvalidDocument("title-deep", bytes(#"{"nodes":[{"title":"a","children":[{"title":"b","children":[{"title":{}}]}]}]}"#), .rule, 69, "/nodes/0/children/0/children/0/title"),
-        InvalidDocument("id-fraction", bytes(#"[{"title":"a","id":1.0}]"#), .rule, 19, "/0/id"),
-        InvalidDocument("id-exponent", bytes(#"[{"title":"a","id":1e3}]"#), .rule, 19, "/0/id"),
+        InvalidDocument("id-fraction", bytes(#"[{"title":"a","id":1.5}]"#), .rule, 19, "/0/id"),
+        InvalidDocument("id-exponent", bytes(#"[{"title":"a","id":15e-1}]"#), .rule, 19, "/0/id"),
+        InvalidDocument("id-exponent-too-big", bytes(#"[{"title":"a","id":1e300}]"#), .rule, 19, "/0/id"),
         InvalidDocument("id-true", bytes(#"[{"title":"a","id":true}]"#), .rule, 19, "/0/id"),
         InvalidDocument("id-null", bytes(#"[{"title":"a","id":null}]"#), .rule, 19, "/0/id"),
         InvalidDocument("id-array", bytes(#"[{"title":"a","id":[1]}]"#), .rule, 19, "/0/id"),

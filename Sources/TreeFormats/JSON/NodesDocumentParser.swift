@@ -1,3 +1,5 @@
+import TreeEngine
+
 /// Limits for `NodesDocumentParser`.
 struct NodesDocumentOptions: Sendable {
     /// How deep the document may nest, counting one level per node (a node object and
@@ -20,6 +22,11 @@ struct NodesDocumentOptions: Sendable {
 /// Reads an upload document (a bare array of nodes, or an object with a `nodes` member)
 /// and drives a `NodeSink` in pre-order, without building anything itself.
 ///
+/// The parser checks shapes and types (title present and a string, id a string or a
+/// number whose value is an integer, flags booleans, no duplicate or unknown keys);
+/// the sink checks what needs the whole forest (id uniqueness, limits), and its
+/// `NodeSinkError` becomes a `TreeInputError` with the byte offset and JSON path.
+///
 /// Iterative: an explicit stack of open nodes, so nesting depth is bounded by
 /// `maxDepth` and memory, never by the thread's stack. Strings without escapes reach
 /// the sink as slices of the input; escaped ones are decoded into one reused buffer.
@@ -37,7 +44,7 @@ struct NodesDocumentParser {
         _ bytes: UnsafeRawBufferPointer,
         into sink: inout S,
         options: NodesDocumentOptions = NodesDocumentOptions()
-    ) throws(TreeInputError) -> [(key: String, value: JSONValue)] {
+    ) throws(TreeInputError) -> JSONMembers {
         var parser = NodesDocumentParser(bytes, options: options)
         do {
             return try parser.parseDocument(into: &sink)
@@ -104,12 +111,12 @@ struct NodesDocumentParser {
 
     // MARK: Document
 
-    mutating func parseDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> [(key: String, value: JSONValue)] {
+    mutating func parseDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> JSONMembers {
         scanner.skipWhitespace()
         if scanner.atEnd {
             throw .syntax("empty document", at: scanner.pos)
         }
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         switch scanner.current {
         case UInt8(ascii: "["):
             try parseNodes(into: &sink)
@@ -127,11 +134,11 @@ struct NodesDocumentParser {
         return members
     }
 
-    mutating func parseTopObject<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> [(key: String, value: JSONValue)] {
+    mutating func parseTopObject<S: NodeSink>(into sink: inout S) throws(JSONScanError) -> JSONMembers {
         let open = scanner.pos
         scanner.pos += 1
         scanner.skipWhitespace()
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         var sawNodes = false
         if scanner.current == UInt8(ascii: "}") {
             scanner.pos += 1
@@ -393,10 +400,14 @@ struct NodesDocumentParser {
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let token = try scanner.scanNumber()
-                guard token.isInteger else {
-                    throw .rule("\"id\" must be a string or an integer without fraction or exponent", at: valueStart)
-                }
-                guard let value = scanner.int64(token) else {
+                // `7.0` and `7e0` are the id 7: a number counts by its value.
+                let value: Int64
+                switch scanner.integralValue(token) {
+                case .integer(let integer):
+                    value = integer
+                case .fractional:
+                    throw .rule("\"id\" must be a string or an integer", at: valueStart)
+                case .outOfRange:
                     throw .rule("\"id\" integer is out of the 64-bit range", at: valueStart)
                 }
                 do throws(NodeSinkError) {
@@ -528,34 +539,31 @@ struct NodesDocumentParser {
     }
 
     /// The JSON Pointer to where the parser stands now.
-    func currentPath() -> String {
-        guard let topKey else {
-            return nodesPath(prefix: "")
+    func currentPath() -> JSONPointer {
+        var path = JSONPointer()
+        if let topKey {
+            path.append(key: topKey)
+            if topKey != "nodes" { return path }
         }
-        let prefix = "/" + JSONPointer.escape(topKey)
-        return topKey == "nodes" ? nodesPath(prefix: prefix) : prefix
-    }
-
-    private func nodesPath(prefix: String) -> String {
-        var path = prefix
         guard inNode else {
-            return elementPending ? path + "/\(nextIndex)" : path
+            return elementPending ? path.appending(index: nextIndex) : path
         }
         for ancestor in ancestors {
-            path += "/\(ancestor.index)/children"
+            path.append(index: ancestor.index)
+            path.append(key: "children")
         }
-        path += "/\(node.index)"
+        path.append(index: node.index)
         var scratch: [UInt8] = []
         switch memberPath {
         case .none:
             break
         case .children:
-            path += "/children"
-            if elementPending { path += "/\(nextIndex)" }
+            path.append(key: "children")
+            if elementPending { path.append(index: nextIndex) }
         case .key(let offset):
-            path += "/" + JSONPointer.escape(scanner.key(at: offset, scratch: &scratch))
+            path.append(key: scanner.key(at: offset, scratch: &scratch))
             if inData {
-                path += scanner.path(of: valueStack, from: 0)
+                path.append(contentsOf: scanner.path(of: valueStack, from: 0))
             }
         }
         return path
@@ -573,7 +581,7 @@ struct NodesDocumentParser {
         }
         var path = currentPath()
         if let inner = error.path {
-            path += inner
+            path.append(contentsOf: inner)
         }
         return TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset,
                               path: path, in: scanner.bytes)

@@ -1,5 +1,6 @@
 import Testing
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 
 @Suite("JSONWriterTests")
 struct JSONWriterTests {

@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     /// Members in document order; keys are unique when parsed.
-    case object([(key: String, value: JSONValue)])
+    case object(JSONMembers)
 
     /// Structural equality; object members compared pairwise in order.
     ///
@@ -38,8 +38,9 @@ public enum JSONValue: Sendable, Equatable {
 
     // MARK: Accessors
 
-    /// The value of a number written as an integer (`-?[0-9]+`, no fraction, no
-    /// exponent) that fits `Int`; nil for anything else.
+    /// The value of a number whose value is an integer that fits `Int`, however it is
+    /// written (`2`, `2.0`, `2e0`, `-0.0` is 0); nil for a fraction (`2.5`), an integer
+    /// out of range (`1e300`), or anything that is not a valid JSON number.
     ///
     /// - Complexity: O(length of the number text).
     public var intValue: Int? {
@@ -47,8 +48,8 @@ public enum JSONValue: Sendable, Equatable {
         var utf8 = Array(text.utf8)
         return utf8.withUnsafeMutableBytes { buffer -> Int? in
             var scanner = JSONScanner(UnsafeRawBufferPointer(buffer))
-            guard let token = try? scanner.scanNumber(), token.isInteger, scanner.atEnd,
-                  let value = scanner.int64(token) else { return nil }
+            guard !scanner.atEnd, let token = try? scanner.scanNumber(), scanner.atEnd,
+                  case .integer(let value) = scanner.integralValue(token) else { return nil }
             return Int(exactly: value)
         }
     }
@@ -124,7 +125,7 @@ public enum JSONValue: Sendable, Equatable {
                 throw syntax
             }
             throw TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset,
-                                 path: error.path ?? "", in: bytes)
+                                 path: error.path ?? JSONPointer(), in: bytes)
         }
     }
 
@@ -156,7 +157,7 @@ public enum JSONValue: Sendable, Equatable {
     private struct Container {
         var isObject: Bool
         var elements: [JSONValue] = []
-        var members: [(key: String, value: JSONValue)] = []
+        var members: JSONMembers = []
         /// The key of the member whose value is being read.
         var key: String?
         /// The error is at a separator: the path names the container itself.
@@ -288,20 +289,24 @@ public enum JSONValue: Sendable, Equatable {
         scanner.skipWhitespace()
     }
 
-    private static func path(of stack: [Container]) -> String {
-        var path = ""
+    private static func path(of stack: [Container]) -> JSONPointer {
+        var path = JSONPointer()
         for container in stack {
             if container.atSeparator {
                 break
             }
             if container.isObject {
                 if let key = container.key {
-                    path += "/" + JSONPointer.escape(key)
+                    path.append(key: key)
                 }
             } else {
-                path += "/\(container.elements.count)"
+                path.append(index: container.elements.count)
             }
         }
         return path
     }
 }
+
+/// The members of a JSON object in document order, keys decoded: a request body's
+/// members, or an upload's top-level members other than `nodes`.
+public typealias JSONMembers = [(key: String, value: JSONValue)]

@@ -1,3 +1,5 @@
+import TreeEngine
+
 extension Forest {
     /// Writes the forest in the upload format, `{"nodes":[...]}`, handing out the
     /// bytes in chunks of about `chunkSize` so a large tree never sits in one buffer.
@@ -17,20 +19,20 @@ extension Forest {
             }
             if !first { out.byte(UInt8(ascii: ",")) }
             let node = node(atPosition: p)
+            let size = subtreeCount(atPosition: p)
             out.raw("{\"id\":")
             writeID(of: node, to: &out)
             out.raw(",\"title\":")
             writeTitle(of: node, to: &out)
-            let f = flags[Int(node.slot)]
-            if f.contains(.expanded) { out.raw(",\"expanded\":true") }
-            if f.contains(.declaresChildren) { out.raw(",\"hasChildren\":true") }
+            if isExpandedUnfiltered(node) { out.raw(",\"expanded\":true") }
+            if declaresChildren(node) { out.raw(",\"hasChildren\":true") }
             if hasData(node) {
                 out.raw(",\"data\":")
                 writeData(of: node, to: &out)
             }
-            if subtreeSize[p] > 1 {
+            if size > 1 {
                 out.raw(",\"children\":[")
-                openEnds.append(p + Int(subtreeSize[p]))
+                openEnds.append(p + size)
                 first = true
             } else {
                 out.byte(UInt8(ascii: "}"))

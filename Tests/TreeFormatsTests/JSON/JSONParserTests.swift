@@ -1,5 +1,6 @@
 import Testing
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 @testable import TreeReference
 
 @Suite("JSONParserTests")
@@ -70,6 +71,40 @@ struct JSONParserTests {
             .integerID(42), .stringID("42"), .integerID(0), .integerID(.max), .integerID(.min), .stringID("42x"), .integerID(0),
             .integerID(999_999_999_999_999_999), .integerID(-999_999_999_999_999_999), .integerID(1_000_000_000_000_000_000),
         ])
+    }
+
+    /// An integral number written with a fraction or an exponent is that integer id.
+    @Test func integralNumberIDsWithFractionOrExponentAreIntegers() {
+        let result = record(#"""
+            [{"title":"a","id":7.0},{"title":"b","id":8e0},{"title":"c","id":-0.0},{"title":"d","id":90E-1},
+             {"title":"e","id":1.2e1},{"title":"f","id":9.223372036854775807e18},{"title":"g","id":-5.00}]
+            """#)
+        #expect(result.error == nil)
+        let ids = result.sink.events.filter {
+            if case .integerID = $0 { true } else { false }
+        }
+        #expect(ids == [.integerID(7), .integerID(8), .integerID(0), .integerID(9), .integerID(12), .integerID(.max), .integerID(-5)])
+    }
+
+    @Test func nonIntegralOrHugeNumberIDsStayRuleErrors() {
+        for (id, message) in [
+            ("7.5", #""id" must be a string or an integer"#), ("75e-1", #""id" must be a string or an integer"#),
+            ("1e300", #""id" integer is out of the 64-bit range"#), ("-1e19", #""id" integer is out of the 64-bit range"#),
+        ] {
+            let error = record(#"[{"title":"a","id":\#(id)}]"#).error
+            #expect(error?.kind == .rule, "\(id)")
+            #expect(error?.message == message, "\(id)")
+            #expect(error?.path == "/0/id", "\(id)")
+        }
+    }
+
+    /// The id `7.0` is the id `7`: the same node, and a duplicate of `7` or `"7"`.
+    @Test func integralIDWithFractionIsTheSameIDAsTheInteger() throws {
+        let forest = try Forest.parse(Array(#"[{"title":"a","id":7.0}]"#.utf8)).forest
+        let node = try #require(forest.node(withID: "7"))
+        #expect(forest.id(of: node) == .integer(7))
+        #expect(throws: TreeInputError.self) { try Forest.parse(Array(#"[{"title":"a","id":7},{"title":"b","id":7e0}]"#.utf8)) }
+        #expect(throws: TreeInputError.self) { try Forest.parse(Array(#"[{"title":"a","id":"7"},{"title":"b","id":70e-1}]"#.utf8)) }
     }
 
     @Test func dataOfEveryTypeIsPassedByteExact() {
@@ -171,7 +206,7 @@ struct JSONParserTests {
             (#"[{"id":"x"}]"#, #"node is missing "title""#),
             (#"[{"title":"a","name":1}]"#, #"unknown key "name" in node"#),
             (#"[{"title":"a","title":"b"}]"#, #"duplicate key "title" in node"#),
-            (#"[{"title":"a","id":1.5}]"#, #""id" must be a string or an integer without fraction or exponent"#),
+            (#"[{"title":"a","id":1.5}]"#, #""id" must be a string or an integer"#),
             ("", "empty document"),
             (#"[{"title":"a\u00"}]"#, #"\u must be followed by four hexadecimal digits"#),
             ("[{\"title\":\"\u{1}\"}]", "control character U+0001 must be escaped in a string"),

@@ -1,4 +1,5 @@
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 
 /// One call the parser made on a sink.
 enum SinkEvent: Equatable, CustomStringConvertible {

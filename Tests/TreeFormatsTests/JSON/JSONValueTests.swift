@@ -1,5 +1,6 @@
 import Testing
-@testable import TreeEngine
+import TreeEngine
+@testable import TreeFormats
 @testable import TreeReference
 
 @Suite("JSONValueTests")
@@ -33,18 +34,45 @@ struct JSONValueTests {
         #expect(JSONValue.string("1") != .number("1"))
     }
 
-    @Test func intValueOnlyForExactIntegers() throws {
+    @Test func intValueForEveryIntegralNumberInRange() throws {
         #expect(JSONValue.number("42").intValue == 42)
         #expect(JSONValue.number("-0").intValue == 0)
         #expect(JSONValue.number("-9223372036854775808").intValue == Int.min)
         #expect(JSONValue.number("9223372036854775807").intValue == Int.max)
         #expect(JSONValue.number("9223372036854775808").intValue == nil)
-        #expect(JSONValue.number("1.0").intValue == nil)
-        #expect(JSONValue.number("1e3").intValue == nil)
+        // Written with a fraction or an exponent, the value is still an integer.
+        #expect(JSONValue.number("1.0").intValue == 1)
+        #expect(JSONValue.number("2.0").intValue == 2)
+        #expect(JSONValue.number("2e0").intValue == 2)
+        #expect(JSONValue.number("2E+0").intValue == 2)
+        #expect(JSONValue.number("1e3").intValue == 1000)
+        #expect(JSONValue.number("-0.0").intValue == 0)
+        #expect(JSONValue.number("0e-7").intValue == 0)
+        #expect(JSONValue.number("0.000").intValue == 0)
+        #expect(JSONValue.number("250e-2").intValue == nil)
+        #expect(JSONValue.number("2500e-2").intValue == 25)
+        #expect(JSONValue.number("0.25e2").intValue == 25)
+        #expect(JSONValue.number("-7.000e1").intValue == -70)
+        #expect(JSONValue.number("9.223372036854775807e18").intValue == Int.max)
+        #expect(JSONValue.number("-9.223372036854775808e18").intValue == Int.min)
+        #expect(JSONValue.number("9.223372036854775808e18").intValue == nil)
+        #expect(JSONValue.number("1000000000000000000000e-3").intValue == 1_000_000_000_000_000_000)
+        // Not integers, or out of range.
+        #expect(JSONValue.number("2.5").intValue == nil)
+        #expect(JSONValue.number("0.1").intValue == nil)
+        #expect(JSONValue.number("1e-1").intValue == nil)
+        #expect(JSONValue.number("1e300").intValue == nil)
+        #expect(JSONValue.number("1e19").intValue == nil)
+        #expect(JSONValue.number("1e99999999999999999999").intValue == nil)
+        #expect(JSONValue.number("1e-99999999999999999999").intValue == nil)
+        #expect(JSONValue.number("0e99999999999999999999").intValue == 0)
+        // Not numbers.
         #expect(JSONValue.number("").intValue == nil)
         #expect(JSONValue.number("12x").intValue == nil)
+        #expect(JSONValue.number("1.").intValue == nil)
         #expect(JSONValue.string("42").intValue == nil)
         #expect(JSONValue.bool(true).intValue == nil)
+        #expect(try JSONValue.parse(#"{"expandDepth": 2.0}"#)["expandDepth"]?.intValue == 2)
         #expect(try JSONValue.parse(#"{"expandDepth": 3}"#)["expandDepth"]?.intValue == 3)
     }
 

@@ -1,0 +1,46 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Work split between threads: how many to use, and running the parts.
+public enum ParallelWork {
+    /// The most threads one job uses, however many processors the machine has: past
+    /// this, a job over a few million titles gains little and takes processors from
+    /// the other requests.
+    public static let maximumWorkers = 8
+
+    /// A thread is worth its hand-over only for at least this many items.
+    public static let minimumItemsPerWorker = 1 << 15
+
+    /// The processors this process may run on, read once.
+    public static let activeProcessors = ProcessInfo.processInfo.activeProcessorCount
+
+    /// How many threads a job over `items` items uses: one per `minimumItemsPerWorker`
+    /// items, at most one per processor and at most `cap`, at least one.
+    /// - Complexity: O(1)
+    public static func workerCount(items: Int, processors: Int = activeProcessors, cap: Int = maximumWorkers) -> Int {
+        max(1, min(items / minimumItemsPerWorker, processors, cap))
+    }
+
+    /// Runs `body(0 ..< parts)` in parallel and returns when all are done.
+    static func run(_ parts: Int, _ body: (Int) -> Void) {
+        if parts == 1 { body(0); return }
+        withoutActuallyEscaping(body) { body in
+            let box = SendableBox(body)
+            DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
+        }
+    }
+}
+
+/// Moves a value into a concurrent closure whose synchronization is known to be safe.
+struct SendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A flag set by any thread and read by all.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
