@@ -2,7 +2,7 @@ import Foundation
 import TreeEngine
 import TreeFormats
 
-/// Response bodies, written straight into one buffer with the engine's `JSONWriter`.
+/// Response bodies, written straight into one buffer with TreeFormats' `JSONWriter`.
 enum ResponseJSON {
     /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
     static func summary(_ session: Session, _ state: Session.State, expiresAt: Date) -> [UInt8] {
