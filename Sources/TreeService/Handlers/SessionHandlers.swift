@@ -41,10 +41,10 @@ extension TreeService {
 
     /// `DELETE /sessions/{sid}`
     func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        if request.headers["if-match"] != nil {
-            try readingSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
-        }
-        guard registry.remove(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
+        // If-Match is checked under the same exclusive lock that marks the session removed,
+        // as on the write path: no change slips in between.
+        let removed = try registry.remove(sid) { state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+        guard removed else { throw TreeService.removedSession(sid) }
         return HTTPResponse(status: 204)
     }
 

@@ -28,7 +28,14 @@ extension TreeService {
     func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
         let ticket = ticket(view, sid)
-        return try withSession(sid) { session, state throws(ServiceError) in
+        return try mutateSession(request, try liveSession(sid), view: view, ticket: ticket, decode: decode)
+    }
+
+    /// Applies the operation to a session already looked up (a request holds it from here on,
+    /// even if the session is removed before it gets the lock).
+    func mutateSession(_ request: HTTPRequest, _ session: Session, view: FilterQuery?, ticket: Int,
+                       decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
+        try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
             let operation = try decode(state.store)
             let resolved = try resolve(operation, in: state.store)
