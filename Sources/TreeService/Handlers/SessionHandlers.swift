@@ -17,7 +17,7 @@ extension TreeService {
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:
             guard let depth = value.intValue, depth >= 0 else {
-                throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
+                throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", member: "expand")
             }
             _ = store.expand(toDepth: depth, nil)
         }

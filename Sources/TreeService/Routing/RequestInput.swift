@@ -57,7 +57,7 @@ extension HTTPRequest {
         let value: JSONValue
         do { value = try JSONValue.parse(body) } catch { throw ServiceError(error) }
         guard case .object(let members) = value else {
-            throw .unprocessable("the body must be a JSON object", pointer: "")
+            throw .unprocessable("the body must be a JSON object")
         }
         return members
     }
@@ -95,20 +95,20 @@ struct Members {
     /// Throws 422 for any member not in `allowed`.
     func allowOnly(_ allowed: Set<String>) throws(ServiceError) {
         for key in keys where !allowed.contains(key) {
-            throw .unprocessable("unknown member \"\(key)\"; allowed here: \(allowed.sorted().joined(separator: ", "))", pointer: "/\(key)")
+            throw .unprocessable("unknown member \"\(key)\"; allowed here: \(allowed.sorted().joined(separator: ", "))", member: key)
         }
     }
 
     func bool(_ key: String) throws(ServiceError) -> Bool? {
         guard let v = self[key] else { return nil }
-        guard case .bool(let b) = v else { throw .unprocessable("\"\(key)\" must be true or false", pointer: "/\(key)") }
+        guard case .bool(let b) = v else { throw .unprocessable("\"\(key)\" must be true or false", member: key) }
         return b
     }
 
     /// A non-negative integer member, written as any number with an integer value (`2`, `2.0`, `2e0`).
     func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
         guard let v = self[key] else { return nil }
-        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", member: key) }
         return n
     }
 
@@ -120,12 +120,12 @@ struct Members {
         case .string(let s)?: return ItemID(s)
         case let v: if let n = v?.intValue { return ItemID(String(n)) }
         }
-        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", member: key)
     }
 
     /// An item id member that must name an item.
     func itemID(_ key: String) throws(ServiceError) -> ItemID {
-        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", pointer: "/\(key)") }
+        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", member: key) }
         return id
     }
 }
