@@ -10,16 +10,10 @@ public final class TreeService: HTTPResponder {
     let configuration: ServiceConfiguration
     let registry: SessionRegistry
     let metrics = Metrics()
-    let openAPIDocument: [UInt8]
 
-    /// - Parameters:
-    ///   - openAPIDocument: the bytes served at `/openapi.yaml`; by default the repository's
-    ///     `openapi.yaml`, compiled into the binary.
-    ///   - clock: the service's time; injected so expiry can be tested.
-    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8]? = nil,
-                clock: any ServiceClock = SystemClock()) {
+    /// - Parameter clock: the service's time; injected so expiry can be tested.
+    public init(configuration: ServiceConfiguration, clock: any ServiceClock = SystemClock()) {
         self.configuration = configuration
-        self.openAPIDocument = openAPIDocument ?? PackageResources.openapi_yaml
         registry = SessionRegistry(configuration: configuration, clock: clock)
     }
 
@@ -64,7 +58,7 @@ public final class TreeService: HTTPResponder {
         case (.metrics, _):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: metrics.render(sessions: registry.count, nodes: registry.nodeCount))
-        case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: openAPIDocument)
+        case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)
         case (.session(let sid), "DELETE"): return try deleteSession(request, sid)

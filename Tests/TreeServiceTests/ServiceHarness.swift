@@ -17,7 +17,7 @@ struct ServiceHarness {
         configure(&configuration)
         let clock = TestClock()
         self.clock = clock
-        service = TreeService(configuration: configuration, openAPIDocument: Array("openapi: 3.1.0\n".utf8), clock: clock)
+        service = TreeService(configuration: configuration, clock: clock)
     }
 
     struct Reply {

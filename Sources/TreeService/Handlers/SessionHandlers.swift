@@ -102,12 +102,7 @@ extension TreeService {
 
     /// `304 Not Modified` when `If-None-Match` names the current version.
     func notModified(_ request: HTTPRequest, version: Int) -> HTTPResponse? {
-        guard let header = request.headers["if-none-match"], matches(header, ETag.of(version)) else { return nil }
+        guard let header = request.headers["if-none-match"], ETag.list(header, names: version, weakly: true) else { return nil }
         return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", ETag.of(version))]))
-    }
-
-    /// Whether an `If-None-Match` header names `etag` (or is `*`).
-    func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").map { $0.trimmingSpaces() }.contains { $0 == "*" || $0 == etag || $0 == "W/" + etag }
     }
 }

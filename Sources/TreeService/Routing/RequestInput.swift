@@ -65,8 +65,7 @@ extension HTTPRequest {
     /// Throws 412 unless `If-Match` is absent, `*`, or names `version`.
     func checkIfMatch(version: Int) throws(ServiceError) {
         guard let header = headers["if-match"] else { return }
-        let tags = header.split(separator: ",").map { $0.trimmingSpaces() }
-        if tags.contains("*") || tags.contains(ETag.of(version)) { return }
+        if ETag.list(header, names: version, weakly: false) { return }
         throw ServiceError(.versionMismatch,
                            detail: "If-Match \(header) does not match the current version \(ETag.of(version))",
                            headers: [("ETag", ETag.of(version))])
@@ -75,6 +74,17 @@ extension HTTPRequest {
 
 enum ETag {
     static func of(_ version: Int) -> String { "\"\(version)\"" }
+
+    /// Whether an entity-tag list (`If-Match`, `If-None-Match`) is `*` or names `version`:
+    /// `weakly` also takes its weak tag `W/"N"` (RFC 9110's weak comparison, for
+    /// `If-None-Match`); `If-Match` compares strongly.
+    static func list(_ header: String, names version: Int, weakly: Bool) -> Bool {
+        let tag = of(version)
+        return header.split(separator: ",").contains { element in
+            let item = element.trimmingSpaces()
+            return item == "*" || item == tag || (weakly && item == "W/" + tag)
+        }
+    }
 }
 
 extension Substring {
