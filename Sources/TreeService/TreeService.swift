@@ -119,7 +119,8 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Runs `body` under the session's lock, after checking it has not expired and
-    /// marking it used. 404 for an unknown or expired session (which is then dropped).
+    /// marking it used. 404 for an unknown or expired session (which is then dropped), or
+    /// one removed while this request waited for its lock.
     func withSession<R: Sendable>(_ sid: String, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
         try withSession(try liveSession(sid), body)
     }

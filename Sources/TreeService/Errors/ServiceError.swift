@@ -107,7 +107,7 @@ struct ServiceError: Error, Sendable {
         return ServiceError(.invalidNode, detail: detail, pointer: pointer.text)
     }
 
-    /// A body error from the engine's parser: syntax → 400, rule → 422, limit → 429, with location.
+    /// A body error from TreeFormats' parser: syntax → 400, rule → 422, limit → 429, with location.
     init(_ error: TreeInputError) {
         switch error.kind {
         case .syntax:

@@ -8,7 +8,10 @@ import Glibc
 /// The lock lives at an address allocated once (a `pthread_rwlock_t` must not move
 /// while it is in use), every call's result is checked, and the box is `Sendable` only
 /// for a `Sendable` value, since readers on several threads see the value at once.
-/// Not recursive: taking it again on a thread that holds it stops the process (`EDEADLK`).
+/// Not recursive, and a thread must never take it again while it holds it: a second write
+/// lock, or a read lock after the write lock, stops the process (glibc answers `EDEADLK`);
+/// a write lock after a read lock hangs for ever, and so does a second read lock while a
+/// writer waits (the waiting writer is preferred) — glibc detects neither.
 final class ReadWriteLocked<Value> {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
     private var value: Value

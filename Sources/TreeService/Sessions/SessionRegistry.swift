@@ -75,8 +75,8 @@ final class SessionRegistry: Sendable {
 
     func release(_ n: Int) { totalNodes.subtract(n, ordering: .relaxed) }
 
-    /// The session with this id, expired or not: the caller checks `isExpired` under the
-    /// session's own lock, so a request locks its session once.
+    /// The session with this id, expired or not: the caller checks `isExpired` (before it
+    /// takes the session's lock, and `Session.State.removed` under it).
     func lookup(_ id: String) -> Session? {
         sweepIfDue()
         return sessions.withLock { $0[id] }
