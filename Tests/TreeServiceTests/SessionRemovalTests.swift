@@ -75,4 +75,14 @@ import Testing
         #expect(h.call("GET", "/sessions/\(sid)").status == 404)
         #expect(h.service.registry.nodeCount == 0)
     }
+
+    /// An expired session is gone for DELETE too, with or without If-Match.
+    @Test(arguments: [[], [("If-Match", "\"1\"")]])
+    func deletingAnExpiredSessionAnswers404(headers: [(String, String)]) {
+        let sid = h.createSample()
+        h.clock.advance(ServiceConfiguration().sessionTTL + .seconds(1))
+        #expect(h.call("DELETE", "/sessions/\(sid)", headers: headers).status == 404)
+        #expect(h.service.registry.count == 0)
+        #expect(h.service.registry.nodeCount == 0)
+    }
 }

@@ -41,8 +41,10 @@ extension TreeService {
 
     /// `DELETE /sessions/{sid}`
     func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        // If-Match is checked under the same exclusive lock that marks the session removed,
-        // as on the write path: no change slips in between.
+        // As on the write path: 404 for an unknown or expired session, and If-Match is
+        // checked under the same exclusive lock that marks the session removed, so no
+        // change slips in between.
+        _ = try liveSession(sid)
         let removed = try registry.remove(sid) { state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
         guard removed else { throw TreeService.removedSession(sid) }
         return HTTPResponse(status: 204)
