@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import Synchronization
 import Testing
 @testable import TreeService
 
@@ -84,5 +85,31 @@ import Testing
         #expect(h.call("DELETE", "/sessions/\(sid)", headers: headers).status == 404)
         #expect(h.service.registry.count == 0)
         #expect(h.service.registry.nodeCount == 0)
+    }
+
+    /// DELETE with If-Match takes the session's exclusive lock before it checks the tag or
+    /// removes anything (so no PATCH can move the version in between): while another reader
+    /// holds the session, the DELETE waits for the lock with the session still listed.
+    @Test func deleteWithIfMatchRemovesNothingBeforeItHoldsTheSessionExclusively() throws {
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let status = Mutex<Int>(0)
+        let deleted = DispatchSemaphore(value: 0)
+        let (stillListed, _) = h.whileAnotherThreadHolds(session, exclusively: false) { [h] in
+            Thread.detachNewThread {
+                let reply = h.call("DELETE", "/sessions/\(sid)", headers: [("If-Match", "\"1\"")])
+                status.withLock { $0 = reply.status }
+                deleted.signal()
+            }
+            // Until the DELETE waits for the exclusive lock: a waiting writer keeps new readers
+            // out (30 s only end a failing run).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while session.state.withReadLockIfFree({ _ in true }) != nil, ContinuousClock.now < deadline { sched_yield() }
+            return h.service.registry.lookup(sid) != nil
+        }
+        deleted.wait()
+        #expect(stillListed, "the DELETE took the session out before it held the lock")
+        #expect(status.withLock { $0 } == 204)
+        #expect(h.service.registry.count == 0)
     }
 }

@@ -51,6 +51,16 @@ final class ReadWriteLocked<Value> {
         return try body(value)
     }
 
+    /// Runs `body` beside other readers when the lock is free for a reader now (no writer
+    /// holds it or waits for it); nil, at once, otherwise.
+    func withReadLockIfFree<R, E: Error>(_ body: (Value) throws(E) -> R) throws(E) -> R? {
+        let result = pthread_rwlock_tryrdlock(lock)
+        if result == EBUSY { return nil }
+        ReadWriteLocked.check(result, "pthread_rwlock_tryrdlock")
+        defer { ReadWriteLocked.check(pthread_rwlock_unlock(lock), "pthread_rwlock_unlock") }
+        return try body(value)
+    }
+
     /// Stops the process when a pthread call failed: a lock that is not held cannot be
     /// trusted to protect anything.
     private static func check(_ result: Int32, _ call: StaticString) {
