@@ -112,4 +112,28 @@ import Testing
         #expect(status.withLock { $0 } == 204)
         #expect(h.service.registry.count == 0)
     }
+
+    /// A sweep checks expiry again under the session's lock: a session used after the sweep
+    /// read its last use, while the sweep waited for the lock, is kept.
+    @Test func aSweepKeepsASessionUsedWhileItWaitedForTheLock() throws {
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        h.clock.advance(ServiceConfiguration().sessionTTL + .seconds(11))
+        let swept = DispatchSemaphore(value: 0)
+        _ = h.whileAnotherThreadHolds(session, exclusively: false) { [h] in
+            Thread.detachNewThread {
+                h.service.registry.sweepIfDue()
+                swept.signal()
+            }
+            // Until the sweep waits for the exclusive lock: a waiting writer keeps new readers
+            // out (30 s only end a failing run). Then the session is used.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while session.state.withReadLockIfFree({ _ in true }) != nil, ContinuousClock.now < deadline { sched_yield() }
+            h.clock.advance(.seconds(1))
+            session.touch(h.clock.now)
+        }
+        swept.wait()
+        #expect(h.service.registry.count == 1)
+        #expect(h.call("GET", "/sessions/\(sid)").status == 200)
+    }
 }

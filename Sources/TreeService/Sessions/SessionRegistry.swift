@@ -108,7 +108,7 @@ final class SessionRegistry: Sendable {
     /// the table and releases its nodes; the number of nodes released, nil when there was
     /// no session to drop. A request that waits for the session's lock meanwhile finds it
     /// marked and answers 404, so its nodes are never reserved or released after this.
-    private func drop(_ id: String, check: (Session.State) throws(ServiceError) -> Void = { _ in }) throws(ServiceError) -> Int? {
+    private func drop(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Int? {
         guard let session = sessions.withLock({ $0[id] }) else { return nil }
         let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
             guard !state.removed else { return nil }
@@ -136,7 +136,13 @@ final class SessionRegistry: Sendable {
         guard lastSweep.advance(to: now, ifOlderThan: .seconds(10)) else { return }
         let all = sessions.withLock { Array($0.values) }
         var freed = 0
-        for session in all where isExpired(lastUsed: session.lastUsed, now: now) { freed += drop(session.id) ?? 0 }
+        for session in all where isExpired(lastUsed: session.lastUsed, now: now) {
+            // Checked again under the lock: a request may have used the session meanwhile.
+            let dropped = try? drop(session.id) { _ throws(ServiceError) in
+                if !isExpired(lastUsed: session.lastUsed, now: now) { throw ServiceError.notFound("used again") }
+            }
+            freed += dropped ?? 0
+        }
         freedMemory.nodesFreed(freed)  // one trim for the whole sweep
     }
 
