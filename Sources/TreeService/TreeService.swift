@@ -10,16 +10,10 @@ public final class TreeService: HTTPResponder {
     let configuration: ServiceConfiguration
     let registry: SessionRegistry
     let metrics = Metrics()
-    let openAPIDocument: [UInt8]
 
-    /// - Parameters:
-    ///   - openAPIDocument: the bytes served at `/openapi.yaml`; by default the repository's
-    ///     `openapi.yaml`, compiled into the binary.
-    ///   - clock: the service's time; injected so expiry can be tested.
-    public init(configuration: ServiceConfiguration, openAPIDocument: [UInt8]? = nil,
-                clock: any ServiceClock = SystemClock()) {
+    /// - Parameter clock: the service's time; injected so expiry can be tested.
+    public init(configuration: ServiceConfiguration, clock: any ServiceClock = SystemClock()) {
         self.configuration = configuration
-        self.openAPIDocument = openAPIDocument ?? PackageResources.openapi_yaml
         registry = SessionRegistry(configuration: configuration, clock: clock)
     }
 
@@ -64,7 +58,7 @@ public final class TreeService: HTTPResponder {
         case (.metrics, _):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: metrics.render(sessions: registry.count, nodes: registry.nodeCount))
-        case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: openAPIDocument)
+        case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)
         case (.session(let sid), "DELETE"): return try deleteSession(request, sid)
@@ -125,10 +119,16 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Runs `body` under the session's lock, after checking it has not expired and
-    /// marking it used. 404 for an unknown or expired session (which is then dropped).
+    /// marking it used. 404 for an unknown or expired session (which is then dropped), or
+    /// one removed while this request waited for its lock.
     func withSession<R: Sendable>(_ sid: String, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
-        let session = try liveSession(sid)
-        return try session.state.withLock { (state) throws(ServiceError) in
+        try withSession(try liveSession(sid), body)
+    }
+
+    /// Runs `body` under the lock of a session already looked up.
+    func withSession<R: Sendable>(_ session: Session, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
+        try session.state.withLock { (state) throws(ServiceError) in
+            guard !state.removed else { throw TreeService.removedSession(session.id) }
             defer {
                 let kept = Set(state.store.keptFilters)
                 session.keptFilters.withLock { $0 = kept }
@@ -140,17 +140,29 @@ public final class TreeService: HTTPResponder {
     /// Runs `body` beside other readers of the session, after checking it has not
     /// expired and marking it used (the last use has a lock of its own, so readers may mark it).
     func readingSession<R: Sendable>(_ sid: String, _ body: (Session, Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
-        let session = try liveSession(sid)
-        return try session.state.withReadLock { (state) throws(ServiceError) in try body(session, state) }
+        try readingSession(try liveSession(sid), body)
+    }
+
+    /// Runs `body` beside other readers of a session already looked up.
+    func readingSession<R: Sendable>(_ session: Session, _ body: (Session, Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
+        try session.state.withReadLock { (state) throws(ServiceError) in
+            guard !state.removed else { throw TreeService.removedSession(session.id) }
+            return try body(session, state)
+        }
+    }
+
+    /// The 404 for a session that is not (or no longer) there.
+    static func removedSession(_ sid: String) -> ServiceError {
+        ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
     }
 
     /// The session with this id, marked used now; 404 when there is none or it has
     /// expired (it is then dropped).
-    private func liveSession(_ sid: String) throws(ServiceError) -> Session {
+    func liveSession(_ sid: String) throws(ServiceError) -> Session {
         let now = registry.clock.now
         guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
             registry.remove(sid)
-            throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)")
+            throw TreeService.removedSession(sid)
         }
         session.touch(now)
         return session

@@ -28,6 +28,11 @@ import Testing
         #expect(reply.text == (try Self.file("openapi.yaml")))
     }
 
+    /// The harness's service serves the same document: there is no other to serve.
+    @Test func theHarnessServesTheRepositoryFile() throws {
+        #expect(ServiceHarness().call("GET", "/openapi.yaml").text == (try Self.file("openapi.yaml")))
+    }
+
     @Test func demoPageIsIndexHTMLWithItsFilesInline() throws {
         let reply = Self.get("/")
         #expect(reply.status == 200)

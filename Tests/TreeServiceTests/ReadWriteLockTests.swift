@@ -95,4 +95,23 @@ import Testing
         #expect(ReadWriteLocked<Int>.errorName(EINVAL) == "EINVAL")
         #expect(ReadWriteLocked<Int>.errorName(12345) == "errno 12345")
     }
+
+    @Test func aReadIfFreeRunsUnlessAWriterHoldsTheLock() {
+        let locked = ReadWriteLocked(7)
+        #expect(locked.withReadLockIfFree { $0 } == 7)
+        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [locked] in
+            locked.withLock { _ in
+                held.signal()
+                _ = letGo.wait(timeout: .now() + 30)
+            }
+            done.signal()
+        }
+        held.wait()
+        let whileWritten = locked.withReadLockIfFree { $0 }
+        letGo.signal()
+        done.wait()
+        #expect(whileWritten == nil)
+        #expect(locked.withReadLockIfFree { $0 + 1 } == 8)
+    }
 }

@@ -26,3 +26,28 @@ import Testing
         #expect(Metrics.routes == Route.Template.allCases.map(\.rawValue) + ["unmatched"])
     }
 }
+
+/// The router matches by the templates' segments: literals must be equal, placeholders
+/// take any segment, in order.
+@Suite struct RouteMatchingTests {
+    @Test func placeholdersTakeTheirSegmentsInOrder() {
+        #expect(Route.Template.item.match(["sessions", "s1", "items", "i1"]) == ["s1", "i1"])
+        #expect(Route.Template.item.match(["sessions", "s1", "rows", "i1"]) == nil)
+        #expect(Route.Template.root.match([]) == [])
+        #expect(Route.Template.health.match(["healthz"]) == [])
+        #expect(Route.Template.rows.segments == ["sessions", nil, "rows"])
+    }
+
+    @Test(arguments: [
+        (["sessions", "healthz"], Route.session("healthz")),
+        (["sessions", "s1", "items", "items"], Route.item("s1", "items")),
+    ])
+    func aPlaceholderTakesAnySegment(segments: [String], route: Route) {
+        #expect(Route(segments) == route)
+    }
+
+    @Test(arguments: [["healthz", "x"], ["session"], ["sessions", "s1", "row"], ["sessions", "s1", "items", "i1", "x"], ["x", "s1", "items"]])
+    func pathsOfNoTemplateMatchNothing(segments: [String]) {
+        #expect(Route(segments) == nil)
+    }
+}

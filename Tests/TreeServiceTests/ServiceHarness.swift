@@ -17,7 +17,7 @@ struct ServiceHarness {
         configure(&configuration)
         let clock = TestClock()
         self.clock = clock
-        service = TreeService(configuration: configuration, openAPIDocument: Array("openapi: 3.1.0\n".utf8), clock: clock)
+        service = TreeService(configuration: configuration, clock: clock)
     }
 
     struct Reply {
@@ -60,6 +60,32 @@ struct ServiceHarness {
         guard case .array(let nodes)? = try! JSONValue.parse(sample).member("nodes") else { fatalError("sample has no nodes") }
         return String(decoding: JSONValue.array(nodes).serialize(), as: UTF8.self)
     }()
+}
+
+extension ServiceHarness {
+    /// Runs `body` while another thread holds the session's lock (exclusively, or shared as a
+    /// reader) until `body` returns (or 30 s pass, which only ends a failing run); also tells
+    /// whether `body` returned while the lock was still held, i.e. did not wait for it.
+    func whileAnotherThreadHolds<T>(_ session: Session, exclusively: Bool, _ body: () -> T) -> (result: T, answeredWhileHeld: Bool) {
+        let holding = Atomic<Bool>(false)
+        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            func hold() {
+                holding.store(true, ordering: .sequentiallyConsistent)
+                held.signal()
+                _ = letGo.wait(timeout: .now() + 30)
+                holding.store(false, ordering: .sequentiallyConsistent)
+            }
+            if exclusively { session.state.withLock { _ in hold() } } else { session.state.withReadLock { _ in hold() } }
+            done.signal()
+        }
+        held.wait()
+        let result = body()
+        let answeredWhileHeld = holding.load(ordering: .sequentiallyConsistent)
+        letGo.signal()
+        done.wait()
+        return (result, answeredWhileHeld)
+    }
 }
 
 /// A settable clock for expiry tests: it moves only when told to.

@@ -38,8 +38,7 @@ import TreeFormats
     }
 
     /// A body of the wrong shape is refused without waiting for the session, which
-    /// another thread holds exclusively until told to let go (or 30 s pass, which only
-    /// ends a failing run).
+    /// another thread holds exclusively.
     @Test(arguments: [
         ("", "{\"expandDepth\": 1.5}"), ("", "{\"expandAll\": false}"),
         ("/items/2", "{\"title\": 5}"), ("/items/2", "{\"expanded\": true, \"recursive\": 1}"),
@@ -48,22 +47,9 @@ import TreeFormats
     func bodiesAreReadBeforeTheLock(path: String, body: String) throws {
         let sid = h.createSample()
         let session = try #require(h.service.registry.lookup(sid))
-        let holding = Atomic<Bool>(false)
-        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            session.state.withLock { _ in
-                holding.store(true, ordering: .sequentiallyConsistent)
-                held.signal()
-                _ = letGo.wait(timeout: .now() + 30)
-                holding.store(false, ordering: .sequentiallyConsistent)
-            }
-            done.signal()
+        let (reply, answeredWhileHeld) = h.whileAnotherThreadHolds(session, exclusively: true) {
+            h.call("PATCH", "/sessions/\(sid)\(path)", json: body)
         }
-        held.wait()
-        let reply = h.call("PATCH", "/sessions/\(sid)\(path)", json: body)
-        let answeredWhileHeld = holding.load(ordering: .sequentiallyConsistent)
-        letGo.signal()
-        done.wait()
         #expect(reply.status == 422)
         #expect(answeredWhileHeld, "PATCH \(path) \(body) waited for the session's lock")
     }

@@ -127,6 +127,15 @@ public struct TreeStore: Sendable {
         keptView(filter).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
     }
 
+    /// `rowIndex`, `isExpanded` and `isMatch` of `node` in a kept view, or nil when the
+    /// view would have to be built.
+    /// - Complexity: O(views + log n)
+    public func keptPlacement(of node: NodeHandle, _ filter: FilterQuery?) -> (index: Int?, expanded: Bool, match: Bool)? {
+        guard let view = keptView(filter) else { return nil }
+        let p = forest.position(of: node)
+        return (view.rowIndex(at: p), view.isExpanded(at: p, in: forest), view.isMatch(at: p))
+    }
+
     /// The row index of `node` in the view, or nil when it is not visible there.
     /// - Complexity: O(log n)
     public mutating func rowIndex(of node: NodeHandle, _ filter: FilterQuery?) -> Int? {

@@ -1,13 +1,13 @@
 /// A JSON Pointer (RFC 6901), built token by token: every path in an error is made
 /// here, e.g. `/nodes/3/children/0/title`. The empty pointer names the whole document.
-struct JSONPointer: Equatable, CustomStringConvertible {
+public struct JSONPointer: Equatable, Sendable, CustomStringConvertible {
     /// The pointer's text.
-    private(set) var text = ""
+    public private(set) var text = ""
 
-    init() {}
+    public init() {}
 
     /// Appends an object member's key, escaped.
-    mutating func append(key: String) {
+    public mutating func append(key: String) {
         text += "/"
         text += Self.escape(key)
     }
@@ -30,7 +30,7 @@ struct JSONPointer: Equatable, CustomStringConvertible {
         return copy
     }
 
-    var description: String { text }
+    public var description: String { text }
 
     /// One reference token: `~` becomes `~0` and `/` becomes `~1`.
     static func escape(_ token: String) -> String {

@@ -7,14 +7,14 @@ extension SessionOperation {
     static func sessionPatch(_ members: Members) throws(ServiceError) -> SessionOperation {
         try members.allowOnly(["expandAll", "collapseAll", "expandDepth"])
         guard members.keys.count == 1 else {
-            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth", pointer: "")
+            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth")
         }
         if members.has("expandAll") {
-            guard try members.bool("expandAll") == true else { throw .unprocessable("\"expandAll\" must be true", pointer: "/expandAll") }
+            guard try members.bool("expandAll") == true else { throw .unprocessable("\"expandAll\" must be true", member: "expandAll") }
             return .expandAll
         }
         if members.has("collapseAll") {
-            guard try members.bool("collapseAll") == true else { throw .unprocessable("\"collapseAll\" must be true", pointer: "/collapseAll") }
+            guard try members.bool("collapseAll") == true else { throw .unprocessable("\"collapseAll\" must be true", member: "collapseAll") }
             return .collapseAll
         }
         return .expandToDepth(try members.nonNegativeInt("expandDepth")!)
@@ -29,7 +29,7 @@ extension SessionOperation {
         }
         if members.has("reveal") {
             try members.allowOnly(["reveal"])
-            guard try members.bool("reveal") == true else { throw .unprocessable("\"reveal\" must be true", pointer: "/reveal") }
+            guard try members.bool("reveal") == true else { throw .unprocessable("\"reveal\" must be true", member: "reveal") }
             return .reveal(item)
         }
         if members.has("parentId") {
@@ -40,12 +40,12 @@ extension SessionOperation {
             try members.allowOnly(["title", "data"])
             var title: String? = nil
             if let value = members["title"] {
-                guard case .string(let text) = value else { throw .unprocessable("\"title\" must be a string", pointer: "/title") }
+                guard case .string(let text) = value else { throw .unprocessable("\"title\" must be a string", member: "title") }
                 title = text
             }
             return .update(item, title: title, data: members["data"])
         }
-        throw .unprocessable("the body must have one of: expanded, reveal, title/data, parentId (move)", pointer: "")
+        throw .unprocessable("the body must have one of: expanded, reveal, title/data, parentId (move)")
     }
 
     /// The members of `POST /sessions/{sid}/items` beside `nodes`: `parentId` and `index`,
@@ -55,7 +55,7 @@ extension SessionOperation {
         if members.has("before") || members.has("after") {
             let key = members.has("before") ? "before" : "after"
             guard members.keys.count == 1 else {
-                throw .unprocessable("\"\(key)\" cannot be combined with parentId, index or the other of before/after", pointer: "/\(key)")
+                throw .unprocessable("\"\(key)\" cannot be combined with parentId, index or the other of before/after", member: key)
             }
             let sibling = try members.itemID(key)
             return key == "before" ? .before(sibling) : .after(sibling)

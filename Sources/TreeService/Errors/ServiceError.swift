@@ -96,11 +96,18 @@ struct ServiceError: Error, Sendable {
 
     static func badQueryParameter(_ detail: String) -> ServiceError { ServiceError(.badQueryParameter, detail: detail) }
     static func notFound(_ detail: String) -> ServiceError { ServiceError(.notFound, detail: detail) }
-    static func unprocessable(_ detail: String, pointer: String? = nil) -> ServiceError {
-        ServiceError(.invalidNode, detail: detail, pointer: pointer)
+    /// A 422 about the body as a whole.
+    static func unprocessable(_ detail: String) -> ServiceError {
+        ServiceError(.invalidNode, detail: detail, pointer: JSONPointer().text)
+    }
+    /// A 422 about one member of the body object; its pointer is the escaped key.
+    static func unprocessable(_ detail: String, member key: String) -> ServiceError {
+        var pointer = JSONPointer()
+        pointer.append(key: key)
+        return ServiceError(.invalidNode, detail: detail, pointer: pointer.text)
     }
 
-    /// A body error from the engine's parser: syntax → 400, rule → 422, limit → 429, with location.
+    /// A body error from TreeFormats' parser: syntax → 400, rule → 422, limit → 429, with location.
     init(_ error: TreeInputError) {
         switch error.kind {
         case .syntax:
@@ -122,7 +129,7 @@ struct ServiceError: Error, Sendable {
     init(_ error: EditError) {
         switch error.kind {
         case .cycle: self.init(.cycle, detail: error.message)
-        case .indexOutOfRange: self.init(.invalidNode, detail: error.message, pointer: "/index")
+        case .indexOutOfRange: self = .unprocessable(error.message, member: "index")
         case .tooManyNodes: self.init(.tooManyNodes, detail: "\(error.message): this server's limit per session")
         }
     }

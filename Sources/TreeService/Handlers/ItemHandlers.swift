@@ -4,47 +4,62 @@ import TreeFormats
 
 extension TreeService {
     /// `GET /sessions/{sid}/items/{itemId}?filter=`
+    ///
+    /// In a view the session keeps, read beside other readers; a filtered view that must
+    /// be built first takes the session's exclusive lock.
     func itemInfo(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
+        // nil when the view must be built first, which needs the exclusive lock.
+        let read: HTTPResponse? = try readingSession(sid) { _, state throws(ServiceError) in
+            try item(request, state, itemID, filter)
+        }
+        if let read { return read }
         let ticket = ticket(filter, sid)
         return try withSession(sid) { session, state throws(ServiceError) in
             try prepare(filter, session, &state, ticket: ticket)
-            let node = try self.node(itemID, in: state.store)
-            if let notModified = notModified(request, version: state.version) { return notModified }
-            let forest = state.store.forest
-            var out = JSONWriter(reservingCapacity: 256)
-            out.raw("{\"id\":")
-            forest.writeID(of: node, to: &out)
-            out.raw(",\"title\":")
-            forest.writeTitle(of: node, to: &out)
-            out.raw(",\"level\":")
-            out.int(forest.level(of: node))
-            out.raw(",\"parentId\":")
-            if let parent = forest.parent(of: node) { forest.writeID(of: parent, to: &out) } else { out.null() }
-            out.raw(",\"path\":[")
-            for (i, ancestor) in forest.path(of: node).enumerated() {
-                if i > 0 { out.raw(",") }
-                forest.writeID(of: ancestor, to: &out)
-            }
-            out.raw("],\"hasChildren\":")
-            out.bool(forest.hasChildren(node))
-            out.raw(",\"childCount\":")
-            out.int(forest.childCount(of: node))
-            out.raw(",\"expanded\":")
-            out.bool(state.store.isExpanded(node, filter))
-            out.raw(",\"index\":")
-            if let index = state.store.rowIndex(of: node, filter) { out.int(index) } else { out.null() }
-            if let filter {
-                out.raw(",\"match\":")
-                out.bool(state.store.isMatch(node, filter))
-            }
-            if forest.hasData(node) {
-                out.raw(",\"data\":")
-                forest.writeData(of: node, to: &out)
-            }
-            out.raw("}")
-            return json(200, out.bytes, headers: [("ETag", ETag.of(state.version))])
+            return try item(request, state, itemID, filter)!
         }
+    }
+
+    /// The item in a kept view (or 304), nil when the view would have to be built.
+    private func item(_ request: HTTPRequest, _ state: Session.State, _ itemID: String, _ filter: FilterQuery?) throws(ServiceError) -> HTTPResponse? {
+        guard state.store.keptRowCount(filter) != nil else { return nil }
+        let node = try self.node(itemID, in: state.store)
+        if let notModified = notModified(request, version: state.version) { return notModified }
+        let placement = state.store.keptPlacement(of: node, filter)!
+        let forest = state.store.forest
+        var out = JSONWriter(reservingCapacity: 256)
+        out.raw("{\"id\":")
+        forest.writeID(of: node, to: &out)
+        out.raw(",\"title\":")
+        forest.writeTitle(of: node, to: &out)
+        out.raw(",\"level\":")
+        out.int(forest.level(of: node))
+        out.raw(",\"parentId\":")
+        if let parent = forest.parent(of: node) { forest.writeID(of: parent, to: &out) } else { out.null() }
+        out.raw(",\"path\":[")
+        for (i, ancestor) in forest.path(of: node).enumerated() {
+            if i > 0 { out.raw(",") }
+            forest.writeID(of: ancestor, to: &out)
+        }
+        out.raw("],\"hasChildren\":")
+        out.bool(forest.hasChildren(node))
+        out.raw(",\"childCount\":")
+        out.int(forest.childCount(of: node))
+        out.raw(",\"expanded\":")
+        out.bool(placement.expanded)
+        out.raw(",\"index\":")
+        if let index = placement.index { out.int(index) } else { out.null() }
+        if filter != nil {
+            out.raw(",\"match\":")
+            out.bool(placement.match)
+        }
+        if forest.hasData(node) {
+            out.raw(",\"data\":")
+            forest.writeData(of: node, to: &out)
+        }
+        out.raw("}")
+        return json(200, out.bytes, headers: [("ETag", ETag.of(state.version))])
     }
 
     /// `PATCH /sessions/{sid}/items/{itemId}?filter=`: expand/collapse, reveal, update, or move.

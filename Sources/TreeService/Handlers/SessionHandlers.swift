@@ -17,7 +17,7 @@ extension TreeService {
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:
             guard let depth = value.intValue, depth >= 0 else {
-                throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", pointer: "/expand")
+                throw .unprocessable("\"expand\" must be \"none\", \"all\" or a non-negative integer depth", member: "expand")
             }
             _ = store.expand(toDepth: depth, nil)
         }
@@ -41,10 +41,12 @@ extension TreeService {
 
     /// `DELETE /sessions/{sid}`
     func deleteSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        if request.headers["if-match"] != nil {
-            try readingSession(sid) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
-        }
-        guard registry.remove(sid) else { throw ServiceError.notFound("no session \"\(sid)\" (it may have expired)") }
+        // As on the write path: 404 for an unknown or expired session, and If-Match is
+        // checked under the same exclusive lock that marks the session removed, so no
+        // change slips in between.
+        _ = try liveSession(sid)
+        let removed = try registry.remove(sid) { state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+        guard removed else { throw TreeService.removedSession(sid) }
         return HTTPResponse(status: 204)
     }
 
@@ -102,12 +104,7 @@ extension TreeService {
 
     /// `304 Not Modified` when `If-None-Match` names the current version.
     func notModified(_ request: HTTPRequest, version: Int) -> HTTPResponse? {
-        guard let header = request.headers["if-none-match"], matches(header, ETag.of(version)) else { return nil }
+        guard let header = request.headers["if-none-match"], ETag.list(header, names: version, weakly: true) else { return nil }
         return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", ETag.of(version))]))
-    }
-
-    /// Whether an `If-None-Match` header names `etag` (or is `*`).
-    func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").map { $0.trimmingSpaces() }.contains { $0 == "*" || $0 == etag || $0 == "W/" + etag }
     }
 }

@@ -5,12 +5,16 @@ import TreeFormats
 /// The one write path: every change to a session, whichever route asked for it, runs
 /// through `mutateSession`, in this order:
 ///
-/// 1. the session is looked up (404) and locked exclusively;
+/// 1. the session is looked up (404) and locked exclusively (404 too when it was removed
+///    meanwhile);
 /// 2. `If-Match` is checked against its version (412);
-/// 3. the ids the operation names are looked up (404), before any view is built;
+/// 3. an insert's body is parsed against the session (400 / 422 / 429, and from the server's
+///    memory budget 413 when the parse could never fit it, 503 when it cannot now); the ids
+///    the operation names are looked up (404), before any view is built;
 /// 4. the view the change is made in is prepared (a filtered view built: 409 when a newer
 ///    filter request cancels the build);
-/// 5. the operation is applied to the store (409 / 422 from the engine, 503 from the node budget);
+/// 5. the operation is applied to the store (409 / 422 / 429 too many nodes from the engine,
+///    503 from the server's node budget);
 /// 6. the change is recorded (the view's expansion changed, or the tree edited) and the
 ///    version moves by one;
 /// 7. the response lists the splices of that view, with the new version as `ETag`.
@@ -28,7 +32,14 @@ extension TreeService {
     func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
         let ticket = ticket(view, sid)
-        return try withSession(sid) { session, state throws(ServiceError) in
+        return try mutateSession(request, try liveSession(sid), view: view, ticket: ticket, decode: decode)
+    }
+
+    /// Applies the operation to a session already looked up (a request holds it from here on,
+    /// even if the session is removed before it gets the lock).
+    func mutateSession(_ request: HTTPRequest, _ session: Session, view: FilterQuery?, ticket: Int,
+                       decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
+        try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
             let operation = try decode(state.store)
             let resolved = try resolve(operation, in: state.store)

@@ -57,7 +57,7 @@ extension HTTPRequest {
         let value: JSONValue
         do { value = try JSONValue.parse(body) } catch { throw ServiceError(error) }
         guard case .object(let members) = value else {
-            throw .unprocessable("the body must be a JSON object", pointer: "")
+            throw .unprocessable("the body must be a JSON object")
         }
         return members
     }
@@ -65,8 +65,7 @@ extension HTTPRequest {
     /// Throws 412 unless `If-Match` is absent, `*`, or names `version`.
     func checkIfMatch(version: Int) throws(ServiceError) {
         guard let header = headers["if-match"] else { return }
-        let tags = header.split(separator: ",").map { $0.trimmingSpaces() }
-        if tags.contains("*") || tags.contains(ETag.of(version)) { return }
+        if ETag.list(header, names: version, weakly: false) { return }
         throw ServiceError(.versionMismatch,
                            detail: "If-Match \(header) does not match the current version \(ETag.of(version))",
                            headers: [("ETag", ETag.of(version))])
@@ -75,6 +74,17 @@ extension HTTPRequest {
 
 enum ETag {
     static func of(_ version: Int) -> String { "\"\(version)\"" }
+
+    /// Whether an entity-tag list (`If-Match`, `If-None-Match`) is `*` or names `version`:
+    /// `weakly` also takes its weak tag `W/"N"` (RFC 9110's weak comparison, for
+    /// `If-None-Match`); `If-Match` compares strongly.
+    static func list(_ header: String, names version: Int, weakly: Bool) -> Bool {
+        let tag = of(version)
+        return header.split(separator: ",").contains { element in
+            let item = element.trimmingSpaces()
+            return item == "*" || item == tag || (weakly && item == "W/" + tag)
+        }
+    }
 }
 
 extension Substring {
@@ -95,20 +105,20 @@ struct Members {
     /// Throws 422 for any member not in `allowed`.
     func allowOnly(_ allowed: Set<String>) throws(ServiceError) {
         for key in keys where !allowed.contains(key) {
-            throw .unprocessable("unknown member \"\(key)\"; allowed here: \(allowed.sorted().joined(separator: ", "))", pointer: "/\(key)")
+            throw .unprocessable("unknown member \"\(key)\"; allowed here: \(allowed.sorted().joined(separator: ", "))", member: key)
         }
     }
 
     func bool(_ key: String) throws(ServiceError) -> Bool? {
         guard let v = self[key] else { return nil }
-        guard case .bool(let b) = v else { throw .unprocessable("\"\(key)\" must be true or false", pointer: "/\(key)") }
+        guard case .bool(let b) = v else { throw .unprocessable("\"\(key)\" must be true or false", member: key) }
         return b
     }
 
     /// A non-negative integer member, written as any number with an integer value (`2`, `2.0`, `2e0`).
     func nonNegativeInt(_ key: String) throws(ServiceError) -> Int? {
         guard let v = self[key] else { return nil }
-        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", pointer: "/\(key)") }
+        guard let n = v.intValue, n >= 0 else { throw .unprocessable("\"\(key)\" must be a non-negative integer", member: key) }
         return n
     }
 
@@ -120,12 +130,12 @@ struct Members {
         case .string(let s)?: return ItemID(s)
         case let v: if let n = v?.intValue { return ItemID(String(n)) }
         }
-        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", pointer: "/\(key)")
+        throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", member: key)
     }
 
     /// An item id member that must name an item.
     func itemID(_ key: String) throws(ServiceError) -> ItemID {
-        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", pointer: "/\(key)") }
+        guard let id = try itemIDOrNull(key) else { throw .unprocessable("\"\(key)\" must name an item", member: key) }
         return id
     }
 }

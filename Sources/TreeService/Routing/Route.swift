@@ -13,28 +13,30 @@ enum Route: Equatable {
     case items(String)
     case item(String, String)
 
-    /// Matches decoded path segments; nil when no resource has this path.
+    /// Matches decoded path segments against the templates; nil when no resource has this path.
     init?(_ segments: [String]) {
-        switch segments.count {
-        case 0: self = .root
-        case 1:
-            switch segments[0] {
-            case "healthz": self = .health
-            case "metrics": self = .metrics
-            case "openapi.yaml": self = .openAPI
-            case "sessions": self = .sessions
-            default: return nil
+        for (template, pattern) in Template.patterns {
+            if let values = Template.match(segments, pattern) {
+                self.init(template, values)
+                return
             }
-        case 2 where segments[0] == "sessions": self = .session(segments[1])
-        case 3 where segments[0] == "sessions":
-            switch segments[2] {
-            case "rows": self = .rows(segments[1])
-            case "tree": self = .tree(segments[1])
-            case "items": self = .items(segments[1])
-            default: return nil
-            }
-        case 4 where segments[0] == "sessions" && segments[2] == "items": self = .item(segments[1], segments[3])
-        default: return nil
+        }
+        return nil
+    }
+
+    /// The route of `template` with the values of its placeholders, in order.
+    private init(_ template: Template, _ values: [String]) {
+        switch template {
+        case .root: self = .root
+        case .health: self = .health
+        case .metrics: self = .metrics
+        case .openAPI: self = .openAPI
+        case .sessions: self = .sessions
+        case .session: self = .session(values[0])
+        case .rows: self = .rows(values[0])
+        case .tree: self = .tree(values[0])
+        case .items: self = .items(values[0])
+        case .item: self = .item(values[0], values[1])
         }
     }
 
@@ -50,6 +52,32 @@ enum Route: Equatable {
         case tree = "/sessions/{sid}/tree"
         case items = "/sessions/{sid}/items"
         case item = "/sessions/{sid}/items/{itemId}"
+
+        /// The template's path segments: a literal, or a `{placeholder}` (nil).
+        var segments: [String?] {
+            rawValue.split(separator: "/").map { $0.hasPrefix("{") && $0.hasSuffix("}") ? nil : String($0) }
+        }
+
+        /// The values of the placeholders, in order, when `segments` has this template's
+        /// shape; nil otherwise.
+        func match(_ segments: [String]) -> [String]? { Template.match(segments, self.segments) }
+
+        /// Every template with its segments, split once.
+        static let patterns: [(Template, [String?])] = allCases.map { ($0, $0.segments) }
+
+        /// The values of the placeholders of `pattern` in `segments`, nil when they differ in shape.
+        static func match(_ segments: [String], _ pattern: [String?]) -> [String]? {
+            guard pattern.count == segments.count else { return nil }
+            var values: [String] = []
+            for (literal, segment) in zip(pattern, segments) {
+                if let literal {
+                    guard literal == segment else { return nil }
+                } else {
+                    values.append(segment)
+                }
+            }
+            return values
+        }
 
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {

@@ -8,7 +8,10 @@ import Glibc
 /// The lock lives at an address allocated once (a `pthread_rwlock_t` must not move
 /// while it is in use), every call's result is checked, and the box is `Sendable` only
 /// for a `Sendable` value, since readers on several threads see the value at once.
-/// Not recursive: taking it again on a thread that holds it stops the process (`EDEADLK`).
+/// Not recursive, and a thread must never take it again while it holds it: a second write
+/// lock, or a read lock after the write lock, stops the process (glibc answers `EDEADLK`);
+/// a write lock after a read lock hangs for ever, and so does a second read lock while a
+/// writer waits (the waiting writer is preferred) — glibc detects neither.
 final class ReadWriteLocked<Value> {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
     private var value: Value
@@ -44,6 +47,16 @@ final class ReadWriteLocked<Value> {
     /// Runs `body` beside other readers, with the value to read.
     func withReadLock<R, E: Error>(_ body: (Value) throws(E) -> R) throws(E) -> R {
         ReadWriteLocked.check(pthread_rwlock_rdlock(lock), "pthread_rwlock_rdlock")
+        defer { ReadWriteLocked.check(pthread_rwlock_unlock(lock), "pthread_rwlock_unlock") }
+        return try body(value)
+    }
+
+    /// Runs `body` beside other readers when the lock is free for a reader now (no writer
+    /// holds it or waits for it); nil, at once, otherwise.
+    func withReadLockIfFree<R, E: Error>(_ body: (Value) throws(E) -> R) throws(E) -> R? {
+        let result = pthread_rwlock_tryrdlock(lock)
+        if result == EBUSY { return nil }
+        ReadWriteLocked.check(result, "pthread_rwlock_tryrdlock")
         defer { ReadWriteLocked.check(pthread_rwlock_unlock(lock), "pthread_rwlock_unlock") }
         return try body(value)
     }

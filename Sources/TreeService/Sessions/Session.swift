@@ -29,6 +29,9 @@ final class Session: Sendable {
         /// one after it was dropped from the store's cache rebuilds it (a change).
         /// Emptied by edits, which rebuild every filtered view anyway.
         var changedFilters: Set<FilterQuery> = []
+        /// Set, with `accountedNodes` zeroed, when the registry drops the session: a request
+        /// that looked the session up before then answers 404 and changes nothing.
+        var removed = false
 
         /// Records a change of expansion in the named view.
         mutating func expansionChanged(_ filter: FilterQuery?) {

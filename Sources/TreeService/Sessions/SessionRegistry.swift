@@ -12,9 +12,13 @@ final class SessionRegistry: Sendable {
     /// Injected so expiry can be tested.
     let clock: any ServiceClock
 
-    init(configuration: ServiceConfiguration, clock: any ServiceClock) {
+    /// Gives the memory of dropped large sessions back to the system.
+    let freedMemory: FreedMemoryReturn
+
+    init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn()) {
         self.configuration = configuration
         self.clock = clock
+        self.freedMemory = freedMemory
         lastSweep = AtomicInstant(clock.now)
     }
 
@@ -71,8 +75,8 @@ final class SessionRegistry: Sendable {
 
     func release(_ n: Int) { totalNodes.subtract(n, ordering: .relaxed) }
 
-    /// The session with this id, expired or not: the caller checks `isExpired` under the
-    /// session's own lock, so a request locks its session once.
+    /// The session with this id, expired or not: the caller checks `isExpired` (before it
+    /// takes the session's lock, and `Session.State.removed` under it).
     func lookup(_ id: String) -> Session? {
         sweepIfDue()
         return sessions.withLock { $0[id] }
@@ -83,13 +87,47 @@ final class SessionRegistry: Sendable {
         lastUsed.duration(to: now) > configuration.sessionTTL
     }
 
-    /// Drops a session; false when there was none.
+    /// Drops a session; false when there was none (or it was already dropped).
     @discardableResult
     func remove(_ id: String) -> Bool {
-        guard let nodes = sessions.withLock({ $0.removeValue(forKey: id) })?.state.withLock({ $0.accountedNodes }) else { return false }
-        release(nodes)
-        ProcessMemory.returnFreedMemory()  // the session's columns are freed (unless a request still holds it)
-        return true
+        let freed = drop(id)
+        if let freed { freedMemory.nodesFreed(freed) }
+        return freed != nil
+    }
+
+    /// Drops a session if `check` passes on its state (it throws otherwise, e.g. a 412 for
+    /// `If-Match`): the check and the removal run under one exclusive lock of the session,
+    /// so no change slips in between. False when there was no session.
+    func remove(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Bool {
+        let freed = try drop(id, check: check)
+        if let freed { freedMemory.nodesFreed(freed) }
+        return freed != nil
+    }
+
+    /// Marks the session removed under its exclusive lock (after `check`), takes it out of
+    /// the table and releases its nodes; the number of nodes released, nil when there was
+    /// no session to drop. A request that waits for the session's lock meanwhile finds it
+    /// marked and answers 404, so its nodes are never reserved or released after this.
+    private func drop(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Int? {
+        guard let session = sessions.withLock({ $0[id] }) else { return nil }
+        let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
+            guard !state.removed else { return nil }
+            try check(state)
+            state.removed = true
+            defer { state.accountedNodes = 0 }
+            return state.accountedNodes
+        }
+        guard let freed else { return nil }
+        sessions.withLock { table in
+            if table[id] === session { table[id] = nil }
+        }
+        release(freed)
+        return freed
+    }
+
+    /// `drop` for callers with no check.
+    private func drop(_ id: String) -> Int? {
+        do throws(ServiceError) { return try drop(id, check: { _ in }) } catch { return nil }
     }
 
     /// Drops every session idle for longer than the TTL, at most every 10 s.
@@ -97,7 +135,15 @@ final class SessionRegistry: Sendable {
         let now = clock.now
         guard lastSweep.advance(to: now, ifOlderThan: .seconds(10)) else { return }
         let all = sessions.withLock { Array($0.values) }
-        for session in all where isExpired(lastUsed: session.lastUsed, now: now) { remove(session.id) }
+        var freed = 0
+        for session in all where isExpired(lastUsed: session.lastUsed, now: now) {
+            // Checked again under the lock: a request may have used the session meanwhile.
+            let dropped = try? drop(session.id) { _ throws(ServiceError) in
+                if !isExpired(lastUsed: session.lastUsed, now: now) { throw ServiceError.notFound("used again") }
+            }
+            freed += dropped ?? 0
+        }
+        freedMemory.nodesFreed(freed)  // one trim for the whole sweep
     }
 
     /// 128 random bits, URL-safe base64 without padding (22 characters).

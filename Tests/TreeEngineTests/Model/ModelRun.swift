@@ -217,6 +217,14 @@ final class ModelRun {
             expectEqual(store.isExpanded(h, f), model.isExpanded(node, f), "\(what): isExpanded of \(node.key)")
             let match = f.map { ReferenceForest.matches(node, $0, needle: needle!) } ?? false
             expectEqual(store.isMatch(h, f), match, "\(what): isMatch of \(node.key)")
+            // The view was just read, so it is kept: the shared readers' placement agrees.
+            if let kept = store.keptPlacement(of: h, f) {
+                expectEqual(kept.index, expected.firstIndex { $0.id == node.key }, "\(what): kept index of \(node.key)")
+                expectEqual(kept.expanded, model.isExpanded(node, f), "\(what): kept expanded of \(node.key)")
+                expectEqual(kept.match, match, "\(what): kept match of \(node.key)")
+            } else {
+                problem("\(what): no kept view right after reading it")
+            }
         }
     }
 
