@@ -23,6 +23,9 @@ public struct HTTPRequest: Sendable {
     /// large from the body reserves its estimate here while it works, and answers 503 when
     /// it does not fit. `nil` outside a server (tests of responders).
     public var memoryBudget: MemoryBudget? = nil
+    /// This body's bytes in ``memoryBudget``, released by the server when it is done with
+    /// the request. `nil` outside a server.
+    var bodyReservation: BodyReservation? = nil
 
     /// The first query value named `name` (exact, case-sensitive match).
     /// - Complexity: O(n) in the number of query pairs.
