@@ -40,14 +40,8 @@ body = open(f"{tmp}/7.2M.json", "rb").read()
 def conn():
     return http.client.HTTPConnection("127.0.0.1", port, timeout=600)
 
-def call(c, method, path, payload=None):
-    headers = {"Content-Type": "application/json"} if payload is not None else {}
-    c.request(method, path, body=payload, headers=headers)
-    r = c.getresponse()
-    data = r.read()
-    if r.status >= 300:
-        raise SystemExit(f"{method} {path}: {r.status} {data[:300]!r}")
-    return json.loads(data) if data else None
+sys.path.insert(0, "scripts/lib")
+from service_client import call_json as call
 
 uploads, sid = [], None
 for i in range(runs):

@@ -4,7 +4,8 @@
 #     announce 1 GiB (more than the whole budget: 413 at once), 40 MiB each (fit alone, not
 #     together: 503 with Retry-After), chunked 100 MB each (cut off with 503, or 413 once one
 #     alone outgrows the budget); the server's peak resident memory stays under a ceiling;
-#  2. cycles: CYCLES times, SESSIONS sessions of the 797K-node tree are created, filtered
+#  2. cycles: CYCLES times, SESSIONS sessions of the 797K-node tree (`tree-bench --emit
+#     797K`) are created, filtered
 #     and deleted; with no session left, resident memory must be within 100 MB of the start.
 #
 # Usage: scripts/check-memory.sh   (TREE_SERVER=path to a built tree-server; default: a
@@ -23,7 +24,9 @@ if [ -z "${TREE_SERVER:-}" ]; then
   swift build -c release --product tree-server 2>&1 | tail -1
   TREE_SERVER="$(swift build -c release --show-bin-path)/tree-server"
 fi
+swift build -c release --product tree-bench 2>&1 | tail -1
 start_scratch
+"$(swift build -c release --show-bin-path)/tree-bench" --emit 797K >"$tmp/797K.json"
 
 # start_server FLAGS...: starts tree-server on $PORT, sets `server_pid`.
 start_server() {

@@ -84,12 +84,11 @@ if let emit {
 
 // MARK: Measuring
 
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
+/// Wall time of `body` in seconds, measured with `ContinuousClock` (the one clock of this tool).
 func seconds(_ body: () -> Void) -> Double {
-    let start = now()
-    body()
-    return Double(now() - start) / 1e9
+    let elapsed = ContinuousClock().measure(body)
+    let (whole, attoseconds) = elapsed.components
+    return Double(whole) + Double(attoseconds) / 1e18
 }
 
 func median(_ xs: [Double]) -> Double {

@@ -32,9 +32,9 @@ final class GateResponder: HTTPResponder, Sendable {
     }
 
     @Test func uploadsOverTheBudgetGet503UntilItFrees() throws {
-        let budget = MemoryBudget(capacity: Self.capacity)
         let responder = GateResponder()
-        try withServer({ $0.bodyBudget = budget }, responder: responder) { _, port in
+        try withServer({ $0.bodyBudgetCapacity = Self.capacity }, responder: responder) { server, port in
+            let budget = server.bodyBudget
             // Two uploads of 400 KB each are held by the responder: 800 KB of 1 MiB taken.
             let holders = try (0..<2).map { _ in try HTTPTestClient(port: port) }
             for holder in holders { holder.send(Self.upload("/hold", 400_000)) }
@@ -76,6 +76,32 @@ final class GateResponder: HTTPResponder, Sendable {
             }
             #expect(done.load(ordering: .relaxed) == 2)
             // A response can reach the client just before the server releases its body.
+            for _ in 0..<5000 where budget.reserved != 0 { usleep(1000) }
+            #expect(budget.reserved == 0)
+        }
+    }
+
+    /// The reservation belongs to the request, not to the socket: a client that resets its
+    /// connection while the responder still holds its body does not free the body's bytes
+    /// (else N such clients would add N bodies on top of the budget).
+    @Test func aResetDuringTheResponseKeepsTheBodyReservedUntilTheResponderReturns() throws {
+        let responder = GateResponder()
+        try withServer({ $0.bodyBudgetCapacity = Self.capacity }, responder: responder) { server, port in
+            let budget = server.bodyBudget
+            let client = try HTTPTestClient(port: port)
+            client.send(Self.upload("/hold", 400_000))
+            responder.entered.wait()
+            #expect(budget.reserved == 400_000)
+            client.reset()
+            // The server sees the reset and closes the socket.
+            for _ in 0..<5000 where server.connectionCount != 0 { usleep(1000) }
+            #expect(server.connectionCount == 0)
+            #expect(budget.reserved == 400_000)  // the responder still holds the body
+            // So an upload that would fit only without it is still refused.
+            let other = try HTTPTestClient(port: port)
+            other.send(Self.upload("/x", 700_000))
+            #expect(other.readResponse()?.status == 503)
+            responder.gate.signal()
             for _ in 0..<5000 where budget.reserved != 0 { usleep(1000) }
             #expect(budget.reserved == 0)
         }

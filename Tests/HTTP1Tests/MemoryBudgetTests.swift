@@ -1,3 +1,4 @@
+import HTTPTestSupport
 import Dispatch
 import Synchronization
 import Testing
@@ -47,7 +48,20 @@ import Testing
     @Test func theDefaultIsAQuarterOfMemory() {
         #expect(MemoryBudget.availableMemory > 0)
         #expect(MemoryBudget.defaultCapacity == MemoryBudget.availableMemory / 4)
-        #expect(HTTPServerConfiguration().bodyBudget.capacity == MemoryBudget.defaultCapacity)
+        #expect(HTTPServerConfiguration().bodyBudgetCapacity == nil)
+        #expect(HTTPServer(responder: TestResponder()).bodyBudget.capacity == MemoryBudget.defaultCapacity)
+    }
+
+    @Test func everyServerHasItsOwnBudget() {
+        var configuration = HTTPServerConfiguration()
+        configuration.bodyBudgetCapacity = 1000
+        let copy = configuration
+        let a = HTTPServer(configuration: configuration, responder: TestResponder())
+        let b = HTTPServer(configuration: copy, responder: TestResponder())
+        #expect(a.bodyBudget !== b.bodyBudget)
+        #expect(a.bodyBudget.capacity == 1000 && b.bodyBudget.capacity == 1000)
+        #expect(a.bodyBudget.tryReserve(1000))
+        #expect(b.bodyBudget.reserved == 0)
     }
 
     // MARK: The connection state machine
@@ -89,6 +103,33 @@ import Testing
         #expect(request.memoryBudget === budget)
         #expect(budget.reserved == 600)  // while the responder works
         _ = m.responseCompleted(keepAlive: true, now: 0)
+        #expect(budget.reserved == 600)  // the request's, until the server is done with it
+        request.bodyReservation?.release()
+        #expect(budget.reserved == 0)
+    }
+
+    @Test func closingTheSocketKeepsABodyThatIsWithTheResponder() throws {
+        let budget = MemoryBudget(capacity: 1000)
+        var m = machine(budget)
+        guard case .respond(let request, _) = receive(&m, Self.upload(600) + [UInt8](repeating: 1, count: 600)) else {
+            Issue.record("no request")
+            return
+        }
+        m.closed()  // the peer reset the connection while the responder works
+        #expect(budget.reserved == 600)
+        let reservation = try #require(request.bodyReservation)
+        reservation.release()  // the server is done with the request
+        #expect(budget.reserved == 0)
+        reservation.release()  // exactly once
+        #expect(budget.reserved == 0)
+    }
+
+    @Test func closingTheSocketGivesBackABodyStillBeingRead() {
+        let budget = MemoryBudget(capacity: 1000)
+        var m = machine(budget)
+        #expect(receive(&m, Self.upload(600) + [1, 2, 3]) == .waitForBytes)
+        #expect(budget.reserved == 600)
+        m.closed()
         #expect(budget.reserved == 0)
     }
 
@@ -167,6 +208,7 @@ import Testing
         #expect(request.body == bytes("abc"))
         #expect(budget.reserved >= 3)
         _ = m.responseCompleted(keepAlive: true, now: 0)
+        request.bodyReservation?.release()
         #expect(budget.reserved == 0)
     }
 

@@ -1,7 +1,9 @@
 """Drives a running tree-server and watches its resident memory; see scripts/check-memory.sh.
 
   memory_probe.py uploads PORT PID CEILING_MB
-  memory_probe.py cycles  PORT PID CYCLES SESSIONS SCRATCH_JSON_PATH
+  memory_probe.py cycles  PORT PID CYCLES SESSIONS TREE_JSON_PATH
+
+TREE_JSON_PATH is the upload, as `tree-bench --emit 797K` writes it.
 """
 import http.client
 import json
@@ -11,6 +13,8 @@ import socket
 import sys
 import threading
 import time
+
+from service_client import call
 
 MB = 1 << 20
 
@@ -122,40 +126,6 @@ def uploads(port, pid, ceiling_mb):
     print(f"peak growth {(proc_status(pid, 'VmHWM') - start) / MB:.0f} MB <= {ceiling_mb} MB; a small upload still works")
 
 
-def menu_items_json(path, nest_level=12, items=3):
-    """The 797K-node tree: menuItems(targetNestLevel: 12, itemsInSection: 3), titles
-    "Level L, item: I", as tree-bench --emit 797K writes it."""
-    parts = ['{"nodes":']
-
-    def level(l):
-        parts.append("[")
-        if l < nest_level:
-            for i in range(1, items + 1):
-                if i > 1:
-                    parts.append(",")
-                parts.append('{"title":"Level %d, item: %d","children":' % (l, i))
-                level(l + 1)
-                parts.append("}")
-        parts.append("]")
-
-    level(0)
-    parts.append("}")
-    data = "".join(parts).encode()
-    with open(path, "wb") as f:
-        f.write(data)
-    return data
-
-
-def call(c, method, path, body=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    c.request(method, path, body=body, headers=headers)
-    r = c.getresponse()
-    data = r.read()
-    if r.status >= 300:
-        fail(f"{method} {path}: {r.status} {data[:200]!r}")
-    return data
-
-
 def metric(c, name):
     text = call(c, "GET", "/metrics").decode()
     for line in text.splitlines():
@@ -164,8 +134,9 @@ def metric(c, name):
     fail(f"no metric {name}")
 
 
-def cycles(port, pid, count, sessions, scratch):
-    body = menu_items_json(scratch)
+def cycles(port, pid, count, sessions, tree_json):
+    with open(tree_json, "rb") as f:
+        body = f.read()
     start = proc_status(pid, "VmRSS")
     print(f"start: VmRSS {start / MB:.0f} MB; upload {len(body) / MB:.0f} MB")
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)

@@ -19,10 +19,13 @@ public struct HTTPRequest: Sendable {
     /// The peer's IP address (without port), e.g. `"127.0.0.1"` or `"::1"`.
     public var remoteAddress: String
     /// The server's budget for memory built from request bodies (this body is already
-    /// counted in it until the response is complete). A responder that builds something
+    /// counted in it until the server is done serving this request). A responder that builds something
     /// large from the body reserves its estimate here while it works, and answers 503 when
     /// it does not fit. `nil` outside a server (tests of responders).
     public var memoryBudget: MemoryBudget? = nil
+    /// This body's bytes in ``memoryBudget``, released by the server when it is done with
+    /// the request. `nil` outside a server.
+    var bodyReservation: BodyReservation? = nil
 
     /// The first query value named `name` (exact, case-sensitive match).
     /// - Complexity: O(n) in the number of query pairs.

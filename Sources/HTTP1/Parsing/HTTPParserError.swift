@@ -3,7 +3,7 @@
 ///
 /// A struct around a private kind, so kinds can be added without breaking callers.
 public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertible {
-    enum Kind: Hashable, Sendable {
+    enum Kind: Hashable, Sendable, CaseIterable {
         case requestLineTooLong
         case headerSectionTooLarge
         case tooManyHeaderFields
@@ -70,6 +70,12 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
             400
         }
     }
+
+    /// Every status a parser (or connection) error is answered with, ascending: one per
+    /// status of all kinds. The server answers these by itself, rendered by
+    /// ``HTTPServerConfiguration/errorRenderer`` (beside 500 for a response it cannot
+    /// serialize); a mapping from status to something else can be checked against it.
+    public static let allStatuses: [Int] = Set(Kind.allCases.map { HTTPParserError($0, offset: 0).status }).sorted()
 
     /// Seconds for a `Retry-After` header, for the errors a client may simply retry later.
     public var retryAfter: Int? {

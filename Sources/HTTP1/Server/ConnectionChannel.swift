@@ -233,7 +233,10 @@ final class ConnectionChannel: Sendable {
             action = s.machine.nextAction(now: now)
         }
         flush(&s, now: now)
-        return s.phase.isClosing ? .close : work
+        guard s.phase.isClosing else { return work }
+        // A request handed out just now is never served: the server is done with it.
+        if case .respond(let request, _) = work { request.bodyReservation?.release() }
+        return .close
     }
 
     /// Sends what the socket takes; after the last response, shuts down the write side.
@@ -284,14 +287,17 @@ final class ConnectionChannel: Sendable {
         var request = first
         var keepAlive = firstKeepAlive
         while true {
-            let started = ContinuousClock.now
+            let started = MonotonicInstant.now()
             let response = context.responder.respond(to: request)
             let outcome = write(response, for: request, keepAlive: keepAlive)
+            // Done with the body (the response is written or abandoned): before the next
+            // pipelined request reserves its own.
+            request.bodyReservation?.release()
             if let log = context.configuration.accessLog {
                 log(HTTPAccessLogEntry(
                     remoteAddress: remoteAddress, method: request.method, target: request.target,
                     version: request.version, status: outcome.status, bodyBytes: outcome.bodyBytes,
-                    duration: ContinuousClock.now - started, logTag: response.logTag))
+                    duration: MonotonicInstant.now().duration(since: started), logTag: response.logTag))
             }
             var resumeReading = false
             let work = state.withLock { s -> Work in
@@ -407,7 +413,7 @@ final class ConnectionChannel: Sendable {
             return .wait
         }
         while next == .wait {
-            let timeout = DispatchTime.now() + .nanoseconds(Int(context.writeTimeout.wholeNanoseconds))
+            let timeout = (MonotonicInstant.now() + context.writeTimeout).dispatchTime
             let signaled = writerWakeup.wait(timeout: timeout) == .success
             var consumeSignal = false
             next = state.withLock { s -> Next in

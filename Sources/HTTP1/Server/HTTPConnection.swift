@@ -21,7 +21,9 @@ struct HTTPConnection {
         /// reading pauses.
         var maxBufferedBytes = 64 * 1024
         /// Shared by all connections: a body is reserved here before it is read (or as a
-        /// chunked body grows) and released when its response is complete. `nil`: no bound.
+        /// chunked body grows). At `.respond` the reservation moves into the request
+        /// (``HTTPRequest/bodyReservation``) and is released when the server is done serving
+        /// it. `nil`: no bound.
         var bodyBudget: MemoryBudget? = nil
     }
 
@@ -64,7 +66,7 @@ struct HTTPConnection {
     private var idleSince: MonotonicInstant
     private var headStartedAt: MonotonicInstant? = nil
     private var lastBodyProgress: MonotonicInstant
-    /// Bytes of ``Settings/bodyBudget`` held for the current request's body.
+    /// Bytes of ``Settings/bodyBudget`` held for the body being read (not yet handed out).
     private(set) var bodyReservation = 0
 
     init(settings: Settings, remoteAddress: String, now: MonotonicInstant) {
@@ -147,6 +149,10 @@ struct HTTPConnection {
                 && requestCount < settings.maxRequestsPerConnection
             var request = head.request(body: body, remoteAddress: remoteAddress)
             request.memoryBudget = settings.bodyBudget
+            if let budget = settings.bodyBudget {
+                request.bodyReservation = BodyReservation(budget: budget, bytes: bodyReservation)
+                bodyReservation = 0
+            }
             return .respond(request, keepAlive: keepAlive)
         case .failure(let error):
             return fail(error)
@@ -157,7 +163,6 @@ struct HTTPConnection {
     /// Follow with `nextAction(now:)`.
     mutating func responseCompleted(keepAlive: Bool, now: MonotonicInstant) -> Action {
         guard mode == .responding else { return .waitForBytes }
-        releaseBody()
         if keepAlive && !draining && !peerClosed {
             mode = .reading
             idleSince = now
@@ -208,8 +213,9 @@ struct HTTPConnection {
         return isIdle ? close() : .waitForBytes
     }
 
-    /// The channel closed the socket (error, abort, or after `.close`). The body
-    /// reservation is given back, even while a responder still works on the request.
+    /// The channel closed the socket (error, abort, or after `.close`). Gives back only the
+    /// reservation of a body still being read; a body with the responder is the request's
+    /// (``HTTPRequest/bodyReservation``), released when the server is done with it.
     mutating func closed() {
         mode = .closed
         releaseBody()

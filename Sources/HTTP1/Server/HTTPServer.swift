@@ -14,6 +14,10 @@ import Synchronization
 /// ```
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
+    /// This server's budget for request bodies in memory, of
+    /// ``HTTPServerConfiguration/bodyBudgetCapacity`` bytes; responders see it as
+    /// ``HTTPRequest/memoryBudget``.
+    public let bodyBudget: MemoryBudget
     private let context: ServerContext
     private let lifecycle = Mutex(Lifecycle())
     private let stopped = DispatchGroup()
@@ -28,7 +32,8 @@ public final class HTTPServer: Sendable {
 
     public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), responder: any HTTPResponder) {
         self.configuration = configuration
-        self.context = ServerContext(configuration: configuration, responder: responder)
+        self.bodyBudget = MemoryBudget(capacity: configuration.bodyBudgetCapacity ?? MemoryBudget.defaultCapacity)
+        self.context = ServerContext(configuration: configuration, responder: responder, bodyBudget: bodyBudget)
     }
 
     /// Binds every address of `configuration.host`, listens, and starts the I/O threads.

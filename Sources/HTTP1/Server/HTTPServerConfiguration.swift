@@ -31,7 +31,7 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `writeTimeout` | 60 s without progress | close |
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
 /// | `maxConnections` | 10 000 | 503 and close |
-/// | `bodyBudget` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
+/// | `bodyBudgetCapacity` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
     /// address it resolves to is bound.
@@ -58,9 +58,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxRequestsPerConnection: Int = 10_000
     public var maxConnections: Int = 10_000
     /// Bytes of request bodies held in memory over all connections at once, shared with
-    /// the responder through ``HTTPRequest/memoryBudget``. Default: a quarter of the
-    /// machine's (or the container's) memory.
-    public var bodyBudget = MemoryBudget(capacity: MemoryBudget.defaultCapacity)
+    /// the responder through ``HTTPRequest/memoryBudget``. `nil`: a quarter of the
+    /// machine's (or the container's) memory (``MemoryBudget/defaultCapacity``), read when
+    /// the server is created. Each ``HTTPServer`` has its own budget
+    /// (``HTTPServer/bodyBudget``).
+    public var bodyBudgetCapacity: Int? = nil
 
     /// A streamed body's writer blocks while more than this many bytes are queued...
     public var outputHighWaterMark: Int = 256 * 1024
@@ -107,7 +109,7 @@ public struct HTTPServerConfiguration: Sendable {
         return out + "\""
     }
 
-    var connectionSettings: HTTPConnection.Settings {
+    func connectionSettings(bodyBudget: MemoryBudget?) -> HTTPConnection.Settings {
         var s = HTTPConnection.Settings()
         s.limits = HTTPParserLimits(
             maxRequestLineLength: maxRequestLineLength, maxHeaderSectionSize: maxHeaderSectionSize,

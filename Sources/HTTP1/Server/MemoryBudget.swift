@@ -11,7 +11,9 @@ import Synchronization
 /// The server reserves a body before it reads it: the whole `Content-Length` at the head
 /// (refused: `503` with `Retry-After`, no `100 Continue`, connection closed), a chunked
 /// body's buffer as it grows (refused: `503`, connection closed). The reservation is given
-/// back when the response to that request is complete or the connection closes. A responder
+/// back when the server is done serving the request (the responder returned and the
+/// response was written or abandoned, even if the connection closed meanwhile), or when
+/// the connection closes or fails before the body was complete. A responder
 /// reserves what it builds from a body through ``HTTPRequest/memoryBudget`` (for example
 /// the peak of a parse) and releases it when done.
 ///

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 
 /// A reading of the monotonic clock (`CLOCK_MONOTONIC`): the one time base of connection
 /// deadlines. Spans between instants, and every timeout, are `Duration`s.
@@ -42,6 +43,10 @@ struct MonotonicInstant: Comparable, Hashable, Sendable {
     static func - (instant: MonotonicInstant, span: Duration) -> MonotonicInstant {
         instant + (.zero - span)
     }
+
+    /// The same instant as a Dispatch deadline (for a semaphore wait): Dispatch's uptime
+    /// clock on Linux is `CLOCK_MONOTONIC` too.
+    var dispatchTime: DispatchTime { DispatchTime(uptimeNanoseconds: max(1, nanoseconds)) }
 }
 
 extension Duration {

@@ -12,10 +12,10 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, bodyBudget: MemoryBudget) {
         self.configuration = configuration
         self.responder = responder
-        self.settings = configuration.connectionSettings
+        self.settings = configuration.connectionSettings(bodyBudget: bodyBudget)
         self.writeTimeout = configuration.writeTimeout
     }
 

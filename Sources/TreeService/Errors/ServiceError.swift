@@ -60,9 +60,10 @@ enum ProblemType: String, CaseIterable, Sendable {
     /// The problem document's `type`.
     var uri: String { "urn:treesessions:problem:\(rawValue)" }
 
-    /// The type of an error the HTTP layer answers by itself, from its status (the HTTP
-    /// layer answers 400, 408, 413, 414, 417, 431, 500, 501, 503 and 505); a status it
-    /// does not answer today is a fault of the server.
+    /// The type of an error the HTTP layer answers by itself, from its status: one of
+    /// `HTTPParserError.allStatuses`, or 500 for a response it could not serialize (a test
+    /// checks that every status of that list has a type of its own); any other status is a
+    /// fault of the server.
     init(httpLayerStatus status: Int) {
         switch status {
         case 400: self = .malformedHTTP

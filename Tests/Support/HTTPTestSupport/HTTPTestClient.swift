@@ -101,6 +101,16 @@ public final class HTTPTestClient: @unchecked Sendable {  // used from one threa
         try? nextResponse(head: head, interim: interim)
     }
 
+    /// Closes the connection with a reset (RST, not FIN): the server's next read fails.
+    /// The client is unusable afterwards.
+    public func reset() {
+        guard fd >= 0 else { return }
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close(fd)
+        fd = -1
+    }
+
     /// Whether the server closed the connection (EOF) with nothing more to read.
     public func readsEOF() -> Bool {
         guard pending.isEmpty else { return false }
