@@ -18,7 +18,7 @@ import TreeEngine
             } catch { return error }
         }
         #expect(outcome?.status == 409)
-        #expect(outcome?.slug == "filter-superseded")
+        #expect(outcome?.type.rawValue == "filter-superseded")
         #expect(session.state.withLock { $0.store.hasView(FilterQuery("Grid")) } == false)
         #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
     }

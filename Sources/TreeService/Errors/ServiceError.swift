@@ -92,8 +92,6 @@ struct ServiceError: Error, Sendable {
 
     /// The response status, the type's.
     var status: Int { type.status }
-    /// The slug of the problem `type` `urn:treesessions:problem:<slug>`.
-    var slug: String { type.rawValue }
 
     static func badQueryParameter(_ detail: String) -> ServiceError { ServiceError(.badQueryParameter, detail: detail) }
     static func notFound(_ detail: String) -> ServiceError { ServiceError(.notFound, detail: detail) }
