@@ -22,15 +22,14 @@ struct Baseline {
 
     /// Builds the object tree from a forest (children lists, as the seed's items hold them).
     init(_ forest: Forest) {
-        var stack: [(node: BaselineNode, end: Int)] = []
+        var stack: [BaselineNode] = []  // the open ancestors, by level
         all.reserveCapacity(forest.count)
-        for p in 0 ..< forest.count {
-            while let top = stack.last, top.end <= p { stack.removeLast() }
-            let handle = forest.node(atPosition: p)
-            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: stack.last?.node)
-            if let parent = stack.last?.node { parent.children.append(node) } else { roots.append(node) }
+        forest.forEachNode { handle, level in
+            stack.removeLast(stack.count - level)
+            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: stack.last)
+            if let parent = stack.last { parent.children.append(node) } else { roots.append(node) }
             all.append(node)
-            stack.append((node, p + forest.subtreeCount(handle)))
+            stack.append(node)
         }
     }
 

@@ -167,6 +167,9 @@ for size in sizes {
         if run == 0 { bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count) }
     }
     let nodes = store.forest.count
+    var handles: [NodeHandle] = []  // every node, in pre-order
+    handles.reserveCapacity(nodes)
+    store.forest.forEachNode { node, _ in handles.append(node) }
     report(d, nodes: nodes, op: "parse", samples: parseSamples,
            extra: ["mb_per_s": Double(bytes.count) / 1e6 / median(parseSamples)])
 
@@ -196,7 +199,7 @@ for size in sizes {
         return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
     })
     report(d, nodes: nodes, op: "indexOf", samples: (0 ..< 1000).map { _ in
-        let node = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
+        let node = handles[Int.random(in: 0 ..< nodes, using: &rng)]
         return seconds { _ = store.rowIndex(of: node, nil) }
     })
 
@@ -221,15 +224,15 @@ for size in sizes {
     let fragmentJSON = Array(("[" + (0 ..< 10).map { "{\"title\":\"new \($0)\"}" }.joined(separator: ",") + "]").utf8)
     var inserts: [Double] = [], deletes: [Double] = [], moves: [Double] = []
     for _ in 0 ..< (big ? 7 : 21) {
-        let parent = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
+        let parent = handles[Int.random(in: 0 ..< nodes, using: &rng)]
         var roots: [NodeHandle] = []
         inserts.append(seconds {
             let fragment = fragmentJSON.withUnsafeBytes { try! store.parseFragment($0, limits: ForestLimits()).fragment }
             roots = try! store.insert(fragment, .child(of: parent, index: 0), nil).roots
         })
         deletes.append(seconds { for r in roots { _ = store.delete(r, nil) } })
-        let leaf = store.forest.node(atPosition: nodes - 1 - Int.random(in: 0 ..< 1000, using: &rng))
-        let target = store.forest.node(atPosition: Int.random(in: 0 ..< nodes / 2, using: &rng))
+        let leaf = handles[nodes - 1 - Int.random(in: 0 ..< 1000, using: &rng)]
+        let target = handles[Int.random(in: 0 ..< nodes / 2, using: &rng)]
         moves.append(seconds { _ = try? store.move(leaf, to: target, index: 0, nil) })
     }
     deletes = deletes.map { $0 / 10 }

@@ -186,11 +186,26 @@ final class ReferenceForest {
 
     func isKept(_ f: FilterQuery) -> Bool { kept.contains(f) }
 
-    /// After any edit: filtered views are dropped; one named by the edit is rebuilt.
-    func editDone(_ f: FilterQuery?) {
-        kept.removeAll()
-        filterExpanded.removeAll()
+    /// The ancestor sets of the kept views before the edit under way (see `beginEdit`).
+    private var ancestorsBeforeEdit: [FilterQuery: Set<ObjectIdentifier>] = [:]
+
+    /// Before an edit: the view it names is used (built when not kept), and the
+    /// ancestor sets of every kept view are remembered for `editDone`.
+    func beginEdit(_ f: FilterQuery?) {
         use(f)
+        ancestorsBeforeEdit = Dictionary(uniqueKeysWithValues: kept.map { ($0, ancestorSet($0)) })
+    }
+
+    /// After an edit: every kept view stays; a node that became an ancestor of a
+    /// match starts expanded, every other node keeps its state (nodes gone are forgotten).
+    func editDone(_ f: FilterQuery?) {
+        let alive = Set(allNodes.map(ObjectIdentifier.init))
+        for g in kept {
+            let before = ancestorsBeforeEdit[g]!
+            let after = ancestorSet(g)
+            filterExpanded[g] = filterExpanded[g]!.intersection(alive).union(after.subtracting(before))
+        }
+        ancestorsBeforeEdit = [:]
     }
 
     func isExpanded(_ node: RefNode, _ f: FilterQuery?) -> Bool {
@@ -297,10 +312,12 @@ final class ReferenceForest {
         node.parent = nil
     }
 
-    func move(_ node: RefNode, to parent: RefNode?, index: Int?) -> EditFailure? {
+    /// `dryRun`: only whether the move would fail.
+    func move(_ node: RefNode, to parent: RefNode?, index: Int?, dryRun: Bool = false) -> EditFailure? {
         if let parent, node.isAncestorOrSelf(of: parent) { return .cycle }
         let others = siblings(of: parent).filter { $0 !== node }
         if let index, index < 0 || index > others.count { return .indexOutOfRange }
+        if dryRun { return nil }
         delete(node)
         _ = insert([node], parent: parent, index: index)
         return nil

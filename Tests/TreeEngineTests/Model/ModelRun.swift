@@ -160,15 +160,17 @@ final class ModelRun {
     /// `lookups`: resolve every id with `node(withID:)` (else a few).
     func checkForest(_ forest: Forest, _ context: String, lookups: Bool = true) {
         var ids = Set<String>()
+        var preOrder: [(node: NodeHandle, level: Int)] = []
+        forest.forEachNode { preOrder.append(($0, $1)) }
         var p = 0
         func visit(_ node: RefNode, level: Int) {
-            guard p < forest.count else { return }
-            let h = forest.node(atPosition: p)
-            let what = "\(context): node at position \(p) (\(node.key))"
+            guard p < preOrder.count else { return }
+            let h = preOrder[p].node
+            let what = "\(context): node \(p) in pre-order (\(node.key))"
             expectEqual(forest.id(of: h), node.id!, "\(what): id")
             if !ids.insert(node.key).inserted { problem("\(context): reference has id \(node.key) twice") }
             if lookups || rng.chance(0.05) { expectEqual(forest.node(withID: node.key), h, "\(what): node(withID:)") }
-            expectEqual(forest.position(of: h), p, "\(what): position")
+            expectEqual(preOrder[p].level, level, "\(what): level in forEachNode")
             expectEqual(forest.title(of: h), node.title, "\(what): title")
             expectEqual(forest.level(of: h), level, "\(what): level")
             expectEqual(forest.parent(of: h).map { forest.id(of: $0).description }, node.parent?.key, "\(what): parent")
@@ -373,6 +375,7 @@ final class ModelRun {
         case 65 ..< 72 where hasNodes:
             let node = randomNode()!
             record("delete(\(node.key)) [subtree \(node.subtree.count)] in \(vn)")
+            model.beginEdit(f)
             let splices = store.delete(handle(node)!, f)
             model.delete(node)
             model.editDone(f)
@@ -390,6 +393,7 @@ final class ModelRun {
                 data = data.map { "[" + String(repeating: $0 + ",", count: rng.int(1000 ... 4000)) + "0]" }
             }
             record("update(\(node.key), title: \(title.map { "\"\($0.prefix(40))\" (\($0.utf8.count) bytes)" } ?? "nil"), data: \(data.map { "\($0.prefix(40)) (\($0.utf8.count) bytes)" } ?? "nil")) in \(vn)")
+            model.beginEdit(f)
             let splices = store.update(handle(node)!, title: title, data: data.map { Array($0.utf8) }, f)
             if let title { node.title = title }
             if let data { node.data = Array(data.utf8) }
@@ -495,6 +499,7 @@ final class ModelRun {
         }
         let result: (splices: [Splice], roots: [NodeHandle])
         do {
+            if expectedFailure == nil { model.beginEdit(f) }
             result = try store.insert(fragment, placement, f)
         } catch {
             if expectedFailure == nil { problem("insert refused: \(error)") }
@@ -527,6 +532,7 @@ final class ModelRun {
         let count = model.siblings(of: parent).filter { $0 !== node }.count
         let index: Int? = rng.chance(0.3) ? nil : rng.chance(0.1) ? rng.pick([-1, count + 1, count + 2]) : rng.int(0 ... count)
         record("move(\(node.key), to: \(parent?.key ?? "nil"), index: \(index.map(String.init) ?? "nil")) in \(viewName(view))")
+        if model.move(node, to: parent, index: index, dryRun: true) == nil { model.beginEdit(f) }
         let expected = model.move(node, to: parent, index: index)
         do {
             let splices = try store.move(handle(node)!, to: parent.flatMap(handle), index: index, f)

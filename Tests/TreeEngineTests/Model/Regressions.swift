@@ -18,7 +18,9 @@ import TreeFormats
 
     /// The string forms of all ids, in pre-order.
     static func ids(_ store: TreeStore) -> [String] {
-        (0 ..< store.forest.count).map { store.forest.id(of: store.forest.node(atPosition: $0)).description }
+        var ids: [String] = []
+        store.forest.forEachNode { node, _ in ids.append(store.forest.id(of: node).description) }
+        return ids
     }
 
     /// Found as `exportRoundTrip` seed 1000005, op 1 (and most failing seeds). The forest's next generated id is
