@@ -20,16 +20,16 @@ struct Baseline {
     var all: [BaselineNode] = []
     var shown: [BaselineNode] = []
 
-    /// Builds the object tree from a forest (children lists, as the seed's items hold them).
+    /// Builds the object tree from a forest (children lists, as the seed's items hold them),
+    /// walking it by handle, depth first.
     init(_ forest: Forest) {
-        var stack: [BaselineNode] = []  // the open ancestors, by level
         all.reserveCapacity(forest.count)
-        forest.forEachNode { handle, level in
-            stack.removeLast(stack.count - level)
-            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: stack.last)
-            if let parent = stack.last { parent.children.append(node) } else { roots.append(node) }
+        var stack: [(handle: NodeHandle, parent: BaselineNode?)] = forest.children(of: nil).reversed().map { ($0, nil) }
+        while let (handle, parent) = stack.popLast() {
+            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: parent)
+            if let parent { parent.children.append(node) } else { roots.append(node) }
             all.append(node)
-            stack.append(node)
+            stack.append(contentsOf: forest.children(of: handle).reversed().map { ($0, node) })
         }
     }
 
