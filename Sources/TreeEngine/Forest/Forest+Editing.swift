@@ -66,9 +66,19 @@ extension Forest {
         return run
     }
 
-    /// Frees the slots of nodes taken out for good: ids, titles and data go.
+    /// Frees the slots of nodes taken out for good: ids, titles and data go (while
+    /// releases are held, only the ids go; the rest waits for `releaseHeld`).
     /// - Complexity: O(run)
     mutating func free(_ run: Run) {
+        if held != nil {
+            for slot in run.slots {
+                ids.remove(slot: slot)
+                flags[Int(slot)] = .free
+            }
+            held!.runs.append(run)
+            held!.slots += run.count
+            return
+        }
         for slot in run.slots {
             ids.remove(slot: slot)
             titles.release(titleRef[Int(slot)])
@@ -83,21 +93,64 @@ extension Forest {
         compactPoolsIfNeeded()
     }
 
-    /// Replaces the title of `node`.
+    /// Replaces the title of `node`; returns the old title's reference.
     /// - Complexity: O(title length), amortized
-    mutating func setTitle(of node: NodeHandle, to utf8: UnsafeRawBufferPointer) {
-        titles.release(titleRef[Int(node.slot)])
+    @discardableResult
+    mutating func setTitle(of node: NodeHandle, to utf8: UnsafeRawBufferPointer) -> UInt32 {
+        let old = titleRef[Int(node.slot)]
         titleRef[Int(node.slot)] = titles.append(utf8)
+        if held != nil { held!.titles.append(old) } else { titles.release(old) }
         compactPoolsIfNeeded()
+        return old
     }
 
-    /// Replaces the `data` of `node` with raw JSON bytes.
+    /// Replaces the `data` of `node` with raw JSON bytes; returns the old `dataRef` (0: none).
     /// - Complexity: O(data length), amortized
-    mutating func setData(of node: NodeHandle, to raw: UnsafeRawBufferPointer) {
+    @discardableResult
+    mutating func setData(of node: NodeHandle, to raw: UnsafeRawBufferPointer) -> UInt32 {
         let s = Int(node.slot)
         if dataRef.count < flags.count { dataRef.append(contentsOf: repeatElement(0, count: flags.count - dataRef.count)) }
-        if dataRef[s] != 0 { dataPool.release(dataRef[s] - 1) }
+        let old = dataRef[s]
         dataRef[s] = dataPool.append(raw) + 1
+        if old != 0 {
+            if held != nil { held!.data.append(old - 1) } else { dataPool.release(old - 1) }
+        }
+        compactPoolsIfNeeded()
+        return old
+    }
+
+    // MARK: Held releases
+
+    /// What a transaction holds back (see `TreeStore.transaction`): old titles and
+    /// data, and the slots of deleted nodes, stay as they were, and no pool is
+    /// compacted, so that a rollback finds everything where it was.
+    struct HeldReleases: Sendable {
+        var titles: [UInt32] = []
+        /// Offsets in `dataPool`.
+        var data: [UInt32] = []
+        var runs: [Run] = []
+        /// Slots in `runs`.
+        var slots = 0
+    }
+
+    /// Releases what was held, as if each release had happened when asked for.
+    /// - Complexity: O(held)
+    mutating func releaseHeld() {
+        guard let held else { return }
+        self.held = nil
+        for run in held.runs {
+            for slot in run.slots {
+                titles.release(titleRef[Int(slot)])
+                if Int(slot) < dataRef.count && dataRef[Int(slot)] != 0 {
+                    dataPool.release(dataRef[Int(slot)] - 1)
+                    dataRef[Int(slot)] = 0
+                }
+                parentSlot[Int(slot)] = -1
+                freeSlots.append(slot)
+            }
+        }
+        for ref in held.titles { titles.release(ref) }
+        for offset in held.data { dataPool.release(offset) }
         compactPoolsIfNeeded()
     }
 
@@ -115,6 +168,7 @@ extension Forest {
     }
 
     private mutating func compactPoolsIfNeeded() {
+        if held != nil { return }
         let flags = self.flags
         let live: (Int) -> Bool = { !flags[$0].contains(.free) }
         if titles.wantsCompaction { titles.compact(refs: &titleRef, biased: false, isLive: live) }

@@ -39,6 +39,8 @@ public struct Forest: Sendable {
 
     /// Slots of deleted nodes, reused by inserts.
     var freeSlots: [Slot] = []
+    /// Set while a transaction holds releases back.
+    var held: HeldReleases?
     /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
     var implicitIDLimit: Slot = 0
     /// The next number tried for a generated id `~N` of an inserted node.

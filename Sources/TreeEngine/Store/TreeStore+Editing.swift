@@ -46,15 +46,24 @@ extension TreeStore {
         let splices = updateViews(filter) { view, forest, splices in
             view.inserted(range, parent: parent?.slot ?? -1, in: forest, splices: &splices)
         }
+        let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
+        recordUndo(.inserted(roots: roots))
         checkInvariants()
-        return (splices, zip(run.slots, run.depths).filter { $0.1 == 0 }.map { NodeHandle(slot: $0.0) })
+        return (splices, roots.map { NodeHandle(slot: $0) })
     }
 
     /// Deletes `node` and its subtree.
     /// - Complexity: O(subtree positions + depth · log n · views)
     public mutating func delete(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
         use(filter)
+        let back = undo != nil ? placeOfReturn(node.slot) : (-1, -1)
         let (run, _, splices) = takeOut(node, filter, deleting: true)
+        if undo != nil {
+            let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
+                (slot, forest.ids.withKey(slot: slot) { Array($0) }, forest.ids.isInteger(slot: slot))
+            }
+            recordUndo(.deleted(run, parent: back.0, before: back.1, ids: ids))
+        }
         forest.free(run)
         checkInvariants()
         return splices
@@ -76,7 +85,12 @@ extension TreeStore {
                             message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
         }
         use(filter)
-        var (run, departures, splices) = takeOut(node, filter, deleting: false)
+        if undo != nil {
+            let back = placeOfReturn(node.slot)
+            recordUndo(.moved(node.slot, parent: back.parent, before: back.before))
+        }
+        let (run, departures, splicesOut) = takeOut(node, filter, deleting: false)
+        var splices = splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)
         let range = place(run, at: q, parent: parent)
         var i = 0
@@ -84,7 +98,6 @@ extension TreeStore {
             view.arrived(range, parent: parent?.slot ?? -1, departures[i], in: forest, splices: &splices)
             i += 1
         }
-        run = Run()
         checkInvariants()
         return splices
     }
@@ -95,9 +108,13 @@ extension TreeStore {
     /// - Complexity: O(title + data length + depth · log n · views)
     public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ filter: FilterQuery?) -> [Splice] {
         use(filter)
-        if let data { data.withUnsafeBytes { forest.setData(of: node, to: $0) } }
+        if let data {
+            let old = data.withUnsafeBytes { forest.setData(of: node, to: $0) }
+            recordUndo(.redata(node.slot, old: old))
+        }
         guard var title else { return [] }
-        title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
+        let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
+        recordUndo(.retitled(node.slot, old: old))
         let splices = updateViews(filter) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
         checkInvariants()
         return splices

@@ -73,7 +73,7 @@ extension Forest {
         var live = 0
         for slot in flags.indices where !flags[slot].contains(.free) { live += 1 }
         precondition(live == count, "live slots \(live) != nodes \(count)")
-        precondition(freeSlots.count == flags.count - count, "free list")
+        precondition(freeSlots.count + (held?.slots ?? 0) == flags.count - count, "free list")
         #endif
     }
 }

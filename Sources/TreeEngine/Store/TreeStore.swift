@@ -12,6 +12,8 @@ public struct TreeStore: Sendable {
     var filtered: [(query: FilterQuery, view: ViewState)] = []
     /// How many filtered views are kept.
     public var filteredViewCapacity = 4
+    /// What a running transaction keeps to roll back.
+    var undo: UndoLog?
     /// How many threads match titles when a filtered view is built; nil: as many as
     /// `ParallelWork.workerCount(items:)` gives for the forest's size.
     var filterWorkers: Int?
@@ -42,7 +44,8 @@ public struct TreeStore: Sendable {
         do {
             let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
             filtered.append((filter, view))
-            if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
+            // A transaction drops no view (see `transaction`).
+            if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }
         } catch {
             throw Cancelled()
         }

@@ -313,6 +313,18 @@ struct ViewState: Sendable {
         return Splice.diff(before: before, oldTotal: oldTotal, after: index.zeroBits(), newTotal: index.zeroCount)
     }
 
+    /// Puts back a filtered view's expansion and matches (a transaction's rollback)
+    /// and recomputes the rest.
+    /// - Complexity: O(positions)
+    mutating func restore(expanded: Bitset, matches: Bitset, matchCount: Int, in forest: Forest) {
+        filter!.expanded = expanded
+        filter!.matches = matches
+        filter!.matchCount = matchCount
+        reserveSlots(forest)
+        filter!.matchesBelow = ViewState.matchesBelow(forest, matches: filter!.matches)
+        reindex(forest)
+    }
+
     /// Rebuilds the index from the expansion state.
     /// - Complexity: O(n)
     mutating func reindex(_ forest: Forest) {
