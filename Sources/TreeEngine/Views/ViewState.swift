@@ -87,10 +87,9 @@ struct ViewState: Sendable {
         let matcher = TitleMatcher(query)
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
         let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
-        let below = matchesBelow(forest, matches: matches)
-        if isCancelled() { throw Cancelled() }
         var expanded = Bitset(count: matches.count)
-        for slot in below.indices where below[slot] > 0 { expanded.insert(slot) }
+        let below = matchesBelow(forest, matches: matches, ancestors: &expanded)
+        if isCancelled() { throw Cancelled() }
         let state = FilterState(matcher: matcher, matches: matches, expanded: expanded, matchesBelow: below,
                                 matchCount: matches.population, workers: workers)
         return ViewState(filter: state, index: CoverIndex(covers: filteredCovers(forest, state)))
@@ -98,8 +97,14 @@ struct ViewState: Sendable {
 
     /// For every slot, the number of matches among its descendants: one pass over
     /// the positions backwards, summing each node's children at the level below.
+    /// The slots with matches below (A) are added to `ancestors`.
     /// - Complexity: O(positions)
     static func matchesBelow(_ forest: Forest, matches: Bitset) -> ContiguousArray<UInt32> {
+        var ancestors = Bitset(count: matches.count)
+        return matchesBelow(forest, matches: matches, ancestors: &ancestors)
+    }
+
+    static func matchesBelow(_ forest: Forest, matches: Bitset, ancestors: inout Bitset) -> ContiguousArray<UInt32> {
         var below = ContiguousArray<UInt32>(repeating: 0, count: forest.flags.count)
         var sums: [UInt32] = [0, 0]  // sums[d]: matches in the subtrees of the pending nodes at level d
         forest.slotAt.withUnsafeBufferPointer { slotAt in
@@ -112,9 +117,12 @@ struct ViewState: Sendable {
                             let d = Int(depth[p])
                             while sums.count < d + 2 { sums.append(0) }
                             let inside = sums[d + 1]
-                            sums[d + 1] = 0
-                            below[slot] = inside
-                            sums[d] &+= inside &+ (matches.contains(slot) ? 1 : 0)
+                            if inside > 0 {
+                                sums[d + 1] = 0
+                                below[slot] = inside
+                                ancestors.insert(slot)
+                            }
+                            if matches.contains(slot) { sums[d] &+= inside &+ 1 } else if inside > 0 { sums[d] &+= inside }
                         }
                         p -= 1
                     }
