@@ -25,9 +25,10 @@ final class Session: Sendable {
         var version: Int = 1
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
-        /// Filtered views whose expansion was changed since they were built; naming
-        /// one after it was dropped from the store's cache rebuilds it (a change).
-        /// Emptied by edits, which rebuild every filtered view anyway.
+        /// Filtered views that may differ from a fresh build of themselves: their
+        /// expansion was changed, or an edit updated them (a node that left the
+        /// ancestors of matches keeps its expansion, a fresh build collapses it).
+        /// Naming one after it was dropped from the store's cache builds it anew: a change.
         var changedFilters: Set<FilterQuery> = []
         /// Set, with `accountedNodes` zeroed, when the registry drops the session: a request
         /// that looked the session up before then answers 404 and changes nothing.
@@ -38,9 +39,9 @@ final class Session: Sendable {
             if let filter { changedFilters.insert(filter) }
         }
 
-        /// Records an edit of the tree.
+        /// Records an edit of the tree: it updated every kept filtered view.
         mutating func treeEdited() {
-            changedFilters.removeAll()
+            changedFilters.formUnion(store.keptFilters)
         }
     }
 
