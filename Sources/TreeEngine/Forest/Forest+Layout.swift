@@ -63,10 +63,23 @@ extension Forest {
                 }
             }
         }
-        let needed = Double(count + k) / Forest.spreadDensity
-        let capacity = ((Int(needed.rounded(.up)) + Forest.segmentSize - 1) >> Forest.segmentShift) << Forest.segmentShift
-        let (start, relocation) = respread(0 ..< n, capacity: capacity, reserving: k, at: q)
+        let (start, relocation) = respread(0 ..< n, capacity: Forest.spreadCapacity(count + k), reserving: k, at: q)
         return (start, relocation)
+    }
+
+    /// Spreads the nodes over fewer positions when they fill less than a third of
+    /// `spreadDensity` (after large deletions), so that memory follows the node count down.
+    /// - Complexity: O(positions) when it shrinks, O(1) otherwise
+    mutating func shrinkIfSparse() -> Relocation? {
+        let capacity = Forest.spreadCapacity(count)
+        guard self.capacity > 3 * capacity else { return nil }
+        return respread(0 ..< self.capacity, capacity: capacity, reserving: 0, at: 0).1
+    }
+
+    /// The number of positions that `nodes` fill to `spreadDensity`, in whole segments.
+    static func spreadCapacity(_ nodes: Int) -> Int {
+        let needed = Int((Double(max(nodes, 1)) / spreadDensity).rounded(.up))
+        return ((needed + segmentSize - 1) >> segmentShift) << segmentShift
     }
 
     /// Spreads the nodes of `window` evenly over it (or, given a new `capacity`, over
@@ -85,7 +98,7 @@ extension Forest {
         let width = target.count, m = items.count + k
         // The j-th of the m nodes (the k new ones counted in place) goes to `place(j)`;
         // width ≥ m, so places are at least one apart and the k new ones can be consecutive.
-        func place(_ j: Int) -> Position { target.lowerBound + j * width / m }
+        func place(_ j: Int) -> Position { m == 0 ? target.lowerBound : target.lowerBound + j * width / m }
         let start = place(reservedAt)
 
         var source = ContiguousArray<Int32>(repeating: -1, count: width)

@@ -65,6 +65,7 @@ extension TreeStore {
             recordUndo(.deleted(run, parent: back.0, before: back.1, ids: ids))
         }
         forest.free(run)
+        if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
         checkInvariants()
         return splices
     }
@@ -132,12 +133,15 @@ extension TreeStore {
     /// follow the nodes that moved); returns the positions it took.
     private mutating func place(_ run: Run, at q: Position, parent: NodeHandle?) -> Range<Position> {
         let (start, relocation) = forest.makeRoom(run.count, at: q)
-        if let relocation {
-            unfiltered.relocate(relocation)
-            for i in filtered.indices { filtered[i].view.relocate(relocation) }
-        }
+        if let relocation { relocate(relocation) }
         forest.put(run, at: start, parent: parent?.slot ?? -1)
         return start ..< start + run.count
+    }
+
+    /// Views follow nodes that moved to make room.
+    private mutating func relocate(_ relocation: Relocation) {
+        unfiltered.relocate(relocation)
+        for i in filtered.indices { filtered[i].view.relocate(relocation) }
     }
 
     /// Takes the subtree of `node` out of the positions, every view following.
