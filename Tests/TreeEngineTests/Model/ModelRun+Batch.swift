@@ -76,7 +76,7 @@ extension ModelRun {
         let old = model.rows(f).map(\.key)
         let count = rng.int(1 ... 8)
         let invalidAt: Int? = rng.chance(0.35) ? rng.int(0 ... count - 1) : nil
-        let before = engineState()
+        let before = invalidAt == nil ? nil : engineState()
         let checkpoint = model.checkpoint()
         record("batch of \(count) operations in \(viewName(view))" + (invalidAt.map { ", operation \($0) invalid" } ?? ""))
         var all: [Splice] = []
@@ -95,7 +95,7 @@ extension ModelRun {
             case .unexpected(let text): problem(text)
             case .invalid(let text):
                 if invalidAt == nil { problem("a valid batch failed: \(text)") }
-                expectUnchanged(before, "batch refused at operation \(invalidAt ?? -1) (\(text))")
+                expectUnchanged(before!, "batch refused at operation \(invalidAt ?? -1) (\(text))")
             }
             return
         }

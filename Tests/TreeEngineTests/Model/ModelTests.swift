@@ -11,7 +11,7 @@ import TreeFormats
 /// `MODEL_VERBOSE=1` prints every operation before it runs (for crashes).
 @Suite struct ModelTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 600
+    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 400
     /// Trees for `exportRoundTrip`: half as many as `MODEL_SEEDS`, at least 400.
     static let exportSeedCount = max(400, seedCount / 2)
     static let singleSeed = environment["MODEL_SEED"].flatMap { UInt64($0) }
