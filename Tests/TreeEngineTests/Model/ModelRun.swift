@@ -4,7 +4,11 @@ import TreeFormats
 @testable import TreeReference
 
 /// One seed: a random tree uploaded to the engine and to the reference, then a
-/// random operation sequence applied to both, comparing everything after each step.
+/// random operation sequence applied to both, comparing everything after each step:
+/// the forest (walked by handle), every kept filtered view as it is (read without
+/// naming it: rows, matchCount, each node's row, expansion and match, the kept list in
+/// order), some views by naming them, and the splices of each step. Steps are
+/// expansion changes, edits (which keep every filtered view, issue 10) and batches.
 final class ModelRun {
     let seed: UInt64
     var rng: SeededRandom

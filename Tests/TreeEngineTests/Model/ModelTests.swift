@@ -9,6 +9,14 @@ import TreeFormats
 ///
 /// `MODEL_SEEDS=N` runs N seeds (default below), `MODEL_SEED=S` runs only seed S,
 /// `MODEL_VERBOSE=1` prints every operation before it runs (for crashes).
+///
+/// Issue 10: the reference keeps filtered views through edits (`ReferenceForest.editDone`),
+/// every kept view is checked after each step (`ModelRun.checkKeptViews`), and batches run
+/// in `TreeStore.transaction` (`ModelRun+Batch.swift`). EXPECTED TO FAIL until the engine
+/// of issue 10 lands: `randomOperations`, `exportRoundTrip`, `largeTreeAgainstReference`
+/// and `poolCompactionUnderChurn` stop at the first edit after which a filtered view
+/// should still be kept ("kept filtered views ...: engine [], reference [...]"), since
+/// today an edit drops every filtered view and rebuilds the named one.
 @Suite struct ModelTests {
     static let environment = ProcessInfo.processInfo.environment
     static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 400
