@@ -279,7 +279,7 @@ final class ReferenceForest {
         roots = c.roots
         for n in c.nodes {
             n.node.id = n.id
-            if n.node.title != n.title { n.node.title = n.title }
+            n.node.title = n.title  // always: String equality would take "é" for "e\u{301}"
             n.node.children = n.children
             n.node.parent = n.parent
             n.node.expanded = n.expanded

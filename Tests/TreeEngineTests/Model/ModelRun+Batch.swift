@@ -17,7 +17,8 @@ extension ModelRun {
     /// What an engine shows, read without naming a view: the forest (ids, titles, data,
     /// structure, unfiltered expansion), the kept filtered views in order, and each kept
     /// view's rows, matchCount and every node's placement (row, expansion, match).
-    struct EngineState: Equatable {
+    /// Lines compare by their UTF-8 bytes (String equality would take "é" for "e\u{301}").
+    struct EngineState {
         var forest: [String]
         var kept: [FilterQuery]
         var views: [[String]]
@@ -47,23 +48,22 @@ extension ModelRun {
         return EngineState(forest: lines, kept: store.keptFilters, views: views)
     }
 
-    static func firstDifference(_ a: [String], _ b: [String]) -> Int {
+    static func firstDifference(_ a: [String], _ b: [String]) -> Int? {
         var i = 0
-        while i < a.count && i < b.count && a[i] == b[i] { i += 1 }
-        return i
+        while i < a.count && i < b.count && a[i].utf8.elementsEqual(b[i].utf8) { i += 1 }
+        return i == a.count && i == b.count ? nil : i
     }
 
     func expectUnchanged(_ before: EngineState, _ context: String) {
         let after = engineState()
-        if after.forest != before.forest {
-            let i = Self.firstDifference(after.forest, before.forest)
+        if let i = Self.firstDifference(after.forest, before.forest) {
             problem("\(context): the forest changed (\(before.forest.count) → \(after.forest.count) nodes), first at node \(i): "
                     + "before \(i < before.forest.count ? before.forest[i] : "-"), after \(i < after.forest.count ? after.forest[i] : "-")")
         }
         expectEqual(after.kept, before.kept, "\(context): kept filtered views")
-        if after.views != before.views {
-            for (a, b) in zip(after.views, before.views) where a != b {
-                let i = Self.firstDifference(a, b)
+        if after.kept != before.kept { return }
+        for (a, b) in zip(after.views, before.views) {
+            if let i = Self.firstDifference(a, b) {
                 problem("\(context): a view changed: \(b.first ?? "?"); first difference: before \(i < b.count ? b[i] : "-"), after \(i < a.count ? a[i] : "-")")
                 return
             }
@@ -80,6 +80,7 @@ extension ModelRun {
         let checkpoint = model.checkpoint()
         record("batch of \(count) operations in \(viewName(view))" + (invalidAt.map { ", operation \($0) invalid" } ?? ""))
         var all: [Splice] = []
+        batchDeleted = []
         do {
             try store.transaction { (s: inout TreeStore) throws(BatchAbort) -> Void in
                 for k in 0 ..< count {
@@ -122,9 +123,13 @@ extension ModelRun {
             if nodes.isEmpty && how != 2 { how = rng.chance(0.5) ? 0 : 2 }
             switch how {
             case 0:
-                let id = "gone-\(seed)-\(log.count)-\(k)"
+                var id = "gone-\(seed)-\(log.count)-\(k)"
+                if !batchDeleted.isEmpty && rng.chance(0.6) {
+                    let deleted = rng.pick(batchDeleted)
+                    if !nodes.contains(where: { $0.key == deleted }) { id = deleted }
+                }
                 let op = rng.pick(["delete", "move", "update", "expand", "reveal"])
-                record("  \(k): \(op)(\(id)) in \(vn): unknown node")
+                record("  \(k): \(op)(\(id)) in \(vn): unknown node (deleted or never there)")
                 if s.forest.node(withID: id) != nil { throw .unexpected("batch: the engine has a node \(id)") }
                 throw .invalid("unknown node \(id)")
             case 1:
@@ -181,6 +186,7 @@ extension ModelRun {
             record("  \(k): delete(\(node.key)) in \(vn)")
             let h = try engineHandle(s, node)
             let splices = s.delete(h, f)
+            batchDeleted += node.subtree.map(\.key)
             model.delete(node)
             model.editDone(f)
             return splices

@@ -474,6 +474,9 @@ final class ModelRun {
         }
     }
 
+    /// Ids of the nodes deleted by the current batch (an invalid operation may name one).
+    var batchDeleted: [String] = []
+
     /// Inserts that succeeded (ids are then looked up in full).
     var insertCount = 0
 
