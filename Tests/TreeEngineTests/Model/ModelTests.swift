@@ -19,7 +19,7 @@ import TreeFormats
 /// today an edit drops every filtered view and rebuilds the named one.
 @Suite struct ModelTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 400
+    static let seedCount = environment["MODEL_SEEDS"].flatMap { Int($0) } ?? 320
     /// Trees for `exportRoundTrip`: half as many as `MODEL_SEEDS`, at least 400.
     static let exportSeedCount = max(400, seedCount / 2)
     static let singleSeed = environment["MODEL_SEED"].flatMap { UInt64($0) }
