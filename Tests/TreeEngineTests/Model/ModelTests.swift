@@ -116,6 +116,33 @@ import TreeFormats
         #expect(run.problems.isEmpty, Comment(rawValue: run.problems.joined(separator: "\n")))
     }
 
+    /// `Splice.sequence` of a batch's changes, short (the list itself) and past
+    /// `Splice.maximumCount` (one bounding splice), turns the rows before into the rows after.
+    @Test(arguments: [false, true])
+    func spliceSequenceOfABatch(pastMaximum: Bool) throws {
+        let nodes = (0 ..< 2_500).map { i in
+            #"{"id":\#(i),"title":"r\#(i)","expanded":\#(i % 2 == 0),"children":[{"title":"c\#(i)"}]}"#
+        }
+        var store = TreeStore(forest: try Forest.parse(Array(("[" + nodes.joined(separator: ",") + "]").utf8)).forest)
+        func keys() -> [RefKey] {
+            store.rows(nil, offset: 0, limit: store.rowCount(nil)).map {
+                RefKey(id: store.forest.id(of: $0.node).description, level: $0.level)
+            }
+        }
+        let old = keys()
+        let all = store.transaction { (s: inout TreeStore) -> [Splice] in
+            // expandAll opens 1,250 roots: it lists Splice.maximumCount splices, the last to the end.
+            var all = pastMaximum ? s.expandAll(nil) : []
+            for i in [7, 4, 1_001, 9] { all += s.setExpanded(s.forest.node(withID: "\(i)")!, i % 2 == 1, nil) }
+            return all
+        }
+        let combined = Splice.sequence(all, oldTotal: old.count)
+        #expect(combined.count == (pastMaximum ? 1 : 4), "\(combined)")
+        let run = ModelRun(seed: 0, size: 0)
+        run.checkSplices(combined, old: old, new: keys(), "Splice.sequence")
+        #expect(run.problems.isEmpty, Comment(rawValue: run.problems.joined(separator: "\n")))
+    }
+
     @Test func matchRangesAgainstReference() {
         var rng = SeededRandom(seed: 77)
         var failures: [String] = []
