@@ -91,17 +91,27 @@ import TreeFormats
         #expect(shrank(run.poolSizes.map(\.ids)), "the id pool never compacted")
     }
 
-    /// A change with more than `Splice.maximumCount` splices ends in one splice to the end.
-    @Test func manySplicesStayCorrect() throws {
+    /// 2,500 roots with one child each, every other one expanded: expanding or
+    /// collapsing all of them changes rows at 1,250 places.
+    static func twoThousandFiveHundredPairs() throws -> TreeStore {
         let nodes = (0 ..< 2_500).map { i in
             #"{"id":\#(i),"title":"r\#(i)","expanded":\#(i % 2 == 0),"children":[{"title":"c\#(i)"}]}"#
         }
-        var store = TreeStore(forest: try Forest.parse(Array(("[" + nodes.joined(separator: ",") + "]").utf8)).forest)
-        func keys() -> [RefKey] {
-            store.rows(nil, offset: 0, limit: store.rowCount(nil)).map {
-                RefKey(id: store.forest.id(of: $0.node).description, level: $0.level)
-            }
+        return TreeStore(forest: try Forest.parse(Array(("[" + nodes.joined(separator: ",") + "]").utf8)).forest)
+    }
+
+    /// The rows of the unfiltered view as (id, level).
+    static func rowKeys(_ store: TreeStore) -> [RefKey] {
+        var store = store
+        return store.rows(nil, offset: 0, limit: store.rowCount(nil)).map {
+            RefKey(id: store.forest.id(of: $0.node).description, level: $0.level)
         }
+    }
+
+    /// A change with more than `Splice.maximumCount` splices ends in one splice to the end.
+    @Test func manySplicesStayCorrect() throws {
+        var store = try Self.twoThousandFiveHundredPairs()
+        func keys() -> [RefKey] { Self.rowKeys(store) }
         let run = ModelRun(seed: 0, size: 0)
         for step in 0 ..< 2 {
             let old = keys()
@@ -117,15 +127,8 @@ import TreeFormats
     /// `Splice.maximumCount` (one bounding splice), turns the rows before into the rows after.
     @Test(arguments: [false, true])
     func spliceSequenceOfABatch(pastMaximum: Bool) throws {
-        let nodes = (0 ..< 2_500).map { i in
-            #"{"id":\#(i),"title":"r\#(i)","expanded":\#(i % 2 == 0),"children":[{"title":"c\#(i)"}]}"#
-        }
-        var store = TreeStore(forest: try Forest.parse(Array(("[" + nodes.joined(separator: ",") + "]").utf8)).forest)
-        func keys() -> [RefKey] {
-            store.rows(nil, offset: 0, limit: store.rowCount(nil)).map {
-                RefKey(id: store.forest.id(of: $0.node).description, level: $0.level)
-            }
-        }
+        var store = try Self.twoThousandFiveHundredPairs()
+        func keys() -> [RefKey] { Self.rowKeys(store) }
         let old = keys()
         let all = store.transaction { (s: inout TreeStore) -> [Splice] in
             // expandAll opens 1,250 roots: it lists Splice.maximumCount splices, the last to the end.
