@@ -40,8 +40,8 @@ enum SessionOperation: Sendable {
         case after(ItemID)
     }
 
-    /// Whether the operation edits the forest (and so rebuilds every filtered view)
-    /// rather than changing the expansion of one view.
+    /// Whether the operation edits the forest (and so updates every kept view) rather
+    /// than changing the expansion of one view.
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal: return false

@@ -26,8 +26,9 @@ final class Session: Sendable {
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
         /// Filtered views whose expansion was changed since they were built; naming
-        /// one after it was dropped from the store's cache rebuilds it (a change).
-        /// Emptied by edits, which rebuild every filtered view anyway.
+        /// one after it was dropped from the store's cache rebuilds it (a change). Edits
+        /// keep them: a kept view keeps its expansion through edits, so losing it is
+        /// still a change.
         var changedFilters: Set<FilterQuery> = []
         /// Set, with `accountedNodes` zeroed, when the registry drops the session: a request
         /// that looked the session up before then answers 404 and changes nothing.
@@ -38,10 +39,8 @@ final class Session: Sendable {
             if let filter { changedFilters.insert(filter) }
         }
 
-        /// Records an edit of the tree.
-        mutating func treeEdited() {
-            changedFilters.removeAll()
-        }
+        /// Records an edit of the tree: nothing to record yet (a journal will).
+        mutating func treeEdited() {}
     }
 
     init(id: String, store: TreeStore, clock: any ServiceClock) {
