@@ -69,6 +69,7 @@ public final class TreeService: HTTPResponder {
         case (.item(let sid, let item), "GET"): return try itemInfo(request, sid, item)
         case (.item(let sid, let item), "DELETE"): return try deleteItem(request, sid, item)
         case (.item(let sid, let item), _): return try patchItem(request, sid, item)
+        case (.batch(let sid), _): return try batch(request, sid)
         }
     }
 
@@ -177,17 +178,29 @@ public final class TreeService: HTTPResponder {
     /// Builds the named filtered view if needed; a newer filter request on the same
     /// session cancels this build (409).
     func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) {
-        guard let filter else { return }
-        let rebuilt = !state.store.hasView(filter)
+        let built = try prepare(filter, session, &state.store, ticket: ticket)
+        viewPrepared(filter, built: built, &state)
+    }
+
+    /// Builds the named filtered view in `store` if needed (409 when a newer filter request
+    /// cancels the build); whether it was built.
+    func prepare(_ filter: FilterQuery?, _ session: Session, _ store: inout TreeStore, ticket: Int) throws(ServiceError) -> Bool {
+        guard let filter else { return false }
+        let built = !store.hasView(filter)
         do {
-            try state.store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
+            try store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
         } catch {
             throw ServiceError(.filterSuperseded,
                                detail: "a newer filter request on this session cancelled this one")
         }
+        return built
+    }
+
+    /// Records that the named view was prepared, `built` from scratch or not.
+    func viewPrepared(_ filter: FilterQuery?, built: Bool, _ state: inout Session.State) {
         // A view that was changed and then dropped comes back in its initial state:
         // that is a change, so the version moves and stale ETags and splices are refused.
-        if rebuilt, state.changedFilters.remove(filter) != nil { state.version += 1 }
+        if let filter, built, state.changedFilters.remove(filter) != nil { state.version += 1 }
     }
 
     /// Takes a filter ticket before waiting for the session lock. Only a request whose
@@ -201,9 +214,10 @@ public final class TreeService: HTTPResponder {
         return session.filterTicket.add(1, ordering: .relaxed).newValue
     }
 
-    /// Gives the nodes a deletion removed back to the server's budget.
-    func releaseDeletedNodes(_ state: inout Session.State) {
-        registry.release(state.accountedNodes - state.store.forest.count)
-        state.accountedNodes = state.store.forest.count
+    /// Gives the nodes a deletion removed back to the server's budget; `accounted` is the
+    /// node count the registry has accounted for the session.
+    func releaseDeletedNodes(_ store: TreeStore, accounted: inout Int) {
+        registry.release(accounted - store.forest.count)
+        accounted = store.forest.count
     }
 }

@@ -17,8 +17,9 @@ SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 TOKEN = "check-openapi-token"
 # The server under test, with room for every session a run creates.
 MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")
-# Tiny limits and a token, for 401, 413, 429 and 503.
-LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--token", TOKEN)
+# Tiny limits and a token, for 401, 413 (body, batch), 429 and 503.
+LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--max-batch", "2",
+                 "--token", TOKEN)
 
 
 def pointer_escape(s):

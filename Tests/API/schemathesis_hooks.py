@@ -2,9 +2,11 @@
 cannot state, so that a schema-valid request must be accepted (see schemathesis.toml).
 
 * Node ids are unique in a session (by their string form), across requests: every string or
-  integral id in the nodes of an upload or insert gets a fresh value of the same JSON type.
-* An `index` (insert as children, move) must not pass the parent's number of children: a valid
-  one becomes 0, which every parent allows, written as the same JSON type (`0` or `0.0`).
+  integral id in the nodes of an upload or insert (also an insert operation of a batch) gets a
+  fresh value of the same JSON type.
+* An `index` (insert as children, move; also in a batch) must not pass the parent's number of
+  children: a valid one becomes 0, which every parent allows, written as the same JSON type
+  (`0` or `0.0`).
 
 Only values that are valid are rewritten, so a request that breaks the schema still does.
 """
@@ -67,3 +69,13 @@ def before_call(context, case, kwargs):
             case.body = index_zero(body)
     elif route == ("PATCH", "/sessions/{sid}/items/{itemId}") and isinstance(body, dict) and "parentId" in body:
         case.body = index_zero(dict(body))
+    elif route == ("POST", "/sessions/{sid}/batch") and isinstance(body, dict) and isinstance(body.get("operations"), list):
+        operations = []
+        for operation in body["operations"]:
+            if isinstance(operation, dict):
+                operation = dict(operation)
+                if "nodes" in operation:
+                    operation["nodes"] = fresh_nodes(operation["nodes"])
+                operation = index_zero(operation)
+            operations.append(operation)
+        case.body = {**body, "operations": operations}

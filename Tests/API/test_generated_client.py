@@ -112,6 +112,26 @@ def test_scenario(tsc, client):
     assert [row.to_dict() for row in get_rows.sync(again.id, client=client, limit=1000).rows] == \
         [row.to_dict() for row in get_rows.sync(sid, client=client, limit=1000).rows]
 
+    # A batch of typed operations: one change, one result each.
+    from tree_sessions_client.api.items import apply_batch
+    from tree_sessions_client.models import (
+        BatchBody, BatchResponse, ExpandOperation, ExpandOperationOp, InsertAfterOperation, InsertAfterOperationOp,
+        UpdateOperation, UpdateOperationOp)
+    batched = apply_batch.sync(sid, client=client, body=BatchBody(operations=[
+        InsertAfterOperation(op=InsertAfterOperationOp.INSERT, nodes=[Node(title="Sibling", id=8)], after="docs"),
+        UpdateOperation(op=UpdateOperationOp.UPDATE, id=8, title="Renamed"),
+        ExpandOperation(op=ExpandOperationOp.EXPAND, id="docs", expanded=False),
+    ]))
+    assert isinstance(batched, BatchResponse)
+    assert (batched.version, batched.total) == (4, 4)
+    assert [r.to_dict() for r in batched.results] == [{"index": 1, "ids": [8]}, {"index": 1}, {"index": 0}]
+    response = apply_batch.sync_detailed(sid, client=client, body=BatchBody(operations=[
+        UpdateOperation(op=UpdateOperationOp.UPDATE, id=8, title="Again"),
+        ExpandOperation(op=ExpandOperationOp.EXPAND, id="nope", expanded=True),
+    ]))
+    assert response.status_code == 404
+    assert isinstance(response.parsed, Problem) and response.parsed.pointer == "/operations/1/id"
+
     # A 404 and a 422 as typed problems.
     response = get_session.sync_detailed(UNKNOWN, client=client)
     assert response.status_code == 404

@@ -69,6 +69,15 @@ def test_scenario(oag, api):
     again = sessions.create_session(CreateSessionBody.from_json(exported.to_json()))
     assert [n.id.actual_instance for n in sessions.get_tree(again.id).nodes] == ["docs", "pics"]
 
+    from tree_sessions_oag.models import BatchBody, BatchOperation, DeleteOperation, InsertBeforeOperation, RevealOperation
+    batched = items.apply_batch(session.id, BatchBody(operations=[
+        BatchOperation(InsertBeforeOperation(op="insert", nodes=[Node(title="First", id=NodeId("f"))], before=NodeId("docs"))),
+        BatchOperation(RevealOperation(op="reveal", id=NodeId(7))),
+        BatchOperation(DeleteOperation(op="delete", id=NodeId("f"))),
+    ]))
+    assert (batched.version, batched.total) == (4, 3)
+    assert [r.to_dict() for r in batched.results] == [{"index": None, "ids": ["f"]}, {"index": 2}, {"index": None}]
+
     with pytest.raises(oag.ApiException) as raised:
         sessions.get_session(UNKNOWN)
     assert raised.value.status == 404 and isinstance(raised.value.data, Problem)

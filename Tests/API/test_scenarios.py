@@ -262,6 +262,95 @@ def test_items(step, api, state):
     run(step, api, state)
 
 
+# -- batches -------------------------------------------------------------------------------
+BATCH = "/sessions/{sid}/batch"
+
+
+def unchanged_since_snapshot(r, b, s):
+    """The request changed nothing: the version and the rows of both views are as snapshot() saw them."""
+    expect(s["snapshot"] == snapshot_of(s), f"the batch changed the session: {b}")
+
+
+def snapshot_of(s):
+    api = s["api"]
+    return api.rows(s["sid"]), api.rows(s["sid"], "&filter=ce")
+
+
+def snapshot(body):
+    """The body, after saving the session's version and rows for unchanged_since_snapshot."""
+    def make(s):
+        s["snapshot"] = snapshot_of(s)
+        return body
+    return make
+
+
+def failed_at(pointer, type_):
+    def check(r, b, s):
+        expect(b["pointer"] == pointer and b["type"] == f"urn:treesessions:problem:{type_}", f"problem {b}")
+        unchanged_since_snapshot(r, b, s)
+    return check
+
+
+def batch_results(*results):
+    def check(r, b, s):
+        expect(len(b["results"]) == len(results), f"results {b['results']}")
+        for got, want in zip(b["results"], results):
+            if want is not None:
+                expect(got == want, f"result {got}, expected {want}")
+    return check
+
+
+@steps(
+    Step("batch", "POST", BATCH, 200, view="", body={"operations": [
+        {"op": "insert", "nodes": [{"title": "Batch folder", "id": "b1", "children": [{"title": "in batch"}]}],
+         "parentId": None, "index": 0},
+        {"op": "update", "id": "b1", "title": "Batch folder, renamed", "data": {"n": 1}},
+        {"op": "expand", "id": "b1", "expanded": True},
+        {"op": "insert", "nodes": [{"title": "Batch sibling", "id": 77}], "after": "b1"},
+        {"op": "move", "id": 77, "parentId": "b1", "index": 0},
+        {"op": "reveal", "id": 77},
+        {"op": "delete", "id": 77},
+        {"op": "expandDepth", "expandDepth": 1},
+    ]}, expect=batch_results({"index": 0, "ids": ["b1"]}, {"index": 0}, {"index": 0}, None, None, None,
+                             {"index": None}, {})),
+    Step("batch (filtered)", "POST", BATCH + "?filter=ce", 200, view="&filter=ce", body={"operations": [
+        {"op": "collapseAll"}, {"op": "expand", "id": "b1", "expanded": True, "recursive": True},
+        {"op": "insert", "nodes": [{"title": "Ceiling", "id": "ce1"}], "before": "b1"}, {"op": "expandAll"},
+    ]}),
+    Step("batch: empty", "POST", BATCH, 200, body=snapshot({"operations": []}),
+         expect=lambda r, b, s: (expect(b["changes"] == [] and b["results"] == [], f"answer {b}"),
+                                 unchanged_since_snapshot(r, b, s))),
+    Step("batch: unknown op at 2", "POST", BATCH, 422, body=snapshot({"operations": [
+        {"op": "delete", "id": "b1"}, {"op": "collapseAll"}, {"op": "rename", "id": "docs"}]}),
+         expect=failed_at("/operations/2/op", "invalid-node")),
+    Step("batch: an id deleted earlier", "POST", BATCH + "?filter=ce", 404, body=snapshot({"operations": [
+        {"op": "delete", "id": "b1"}, {"op": "expand", "id": "b1", "expanded": True}]}),
+         expect=failed_at("/operations/1/id", "not-found")),
+    Step("batch: an id inserted earlier", "POST", BATCH, 422, body=snapshot({"operations": [
+        {"op": "insert", "nodes": [{"title": "x", "id": "twice"}]}, {"op": "insert", "nodes": [{"title": "y", "id": "twice"}]}]}),
+         expect=failed_at("/operations/1/nodes/0/id", "invalid-node")),
+    Step("batch: move under itself", "POST", BATCH, 409, body=snapshot({"operations": [
+        {"op": "expandAll"}, {"op": "move", "id": "b1", "parentId": "b1"}]}),
+         expect=failed_at("/operations/1", "cycle")),
+    Step("batch: index past the end", "POST", BATCH, 422, body=snapshot({"operations": [
+        {"op": "move", "id": "pics", "parentId": "b1", "index": 9}]}),
+         expect=failed_at("/operations/0/index", "invalid-node")),
+    Step("batch: update without fields", "POST", BATCH, 422, body=snapshot({"operations": [{"op": "update", "id": "b1"}]}),
+         expect=failed_at("/operations/0", "invalid-node")),
+    Step("batch: If-Match stale", "POST", BATCH, 412, body={"operations": [{"op": "collapseAll"}]},
+         headers=lambda s: {"If-Match": f'"{version_now(s) - 1}"'}),
+    Step("batch: If-Match current", "POST", BATCH, 200, view="", body={"operations": [{"op": "collapseAll"}]},
+         headers=lambda s: {"If-Match": f'"{version_now(s)}"'}),
+    Step("batch: not an object", "POST", BATCH, 422, body=[{"op": "collapseAll"}]),
+    Step("batch: unknown member", "POST", BATCH, 422, body={"operations": [], "atomic": True}),
+    Step("batch: malformed", "POST", BATCH, 400, raw=b'{"operations": [', headers=JSON),
+    Step("batch: no content type", "POST", BATCH, 415, raw=b'{"operations": []}'),
+    Step("batch: unknown session", "POST", f"/sessions/{UNKNOWN}/batch", 404, body={"operations": []}),
+)
+def test_batch(step, api, state):
+    run(step, api, state)
+
+
 # -- methods -------------------------------------------------------------------------------
 @pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("GET", "/sessions"), ("POST", "/sessions/{sid}"),
                                           ("DELETE", "/sessions/{sid}/rows")])
@@ -308,6 +397,11 @@ LIMITED = dict(server="limited")
     Step("limited: insert over the node budget", "POST", "/sessions/{first}/items", 503,
          body=[{"title": "c"}, {"title": "d"}], headers=AUTH, **LIMITED),
     Step("limited: body too large", "POST", "/sessions", 413, body=[{"title": "x" * 5000}], headers=AUTH, **LIMITED),
+    Step("limited: batch over --max-batch", "POST", "/sessions/{first}/batch", 413, headers=AUTH,
+         body={"operations": [{"op": "collapseAll"}] * 3},
+         expect=lambda r, b, s: expect(b["type"] == "urn:treesessions:problem:too-many-operations", f"problem {b}"), **LIMITED),
+    Step("limited: batch at --max-batch", "POST", "/sessions/{first}/batch", 200, headers=AUTH,
+         body={"operations": [{"op": "collapseAll"}] * 2}, **LIMITED),
 )
 def test_limits(step, api, state):
     run(step, api, state)

@@ -9,43 +9,79 @@ extension SessionOperation {
         guard members.keys.count == 1 else {
             throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth")
         }
-        if members.has("expandAll") {
-            guard try members.bool("expandAll") == true else { throw .unprocessable("\"expandAll\" must be true", member: "expandAll") }
-            return .expandAll
+        if members.has("expandAll") { return try expandAll(members) }
+        if members.has("collapseAll") { return try collapseAll(members) }
+        return try expandDepth(members)
+    }
+
+    /// `{"expandAll": true}`
+    static func expandAll(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["expandAll"])
+        guard try members.bool("expandAll") == true else { throw .unprocessable("\"expandAll\" must be true", member: "expandAll") }
+        return .expandAll
+    }
+
+    /// `{"collapseAll": true}`
+    static func collapseAll(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["collapseAll"])
+        guard try members.bool("collapseAll") == true else { throw .unprocessable("\"collapseAll\" must be true", member: "collapseAll") }
+        return .collapseAll
+    }
+
+    /// `{"expandDepth": N}`
+    static func expandDepth(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["expandDepth"])
+        guard let depth = try members.nonNegativeInt("expandDepth") else {
+            throw .unprocessable("\"expandDepth\" is missing: a non-negative integer", member: "expandDepth")
         }
-        if members.has("collapseAll") {
-            guard try members.bool("collapseAll") == true else { throw .unprocessable("\"collapseAll\" must be true", member: "collapseAll") }
-            return .collapseAll
-        }
-        return .expandToDepth(try members.nonNegativeInt("expandDepth")!)
+        return .expandToDepth(depth)
     }
 
     /// The body of `PATCH /sessions/{sid}/items/{itemId}`: expand/collapse, reveal, move,
     /// or update, told apart by the first of `expanded`, `reveal`, `parentId`, `title`/`data`.
     static func itemPatch(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
-        if members.has("expanded") {
-            try members.allowOnly(["expanded", "recursive"])
-            return .setExpanded(item, expanded: try members.bool("expanded")!, recursive: try members.bool("recursive") ?? false)
-        }
-        if members.has("reveal") {
-            try members.allowOnly(["reveal"])
-            guard try members.bool("reveal") == true else { throw .unprocessable("\"reveal\" must be true", member: "reveal") }
-            return .reveal(item)
-        }
-        if members.has("parentId") {
-            try members.allowOnly(["parentId", "index"])
-            return .move(item, parent: try members.itemIDOrNull("parentId"), index: try members.nonNegativeInt("index"))
-        }
-        if members.has("title") || members.has("data") {
-            try members.allowOnly(["title", "data"])
-            var title: String? = nil
-            if let value = members["title"] {
-                guard case .string(let text) = value else { throw .unprocessable("\"title\" must be a string", member: "title") }
-                title = text
-            }
-            return .update(item, title: title, data: members["data"])
-        }
+        if members.has("expanded") { return try expansion(item, members) }
+        if members.has("reveal") { return try reveal(item, members) }
+        if members.has("parentId") { return try move(item, members) }
+        if members.has("title") || members.has("data") { return try update(item, members) }
         throw .unprocessable("the body must have one of: expanded, reveal, title/data, parentId (move)")
+    }
+
+    /// `{"expanded": Bool, "recursive": Bool}`, `recursive` optional.
+    static func expansion(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["expanded", "recursive"])
+        guard let expanded = try members.bool("expanded") else {
+            throw .unprocessable("\"expanded\" is missing: true or false", member: "expanded")
+        }
+        return .setExpanded(item, expanded: expanded, recursive: try members.bool("recursive") ?? false)
+    }
+
+    /// `{"reveal": true}`
+    static func reveal(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["reveal"])
+        guard try members.bool("reveal") == true else { throw .unprocessable("\"reveal\" must be true", member: "reveal") }
+        return .reveal(item)
+    }
+
+    /// `{"parentId": ID or null, "index": N}`, `index` optional.
+    static func move(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["parentId", "index"])
+        guard members.has("parentId") else {
+            throw .unprocessable("\"parentId\" is missing: an item id, or null for the roots", member: "parentId")
+        }
+        return .move(item, parent: try members.itemIDOrNull("parentId"), index: try members.nonNegativeInt("index"))
+    }
+
+    /// `{"title": String, "data": JSON}`, at least one of them.
+    static func update(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["title", "data"])
+        guard members.has("title") || members.has("data") else { throw .unprocessable("an update needs \"title\", \"data\" or both") }
+        var title: String? = nil
+        if let value = members["title"] {
+            guard case .string(let text) = value else { throw .unprocessable("\"title\" must be a string", member: "title") }
+            title = text
+        }
+        return .update(item, title: title, data: members["data"])
     }
 
     /// The members of `POST /sessions/{sid}/items` beside `nodes`: `parentId` and `index`,

@@ -19,6 +19,8 @@ public struct ServiceConfiguration: Sendable {
     public var corsOrigins: [String] = []
     /// Filtered views kept per session (the most recently used).
     public var filteredViewsPerSession: Int = 4
+    /// Most operations in one batch (413 beyond).
+    public var maxBatchOperations: Int = 100_000
 
     public init() {}
 }

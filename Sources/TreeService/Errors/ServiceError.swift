@@ -17,6 +17,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case filterSuperseded = "filter-superseded"
     case versionMismatch = "version-mismatch"
     case bodyTooLarge = "body-too-large"
+    case tooManyOperations = "too-many-operations"
     case uriTooLong = "uri-too-long"
     case unsupportedMediaType = "unsupported-media-type"
     case expectationFailed = "expectation-failed"
@@ -40,7 +41,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .requestTimeout: 408
         case .cycle, .filterSuperseded: 409
         case .versionMismatch: 412
-        case .bodyTooLarge: 413
+        case .bodyTooLarge, .tooManyOperations: 413
         case .uriTooLong: 414
         case .unsupportedMediaType: 415
         case .expectationFailed: 417

@@ -72,19 +72,34 @@ extension TreeService {
     /// Parses an upload body: a whole forest, or (`into` a store) nodes to insert there,
     /// whose ids are checked against it. Parser errors become 400, 422 or 429.
     func parseNodes(_ request: HTTPRequest, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
-        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
         // The parse's peak (columns, titles, members) beside the body, estimated at twice the
         // body's size, is counted in the server's memory budget while it runs.
-        let parsePeak = 2 * request.body.count
-        if let budget = request.memoryBudget, !budget.tryReserve(parsePeak) {
-            if request.body.count + parsePeak > budget.capacity {
-                throw ServiceError(.bodyTooLarge, detail: "parsing this body needs about \(request.body.count + parsePeak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
+        try withParseBudget(request, peak: 2 * request.body.count) { () throws(ServiceError) in
+            try parseNodes(request.body, 0 ..< request.body.count, into: store)
+        }
+    }
+
+    /// Runs `body`, a parse of the request's body whose peak memory is estimated at `peak`
+    /// bytes, with `peak` reserved in the server's memory budget: 413 when the body and the
+    /// peak could never fit it, 503 when they do not fit it now.
+    func withParseBudget<R>(_ request: HTTPRequest, peak: Int, _ body: () throws(ServiceError) -> R) throws(ServiceError) -> R {
+        if let budget = request.memoryBudget, !budget.tryReserve(peak) {
+            if request.body.count + peak > budget.capacity {
+                throw ServiceError(.bodyTooLarge, detail: "parsing this body needs about \(request.body.count + peak) bytes, more than the server's memory budget (--max-buffered-bodies) of \(budget.capacity)")
             }
             throw ServiceError(.unavailable, detail: "the server is parsing as many uploads as its memory budget (--max-buffered-bodies) allows; retry later",
                                headers: [("Retry-After", "10")])
         }
-        defer { request.memoryBudget?.release(parsePeak) }
-        let parsed: Result<(Forest, [(key: String, value: JSONValue)]), TreeInputError> = request.body.withUnsafeBytes { raw in
+        defer { request.memoryBudget?.release(peak) }
+        return try body()
+    }
+
+    /// Parses the upload document in `range` of `bytes` (see `parseNodes(_:into:)`); its
+    /// errors' byte offsets count from the start of the range.
+    func parseNodes(_ bytes: [UInt8], _ range: Range<Int>, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
+        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let parsed: Result<(Forest, [(key: String, value: JSONValue)]), TreeInputError> = bytes.withUnsafeBytes { all in
+            let raw = UnsafeRawBufferPointer(rebasing: all[range])
             do throws(TreeInputError) {
                 if let store {
                     let result = try store.parseFragment(raw, limits: limits)

@@ -19,7 +19,9 @@ import TreeFormats
 ///    version moves by one;
 /// 7. the response lists the splices of that view, with the new version as `ETag`.
 ///
-/// Batches, a journal and event streams plug in between 5 and 7.
+/// A batch (`mutateSession(_:_:view:batch:)`) runs 3 to 5 for each of its operations in
+/// order, inside one `TreeStore.transaction`, then 6 and 7 once. A journal and event
+/// streams plug in between 5 and 7.
 extension TreeService {
     /// Applies a change decoded from the request before the lock.
     func mutateSession(_ request: HTTPRequest, _ sid: String, _ change: SessionChange) throws(ServiceError) -> HTTPResponse {
@@ -44,7 +46,7 @@ extension TreeService {
             let operation = try decode(state.store)
             let resolved = try resolve(operation, in: state.store)
             try prepare(view, session, &state, ticket: ticket)
-            let outcome = try apply(resolved, view, &state)
+            let outcome = try apply(resolved, view, &state.store, accounted: &state.accountedNodes)
             if operation.editsTree { state.treeEdited() } else { state.expansionChanged(view) }
             state.version += 1
             return changeResponse(outcome, session: session, state: &state, view: view)
@@ -82,8 +84,19 @@ extension TreeService {
     }
 
     /// Looks up the items `operation` names (404 for one that is not in the session).
-    private func resolve(_ operation: SessionOperation, in store: TreeStore) throws(ServiceError) -> ResolvedOperation {
-        func node(_ id: ItemID) throws(ServiceError) -> NodeHandle { try self.node(id.text, in: store) }
+    /// - Parameter pointing: a 404 points at the body member that names the item (in a
+    ///   batch, where every item is named in the body).
+    private func resolve(_ operation: SessionOperation, in store: TreeStore, pointing: Bool = false) throws(ServiceError) -> ResolvedOperation {
+        func node(_ id: ItemID, _ member: String = "id") throws(ServiceError) -> NodeHandle {
+            do throws(ServiceError) {
+                return try self.node(id.text, in: store)
+            } catch {
+                guard pointing else { throw error }
+                var pointer = JSONPointer()
+                pointer.append(key: member)
+                throw ServiceError(error.type, detail: error.detail, pointer: pointer.text)
+            }
+        }
         switch operation {
         case .expandAll: return .expandAll
         case .collapseAll: return .collapseAll
@@ -92,52 +105,54 @@ extension TreeService {
         case .reveal(let item): return .reveal(try node(item))
         case .move(let item, let parent, let index):
             let moved = try node(item)
-            return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id) }, index: index)
+            return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }, index: index)
         case .update(let item, let title, let data): return .update(try node(item), title: title, data: data)
         case .insert(let fragment, let point):
             switch point {
             case .child(let parent, let index):
-                return .insert(fragment, .child(of: try parent.map { (id) throws(ServiceError) in try node(id) }, index: index))
-            case .before(let sibling): return .insert(fragment, .before(try node(sibling)))
-            case .after(let sibling): return .insert(fragment, .after(try node(sibling)))
+                return .insert(fragment, .child(of: try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }, index: index))
+            case .before(let sibling): return .insert(fragment, .before(try node(sibling, "before")))
+            case .after(let sibling): return .insert(fragment, .after(try node(sibling, "after")))
             }
         case .delete(let item): return .delete(try node(item))
         }
     }
 
-    /// Applies a resolved operation to the named view of the session, keeping the node
-    /// budget in step with the forest.
-    private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ state: inout Session.State) throws(ServiceError) -> ChangeOutcome {
+    /// Applies a resolved operation to the named view of the session's store, keeping the
+    /// node budget in step with the forest: `accounted` is the node count the registry has
+    /// accounted for the session.
+    private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ store: inout TreeStore,
+                       accounted: inout Int) throws(ServiceError) -> ChangeOutcome {
         switch operation {
-        case .expandAll: return ChangeOutcome(splices: state.store.expandAll(view), subject: .session)
-        case .collapseAll: return ChangeOutcome(splices: state.store.collapseAll(view), subject: .session)
-        case .expandToDepth(let depth): return ChangeOutcome(splices: state.store.expand(toDepth: depth, view), subject: .session)
+        case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session)
+        case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session)
+        case .expandToDepth(let depth): return ChangeOutcome(splices: store.expand(toDepth: depth, view), subject: .session)
         case .setExpanded(let node, let expanded, let recursive):
-            return ChangeOutcome(splices: state.store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node))
+            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node))
         case .reveal(let node):
-            return ChangeOutcome(splices: state.store.reveal(node, view), subject: .item(node))
+            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node))
         case .move(let node, let parent, let index):
             do throws(EditError) {
-                return ChangeOutcome(splices: try state.store.move(node, to: parent, index: index, view), subject: .item(node))
+                return ChangeOutcome(splices: try store.move(node, to: parent, index: index, view), subject: .item(node))
             } catch {
                 throw ServiceError(error)
             }
         case .update(let node, let title, let data):
-            return ChangeOutcome(splices: state.store.update(node, title: title, data: data?.serialize(), view), subject: .item(node))
+            return ChangeOutcome(splices: store.update(node, title: title, data: data?.serialize(), view), subject: .item(node))
         case .insert(let fragment, let placement):
             try registry.reserve(fragment.count)
             let result: (splices: [Splice], roots: [NodeHandle])
             do throws(EditError) {
-                result = try state.store.insert(fragment, placement, view)
+                result = try store.insert(fragment, placement, view)
             } catch {
                 registry.release(fragment.count)
                 throw ServiceError(error)
             }
-            state.accountedNodes += fragment.count
+            accounted += fragment.count
             return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots))
         case .delete(let node):
-            let splices = state.store.delete(node, view)
-            releaseDeletedNodes(&state)
+            let splices = store.delete(node, view)
+            releaseDeletedNodes(store, accounted: &accounted)
             return ChangeOutcome(splices: splices, subject: .removed)
         }
     }
@@ -172,5 +187,150 @@ extension TreeService {
             }
             return created
         }
+    }
+}
+
+// MARK: Batches
+
+extension TreeService {
+    /// Applies a batch: its operations in order, each in the named view and through the same
+    /// steps as a single change, inside one transaction of the store. All or nothing: when
+    /// operation k fails, its error (pointing into `/operations/k`) is the answer and the
+    /// session is exactly as before (tree, every view, version, node budget). One version
+    /// step for the whole batch, none for an empty one.
+    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?, batch: Batch) throws(ServiceError) -> HTTPResponse {
+        let ticket = ticket(view, sid)
+        return try withSession(try liveSession(sid)) { session, state throws(ServiceError) in
+            try request.checkIfMatch(version: state.version)
+            let accountedBefore = state.accountedNodes
+            var accounted = accountedBefore
+            var built = false
+            let outcome: BatchOutcome
+            do throws(ServiceError) {
+                outcome = try state.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
+                    built = try prepare(view, session, &store, ticket: ticket)
+                    return try applyBatch(request, batch, view, &store, accounted: &accounted)
+                }
+            } catch {
+                // The store is as it was, so the registry's count of its nodes goes back too.
+                registry.release(accounted - accountedBefore)
+                throw error
+            }
+            state.accountedNodes = accounted
+            viewPrepared(view, built: built, &state)
+            if outcome.editsTree { state.treeEdited() }
+            if outcome.changesExpansion { state.expansionChanged(view) }
+            if !batch.entries.isEmpty { state.version += 1 }
+            return batchResponse(outcome, state: &state, view: view)
+        }
+    }
+
+    /// What a batch did, for the response.
+    private struct BatchOutcome {
+        /// The rows of the named view before the first operation.
+        var oldTotal: Int
+        /// Every operation's splices, in order.
+        var splices: [Splice] = []
+        var results: [BatchResult] = []
+        var editsTree = false
+        var changesExpansion = false
+    }
+
+    /// One operation's entry in `results`.
+    private enum BatchResult {
+        /// A change of the whole view: `{}`.
+        case session
+        /// An item operation: `{"index"}`, the item's row after the batch.
+        case item(ItemID)
+        /// A delete: `{"index": null}`.
+        case removed
+        /// An insert: `{"index", "ids"}`, the row of the first inserted node after the batch,
+        /// and the inserted roots' ids (as JSON, written when they were inserted).
+        case inserted(first: ItemID?, ids: [UInt8])
+    }
+
+    /// Applies the operations of `batch` in order to `store` (inside its transaction).
+    private func applyBatch(_ request: HTTPRequest, _ batch: Batch, _ view: FilterQuery?, _ store: inout TreeStore,
+                            accounted: inout Int) throws(ServiceError) -> BatchOutcome {
+        var outcome = BatchOutcome(oldTotal: store.rowCount(view))
+        outcome.results.reserveCapacity(batch.entries.count)
+        for (k, entry) in batch.entries.enumerated() {
+            // Where the operation's bytes start, while byte offsets count from there.
+            var offsetBase: Int? = nil
+            do throws(ServiceError) {
+                let operation: SessionOperation
+                switch entry {
+                case .operation(let decoded): operation = decoded
+                case .invalid(let error): throw error
+                case .insert(let span):
+                    offsetBase = span.lowerBound
+                    let (fragment, members) = try parseNodes(request.body, span, into: store)
+                    offsetBase = nil
+                    operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
+                }
+                let applied = try apply(try resolve(operation, in: store, pointing: true), view, &store, accounted: &accounted)
+                outcome.splices += applied.splices
+                if operation.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
+                let forest = store.forest
+                switch applied.subject {
+                case .session: outcome.results.append(.session)
+                case .item(let node): outcome.results.append(.item(ItemID(forest.id(of: node).description)))
+                case .removed: outcome.results.append(.removed)
+                case .inserted(let roots):
+                    var ids = JSONWriter(reservingCapacity: 16 * roots.count + 2)
+                    ids.raw("[")
+                    for (i, root) in roots.enumerated() {
+                        if i > 0 { ids.raw(",") }
+                        forest.writeID(of: root, to: &ids)
+                    }
+                    ids.raw("]")
+                    outcome.results.append(.inserted(first: roots.first.map { ItemID(forest.id(of: $0).description) }, ids: ids.bytes))
+                }
+            } catch {
+                throw error.inOperation(k, offsetBase: offsetBase)
+            }
+        }
+        return outcome
+    }
+
+    /// The change response of a batch: the splices of all its operations as one change of
+    /// the named view, and `results`, one entry per operation, with rows after the batch.
+    private func batchResponse(_ outcome: BatchOutcome, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
+        func row(_ id: ItemID?) -> Int? {
+            guard let id, let node = state.store.forest.node(withID: id.text) else { return nil }
+            return state.store.rowIndex(of: node, view)
+        }
+        var rows: [Int?] = []
+        rows.reserveCapacity(outcome.results.count)
+        for result in outcome.results {
+            switch result {
+            case .session, .removed: rows.append(nil)
+            case .item(let id), .inserted(let id?, _): rows.append(row(id))
+            case .inserted(nil, _): rows.append(nil)
+            }
+        }
+        let splices = Splice.sequence(outcome.splices, oldTotal: outcome.oldTotal)
+        let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), splices, index: .absent) { out in
+            out.raw(",\"results\":[")
+            for (i, result) in outcome.results.enumerated() {
+                if i > 0 { out.raw(",") }
+                switch result {
+                case .session:
+                    out.raw("{}")
+                case .item, .removed:
+                    out.raw("{\"index\":")
+                    if let row = rows[i] { out.int(row) } else { out.null() }
+                    out.raw("}")
+                case .inserted(_, let ids):
+                    out.raw("{\"index\":")
+                    if let row = rows[i] { out.int(row) } else { out.null() }
+                    out.raw(",\"ids\":")
+                    out.raw(ids)
+                    out.raw("}")
+                }
+            }
+            out.raw("]")
+        }
+        return json(200, body, headers: [("ETag", ETag.of(state.version))])
     }
 }

@@ -12,6 +12,7 @@ enum Route: Equatable {
     case tree(String)
     case items(String)
     case item(String, String)
+    case batch(String)
 
     /// Matches decoded path segments against the templates; nil when no resource has this path.
     init?(_ segments: [String]) {
@@ -37,6 +38,7 @@ enum Route: Equatable {
         case .tree: self = .tree(values[0])
         case .items: self = .items(values[0])
         case .item: self = .item(values[0], values[1])
+        case .batch: self = .batch(values[0])
         }
     }
 
@@ -52,6 +54,7 @@ enum Route: Equatable {
         case tree = "/sessions/{sid}/tree"
         case items = "/sessions/{sid}/items"
         case item = "/sessions/{sid}/items/{itemId}"
+        case batch = "/sessions/{sid}/batch"
 
         /// The template's path segments: a literal, or a `{placeholder}` (nil).
         var segments: [String?] {
@@ -83,7 +86,7 @@ enum Route: Equatable {
         var allowedMethods: [String] {
             switch self {
             case .root, .health, .metrics, .openAPI, .rows, .tree: return ["GET", "HEAD", "OPTIONS"]
-            case .sessions, .items: return ["POST", "OPTIONS"]
+            case .sessions, .items, .batch: return ["POST", "OPTIONS"]
             case .session, .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
             }
         }
@@ -102,6 +105,7 @@ enum Route: Equatable {
         case .tree: return .tree
         case .items: return .items
         case .item: return .item
+        case .batch: return .batch
         }
     }
 
