@@ -7,10 +7,10 @@
 #
 # Usage: scripts/bench-engine.sh [BEFORE [AFTER]]     (revisions; default 348754a HEAD)
 #   SIZE=7.2M ROUNDS=3
-#   BEFORE_ARGS / AFTER_ARGS: tree-bench options of each side. The engine of 348754a edits in
-#     O(n), so its default is "--edits 5 --batch 1000 --batch-singles 100"; AFTER_ARGS defaults
-#     to tree-bench's own (--edits 21 --batch 50000 --batch-singles 2000 on 7.2M). The reads
-#     (parse, toggle, page, indexOf, filter, memory) run before any edit, the same on both sides.
+#   BEFORE_ARGS / AFTER_ARGS: tree-bench options of each side; both default to
+#     "--edits 5 --batch 1000 --batch-singles 100" (the engine of 348754a edits in O(n)), so
+#     both sides make the very same edits (same seed) and the `.edited` reads run on the same
+#     tree. tree-bench's own defaults (--edits 21 --batch 50000) are for the new engine alone.
 #   BUILDS=DIR keeps the two builds there (keyed by revision and bench sources) and reuses them;
 #     by default they go to a scratch directory removed at exit.
 # One release build at a time; 7.2M takes about 2 minutes a round and 1 GB of memory.
@@ -22,7 +22,7 @@ AFTER="${2:-HEAD}"
 SIZE="${SIZE:-7.2M}"
 ROUNDS="${ROUNDS:-3}"
 BEFORE_ARGS="${BEFORE_ARGS:---edits 5 --batch 1000 --batch-singles 100}"
-AFTER_ARGS="${AFTER_ARGS:-}"
+AFTER_ARGS="${AFTER_ARGS:-$BEFORE_ARGS}"
 export PATH="/opt/swift/usr/bin:$PATH"
 . scripts/lib/side-by-side.sh
 start_scratch
@@ -95,7 +95,7 @@ rows += [("edit.viewsRestore", "edit.viewsRestore", "median_s", "s"),
          ("batch total", "batch", "median_s", "s"),
          ("batch edits", "batch", "edits", "n"),
          ("batch ratio", "batch", "ratio", "x")]
-rows += [(op, op, "bytes_per_node", "B") for op in ["memory", "memory.views4", "memory.edited"]]
+rows += [(op, op, "bytes_per_node", "B") for op in ["memory", "memory.views4", "memory.edited", "memory.edited.views4"]]
 
 def shown(v, unit):
     if v is None: return "-"
@@ -119,7 +119,7 @@ for name, op, field, unit in rows:
     spread = lambda xs: f"{shown(min(xs), unit)}–{shown(max(xs), unit)}" if len(xs) > 1 else ""
     flag = ""
     # A read is slower beyond noise when every after round is slower than every before round.
-    if (op.split(".")[0] in reads or op == "memory") and b and a and min(a) > max(b) and ma > 1.05 * mb:
+    if op.split(".")[0] in reads + ["memory"] and b and a and min(a) > max(b) and ma > 1.05 * mb:
         flag = "  SLOWER"
         slower.append(name)
     print(f"{name:22} {shown(mb, unit):>12} {shown(ma, unit):>12} {ratio:>13}   {spread(b)} | {spread(a)}{flag}")
