@@ -11,6 +11,8 @@
 #     "--edits 5 --batch 1000 --batch-singles 100" (the engine of 348754a edits in O(n)), so
 #     both sides make the very same edits (same seed) and the `.edited` reads run on the same
 #     tree. tree-bench's own defaults (--edits 21 --batch 50000) are for the new engine alone.
+#   Reads only (more rounds, for the figures that must not get slower):
+#     BEFORE_ARGS="--edits 0" ROUNDS=7 scripts/bench-engine.sh
 #   BUILDS=DIR keeps the two builds there (keyed by revision and bench sources) and reuses them;
 #     by default they go to a scratch directory removed at exit.
 # One release build at a time; 7.2M takes about 2 minutes a round and 1 GB of memory.
@@ -87,6 +89,7 @@ sides = {s: runs(s) for s in ("before", "after")}
 reads = ["parse", "collapseAll", "expandAll", "toggle", "page", "indexOf", "filter"]
 rows = [(op, op, "median_s", "s") for op in reads]
 rows += [(op + ".edited", op + ".edited", "median_s", "s") for op in ["toggle", "page", "indexOf", "filter"]]
+rows += [("insert.first", "insert.first", "median_s", "s")]
 for op in ["insert", "delete", "move", "rename"]:
     rows += [(op, op, "median_s", "s"), (op + " p90", op, "p90_s", "s"), (op + ".named", op + ".named", "median_s", "s")]
 rows += [("edit.viewsRestore", "edit.viewsRestore", "median_s", "s"),

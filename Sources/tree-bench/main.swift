@@ -47,7 +47,8 @@ while let arg = arguments.popFirst() {
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
         print("                  [--edits N] [--batch N] [--batch-singles N]")
-        print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else)")
+        print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else);")
+        print("                   0: no edit ops, and no reads of the edited store (toggle.edited, ...)")
         print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
         print("                   sample of the same edits applied one by one, extrapolated to N (2000)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
@@ -314,18 +315,21 @@ for size in sizes {
         }
     }
 
-    // The edit ops: the store moves into the bench (one owner, so no edit copies the forest).
-    var bench = EditBench(store: store!, filters: editFilters(d), pool: NodePool(handles: handles), rng: rng)
-    store = nil
-    runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
-               batchSize: batchSize, singlesSize: batchSingles)
+    // The edit ops (none with --edits 0): the store moves into the bench (one owner, so no
+    // edit copies the forest).
+    if editRuns != 0 {
+        var bench = EditBench(store: store!, filters: editFilters(d), pool: NodePool(handles: handles), rng: rng)
+        store = nil
+        runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
+                   batchSize: batchSize, singlesSize: batchSingles)
 
-    // The reads again on the edited store (the position columns spread by the edits, the
-    // four views kept through them), the tree fully expanded again as for `toggle`; the
-    // filter is "ITEM: 2" (the same matches as "item: 2", which is one of the kept views).
-    _ = bench.store.expandAll(nil)
-    _ = measureReads(d, nodes: bench.store.forest.count, &bench.store, handles: allHandles(bench.store.forest),
-                     query: FilterQuery("ITEM: 2"), filterRuns: big ? 5 : 9, rng: &bench.rng, suffix: ".edited")
+        // The reads again on the edited store (the position columns spread by the edits, the
+        // four views kept through them), the tree fully expanded again as for `toggle`; the
+        // filter is "ITEM: 2" (the same matches as "item: 2", which is one of the kept views).
+        _ = bench.store.expandAll(nil)
+        _ = measureReads(d, nodes: bench.store.forest.count, &bench.store, handles: allHandles(bench.store.forest),
+                         query: FilterQuery("ITEM: 2"), filterRuns: big ? 5 : 9, rng: &bench.rng, suffix: ".edited")
+    }
 
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNode))}")
