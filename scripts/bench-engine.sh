@@ -116,6 +116,7 @@ print(f"{'op':22} {'before':>12} {'after':>12} {'after/before':>13}   rounds' ra
 slower = []
 for name, op, field, unit in rows:
     b, a = values("before", op, field), values("after", op, field)
+    if not b and not a: continue  # not measured with these options
     mb = statistics.median(b) if b else None
     ma = statistics.median(a) if a else None
     ratio = f"{ma / mb:.4g}" if mb and ma is not None and unit not in ("n", "x") else ""
