@@ -314,6 +314,10 @@ struct EditBench {
         tableRows.append((d.name, "edit.views", "4 kept", counts.joined(separator: "; ")))
     }
 
+    // The first insertion into a freshly built forest spreads its position columns (once per
+    // store, O(n)): timed on its own, so that the series below edit a spread forest.
+    report(d, nodes: nodes, op: "insert.first", samples: [bench.insert(nil)])
+
     // Each op alternates: the edit naming the unfiltered view (`op`), and naming one of the
     // kept filtered views in turn (`op.named`: its splices are that view's).
     let ops: [(String, (inout EditBench, FilterQuery?) -> Double)] = [

@@ -47,7 +47,8 @@ while let arg = arguments.popFirst() {
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
         print("                  [--edits N] [--batch N] [--batch-singles N]")
-        print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else)")
+        print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else);")
+        print("                   0: no edit ops, and no reads of the edited store (toggle.edited, ...)")
         print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
         print("                   sample of the same edits applied one by one, extrapolated to N (2000)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
@@ -114,6 +115,15 @@ func p90(_ xs: [Double]) -> Double {
     return s.isEmpty ? .nan : s[Int((Double(s.count) * 0.9).rounded(.up)) - 1]
 }
 
+/// Gives the free pages of malloc's heaps back to the system (`malloc_trim(0)`, looked up
+/// at run time: `malloc.h` is not part of Swift's Glibc module), as the service does after
+/// dropping something large; nothing elsewhere.
+func returnFreedMemory() {
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, "malloc_trim") else { return }
+    _ = unsafeBitCast(pointer, to: MallocTrim.self)(0)
+}
+
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
@@ -152,6 +162,41 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
+/// toggle, page, indexOf and filter on `store`'s unfiltered view, reported as op + `suffix`:
+/// single collapse/expand of random visible rows, pages of 50 rows at random offsets, the
+/// row of random nodes (from `handles`), and fresh filtered views for `query` (each in a
+/// copy of the store that shares the forest). Returns the threads the filter used.
+@MainActor func measureReads(_ d: Dataset, nodes: Int, _ store: inout TreeStore, handles: [NodeHandle],
+                             query: FilterQuery, filterRuns: Int, rng: inout SplitMix64, suffix: String = "") -> Int {
+    var toggles: [Double] = []
+    for _ in 0 ..< toggleRuns / 2 {
+        let row = Int.random(in: 0 ..< store.rowCount(nil), using: &rng)
+        let node = store.rows(nil, offset: row, limit: 1)[0].node
+        toggles.append(seconds { _ = store.setExpanded(node, false, nil) })
+        toggles.append(seconds { _ = store.setExpanded(node, true, nil) })
+    }
+    report(d, nodes: nodes, op: "toggle" + suffix, samples: toggles)
+
+    let total = store.rowCount(nil)
+    report(d, nodes: nodes, op: "page" + suffix, samples: (0 ..< 1000).map { _ in
+        let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
+        return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
+    })
+    report(d, nodes: nodes, op: "indexOf" + suffix, samples: (0 ..< 1000).map { _ in
+        let node = handles[Int.random(in: 0 ..< handles.count, using: &rng)]
+        return seconds { _ = store.rowIndex(of: node, nil) }
+    })
+
+    var workers = 0
+    report(d, nodes: nodes, op: "filter" + suffix, samples: (0 ..< filterRuns).map { _ in
+        var copy = store
+        let elapsed = seconds { try! copy.prepareView(query) }
+        workers = copy.keptFilterWorkers(query) ?? 0
+        return elapsed
+    })
+    return workers
+}
+
 // MARK: Runs
 
 // Resident memory is only honest in a fresh process (an allocator keeps what earlier
@@ -181,7 +226,7 @@ for size in sizes {
     // parse, and memory of the built forest
     var store: TreeStore! = nil
     var parseSamples: [Double] = []
-    var bytesPerNode = 0.0, bytesPerNodeWithViews = 0.0
+    var bytesPerNode = 0.0, bytesPerNodeWithViews = 0.0, bytesPerNodeEdited = 0.0, bytesPerNodeEditedWithViews = 0.0
     for run in 0 ..< (big ? 3 : 5) {
         store = nil
         let before = residentBytes()
@@ -194,10 +239,30 @@ for size in sizes {
             bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count)
             // The same store with the four filtered views of the edit ops kept (in a copy
             // that shares the forest, dropped right after).
-            var withViews = store!
-            for f in editFilters(d) { try! withViews.prepareView(f) }
-            withExtendedLifetime(withViews) {
-                bytesPerNodeWithViews = Double(residentBytes() - before) / Double(store.forest.count)
+            do {
+                var withViews = store!
+                for f in editFilters(d) { try! withViews.prepareView(f) }
+                withExtendedLifetime(withViews) {
+                    bytesPerNodeWithViews = Double(residentBytes() - before) / Double(store.forest.count)
+                }
+            }
+            // The unfiltered view only, after a first edit (one node inserted as the first
+            // child of the first root): a built forest has no gaps in its position columns,
+            // its first insertion spreads them, and that is the size an edited session
+            // keeps. The columns it replaced are freed and their pages given back first.
+            let one = Array("[{\"title\":\"Level 1, item: 1\"}]".utf8)
+            let firstRoot = store.forest.children(of: nil)[0]
+            let fragment = one.withUnsafeBytes { try! store.parseFragment($0, limits: ForestLimits()).fragment }
+            _ = try! store.insert(fragment, .child(of: firstRoot, index: 0), nil)
+            returnFreedMemory()
+            bytesPerNodeEdited = Double(residentBytes() - before) / Double(store.forest.count)
+            // And the four views kept on that edited forest (in a copy, as above).
+            do {
+                var withViews = store!
+                for f in editFilters(d) { try! withViews.prepareView(f) }
+                withExtendedLifetime(withViews) {
+                    bytesPerNodeEditedWithViews = Double(residentBytes() - before) / Double(store.forest.count)
+                }
             }
         }
     }
@@ -215,37 +280,12 @@ for size in sizes {
         return seconds { _ = store.expandAll(nil) }
     })
 
-    // toggle: single collapse/expand of random visible nodes of the fully expanded tree
-    var toggles: [Double] = []
-    for _ in 0 ..< toggleRuns / 2 {
-        let row = Int.random(in: 0 ..< store.rowCount(nil), using: &rng)
-        let node = store.rows(nil, offset: row, limit: 1)[0].node
-        toggles.append(seconds { _ = store.setExpanded(node, false, nil) })
-        toggles.append(seconds { _ = store.setExpanded(node, true, nil) })
-    }
-    report(d, nodes: nodes, op: "toggle", samples: toggles)
-
-    let total = store.rowCount(nil)
-    report(d, nodes: nodes, op: "page", samples: (0 ..< 1000).map { _ in
-        let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
-        return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
-    })
     // Random nodes are picked by handle, from one walk of the forest.
     let handles = allHandles(store.forest)
     guard handles.count == nodes else { fail("a walk of children(of:) found \(handles.count) nodes of \(nodes)") }
-    report(d, nodes: nodes, op: "indexOf", samples: (0 ..< 1000).map { _ in
-        let node = handles[Int.random(in: 0 ..< nodes, using: &rng)]
-        return seconds { _ = store.rowIndex(of: node, nil) }
-    })
-
     let query = FilterQuery("item: 2")
-    var filterWorkers = 0
-    report(d, nodes: nodes, op: "filter", samples: (0 ..< (big ? 5 : 9)).map { _ in
-        var copy = store!
-        let elapsed = seconds { try! copy.prepareView(query) }
-        filterWorkers = copy.keptFilterWorkers(query) ?? 0
-        return elapsed
-    })
+    let filterWorkers = measureReads(d, nodes: nodes, &store!, handles: handles, query: query,
+                                     filterRuns: big ? 5 : 9, rng: &rng)
     // The threads that matched the titles: one per active processor, capped.
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"filter.workers\",\"workers\":\(filterWorkers),"
@@ -275,19 +315,35 @@ for size in sizes {
         }
     }
 
-    // The edit ops: the store moves into the bench (one owner, so no edit copies the forest).
-    var bench = EditBench(store: store!, filters: editFilters(d), pool: NodePool(handles: handles), rng: rng)
-    store = nil
-    runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
-               batchSize: batchSize, singlesSize: batchSingles)
+    // The edit ops (none with --edits 0): the store moves into the bench (one owner, so no
+    // edit copies the forest).
+    if editRuns != 0 {
+        var bench = EditBench(store: store!, filters: editFilters(d), pool: NodePool(handles: handles), rng: rng)
+        store = nil
+        runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
+                   batchSize: batchSize, singlesSize: batchSingles)
+
+        // The reads again on the edited store (the position columns spread by the edits, the
+        // four views kept through them), the tree fully expanded again as for `toggle`; the
+        // filter is "ITEM: 2" (the same matches as "item: 2", which is one of the kept views).
+        _ = bench.store.expandAll(nil)
+        _ = measureReads(d, nodes: bench.store.forest.count, &bench.store, handles: allHandles(bench.store.forest),
+                         query: FilterQuery("ITEM: 2"), filterRuns: big ? 5 : 9, rng: &bench.rng, suffix: ".edited")
+    }
 
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNode))}")
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory.views4\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNodeWithViews))}")
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory.edited\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNodeEdited))}")
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory.edited.views4\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNodeEditedWithViews))}")
     } else {
         tableRows.append((d.name, "memory", String(format: "%.1f B/node", bytesPerNode), "resident, titles included, unfiltered view only"))
         tableRows.append((d.name, "memory.views4", String(format: "%.1f B/node", bytesPerNodeWithViews),
                           "the same with the 4 filtered views of the edit ops kept"))
+        tableRows.append((d.name, "memory.edited", String(format: "%.1f B/node", bytesPerNodeEdited),
+                          "unfiltered view only, after the first insertion (freed pages given back)"))
+        tableRows.append((d.name, "memory.edited.views4", String(format: "%.1f B/node", bytesPerNodeEditedWithViews),
+                          "the same with the 4 filtered views kept"))
     }
 }
 
