@@ -42,6 +42,10 @@ extension Forest {
         var after = 0
         while before + after < k && q + after < n && slotAt[q + after] < 0 { after += 1 }
         if before + after >= k { return (q - before, nil) }
+        if let window = nearbyGaps(k, at: q) {
+            let (start, relocation) = respread(window, capacity: nil, reserving: k, at: q)
+            return (start, relocation)
+        }
 
         let segments = segmentLoad.count
         if n > 0 {
@@ -66,6 +70,31 @@ extension Forest {
         let (start, relocation) = respread(0 ..< n, capacity: Forest.spreadCapacity(count + k), reserving: k, at: q)
         return (start, relocation)
     }
+
+    /// The smallest range from `q` rightwards, or else leftwards, that holds `k` gaps,
+    /// if one is short: packing its nodes away from `q` opens the room at `q` while
+    /// moving only them (the common case: the gaps of a spread segment are a few
+    /// positions apart).
+    /// - Complexity: O(`nearbyLimit`)
+    private func nearbyGaps(_ k: Int, at q: Position) -> Range<Position>? {
+        let limit = Forest.nearbyLimit + k
+        var gaps = 0
+        var r = q
+        while r < capacity && r - q < limit {
+            if slotAt[r] < 0 { gaps += 1; if gaps == k { return q ..< r + 1 } }
+            r += 1
+        }
+        gaps = 0
+        var l = q
+        while l > 0 && q - l < limit {
+            l -= 1
+            if slotAt[l] < 0 { gaps += 1; if gaps == k { return l ..< q } }
+        }
+        return nil
+    }
+
+    /// How far `makeRoom` looks for gaps near the insertion point before it spreads a window.
+    static let nearbyLimit = 32
 
     /// Spreads the nodes over fewer positions when they fill less than a third of
     /// `spreadDensity` (after large deletions), so that memory follows the node count down.

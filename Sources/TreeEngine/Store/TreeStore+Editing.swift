@@ -124,9 +124,11 @@ extension TreeStore {
     // MARK: Edits and views
 
     /// Makes the named filtered view the most recently used, building it if needed,
-    /// before an edit: its splices compare it before and after the edit.
+    /// before an edit (its splices compare it before and after the edit), and readies
+    /// every kept view to follow the edit.
     private mutating func use(_ filter: FilterQuery?) {
         if let filter { try! prepareView(filter) }
+        for i in filtered.indices { filtered[i].view.prepareForEdits(forest) }
     }
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views

@@ -35,7 +35,8 @@ extension TreeStore {
         precondition(filter.matchCount == matches.population, "match count")
         let below = ViewState.matchesBelow(forest, matches: matches)
         for slot in below.indices where !forest.flags[slot].contains(.free) {
-            precondition(below[slot] == filter.matchesBelow[slot], "matches below slot \(slot)")
+            precondition((below[slot] > 0) == filter.ancestors.contains(slot), "ancestor bit of slot \(slot)")
+            if let counted = filter.matchesBelow { precondition(below[slot] == counted[slot], "matches below slot \(slot)") }
         }
     }
     #endif

@@ -236,6 +236,7 @@ struct CoverIndex: Sendable {
     /// Sets the covers of the positions `start ..< start + values.count`.
     /// - Complexity: O(values + log n · blocks touched)
     mutating func setCovers(_ values: ContiguousArray<Int32>, at start: Int) {
+        if values.isEmpty { return }
         var i = 0
         while i < values.count {
             let q = start + i
@@ -247,7 +248,14 @@ struct CoverIndex: Sendable {
             }
             i += end - q
             recomputeLeaf(block)
-            pullAncestors(of: leaves + block)
+        }
+        // The ancestors of the leaves touched, level by level.
+        var lo = (leaves + (start >> CoverIndex.blockShift)) >> 1
+        var hi = (leaves + ((start + values.count - 1) >> CoverIndex.blockShift)) >> 1
+        while lo >= 1 {
+            for node in lo ... hi { pull(node) }
+            lo >>= 1
+            hi >>= 1
         }
     }
 

@@ -33,9 +33,17 @@ extension ViewState {
         let n = forest.flags.count
         filter!.matches.grow(to: n)
         filter!.expanded.grow(to: n)
-        if filter!.matchesBelow.count < n {
-            filter!.matchesBelow.append(contentsOf: repeatElement(0, count: n - filter!.matchesBelow.count))
+        filter!.ancestors.grow(to: n)
+        if let count = filter!.matchesBelow?.count, count < n {
+            filter!.matchesBelow!.append(contentsOf: repeatElement(0, count: n - count))
         }
+    }
+
+    /// Before the first edit a filtered view follows: counts the matches below each node.
+    /// - Complexity: O(positions) once, then O(1)
+    mutating func prepareForEdits(_ forest: Forest) {
+        guard filter != nil, filter!.matchesBelow == nil else { return }
+        filter!.matchesBelow = ViewState.matchesBelow(forest, matches: filter!.matches)
     }
 
     /// Nodes moved to make room (see `Relocation`).
@@ -64,7 +72,8 @@ extension ViewState {
                 sums[d + 1] = 0
                 sums[d] &+= inside &+ (isMatch ? 1 : 0)
                 filter!.matches.set(Int(slot), isMatch)
-                filter!.matchesBelow[Int(slot)] = inside
+                filter!.matchesBelow![Int(slot)] = inside
+                filter!.ancestors.set(Int(slot), inside > 0)
                 filter!.expanded.set(Int(slot), inside > 0)
                 if isMatch { found += 1 }
             }
@@ -108,7 +117,7 @@ extension ViewState {
         let subtree = forest.subtree(of: p)
         if let filter {
             let slot = forest.slot(at: p)
-            departure.matches = Int(filter.matchesBelow[Int(slot)]) + (filter.matches.contains(Int(slot)) ? 1 : 0)
+            departure.matches = Int(filter.matchesBelow![Int(slot)]) + (filter.matches.contains(Int(slot)) ? 1 : 0)
         }
         if keepingCovers {
             let covers = index.covers(in: subtree)
@@ -134,7 +143,8 @@ extension ViewState {
             for slot in run.slots {
                 filter!.matches.remove(Int(slot))
                 filter!.expanded.remove(Int(slot))
-                filter!.matchesBelow[Int(slot)] = 0
+                filter!.ancestors.remove(Int(slot))
+                filter!.matchesBelow![Int(slot)] = 0
             }
         }
         if departure.matches > 0 && parent >= 0 {
@@ -245,9 +255,10 @@ extension ViewState.FilterState {
         var children = included
         var changing = true
         while slot >= 0 {
-            let old = matchesBelow[Int(slot)]
+            let old = matchesBelow![Int(slot)]
             let new = UInt32(Int(old) + delta)
-            matchesBelow[Int(slot)] = new
+            matchesBelow![Int(slot)] = new
+            ancestors.set(Int(slot), new > 0)
             let parent = forest.parentSlot[Int(slot)]
             if changing && (old == 0) != (new == 0) {
                 let p = forest.position(ofSlot: slot)

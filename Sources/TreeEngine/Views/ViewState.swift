@@ -22,13 +22,17 @@ struct ViewState: Sendable {
         var matches: Bitset
         /// Expansion in this view.
         var expanded: Bitset
-        /// The number of matches among each node's descendants: A is where it is not zero.
-        var matchesBelow: ContiguousArray<UInt32>
+        /// Ancestors of matches (A).
+        var ancestors: Bitset
+        /// The number of matches among each node's descendants (not zero exactly in A):
+        /// counted when the view first follows an edit, so that a view that is only
+        /// read costs no more than its bits and its index.
+        var matchesBelow: ContiguousArray<UInt32>?
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
         let workers: Int
 
-        @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { matchesBelow[Int(slot)] > 0 }
+        @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { ancestors.contains(Int(slot)) }
         /// In A or in M: never excluded.
         @inline(__always) func isIncluded(_ slot: Slot) -> Bool { isAncestorOfMatch(slot) || matches.contains(Int(slot)) }
     }
@@ -87,24 +91,43 @@ struct ViewState: Sendable {
         let matcher = TitleMatcher(query)
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
         let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
-        var expanded = Bitset(count: matches.count)
-        let below = matchesBelow(forest, matches: matches, ancestors: &expanded)
+        let ancestors = ancestorBits(forest, matches: matches)
         if isCancelled() { throw Cancelled() }
-        let state = FilterState(matcher: matcher, matches: matches, expanded: expanded, matchesBelow: below,
-                                matchCount: matches.population, workers: workers)
+        let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
+                                matchesBelow: nil, matchCount: matches.population, workers: workers)
         return ViewState(filter: state, index: CoverIndex(covers: filteredCovers(forest, state)))
+    }
+
+    /// The ancestors of matches: one pass over the positions with the open ancestors
+    /// on a stack, marking upwards from each match until a marked one.
+    /// - Complexity: O(positions)
+    static func ancestorBits(_ forest: Forest, matches: Bitset) -> Bitset {
+        var ancestors = Bitset(count: matches.count)
+        forest.slotAt.withUnsafeBufferPointer { slotAt in
+            forest.depth.withUnsafeBufferPointer { depth in
+                var open: [Slot] = []  // the open ancestors, by level
+                for p in 0 ..< slotAt.count {
+                    let slot = slotAt[p]
+                    if slot < 0 { continue }
+                    let d = Int(depth[p])
+                    if d < open.count { open[d] = slot } else { open.append(slot) }
+                    if matches.contains(Int(slot)) {
+                        var i = d - 1
+                        while i >= 0 && !ancestors.contains(Int(open[i])) {
+                            ancestors.insert(Int(open[i]))
+                            i -= 1
+                        }
+                    }
+                }
+            }
+        }
+        return ancestors
     }
 
     /// For every slot, the number of matches among its descendants: one pass over
     /// the positions backwards, summing each node's children at the level below.
-    /// The slots with matches below (A) are added to `ancestors`.
     /// - Complexity: O(positions)
     static func matchesBelow(_ forest: Forest, matches: Bitset) -> ContiguousArray<UInt32> {
-        var ancestors = Bitset(count: matches.count)
-        return matchesBelow(forest, matches: matches, ancestors: &ancestors)
-    }
-
-    static func matchesBelow(_ forest: Forest, matches: Bitset, ancestors: inout Bitset) -> ContiguousArray<UInt32> {
         var below = ContiguousArray<UInt32>(repeating: 0, count: forest.flags.count)
         var sums: [UInt32] = [0, 0]  // sums[d]: matches in the subtrees of the pending nodes at level d
         forest.slotAt.withUnsafeBufferPointer { slotAt in
@@ -120,7 +143,6 @@ struct ViewState: Sendable {
                             if inside > 0 {
                                 sums[d + 1] = 0
                                 below[slot] = inside
-                                ancestors.insert(slot)
                             }
                             if matches.contains(slot) { sums[d] &+= inside &+ 1 } else if inside > 0 { sums[d] &+= inside }
                         }
@@ -328,8 +350,9 @@ struct ViewState: Sendable {
         filter!.expanded = expanded
         filter!.matches = matches
         filter!.matchCount = matchCount
+        filter!.matchesBelow = nil
         reserveSlots(forest)
-        filter!.matchesBelow = ViewState.matchesBelow(forest, matches: filter!.matches)
+        filter!.ancestors = ViewState.ancestorBits(forest, matches: filter!.matches)
         reindex(forest)
     }
 
