@@ -20,17 +20,16 @@ struct Baseline {
     var all: [BaselineNode] = []
     var shown: [BaselineNode] = []
 
-    /// Builds the object tree from a forest (children lists, as the seed's items hold them).
+    /// Builds the object tree from a forest (children lists, as the seed's items hold them),
+    /// walking it by handle, depth first.
     init(_ forest: Forest) {
-        var stack: [(node: BaselineNode, end: Int)] = []
         all.reserveCapacity(forest.count)
-        for p in 0 ..< forest.count {
-            while let top = stack.last, top.end <= p { stack.removeLast() }
-            let handle = forest.node(atPosition: p)
-            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: stack.last?.node)
-            if let parent = stack.last?.node { parent.children.append(node) } else { roots.append(node) }
+        var stack: [(handle: NodeHandle, parent: BaselineNode?)] = forest.children(of: nil).reversed().map { ($0, nil) }
+        while let (handle, parent) = stack.popLast() {
+            let node = BaselineNode(title: forest.withTitle(of: handle) { Array($0) }, parent: parent)
+            if let parent { parent.children.append(node) } else { roots.append(node) }
             all.append(node)
-            stack.append((node, p + forest.subtreeCount(handle)))
+            stack.append(contentsOf: forest.children(of: handle).reversed().map { ($0, node) })
         }
     }
 

@@ -2,8 +2,10 @@
 //
 //   swift run -c release tree-bench -- --json --sizes 88K,350K,797K,7.2M
 //
-// Prints one JSON object per line ({"dataset","nodes","op","median_s","runs"}),
+// Prints one JSON object per line ({"dataset","nodes","op","median_s","p90_s","runs"}),
 // or a readable table without --json. Every figure is a median of repeated runs.
+// The edit ops (insert, delete, move, rename, batch) run with four filtered views
+// kept in the store: see Edits.swift.
 import Foundation
 import TreeEngine
 import TreeFormats
@@ -28,6 +30,9 @@ var sizes = ["88K", "350K", "797K", "7.2M"]
 var toggleRuns = 2000
 var emit: String? = nil
 var baseline = false
+var editRuns: Int? = nil
+var batchSize = 50_000
+var batchSingles = 2_000
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {
@@ -36,8 +41,15 @@ while let arg = arguments.popFirst() {
     case "--toggles": toggleRuns = Int(arguments.popFirst() ?? "") ?? toggleRuns
     case "--emit": emit = arguments.popFirst() ?? ""
     case "--baseline": baseline = true
+    case "--edits": editRuns = Int(arguments.popFirst() ?? "") ?? editRuns
+    case "--batch": batchSize = Int(arguments.popFirst() ?? "") ?? batchSize
+    case "--batch-singles": batchSingles = Int(arguments.popFirst() ?? "") ?? batchSingles
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
+        print("                  [--edits N] [--batch N] [--batch-singles N]")
+        print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else)")
+        print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
+        print("                   sample of the same edits applied one by one, extrapolated to N (2000)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         exit(0)
@@ -96,6 +108,12 @@ func median(_ xs: [Double]) -> Double {
     return s.isEmpty ? .nan : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// The smallest sample with at least 90% of the samples at or below it.
+func p90(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? .nan : s[Int((Double(s.count) * 0.9).rounded(.up)) - 1]
+}
+
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
@@ -105,16 +123,20 @@ func residentBytes() -> Int {
 var tableRows: [(String, String, String, String)] = []
 
 @MainActor func report(_ d: Dataset, nodes: Int, op: String, samples: [Double], extra: [String: Double] = [:]) {
-    let m = median(samples)
+    let m = median(samples), p = p90(samples)
     if json {
         var fields = ["\"dataset\":\"\(d.name)\"", "\"nodes\":\(nodes)", "\"op\":\"\(op)\"",
-                      "\"median_s\":\(String(format: "%.9f", m))", "\"runs\":\(samples.count)"]
+                      "\"median_s\":\(String(format: "%.9f", m))", "\"p90_s\":\(String(format: "%.9f", p))",
+                      "\"runs\":\(samples.count)"]
         for (k, v) in extra.sorted(by: { $0.key < $1.key }) { fields.append("\"\(k)\":\(String(format: "%.3f", v))") }
         print("{" + fields.joined(separator: ",") + "}")
     } else {
-        let shown = m < 1e-3 ? String(format: "%.2f µs", m * 1e6) : m < 1 ? String(format: "%.2f ms", m * 1e3) : String(format: "%.3f s", m)
-        let more = extra.map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ")
-        tableRows.append((d.name, op, shown, "\(samples.count) runs" + (more.isEmpty ? "" : ", " + more)))
+        func shown(_ m: Double) -> String {
+            m < 1e-3 ? String(format: "%.2f µs", m * 1e6) : m < 1 ? String(format: "%.2f ms", m * 1e3) : String(format: "%.3f s", m)
+        }
+        let more = extra.sorted(by: { $0.key < $1.key }).map { String(format: "%@ %.1f", $0.key, $0.value) }.joined(separator: ", ")
+        let spread = samples.count > 1 ? ", p90 " + shown(p) : ""
+        tableRows.append((d.name, op, shown(m), "\(samples.count) runs" + spread + (more.isEmpty ? "" : ", " + more)))
     }
     fflush(nil)
 }
@@ -138,7 +160,11 @@ if sizes.count > 1 {
     for size in sizes {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = (json ? ["--json"] : []) + (baseline ? ["--baseline"] : []) + ["--toggles", String(toggleRuns), "--sizes", size]
+        var childArguments = (json ? ["--json"] : []) + (baseline ? ["--baseline"] : [])
+        childArguments += ["--toggles", String(toggleRuns), "--sizes", size]
+        if let editRuns { childArguments += ["--edits", String(editRuns)] }
+        childArguments += ["--batch", String(batchSize), "--batch-singles", String(batchSingles)]
+        child.arguments = childArguments
         try child.run()
         child.waitUntilExit()
         if child.terminationStatus != 0 { exit(child.terminationStatus) }
@@ -155,7 +181,7 @@ for size in sizes {
     // parse, and memory of the built forest
     var store: TreeStore! = nil
     var parseSamples: [Double] = []
-    var bytesPerNode = 0.0
+    var bytesPerNode = 0.0, bytesPerNodeWithViews = 0.0
     for run in 0 ..< (big ? 3 : 5) {
         store = nil
         let before = residentBytes()
@@ -164,7 +190,16 @@ for size in sizes {
         store = TreeStore(forest: built)
         built = nil
         // The first build is measured: later ones reuse memory the allocator kept.
-        if run == 0 { bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count) }
+        if run == 0 {
+            bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count)
+            // The same store with the four filtered views of the edit ops kept (in a copy
+            // that shares the forest, dropped right after).
+            var withViews = store!
+            for f in editFilters(d) { try! withViews.prepareView(f) }
+            withExtendedLifetime(withViews) {
+                bytesPerNodeWithViews = Double(residentBytes() - before) / Double(store.forest.count)
+            }
+        }
     }
     let nodes = store.forest.count
     report(d, nodes: nodes, op: "parse", samples: parseSamples,
@@ -195,8 +230,11 @@ for size in sizes {
         let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
         return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
     })
+    // Random nodes are picked by handle, from one walk of the forest.
+    let handles = allHandles(store.forest)
+    guard handles.count == nodes else { fail("a walk of children(of:) found \(handles.count) nodes of \(nodes)") }
     report(d, nodes: nodes, op: "indexOf", samples: (0 ..< 1000).map { _ in
-        let node = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
+        let node = handles[Int.random(in: 0 ..< nodes, using: &rng)]
         return seconds { _ = store.rowIndex(of: node, nil) }
     })
 
@@ -216,26 +254,6 @@ for size in sizes {
         tableRows.append((d.name, "filter.workers", "\(filterWorkers) threads",
                           "of \(ParallelWork.activeProcessors) active processors, cap \(ParallelWork.maximumWorkers)"))
     }
-
-    // edits: insert 10 nodes at a random place, then delete them; move a random leaf
-    let fragmentJSON = Array(("[" + (0 ..< 10).map { "{\"title\":\"new \($0)\"}" }.joined(separator: ",") + "]").utf8)
-    var inserts: [Double] = [], deletes: [Double] = [], moves: [Double] = []
-    for _ in 0 ..< (big ? 7 : 21) {
-        let parent = store.forest.node(atPosition: Int.random(in: 0 ..< nodes, using: &rng))
-        var roots: [NodeHandle] = []
-        inserts.append(seconds {
-            let fragment = fragmentJSON.withUnsafeBytes { try! store.parseFragment($0, limits: ForestLimits()).fragment }
-            roots = try! store.insert(fragment, .child(of: parent, index: 0), nil).roots
-        })
-        deletes.append(seconds { for r in roots { _ = store.delete(r, nil) } })
-        let leaf = store.forest.node(atPosition: nodes - 1 - Int.random(in: 0 ..< 1000, using: &rng))
-        let target = store.forest.node(atPosition: Int.random(in: 0 ..< nodes / 2, using: &rng))
-        moves.append(seconds { _ = try? store.move(leaf, to: target, index: 0, nil) })
-    }
-    deletes = deletes.map { $0 / 10 }
-    report(d, nodes: nodes, op: "insert", samples: inserts)
-    report(d, nodes: nodes, op: "delete", samples: deletes)
-    report(d, nodes: nodes, op: "move", samples: moves)
 
     if baseline {
         var naive = Baseline(store.forest)
@@ -257,12 +275,20 @@ for size in sizes {
         }
     }
 
+    // The edit ops: the store moves into the bench (one owner, so no edit copies the forest).
+    var bench = EditBench(store: store!, filters: editFilters(d), pool: NodePool(handles: handles), rng: rng)
+    store = nil
+    runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
+               batchSize: batchSize, singlesSize: batchSingles)
+
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNode))}")
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"memory.views4\",\"bytes_per_node\":\(String(format: "%.1f", bytesPerNodeWithViews))}")
     } else {
-        tableRows.append((d.name, "memory", String(format: "%.1f B/node", bytesPerNode), "resident, titles included"))
+        tableRows.append((d.name, "memory", String(format: "%.1f B/node", bytesPerNode), "resident, titles included, unfiltered view only"))
+        tableRows.append((d.name, "memory.views4", String(format: "%.1f B/node", bytesPerNodeWithViews),
+                          "the same with the 4 filtered views of the edit ops kept"))
     }
-    store = nil
 }
 
 if !json {

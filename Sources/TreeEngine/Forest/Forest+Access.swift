@@ -1,11 +1,17 @@
 extension Forest {
-    /// The node at pre-order position `p`.
+    /// The node at position `p`, which holds one.
     /// - Complexity: O(1)
-    public func node(atPosition p: Position) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
+    func node(atPosition p: Position) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
 
-    /// The pre-order position of `node`.
+    /// The position of `node`.
     /// - Complexity: O(1)
-    public func position(of node: NodeHandle) -> Position { position(ofSlot: node.slot) }
+    func position(of node: NodeHandle) -> Position { position(ofSlot: node.slot) }
+
+    /// Calls `body` with every node and its level (0 for roots), in pre-order.
+    /// - Complexity: O(n) plus `body`
+    public func forEachNode(_ body: (NodeHandle, _ level: Int) throws -> Void) rethrows {
+        try forEachPosition { p in try body(NodeHandle(slot: slotAt[p]), Int(depth[p])) }
+    }
 
     /// The node whose id has this string form (an integer id by its decimal form).
     /// - Complexity: O(length of `id`) expected
@@ -136,31 +142,56 @@ extension Forest {
     public func hasChildren(_ node: NodeHandle) -> Bool { hasChildren(atPosition: position(of: node)) }
 
     func hasChildren(atPosition p: Position) -> Bool {
-        subtreeSize[p] > 1 || flags(at: p).contains(.declaresChildren)
+        endAt[p] > p + 1 || flags(at: p).contains(.declaresChildren)
+    }
+
+    /// Whether `node` has children in the forest (not only declared ones).
+    /// - Complexity: O(1)
+    public func hasChildNodes(_ node: NodeHandle) -> Bool {
+        let p = position(of: node)
+        return subtreeEnd(of: p) > p + 1
     }
 
     /// Whether `node` was uploaded with `hasChildren: true`.
     public func declaresChildren(_ node: NodeHandle) -> Bool { flags[Int(node.slot)].contains(.declaresChildren) }
 
     /// The number of nodes in the subtree of `node`, itself included.
-    /// - Complexity: O(1)
-    public func subtreeCount(_ node: NodeHandle) -> Int { Int(subtreeSize[position(of: node)]) }
+    /// - Complexity: O(positions of the subtree)
+    public func subtreeCount(_ node: NodeHandle) -> Int {
+        var n = 0
+        forEachPosition(in: subtree(of: position(of: node))) { _ in n += 1 }
+        return n
+    }
 
-    /// The number of nodes in the subtree of the node at position `p`: its subtree
-    /// is the positions `p ..< p + subtreeCount(atPosition: p)`.
-    /// - Complexity: O(1)
-    public func subtreeCount(atPosition p: Position) -> Int { Int(subtreeSize[p]) }
+    /// Calls `body` with the positions of the children of the node at `p` (of the
+    /// roots when nil), in order.
+    /// - Complexity: O(number of children + gaps between them)
+    @inline(__always)
+    func forEachChild(ofPosition p: Position?, _ body: (Position) -> Void) {
+        let end = p.map { subtreeEnd(of: $0) } ?? capacity
+        var c = nextNode(from: p.map { $0 + 1 } ?? 0)
+        while c < end {
+            body(c)
+            c = nextNode(from: subtreeEnd(of: c))
+        }
+    }
+
+    /// Calls `body` with the positions of the roots of the nodes at `range`, which
+    /// holds whole subtrees and no gap (as `put` leaves them).
+    /// - Complexity: O(number of roots)
+    func forEachRoot(ofRun range: Range<Position>, _ body: (Position) -> Void) {
+        var p = range.lowerBound
+        while p < range.upperBound {
+            body(p)
+            p = subtreeEnd(of: p)
+        }
+    }
 
     /// The positions of the children of the node at `p` (of the roots when nil), in order.
-    /// - Complexity: O(number of children)
+    /// - Complexity: O(number of children + gaps between them)
     func childPositions(ofPosition p: Position?) -> [Position] {
         var result: [Position] = []
-        var c = p.map { $0 + 1 } ?? 0
-        let end = p.map { subtreeEnd(of: $0) } ?? count
-        while c < end {
-            result.append(c)
-            c = subtreeEnd(of: c)
-        }
+        forEachChild(ofPosition: p) { result.append($0) }
         return result
     }
 
@@ -174,10 +205,7 @@ extension Forest {
     /// - Complexity: O(number of children)
     public func childCount(of node: NodeHandle?) -> Int {
         var n = 0
-        let p = node.map { position(of: $0) }
-        var c = p.map { $0 + 1 } ?? 0
-        let end = p.map { subtreeEnd(of: $0) } ?? count
-        while c < end { n += 1; c = subtreeEnd(of: c) }
+        forEachChild(ofPosition: node.map { position(of: $0) }) { _ in n += 1 }
         return n
     }
 

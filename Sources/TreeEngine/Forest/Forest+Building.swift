@@ -11,7 +11,8 @@ public struct ForestLimits: Sendable, Equatable {
     }
 }
 
-/// Builds a forest in pre-order from a format reader's events (`NodeSink`); slot = position.
+/// Builds a forest in pre-order from a format reader's events (`NodeSink`); slot =
+/// position, no gaps (the first edit that needs room spreads the positions).
 ///
 /// A reader (the JSON upload parser of `TreeFormats`, say) calls `beginNode()`, the
 /// setters, and `endNode()` per node, then `finish()` for the forest. The builder
@@ -46,7 +47,7 @@ public struct ForestBuilder: NodeSink {
         self.isTakenOutside = isTakenOutside
         // Reserve from the document size; untouched capacity costs no resident memory.
         let nodes = min(limits.maxNodes, max(16, expectedBytes / 24))
-        forest.subtreeSize.reserveCapacity(nodes)
+        forest.endAt.reserveCapacity(nodes)
         forest.depth.reserveCapacity(nodes)
         forest.slotAt.reserveCapacity(nodes)
         forest.positionOf.reserveCapacity(nodes)
@@ -62,7 +63,7 @@ public struct ForestBuilder: NodeSink {
         if Int(p) + existingCount >= limits.maxNodes {
             throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
         }
-        forest.subtreeSize.append(1)
+        forest.endAt.append(p + 1)
         forest.depth.append(Int32(open.count))
         forest.slotAt.append(p)
         forest.positionOf.append(p)
@@ -122,7 +123,7 @@ public struct ForestBuilder: NodeSink {
     @inlinable
     public mutating func endNode() throws(NodeSinkError) {
         let p = Int(open.removeLast())
-        forest.subtreeSize[p] = Int32(forest.slotAt.count - p)
+        forest.endAt[p] = Int32(forest.slotAt.count)
     }
 
     /// The finished forest: generated ids settled (unless it is a fragment, whose
@@ -131,6 +132,8 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
         let n = forest.slotAt.count
+        forest.count = n
+        forest.segmentLoad = Forest.segmentLoads(forest.slotAt)
         forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {

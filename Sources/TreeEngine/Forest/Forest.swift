@@ -1,22 +1,28 @@
 /// A forest of titled nodes stored in pre-order, with columns instead of objects.
 ///
 /// Two coordinate systems describe a node:
-/// - its **position** `p`: the index in pre-order. The subtree of `p` occupies the
-///   positions `p ..< p + subtreeSize[p]`, so skipping a subtree is one jump.
-///   Positions shift when the tree is edited.
+/// - its **position** `p`: an index into the position-indexed columns, which hold the
+///   nodes in pre-order with *gaps* between them (a packed-memory array, see
+///   `Forest+Layout.swift`). The subtree of `p` lies in `p ..< subtreeEnd(of: p)`, so
+///   skipping a subtree is one jump; gaps inside that range belong to no node. An
+///   edit moves only the positions near it, and positions never change otherwise.
 /// - its **slot**: a stable number for the node's lifetime, used by handles, the id
 ///   table, titles, flags and the parent link. Slots of deleted nodes are reused.
 ///
-/// Position-indexed columns: `subtreeSize`, `depth`, `slotAt`.
+/// Position-indexed columns: `slotAt` (`Forest.gap` in a gap), `depth`, `endAt`.
 /// Slot-indexed columns: `positionOf`, `parentSlot`, `titleRef`, `flags`, and, only
 /// when some node needs them, `dataRef` and the id table's `refs`.
 /// Titles, explicit ids and `data` live in byte pools; there is no object per node
 /// and no reference counting per node.
 public struct Forest: Sendable {
     // MARK: Position-indexed
-    @usableFromInline var subtreeSize: ContiguousArray<Int32> = []
-    @usableFromInline var depth: ContiguousArray<Int32> = []
+    /// The node at each position, `Forest.gap` where there is none.
     @usableFromInline var slotAt: ContiguousArray<Slot> = []
+    @usableFromInline var depth: ContiguousArray<Int32> = []
+    /// One past the position of the node's last descendant (itself for a leaf).
+    @usableFromInline var endAt: ContiguousArray<Int32> = []
+    /// The number of nodes in each segment of `Forest.segmentSize` positions.
+    var segmentLoad: ContiguousArray<Int32> = []
 
     // MARK: Slot-indexed
     @usableFromInline var positionOf: ContiguousArray<Int32> = []
@@ -33,6 +39,8 @@ public struct Forest: Sendable {
 
     /// Slots of deleted nodes, reused by inserts.
     var freeSlots: [Slot] = []
+    /// Set while a transaction holds releases back.
+    var held: HeldReleases?
     /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
     var implicitIDLimit: Slot = 0
     /// The next number tried for a generated id `~N` of an inserted node.
@@ -42,12 +50,11 @@ public struct Forest: Sendable {
     public init() {}
 
     /// The number of nodes.
-    /// - Complexity: O(1)
-    public var count: Int { slotAt.count }
+    public internal(set) var count = 0
 
     /// Whether the forest has no node.
     /// - Complexity: O(1)
-    public var isEmpty: Bool { slotAt.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 }
 
 /// Per-node bits, slot-indexed.

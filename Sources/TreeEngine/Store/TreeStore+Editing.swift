@@ -19,58 +19,62 @@ extension TreeStore {
                              isTakenOutside: { forest.idExists($0) }, isFragment: true)
     }
 
-    /// Inserts `fragment` (built by `fragmentBuilder`, e.g. through `parseFragment`) at `placement`.
+    /// Inserts `fragment` (built by `fragmentBuilder`, e.g. through `parseFragment`) at
+    /// `placement`. Every view follows (see `ViewState+Edits.swift`).
     /// - Returns: the splices of the named view, and the inserted roots.
-    /// - Complexity: O(n + fragment size)
+    /// - Complexity: O(fragment size + depth · log n · views), plus the room made
+    ///   (O(log² n) moved positions amortized per node)
     public mutating func insert(_ fragment: Forest, _ placement: InsertPlacement, _ filter: FilterQuery?)
         throws(EditError) -> (splices: [Splice], roots: [NodeHandle]) {
         let parent: NodeHandle?
-        let p: Int
+        let q: Position
         switch placement {
         case .child(let of, let index):
             parent = of
-            p = try forest.insertionPosition(parent: of, index: index)
+            q = try forest.insertionPoint(parent: of, index: index)
         case .before(let node):
             parent = forest.parent(of: node)
-            p = forest.position(of: node)
+            q = forest.position(of: node)
         case .after(let node):
             parent = forest.parent(of: node)
-            p = forest.position(of: node) + forest.subtreeCount(node)
+            q = forest.subtreeEnd(of: forest.position(of: node))
         }
-        let rootCount = fragment.childCount(of: nil)
-        let k = fragment.count
-        let splices = edit(filter) { store in
-            store.forest.insert(fragment, at: p, parent: parent)
-            store.unfiltered.reindex(store.forest)
-            let inserted = store.unfiltered.index.zeros(in: p ..< p + k)
-            return inserted == 0 ? [] : [Splice(index: store.unfiltered.index.zeros(before: p), removed: 0, inserted: inserted)]
+        use(filter)
+        if fragment.isEmpty { return ([], []) }
+        let run = forest.adopt(fragment)
+        let range = place(run, at: q, parent: parent)
+        let splices = updateViews(filter) { view, forest, splices in
+            view.inserted(range, parent: parent?.slot ?? -1, in: forest, splices: &splices)
         }
-        var roots: [NodeHandle] = []
-        var q = p
-        for _ in 0 ..< rootCount {
-            roots.append(forest.node(atPosition: q))
-            q += Int(forest.subtreeSize[q])
-        }
-        return (splices, roots)
+        let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
+        recordUndo(.inserted(roots: roots))
+        checkInvariants()
+        return (splices, roots.map { NodeHandle(slot: $0) })
     }
 
     /// Deletes `node` and its subtree.
-    /// - Complexity: O(n)
+    /// - Complexity: O(subtree positions + depth · log n · views)
     public mutating func delete(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
-        edit(filter) { store in
-            let p = store.forest.position(of: node)
-            let range = p ..< p + store.forest.subtreeCount(node)
-            let removed = store.unfiltered.index.zeros(in: range)
-            let at = store.unfiltered.index.zeros(before: p)
-            store.forest.removeSubtree(at: p)
-            store.unfiltered.reindex(store.forest)
-            return removed == 0 ? [] : [Splice(index: at, removed: removed, inserted: 0)]
+        use(filter)
+        let back = undo != nil ? placeOfReturn(node.slot) : (-1, -1)
+        let (run, _, splices) = takeOut(node, filter, deleting: true)
+        if undo != nil {
+            let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
+                (slot, forest.ids.withKey(slot: slot) { Array($0) }, forest.ids.isInteger(slot: slot))
+            }
+            recordUndo(.deleted(run, parent: back.0, before: back.1, ids: ids))
         }
+        forest.free(run)
+        if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
+        checkInvariants()
+        return splices
     }
 
     /// Moves `node` to be the child at `index` of `parent` (a root when nil), `index`
     /// counted once the node has left its old place (nil: after the last child).
-    /// - Complexity: O(n)
+    /// Every node keeps its state in every view.
+    /// - Complexity: O(subtree positions + (depth · log n + children) · views),
+    ///   plus the room made
     public mutating func move(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ filter: FilterQuery?) throws(EditError) -> [Splice] {
         if let parent, forest.isAncestorOrSelf(node, of: parent) {
             throw EditError(kind: .cycle, message: "cannot move \(forest.id(of: node)) into its own subtree")
@@ -81,88 +85,97 @@ extension TreeStore {
             throw EditError(kind: .indexOutOfRange,
                             message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
         }
-        return try editThrowing(filter) { (store) throws(EditError) in
-            let s = store.forest.subtreeCount(node)
-            let p = store.forest.position(of: node)
-            let removed = store.unfiltered.index.zeros(in: p ..< p + s)
-            let removedAt = store.unfiltered.index.zeros(before: p)
-            try store.forest.move(node, to: parent, index: index)
-            store.unfiltered.reindex(store.forest)
-            let q = store.forest.position(of: node)
-            let inserted = store.unfiltered.index.zeros(in: q ..< q + s)
-            var splices: [Splice] = []
-            if removed > 0 { splices.append(Splice(index: removedAt, removed: removed, inserted: 0)) }
-            if inserted > 0 { splices.append(Splice(index: store.unfiltered.index.zeros(before: q), removed: 0, inserted: inserted)) }
-            return splices
+        use(filter)
+        if undo != nil {
+            let back = placeOfReturn(node.slot)
+            recordUndo(.moved(node.slot, parent: back.parent, before: back.before))
         }
+        let (run, departures, splicesOut) = takeOut(node, filter, deleting: false)
+        var splices = splicesOut
+        let q = try! forest.insertionPoint(parent: parent, index: index)
+        let range = place(run, at: q, parent: parent)
+        var i = 0
+        splices += updateViews(filter) { view, forest, splices in
+            view.arrived(range, parent: parent?.slot ?? -1, departures[i], in: forest, splices: &splices)
+            i += 1
+        }
+        checkInvariants()
+        return splices
     }
 
-    /// Replaces the title and/or the data (raw JSON) of `node`.
-    /// Rows keep their nodes in the unfiltered view, so its changes are empty;
-    /// a filtered view is rebuilt, as after any edit.
-    /// - Complexity: O(title + data length); O(n) when a filtered view is named
+    /// Replaces the title and/or the data (raw JSON) of `node`. Rows keep their
+    /// nodes in the unfiltered view; in a filtered view the node may start or stop
+    /// matching.
+    /// - Complexity: O(title + data length + depth · log n · views)
     public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ filter: FilterQuery?) -> [Splice] {
-        edit(filter) { store in
-            if var title { title.withUTF8 { store.forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) } }
-            if let data { data.withUnsafeBytes { store.forest.setData(of: node, to: $0) } }
-            return []
+        use(filter)
+        if let data {
+            let old = data.withUnsafeBytes { forest.setData(of: node, to: $0) }
+            recordUndo(.redata(node.slot, old: old))
         }
+        guard var title else { return [] }
+        let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
+        recordUndo(.retitled(node.slot, old: old))
+        let splices = updateViews(filter) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
+        checkInvariants()
+        return splices
     }
 
     // MARK: Edits and views
 
-    /// Runs an edit. Filtered views are dropped (rebuilt when next named); when the
-    /// edit names a filtered view, its splices compare that view before the edit with
-    /// its rebuilt self after it. `body` returns the unfiltered view's splices.
-    private mutating func edit(_ filter: FilterQuery?, _ body: (inout TreeStore) -> [Splice]) -> [Splice] {
-        try! editThrowing(filter) { (store) throws(EditError) in body(&store) }
+    /// Makes the named filtered view the most recently used, building it if needed,
+    /// before an edit: its splices compare it before and after the edit.
+    private mutating func use(_ filter: FilterQuery?) {
+        if let filter { try! prepareView(filter) }
     }
 
-    private mutating func editThrowing(_ filter: FilterQuery?, _ body: (inout TreeStore) throws(EditError) -> [Splice]) throws(EditError) -> [Splice] {
-        guard let filter else {
-            let splices = try body(&self)
-            filtered.removeAll()
-            checkInvariants()
-            return splices
+    /// Makes room for `run` at the insertion point `q` and puts it there (views
+    /// follow the nodes that moved); returns the positions it took.
+    private mutating func place(_ run: Run, at q: Position, parent: NodeHandle?) -> Range<Position> {
+        let (start, relocation) = forest.makeRoom(run.count, at: q)
+        if let relocation { relocate(relocation) }
+        forest.put(run, at: start, parent: parent?.slot ?? -1)
+        return start ..< start + run.count
+    }
+
+    /// Views follow nodes that moved to make room.
+    private mutating func relocate(_ relocation: Relocation) {
+        unfiltered.relocate(relocation)
+        for i in filtered.indices { filtered[i].view.relocate(relocation) }
+    }
+
+    /// Takes the subtree of `node` out of the positions, every view following.
+    private mutating func takeOut(_ node: NodeHandle, _ filter: FilterQuery?, deleting: Bool)
+        -> (Run, [ViewState.Departure], [Splice]) {
+        let p = forest.position(of: node)
+        let positions = forest.subtree(of: p)
+        let parent = forest.parentSlot[Int(node.slot)]
+        var departures: [ViewState.Departure] = []
+        var splices = updateViews(filter) { view, forest, splices in
+            departures.append(view.departing(p, in: forest, keepingCovers: !deleting, splices: &splices))
         }
-        let before = visibleRowKeys(filter)
-        _ = try body(&self)
-        filtered.removeAll()
-        let after = visibleRowKeys(filter)
-        checkInvariants()
-        return Splice.trimmedDiff(before, after)
-    }
-
-    /// The visible rows of a view as (slot, level) pairs: which node is on each row, and how deep.
-    /// - Complexity: O(visible rows · log n / 64)
-    mutating func visibleRowKeys(_ filter: FilterQuery?) -> [RowKey] {
-        readView(filter) { view, forest in
-            var keys: [RowKey] = []
-            keys.reserveCapacity(view.index.zeroCount)
-            view.index.forEachZero(from: 0, limit: view.index.zeroCount) { p in
-                keys.append(RowKey(slot: forest.slotAt[p], level: forest.depth[p]))
-            }
-            return keys
+        let run = forest.takeOut(p)
+        var i = 0
+        splices += updateViews(filter) { view, forest, splices in
+            view.departed(positions, run, parent: parent, &departures[i], deleted: deleting, in: forest, splices: &splices)
+            i += 1
         }
+        return (run, departures, splices)
     }
-}
 
-/// Which node is on a row, and how deep: what a row's identity is for `changes`.
-struct RowKey: Equatable {
-    var slot: Slot
-    var level: Int32
-}
-
-extension Splice {
-    /// One splice covering everything between the common prefix and suffix of two row lists.
-    /// - Complexity: O(rows)
-    static func trimmedDiff(_ old: [RowKey], _ new: [RowKey]) -> [Splice] {
-        var prefix = 0
-        while prefix < old.count && prefix < new.count && old[prefix] == new[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < old.count - prefix && suffix < new.count - prefix
-                && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
-        let removed = old.count - prefix - suffix, inserted = new.count - prefix - suffix
-        return removed == 0 && inserted == 0 ? [] : [Splice(index: prefix, removed: removed, inserted: inserted)]
+    /// Runs `body` on every view, the unfiltered one first, then the kept filtered
+    /// ones in order; `body` records splices only for the view `filter` names.
+    private mutating func updateViews(_ filter: FilterQuery?,
+                                      _ body: (inout ViewState, Forest, inout [Splice]?) -> Void) -> [Splice] {
+        var result: [Splice] = []
+        var splices: [Splice]? = filter == nil ? [] : nil
+        body(&unfiltered, forest, &splices)
+        if let splices { result = splices }
+        for i in filtered.indices {
+            splices = filtered[i].query == filter ? [] : nil
+            body(&filtered[i].view, forest, &splices)
+            if let splices { result = splices }
+        }
+        return result
     }
 }

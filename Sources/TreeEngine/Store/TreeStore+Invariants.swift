@@ -1,7 +1,7 @@
 extension TreeStore {
     /// Checks the forest and every kept view against their definitions; a no-op
     /// unless built with `TREE_INVARIANTS` (debug builds).
-    /// - Complexity: O(n · views) when enabled
+    /// - Complexity: O(positions · views) when enabled
     func checkInvariants() {
         #if TREE_INVARIANTS
         forest.checkInvariants()
@@ -12,39 +12,68 @@ extension TreeStore {
 
     #if TREE_INVARIANTS
     private func checkView(_ view: ViewState) {
-        precondition(view.index.count == forest.count, "view index size")
+        precondition(view.index.count == forest.capacity, "view index size")
         let expected = view.filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
-        precondition(view.index.materializedCovers() == expected, "view covers differ from expansion state")
+        let actual = view.index.materializedCovers()
+        for p in 0 ..< forest.capacity {
+            if forest.isGap(p) {
+                precondition(actual[p] > CoverIndex.gapCover / 2, "gap \(p) has cover \(actual[p])")
+            } else {
+                precondition(actual[p] == expected[p], "cover at \(p): \(actual[p]), expected \(expected[p])")
+            }
+        }
         precondition(view.index.zeroCount == expected.lazy.filter { $0 == 0 }.count, "visible count")
+        guard let filter = view.filter else { return }
+        var scratch: [UInt8] = []
+        var matches = Bitset(count: filter.matches.count)
+        for slot in 0 ..< forest.flags.count where !forest.flags[slot].contains(.free) {
+            if forest.withTitle(of: NodeHandle(slot: Slot(slot)), { filter.matcher.matches($0, scratch: &scratch) }) {
+                matches.insert(slot)
+            }
+        }
+        precondition(matches == filter.matches, "match bits")
+        precondition(filter.matchCount == matches.population, "match count")
+        let below = ViewState.matchesBelow(forest, matches: matches)
+        for slot in below.indices where !forest.flags[slot].contains(.free) {
+            precondition(below[slot] == filter.matchesBelow[slot], "matches below slot \(slot)")
+        }
     }
     #endif
 }
 
 extension Forest {
     /// Checks the columns against each other; a no-op unless built with `TREE_INVARIANTS`.
-    /// - Complexity: O(n) when enabled
+    /// - Complexity: O(positions) when enabled
     public func checkInvariants() {
         #if TREE_INVARIANTS
-        let n = count
-        precondition(subtreeSize.count == n && depth.count == n, "position columns")
+        let n = capacity
+        precondition(endAt.count == n && depth.count == n, "position columns")
+        precondition(segmentLoad == Forest.segmentLoads(slotAt), "segment loads")
         var stack: [Int] = []  // open ancestors' positions
         var seen = 0
-        for p in 0 ..< n {
-            while let top = stack.last, top + Int(subtreeSize[top]) <= p { stack.removeLast() }
+        var last = -1  // the previous node's position
+        for p in 0 ..< n where !isGap(p) {
+            // Close the ancestors whose last descendant came before p.
+            while let top = stack.last, Int(endAt[top]) <= p {
+                precondition(Int(endAt[top]) == last + 1 || top == last, "end of \(top) is not after its last descendant")
+                stack.removeLast()
+            }
             let slot = Int(slotAt[p])
             precondition(Int(positionOf[slot]) == p, "positionOf/slotAt disagree at \(p)")
             precondition(!flags[slot].contains(.free), "free slot in use at \(p)")
             precondition(Int(depth[p]) == stack.count, "depth at \(p)")
             precondition(parentSlot[slot] == (stack.last.map { slotAt[$0] } ?? -1), "parent at \(p)")
-            precondition(subtreeSize[p] >= 1 && p + Int(subtreeSize[p]) <= (stack.last.map { $0 + Int(subtreeSize[$0]) } ?? n),
-                         "subtree of \(p) overflows its parent")
+            precondition(Int(endAt[p]) > p && !isGap(Int(endAt[p]) - 1), "end of \(p) is not a node")
             stack.append(p)
+            last = p
             seen += 1
         }
+        for top in stack { precondition(Int(endAt[top]) == last + 1, "end of \(top) at the end") }
+        precondition(seen == count, "nodes \(seen) != count \(count)")
         var live = 0
         for slot in flags.indices where !flags[slot].contains(.free) { live += 1 }
-        precondition(live == n, "live slots \(live) != nodes \(n)")
-        precondition(freeSlots.count == flags.count - n, "free list")
+        precondition(live == count, "live slots \(live) != nodes \(count)")
+        precondition(freeSlots.count + (held?.slots ?? 0) == flags.count - count, "free list")
         #endif
     }
 }

@@ -1,8 +1,8 @@
 /// One session's tree and its views: the unfiltered view and a few filtered views.
 ///
 /// Every operation names its view with `filter` (nil: unfiltered). A filtered view
-/// is built when first named, kept while it is among the `filteredViewCapacity`
-/// most recently used, and dropped by any edit of the forest.
+/// is built when first named and kept while it is among the `filteredViewCapacity`
+/// most recently used; edits update every kept view in place.
 ///
 /// Not thread-safe: the owner serializes access (one session, one lock).
 public struct TreeStore: Sendable {
@@ -12,6 +12,8 @@ public struct TreeStore: Sendable {
     var filtered: [(query: FilterQuery, view: ViewState)] = []
     /// How many filtered views are kept.
     public var filteredViewCapacity = 4
+    /// What a running transaction keeps to roll back.
+    var undo: UndoLog?
     /// How many threads match titles when a filtered view is built; nil: as many as
     /// `ParallelWork.workerCount(items:)` gives for the forest's size.
     var filterWorkers: Int?
@@ -42,7 +44,8 @@ public struct TreeStore: Sendable {
         do {
             let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
             filtered.append((filter, view))
-            if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
+            // A transaction drops no view (see `transaction`).
+            if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }
         } catch {
             throw Cancelled()
         }
@@ -92,7 +95,7 @@ public struct TreeStore: Sendable {
             let parent = forest.parentSlot[Int(slot)]
             rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
                             isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
-                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p)))
+                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p, in: forest)))
             index += 1
         }
         return rows
@@ -133,7 +136,7 @@ public struct TreeStore: Sendable {
     public func keptPlacement(of node: NodeHandle, _ filter: FilterQuery?) -> (index: Int?, expanded: Bool, match: Bool)? {
         guard let view = keptView(filter) else { return nil }
         let p = forest.position(of: node)
-        return (view.rowIndex(at: p), view.isExpanded(at: p, in: forest), view.isMatch(at: p))
+        return (view.rowIndex(at: p), view.isExpanded(at: p, in: forest), view.isMatch(at: p, in: forest))
     }
 
     /// The row index of `node` in the view, or nil when it is not visible there.
@@ -151,7 +154,7 @@ public struct TreeStore: Sendable {
     /// Whether `node` matches the filter (false in the unfiltered view).
     /// - Complexity: O(1)
     public mutating func isMatch(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
-        readView(filter) { view, forest in view.isMatch(at: forest.position(of: node)) }
+        readView(filter) { view, forest in view.isMatch(at: forest.position(of: node), in: forest) }
     }
 
     /// The match ranges of `title` for `filter`, as (start, length) in UTF-16 code units.

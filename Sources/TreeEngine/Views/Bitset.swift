@@ -1,7 +1,7 @@
 /// A fixed-size set of positions, one bit each.
 struct Bitset: Sendable, Equatable {
     private(set) var words: ContiguousArray<UInt64>
-    let count: Int
+    private(set) var count: Int
 
     /// An empty set over `0 ..< count`.
     init(count: Int) {
@@ -13,6 +13,15 @@ struct Bitset: Sendable, Equatable {
     @inline(__always) mutating func insert(_ i: Int) { words[i >> 6] |= 1 << UInt64(i & 63) }
     @inline(__always) mutating func remove(_ i: Int) { words[i >> 6] &= ~(1 << UInt64(i & 63)) }
     @inline(__always) mutating func set(_ i: Int, _ value: Bool) { if value { insert(i) } else { remove(i) } }
+
+    /// Extends the set to `0 ..< count` (new members absent).
+    /// - Complexity: O(added words), amortized
+    mutating func grow(to count: Int) {
+        guard count > self.count else { return }
+        self.count = count
+        let words = (count + 63) >> 6
+        if words > self.words.count { self.words.append(contentsOf: repeatElement(0, count: words - self.words.count)) }
+    }
 
     /// The number of members.
     /// - Complexity: O(n / 64)

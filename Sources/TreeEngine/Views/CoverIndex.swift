@@ -15,6 +15,8 @@ struct CoverIndex: Sendable {
     static let blockSize = 1 << blockShift
     /// Minimum of an empty leaf: larger than any real cover.
     static let emptyMinimum: Int32 = 1 << 29
+    /// The cover of a position that holds no node: far from zero whatever is added.
+    static let gapCover: Int32 = 1 << 28
 
     private(set) var count: Int
     /// Raw per-position covers, without the pending additions of the tree.
@@ -48,13 +50,7 @@ struct CoverIndex: Sendable {
 
     /// The cover of position `p`.
     /// - Complexity: O(log n)
-    func cover(at p: Int) -> Int32 {
-        let leaf = leaves + (p >> CoverIndex.blockShift)
-        var acc: Int32 = 0
-        var node = leaf
-        while node >= 1 { acc &+= pending[node]; node >>= 1 }
-        return cover[p] &+ acc
-    }
+    func cover(at p: Int) -> Int32 { cover[p] &+ pathAddition(p >> CoverIndex.blockShift) }
 
     /// Whether position `p` has cover zero.
     /// - Complexity: O(log n)
@@ -222,7 +218,60 @@ struct CoverIndex: Sendable {
         return ContiguousArray(total[leaves ..< 2 * leaves])
     }
 
+    /// The covers of the positions in `range`, pending additions included.
+    /// - Complexity: O(range + log n · blocks of the range)
+    func covers(in range: Range<Int>) -> ContiguousArray<Int32> {
+        var result = ContiguousArray<Int32>()
+        result.reserveCapacity(range.count)
+        var q = range.lowerBound
+        while q < range.upperBound {
+            let block = q >> CoverIndex.blockShift
+            let acc = pathAddition(block)
+            let end = min(range.upperBound, (block + 1) << CoverIndex.blockShift)
+            while q < end { result.append(cover[q] &+ acc); q += 1 }
+        }
+        return result
+    }
+
+    /// Sets the covers of the positions `start ..< start + values.count`.
+    /// - Complexity: O(values + log n · blocks touched)
+    mutating func setCovers(_ values: ContiguousArray<Int32>, at start: Int) {
+        var i = 0
+        while i < values.count {
+            let q = start + i
+            let block = q >> CoverIndex.blockShift
+            let acc = pathAddition(block)
+            let end = min(start + values.count, (block + 1) << CoverIndex.blockShift)
+            cover.withUnsafeMutableBufferPointer { c in
+                for r in q ..< end { c[r] = values[r - start] &- acc }
+            }
+            i += end - q
+            recomputeLeaf(block)
+            pullAncestors(of: leaves + block)
+        }
+    }
+
+    /// Moves covers the way the forest moved its nodes (see `Relocation`); positions
+    /// without a node get `gapCover`.
+    /// - Complexity: O(relocated positions + log n · blocks), O(n) when resized
+    mutating func relocate(_ r: Relocation) {
+        let old = r.resized ? materializedCovers() : covers(in: r.range)
+        let base = r.resized ? 0 : r.range.lowerBound
+        var values = ContiguousArray<Int32>(repeating: CoverIndex.gapCover, count: r.source.count)
+        for i in values.indices where r.source[i] >= 0 { values[i] = old[Int(r.source[i]) - base] }
+        if r.resized { self = CoverIndex(covers: values) } else { setCovers(values, at: r.range.lowerBound) }
+    }
+
     // MARK: Internals
+
+    /// The pending additions on the path from `block`'s leaf to the root.
+    @inline(__always)
+    private func pathAddition(_ block: Int) -> Int32 {
+        var acc: Int32 = 0
+        var node = leaves + block
+        while node >= 1 { acc &+= pending[node]; node >>= 1 }
+        return acc
+    }
 
     private mutating func addRaw(_ delta: Int32, _ range: Range<Int>) {
         cover.withUnsafeMutableBufferPointer { c in

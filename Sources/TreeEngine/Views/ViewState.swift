@@ -1,25 +1,36 @@
 /// One view of a forest: its expansion state, its filter, and the index of its
 /// visible rows.
 ///
-/// The unfiltered view keeps expansion in the forest's per-node flags, so it
-/// survives edits; a filtered view keeps its own bits by position and is rebuilt
-/// after any edit of the forest.
+/// The unfiltered view keeps expansion in the forest's per-node flags; a filtered
+/// view keeps its own per-slot state. Both follow every edit in place (see
+/// `ViewState+Edits.swift`).
+///
+/// A filtered view shows the matches (M), the ancestors of matches (A) and the
+/// descendants of matches that are not themselves excluded; a node is *excluded*
+/// when its parent is in A (or it is a root) and it is neither in A nor in M, and an
+/// excluded node hides its subtree. The cover of a position (see `CoverIndex`) is
+/// the number of its collapsed strict ancestors plus the number of excluded nodes
+/// among it and its ancestors.
 struct ViewState: Sendable {
     var filter: FilterState?
     var index: CoverIndex
 
-    /// What a filtered view knows besides its index.
+    /// What a filtered view knows besides its index, by slot.
     struct FilterState: Sendable {
         let matcher: TitleMatcher
-        /// Matching nodes (M), by position.
+        /// Matching nodes (M).
         var matches: Bitset
-        /// Ancestors of matching nodes (A), by position.
-        var ancestors: Bitset
-        /// Expansion in this view, by position.
+        /// Expansion in this view.
         var expanded: Bitset
-        let matchCount: Int
+        /// The number of matches among each node's descendants: A is where it is not zero.
+        var matchesBelow: ContiguousArray<UInt32>
+        var matchCount: Int
         /// How many threads matched the titles when the view was built.
         let workers: Int
+
+        @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { matchesBelow[Int(slot)] > 0 }
+        /// In A or in M: never excluded.
+        @inline(__always) func isIncluded(_ slot: Slot) -> Bool { isAncestorOfMatch(slot) || matches.contains(Int(slot)) }
     }
 
     /// Signals that a filter build was cancelled.
@@ -28,38 +39,40 @@ struct ViewState: Sendable {
     // MARK: Building
 
     /// The unfiltered view of `forest`, from its nodes' expanded flags.
-    /// - Complexity: O(n)
+    /// - Complexity: O(positions)
     static func unfiltered(_ forest: Forest) -> ViewState {
         ViewState(filter: nil, index: CoverIndex(covers: unfilteredCovers(forest)))
     }
 
     static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
         forest.flags.withUnsafeBufferPointer { flags in
-            forest.slotAt.withUnsafeBufferPointer { slotAt in
-                computeCovers(forest, expanded: { p in flags[Int(slotAt[p])].contains(.expanded) }, excludedTop: { _, _ in false })
-            }
+            computeCovers(forest, expanded: { flags[Int($0)].contains(.expanded) }, excludedTop: { _, _ in false })
         }
     }
 
     /// The covers of a view: each collapsed node covers its descendants, and each
-    /// excluded node whose parent is a root-or-ancestor-of-a-match covers itself and
-    /// its descendants.
-    /// - Complexity: O(n)
+    /// excluded node covers itself and its descendants; gaps get `CoverIndex.gapCover`.
+    /// - Complexity: O(positions)
     @inline(__always)
-    static func computeCovers(_ forest: Forest, expanded: (Position) -> Bool,
-                              excludedTop: (_ position: Position, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
-        let n = forest.count
-        var covers = ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { _, initialized in initialized = 0 }
-        covers.reserveCapacity(n)
+    static func computeCovers(_ forest: Forest, expanded: (Slot) -> Bool,
+                              excludedTop: (_ slot: Slot, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
+        let n = forest.capacity
+        var covers = ContiguousArray<Int32>(repeating: CoverIndex.gapCover, count: n)
         var base: [Int32] = [0]
         forest.depth.withUnsafeBufferPointer { depth in
-            for p in 0 ..< n {
-                let d = Int(depth[p])
-                var c = base[d]
-                if excludedTop(p, d) { c += 1 }
-                covers.append(c)
-                let child = c + (expanded(p) ? 0 : 1)
-                if d + 1 < base.count { base[d + 1] = child } else { base.append(child) }
+            forest.slotAt.withUnsafeBufferPointer { slotAt in
+                covers.withUnsafeMutableBufferPointer { out in
+                    for p in 0 ..< n {
+                        let slot = slotAt[p]
+                        if slot < 0 { continue }
+                        let d = Int(depth[p])
+                        var c = base[d]
+                        if excludedTop(slot, d) { c += 1 }
+                        out[p] = c
+                        let child = c + (expanded(slot) ? 0 : 1)
+                        if d + 1 < base.count { base[d + 1] = child } else { base.append(child) }
+                    }
+                }
             }
         }
         return covers
@@ -68,61 +81,81 @@ struct ViewState: Sendable {
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
     /// ancestors of matches expanded. Titles are matched by `workers` threads (by
     /// default as many as `ParallelWork.workerCount` gives for the forest's size).
-    /// - Complexity: O(n + total title length)
+    /// - Complexity: O(positions + total title length)
     static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil,
                          isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let matcher = TitleMatcher(query)
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
         let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
-        let n = forest.count
-        var ancestors = Bitset(count: n)
-        forest.depth.withUnsafeBufferPointer { depth in
-            var stack: [Position] = []  // the open ancestors, by depth
-            for p in 0 ..< n {
-                let d = Int(depth[p])
-                if d < stack.count { stack[d] = p } else { stack.append(p) }
-                if matches.contains(p) {
-                    var i = d - 1
-                    while i >= 0 && !ancestors.contains(stack[i]) {
-                        ancestors.insert(stack[i])
-                        i -= 1
+        var expanded = Bitset(count: matches.count)
+        let below = matchesBelow(forest, matches: matches, ancestors: &expanded)
+        if isCancelled() { throw Cancelled() }
+        let state = FilterState(matcher: matcher, matches: matches, expanded: expanded, matchesBelow: below,
+                                matchCount: matches.population, workers: workers)
+        return ViewState(filter: state, index: CoverIndex(covers: filteredCovers(forest, state)))
+    }
+
+    /// For every slot, the number of matches among its descendants: one pass over
+    /// the positions backwards, summing each node's children at the level below.
+    /// The slots with matches below (A) are added to `ancestors`.
+    /// - Complexity: O(positions)
+    static func matchesBelow(_ forest: Forest, matches: Bitset) -> ContiguousArray<UInt32> {
+        var ancestors = Bitset(count: matches.count)
+        return matchesBelow(forest, matches: matches, ancestors: &ancestors)
+    }
+
+    static func matchesBelow(_ forest: Forest, matches: Bitset, ancestors: inout Bitset) -> ContiguousArray<UInt32> {
+        var below = ContiguousArray<UInt32>(repeating: 0, count: forest.flags.count)
+        var sums: [UInt32] = [0, 0]  // sums[d]: matches in the subtrees of the pending nodes at level d
+        forest.slotAt.withUnsafeBufferPointer { slotAt in
+            forest.depth.withUnsafeBufferPointer { depth in
+                below.withUnsafeMutableBufferPointer { below in
+                    var p = slotAt.count - 1
+                    while p >= 0 {
+                        let slot = Int(slotAt[p])
+                        if slot >= 0 {
+                            let d = Int(depth[p])
+                            while sums.count < d + 2 { sums.append(0) }
+                            let inside = sums[d + 1]
+                            if inside > 0 {
+                                sums[d + 1] = 0
+                                below[slot] = inside
+                                ancestors.insert(slot)
+                            }
+                            if matches.contains(slot) { sums[d] &+= inside &+ 1 } else if inside > 0 { sums[d] &+= inside }
+                        }
+                        p -= 1
                     }
                 }
             }
         }
-        if isCancelled() { throw Cancelled() }
-        var state = FilterState(matcher: matcher, matches: matches, ancestors: ancestors, expanded: ancestors,
-                                matchCount: matches.population, workers: workers)
-        let covers = filteredCovers(forest, state)
-        state.expanded = ancestors
-        return ViewState(filter: state, index: CoverIndex(covers: covers))
+        return below
     }
 
     static func filteredCovers(_ forest: Forest, _ state: FilterState) -> ContiguousArray<Int32> {
         var inAByDepth: [Bool] = []
         return computeCovers(
             forest,
-            expanded: { state.expanded.contains($0) },
-            excludedTop: { p, d in
-                let inA = state.ancestors.contains(p)
+            expanded: { state.expanded.contains(Int($0)) },
+            excludedTop: { slot, d in
+                let inA = state.isAncestorOfMatch(slot)
                 if d < inAByDepth.count { inAByDepth[d] = inA } else { inAByDepth.append(inA) }
                 let parentInA = d == 0 || inAByDepth[d - 1]
-                return parentInA && !inA && !state.matches.contains(p)
+                return parentInA && !inA && !state.matches.contains(Int(slot))
             })
     }
 
-    /// Matches every title, splitting the positions between `parts` threads.
+    /// Matches every title, splitting the slots between `parts` threads.
     private static func matchBits(_ forest: Forest, matcher: TitleMatcher, parts: Int,
                                   isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
-        let n = forest.count
-        var bits = Bitset(count: n)
+        var bits = Bitset(count: forest.flags.count)
         let stop = Flag()
         withoutActuallyEscaping(isCancelled) { isCancelled in
-            forest.slotAt.withUnsafeBufferPointer { slotAt in
+            forest.flags.withUnsafeBufferPointer { flags in
                 forest.titleRef.withUnsafeBufferPointer { titleRef in
                     forest.titles.bytes.withUnsafeBytes { pool in
                         bits.withWordBuffer { out in
-                            let job = MatchJob(slotAt: slotAt, titleRef: titleRef, pool: pool, out: out,
+                            let job = MatchJob(flags: flags, titleRef: titleRef, pool: pool, out: out,
                                                matcher: matcher, isCancelled: isCancelled, stop: stop)
                             ParallelWork.run(parts) { job.run(part: $0, of: parts) }
                         }
@@ -136,7 +169,7 @@ struct ViewState: Sendable {
 
     /// One thread's share of matching: whole 64-position words, so no word is shared.
     private struct MatchJob: @unchecked Sendable {
-        let slotAt: UnsafeBufferPointer<Slot>
+        let flags: UnsafeBufferPointer<NodeFlags>
         let titleRef: UnsafeBufferPointer<UInt32>
         let pool: UnsafeRawBufferPointer
         let out: UnsafeMutableBufferPointer<UInt64>
@@ -145,7 +178,7 @@ struct ViewState: Sendable {
         let stop: Flag
 
         func run(part: Int, of parts: Int) {
-            let n = slotAt.count
+            let n = flags.count
             let words = out.count
             var scratch: [UInt8] = []
             scratch.reserveCapacity(256)
@@ -153,9 +186,9 @@ struct ViewState: Sendable {
                 if w & 1023 == 0 && (stop.isSet || (part == 0 && isCancelled())) { stop.set(); return }
                 var word: UInt64 = 0
                 let start = w << 6
-                for p in start ..< min(n, start + 64) {
-                    let title = BytePool.entry(in: pool, at: titleRef[Int(slotAt[p])])
-                    if matcher.matches(title, scratch: &scratch) { word |= 1 << UInt64(p - start) }
+                for slot in start ..< min(n, start + 64) where !flags[slot].contains(.free) {
+                    let title = BytePool.entry(in: pool, at: titleRef[slot])
+                    if matcher.matches(title, scratch: &scratch) { word |= 1 << UInt64(slot - start) }
                 }
                 out[w] = word
             }
@@ -166,14 +199,18 @@ struct ViewState: Sendable {
 
     /// Whether the node at `p` is expanded in this view.
     @inline(__always)
-    func isExpanded(at p: Position, in forest: Forest) -> Bool {
-        if let filter { return filter.expanded.contains(p) }
-        return forest.flags(at: p).contains(.expanded)
+    func isExpanded(at p: Position, in forest: Forest) -> Bool { isExpanded(slot: forest.slot(at: p), in: forest) }
+
+    /// Whether the node in `slot` is expanded in this view.
+    @inline(__always)
+    func isExpanded(slot: Slot, in forest: Forest) -> Bool {
+        if let filter { return filter.expanded.contains(Int(slot)) }
+        return forest.flags[Int(slot)].contains(.expanded)
     }
 
     /// Whether the node at `p` is a match of this view's filter.
     @inline(__always)
-    func isMatch(at p: Position) -> Bool { filter?.matches.contains(p) ?? false }
+    func isMatch(at p: Position, in forest: Forest) -> Bool { filter?.matches.contains(Int(forest.slot(at: p))) ?? false }
 
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
@@ -204,7 +241,7 @@ struct ViewState: Sendable {
     @inline(__always)
     mutating func setExpansionBit(at p: Position, to value: Bool, in forest: inout Forest) {
         if filter != nil {
-            filter!.expanded.set(p, value)
+            filter!.expanded.set(Int(forest.slot(at: p)), value)
         } else {
             forest.setFlag(.expanded, value, at: p)
         }
@@ -217,8 +254,10 @@ struct ViewState: Sendable {
     mutating func setExpandedRecursively(at p: Position, to value: Bool, in forest: inout Forest) -> [Splice] {
         let end = forest.subtreeEnd(of: p)
         var changed: [Position] = []
-        for q in p ..< end where (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(at: q, in: forest) != value {
-            changed.append(q)
+        forest.forEachPosition(in: p ..< end) { q in
+            if (q == p || !value || forest.hasChildren(atPosition: q)) && isExpanded(at: q, in: forest) != value {
+                changed.append(q)
+            }
         }
         if changed.isEmpty { return [] }
         if changed.count * 64 > forest.count {
@@ -256,19 +295,16 @@ struct ViewState: Sendable {
     /// Sets every node's expansion to `value(position)`, then rebuilds and diffs.
     private mutating func setAll(in forest: inout Forest, _ value: @escaping (Position, Forest) -> Bool) -> [Splice] {
         rebuild(&forest) { view, forest in
-            let n = forest.count
             if view.filter != nil {
-                var bits = Bitset(count: n)
-                for p in 0 ..< n where value(p, forest) { bits.insert(p) }
+                var bits = Bitset(count: forest.flags.count)
+                forest.forEachPosition { p in if value(p, forest) { bits.insert(Int(forest.slot(at: p))) } }
                 view.filter!.expanded = bits
             } else {
                 let snapshot = forest
                 forest.flags.withUnsafeMutableBufferPointer { flags in
-                    snapshot.slotAt.withUnsafeBufferPointer { slotAt in
-                        for p in 0 ..< n {
-                            let s = Int(slotAt[p])
-                            if value(p, snapshot) { flags[s].insert(.expanded) } else { flags[s].remove(.expanded) }
-                        }
+                    snapshot.forEachPosition { p in
+                        let s = Int(snapshot.slot(at: p))
+                        if value(p, snapshot) { flags[s].insert(.expanded) } else { flags[s].remove(.expanded) }
                     }
                 }
             }
@@ -283,6 +319,18 @@ struct ViewState: Sendable {
         change(&self, &forest)
         reindex(forest)
         return Splice.diff(before: before, oldTotal: oldTotal, after: index.zeroBits(), newTotal: index.zeroCount)
+    }
+
+    /// Puts back a filtered view's expansion and matches (a transaction's rollback)
+    /// and recomputes the rest.
+    /// - Complexity: O(positions)
+    mutating func restore(expanded: Bitset, matches: Bitset, matchCount: Int, in forest: Forest) {
+        filter!.expanded = expanded
+        filter!.matches = matches
+        filter!.matchCount = matchCount
+        reserveSlots(forest)
+        filter!.matchesBelow = ViewState.matchesBelow(forest, matches: filter!.matches)
+        reindex(forest)
     }
 
     /// Rebuilds the index from the expansion state.

@@ -9,17 +9,15 @@ extension Forest {
     public func export(chunkSize: Int = 1 << 16, _ emit: ([UInt8]) throws -> Void) rethrows {
         var out = JSONWriter(reservingCapacity: chunkSize + 4096)
         out.raw("{\"nodes\":[")
-        var openEnds: [Int] = []  // subtree ends of the nodes whose children are being written
+        var openLevels = 0  // the nodes whose children are being written
         var first = true  // nothing written yet in the current array
-        for p in 0 ..< count {
-            while let end = openEnds.last, end <= p {
-                openEnds.removeLast()
+        try forEachNode { node, level in
+            while openLevels > level {
+                openLevels -= 1
                 out.raw("]}")
                 first = false
             }
             if !first { out.byte(UInt8(ascii: ",")) }
-            let node = node(atPosition: p)
-            let size = subtreeCount(atPosition: p)
             out.raw("{\"id\":")
             writeID(of: node, to: &out)
             out.raw(",\"title\":")
@@ -30,9 +28,9 @@ extension Forest {
                 out.raw(",\"data\":")
                 writeData(of: node, to: &out)
             }
-            if size > 1 {
+            if hasChildNodes(node) {
                 out.raw(",\"children\":[")
-                openEnds.append(p + size)
+                openLevels += 1
                 first = true
             } else {
                 out.byte(UInt8(ascii: "}"))
@@ -43,7 +41,7 @@ extension Forest {
                 out.bytes.removeAll(keepingCapacity: true)
             }
         }
-        for _ in openEnds { out.raw("]}") }
+        for _ in 0 ..< openLevels { out.raw("]}") }
         out.raw("]}")
         try emit(out.bytes)
     }

@@ -40,7 +40,7 @@ enum SessionOperation: Sendable {
         case after(ItemID)
     }
 
-    /// Whether the operation edits the forest (and so updates every kept view) rather
+    /// Whether the operation edits the forest (every kept view follows it) rather
     /// than changing the expansion of one view.
     var editsTree: Bool {
         switch self {

@@ -25,10 +25,10 @@ final class Session: Sendable {
         var version: Int = 1
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
-        /// Filtered views whose expansion was changed since they were built; naming
-        /// one after it was dropped from the store's cache rebuilds it (a change). Edits
-        /// keep them: a kept view keeps its expansion through edits, so losing it is
-        /// still a change.
+        /// Filtered views that may differ from a fresh build of themselves: their
+        /// expansion was changed, or an edit updated them (a node that left the
+        /// ancestors of matches keeps its expansion, a fresh build collapses it).
+        /// Naming one after it was dropped from the store's cache builds it anew: a change.
         var changedFilters: Set<FilterQuery> = []
         /// Set, with `accountedNodes` zeroed, when the registry drops the session: a request
         /// that looked the session up before then answers 404 and changes nothing.
@@ -39,8 +39,10 @@ final class Session: Sendable {
             if let filter { changedFilters.insert(filter) }
         }
 
-        /// Records an edit of the tree: nothing to record yet (a journal will).
-        mutating func treeEdited() {}
+        /// Records an edit of the tree: it updated every kept filtered view.
+        mutating func treeEdited() {
+            changedFilters.formUnion(store.keptFilters)
+        }
     }
 
     init(id: String, store: TreeStore, clock: any ServiceClock) {

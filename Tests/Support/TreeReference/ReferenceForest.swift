@@ -99,9 +99,29 @@ final class ReferenceForest {
     /// Expansion of each kept filtered view.
     private var filterExpanded: [FilterQuery: Set<ObjectIdentifier>] = [:]
 
+    /// The forest as the last edit left it (or as uploaded): each node's parent and title,
+    /// by node. Holds the nodes, so no identifier of a node known here is reused by a new one.
+    private var synced: [ObjectIdentifier: Synced] = [:]
+
+    struct Synced {
+        var node: RefNode
+        var parent: RefNode?
+        var titleUTF8: [UInt8]
+        var loweredUTF8: [UInt8]
+    }
+
     init(roots: [RefNode], capacity: Int) {
         self.roots = roots
         self.capacity = capacity
+        sync()
+    }
+
+    /// Remembers the forest as it is now: the "before" of the next edit.
+    private func sync() {
+        synced.removeAll(keepingCapacity: true)
+        for n in allNodes {
+            synced[ObjectIdentifier(n)] = Synced(node: n, parent: n.parent, titleUTF8: n.titleUTF8, loweredUTF8: n.loweredUTF8)
+        }
     }
 
     // MARK: Nodes
@@ -123,7 +143,11 @@ final class ReferenceForest {
     static func needle(_ f: FilterQuery) -> [UInt8] { Array((f.caseSensitive ? f.text : f.text.lowercased()).utf8) }
 
     static func matches(_ node: RefNode, _ f: FilterQuery, needle: [UInt8]) -> Bool {
-        let hay = f.caseSensitive ? node.titleUTF8 : node.loweredUTF8
+        matches(title: node.titleUTF8, lowered: node.loweredUTF8, f, needle: needle)
+    }
+
+    static func matches(title: [UInt8], lowered: [UInt8], _ f: FilterQuery, needle: [UInt8]) -> Bool {
+        let hay = f.caseSensitive ? title : lowered
         switch f.mode {
         case .exact: return hay == needle
         case .prefix: return occurs(needle, in: hay, at: 0)
@@ -166,6 +190,17 @@ final class ReferenceForest {
         return result
     }
 
+    /// A as it was before the current edit (in the forest `sync` remembered).
+    func ancestorSetBeforeEdit(_ f: FilterQuery) -> Set<ObjectIdentifier> {
+        let needle = Self.needle(f)
+        var result = Set<ObjectIdentifier>()
+        for entry in synced.values where Self.matches(title: entry.titleUTF8, lowered: entry.loweredUTF8, f, needle: needle) {
+            var p = entry.parent
+            while let q = p, result.insert(ObjectIdentifier(q)).inserted { p = synced[ObjectIdentifier(q)]!.parent }
+        }
+        return result
+    }
+
     // MARK: Views
 
     /// The expansion of a filtered view as the engine would see it now (a dropped
@@ -173,24 +208,87 @@ final class ReferenceForest {
     func expandedSet(_ f: FilterQuery) -> Set<ObjectIdentifier> { filterExpanded[f] ?? ancestorSet(f) }
 
     /// Mirrors the engine naming the view (`prepareView`): most recently used, built when not kept.
-    func use(_ f: FilterQuery?) {
+    func use(_ f: FilterQuery?) { use(f, builtWith: ancestorSet) }
+
+    /// `use`, building the view's expansion (A) with `ancestors`.
+    private func use(_ f: FilterQuery?, builtWith ancestors: (FilterQuery) -> Set<ObjectIdentifier>) {
         guard let f else { return }
         if let i = kept.firstIndex(of: f) {
             kept.append(kept.remove(at: i))
             return
         }
         kept.append(f)
-        filterExpanded[f] = ancestorSet(f)
+        filterExpanded[f] = ancestors(f)
         while kept.count > capacity { filterExpanded[kept.removeFirst()] = nil }
     }
 
     func isKept(_ f: FilterQuery) -> Bool { kept.contains(f) }
 
-    /// After any edit: filtered views are dropped; one named by the edit is rebuilt.
+    /// After an edit (insert, delete, move, update; already applied to the nodes) named
+    /// with `f`: every kept filtered view is updated in place, none is dropped or rebuilt.
+    ///
+    /// First `f` becomes the most recently used view, built from the forest before the
+    /// edit when it was not kept. Then in each kept view, with A_old and A_new the
+    /// ancestors of matches before and after the edit: a node in A_new \ A_old becomes
+    /// expanded, an inserted node not in A_new is collapsed, every other node keeps its
+    /// bit (moved and renamed nodes too).
     func editDone(_ f: FilterQuery?) {
-        kept.removeAll()
-        filterExpanded.removeAll()
-        use(f)
+        use(f, builtWith: ancestorSetBeforeEdit)
+        let nodes = allNodes
+        for g in kept {
+            let before = ancestorSetBeforeEdit(g), after = ancestorSet(g)
+            let bits = filterExpanded[g]!
+            var updated = Set<ObjectIdentifier>()
+            for n in nodes {
+                let id = ObjectIdentifier(n)
+                let expanded: Bool
+                if synced[id] == nil {
+                    expanded = after.contains(id)  // inserted
+                } else if after.contains(id) && !before.contains(id) {
+                    expanded = true
+                } else {
+                    expanded = bits.contains(id)
+                }
+                if expanded { updated.insert(id) }
+            }
+            filterExpanded[g] = updated
+        }
+        sync()
+    }
+
+    // MARK: All or nothing
+
+    /// Everything the reference holds, to go back to when a batch fails.
+    struct Checkpoint {
+        fileprivate var roots: [RefNode]
+        fileprivate var nodes: [(node: RefNode, id: NodeID?, title: String, children: [RefNode], parent: RefNode?,
+                                 expanded: Bool, declaresChildren: Bool, data: [UInt8]?)]
+        fileprivate var kept: [FilterQuery]
+        fileprivate var filterExpanded: [FilterQuery: Set<ObjectIdentifier>]
+        fileprivate var synced: [ObjectIdentifier: Synced]
+    }
+
+    func checkpoint() -> Checkpoint {
+        Checkpoint(roots: roots,
+                   nodes: allNodes.map { ($0, $0.id, $0.title, $0.children, $0.parent, $0.expanded, $0.declaresChildren, $0.data) },
+                   kept: kept, filterExpanded: filterExpanded, synced: synced)
+    }
+
+    /// Puts everything back as it was at `checkpoint` (the same node objects).
+    func restore(_ c: Checkpoint) {
+        roots = c.roots
+        for n in c.nodes {
+            n.node.id = n.id
+            n.node.title = n.title  // always: String equality would take "é" for "e\u{301}"
+            n.node.children = n.children
+            n.node.parent = n.parent
+            n.node.expanded = n.expanded
+            n.node.declaresChildren = n.declaresChildren
+            n.node.data = n.data
+        }
+        kept = c.kept
+        filterExpanded = c.filterExpanded
+        synced = c.synced
     }
 
     func isExpanded(_ node: RefNode, _ f: FilterQuery?) -> Bool {

@@ -4,7 +4,11 @@ import TreeFormats
 @testable import TreeReference
 
 /// One seed: a random tree uploaded to the engine and to the reference, then a
-/// random operation sequence applied to both, comparing everything after each step.
+/// random operation sequence applied to both, comparing everything after each step:
+/// the forest (walked by handle), every kept filtered view as it is (read without
+/// naming it: rows, matchCount, each node's row, expansion and match, the kept list in
+/// order), some views by naming them, and the splices of each step. Steps are
+/// expansion changes, edits (which keep every filtered view, issue 10) and batches.
 final class ModelRun {
     let seed: UInt64
     var rng: SeededRandom
@@ -33,7 +37,7 @@ final class ModelRun {
         model = ReferenceForest(roots: gen.map { $0.refNode(parent: nil) }, capacity: capacity)
         store = TreeStore(forest: Forest())
         let coin = rng.chance(0.5)
-        checkAllViews = capacity >= 3 || coin
+        checkAllViews = coin
         if verbose { print("seed \(seed): tree \(treeJSON)") }
         do {
             store = TreeStore(forest: try Forest.parse(Array(treeJSON.utf8)).forest)
@@ -120,6 +124,27 @@ final class ModelRun {
         return FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3))
     }
 
+    /// A title that likely matches one of the run's filters (or nearly: another case),
+    /// so that renames and inserts change which nodes match and which are in A.
+    func matchingTitle() -> String {
+        guard !filters.isEmpty else { return RandomTrees.title(&rng) }
+        let text = rng.pick(filters).text
+        switch rng.int(0 ... 3) {
+        case 0: return text
+        case 1: return text + RandomTrees.title(&rng)
+        case 2: return RandomTrees.title(&rng) + text
+        default: return rng.chance(0.5) ? text.uppercased() : text.lowercased()
+        }
+    }
+
+    /// Gives some nodes of a fragment to insert a `matchingTitle`.
+    func giveMatchingTitles(_ gen: inout [GenNode]) {
+        for i in gen.indices {
+            if rng.chance(0.25) { gen[i].title = matchingTitle() }
+            giveMatchingTitles(&gen[i].children)
+        }
+    }
+
     /// A random node, preferring one visible in the view.
     func randomNode(visibleIn view: Int? = nil) -> RefNode? {
         if let view, rng.chance(0.7) {
@@ -137,8 +162,8 @@ final class ModelRun {
 
     /// Gives reference nodes uploaded without an id the engine's generated ids,
     /// matching nodes by structure.
-    func adoptIDs(_ nodes: [RefNode], _ handles: [NodeHandle], _ context: String) {
-        let forest = store.forest
+    func adoptIDs(_ nodes: [RefNode], _ handles: [NodeHandle], _ context: String, forest: Forest? = nil) {
+        let forest = forest ?? store.forest
         guard nodes.count == handles.count else {
             problem("\(context): \(handles.count) engine nodes for \(nodes.count) reference nodes")
             return
@@ -152,23 +177,22 @@ final class ModelRun {
                 node.id = id
             }
             expectEqual(forest.title(of: h), node.title, "\(context): title of \(id)")
-            adoptIDs(node.children, forest.children(of: h), context)
+            adoptIDs(node.children, forest.children(of: h), context, forest: forest)
         }
     }
 
-    /// Compares a forest with the reference node by node, in pre-order.
+    /// Compares a forest with the reference node by node, in pre-order, walking the
+    /// engine's nodes by handle (`children(of:)`), not by position.
     /// `lookups`: resolve every id with `node(withID:)` (else a few).
     func checkForest(_ forest: Forest, _ context: String, lookups: Bool = true) {
         var ids = Set<String>()
-        var p = 0
-        func visit(_ node: RefNode, level: Int) {
-            guard p < forest.count else { return }
-            let h = forest.node(atPosition: p)
-            let what = "\(context): node at position \(p) (\(node.key))"
+        /// Returns the size of the reference subtree.
+        @discardableResult
+        func visit(_ node: RefNode, _ h: NodeHandle, level: Int) -> Int {
+            let what = "\(context): node \(node.key)"
             expectEqual(forest.id(of: h), node.id!, "\(what): id")
             if !ids.insert(node.key).inserted { problem("\(context): reference has id \(node.key) twice") }
             if lookups || rng.chance(0.05) { expectEqual(forest.node(withID: node.key), h, "\(what): node(withID:)") }
-            expectEqual(forest.position(of: h), p, "\(what): position")
             expectEqual(forest.title(of: h), node.title, "\(what): title")
             expectEqual(forest.level(of: h), level, "\(what): level")
             expectEqual(forest.parent(of: h).map { forest.id(of: $0).description }, node.parent?.key, "\(what): parent")
@@ -177,14 +201,57 @@ final class ModelRun {
             expectEqual(forest.data(of: h), node.data, "\(what): data")
             expectEqual(forest.isExpandedUnfiltered(h), node.expanded, "\(what): expanded")
             expectEqual(forest.childCount(of: h), node.children.count, "\(what): childCount")
-            let start = p
-            p += 1
-            for c in node.children { visit(c, level: level + 1) }
-            expectEqual(forest.subtreeCount(h), p - start, "\(what): subtreeCount")
+            let children = forest.children(of: h)
+            guard children.count == node.children.count else { return 0 }
+            var size = 1
+            for (c, ch) in zip(node.children, children) { size += visit(c, ch, level: level + 1) }
+            expectEqual(forest.subtreeCount(h), size, "\(what): subtreeCount")
+            return size
         }
-        for r in model.roots { visit(r, level: 0) }
+        let roots = forest.children(of: nil)
         expectEqual(forest.count, model.allNodes.count, "\(context): node count")
-        expectEqual(forest.childCount(of: nil), model.roots.count, "\(context): root count")
+        expectEqual(roots.count, model.roots.count, "\(context): root count")
+        guard roots.count == model.roots.count else { return }
+        for (r, h) in zip(model.roots, roots) { visit(r, h, level: 0) }
+    }
+
+    /// Every kept filtered view, read without naming it (so without changing which views
+    /// are kept): the kept list and its order, rows, matchCount, and for every node (a
+    /// sample on large trees) its row index, expansion and match. This is where filtered
+    /// views are seen to survive edits with the client's expansion (issue 10).
+    func checkKeptViews(_ context: String) {
+        expectEqual(store.keptFilters, model.kept, "\(context): kept filtered views (least recently used first)")
+        if failed { return }
+        let nodes = model.allNodes
+        let sample = nodes.count <= 40 ? nodes : (0 ..< 40).map { _ in rng.pick(nodes) }
+        for f in model.kept {
+            let what = "\(context), kept view [\(f)]"
+            let expected = model.rows(f)
+            expectEqual(store.keptRowCount(f), expected.count, "\(what): rowCount")
+            guard let rows = store.keptRows(f, offset: 0, limit: expected.count + 1) else {
+                problem("\(what): not kept")
+                continue
+            }
+            let got = rows.map(refRow)
+            if got != expected {
+                problem("\(what): rows differ\n    engine    \(got)\n    reference \(expected)")
+                return
+            }
+            expectEqual(store.keptMatchCount(f), model.matchCount(f), "\(what): matchCount")
+            let needle = ReferenceForest.needle(f)
+            var rowOf: [String: Int] = [:]
+            for (i, r) in expected.enumerated() { rowOf[r.id] = i }
+            for node in sample {
+                guard let h = handle(node), let placement = store.keptPlacement(of: h, f) else {
+                    problem("\(what): no placement of \(node.key)")
+                    return
+                }
+                expectEqual(placement.index, rowOf[node.key], "\(what): row index of \(node.key)")
+                expectEqual(placement.expanded, model.isExpanded(node, f), "\(what): expanded of \(node.key) (shown or not)")
+                expectEqual(placement.match, ReferenceForest.matches(node, f, needle: needle), "\(what): isMatch of \(node.key)")
+            }
+            if failed { return }
+        }
     }
 
     /// Compares one view: rows (all fields), counts, row indexes, expansion, matches.
@@ -299,6 +366,8 @@ final class ModelRun {
             let inserts = insertCount
             let edited = randomStep()
             if failed { return }
+            checkKeptViews("after op \(log.count - 1)")
+            if failed { return }
             checkAll("after op \(log.count - 1)", namedView: 0, forest: edited || rng.chance(0.1),
                      lookups: insertCount != inserts || rng.chance(0.1))
             if bigPayloads {
@@ -318,8 +387,11 @@ final class ModelRun {
         let vn = viewName(view)
         let old = model.rows(f).map(\.key)
         let hasNodes = !model.roots.isEmpty
-        let roll = bigPayloads && rng.chance(0.5) ? rng.pick([95, 95, 95, 66, 50]) : rng.int(0 ... 99)
+        let roll = bigPayloads && rng.chance(0.5) ? rng.pick([95, 95, 95, 66, 50]) : rng.int(0 ... 109)
         switch roll {
+        case 100 ..< 110:
+            batchStep(view)
+            return true
         case 0 ..< 30 where hasNodes:
             let node = randomNode(visibleIn: view)!
             let value = rng.chance(0.5)
@@ -383,7 +455,7 @@ final class ModelRun {
             return true
         case 90 ..< 100 where hasNodes:
             let node = randomNode()!
-            var title = rng.chance(0.6) ? RandomTrees.title(&rng) : nil
+            var title = rng.chance(0.6) ? rng.chance(0.4) ? matchingTitle() : RandomTrees.title(&rng) : nil
             var data = rng.chance(0.4) ? rng.pick(RandomTrees.dataValues) : nil
             if bigPayloads {
                 title = title.map { String(repeating: $0 + "x", count: rng.int(500 ... 2500)) }
@@ -402,6 +474,9 @@ final class ModelRun {
         }
     }
 
+    /// Ids of the nodes deleted by the current batch (an invalid operation may name one).
+    var batchDeleted: [String] = []
+
     /// Inserts that succeeded (ids are then looked up in full).
     var insertCount = 0
 
@@ -413,6 +488,7 @@ final class ModelRun {
         let size = rng.chance(0.1) ? 0 : rng.chance(0.8) ? rng.int(1 ... 4) : rng.int(5 ... 12)
         // Explicit ids like `~5` may name what would be a generated id (two fixed bugs: Regressions.swift).
         var gen = RandomTrees.forest(&rng, nodes: size, used: &used, extraTilde: existing.count + 4)
+        giveMatchingTitles(&gen)
         // Sometimes an id that is taken: the fragment must be refused.
         var expectDuplicate = false
         if size > 0 && rng.chance(0.08) {

@@ -16,9 +16,14 @@ import TreeFormats
         _ = try store.insert(fragment, placement, nil)
     }
 
-    /// The string forms of all ids, in pre-order.
+    /// The string forms of all ids, in pre-order (walked by handle, not by position).
     static func ids(_ store: TreeStore) -> [String] {
-        (0 ..< store.forest.count).map { store.forest.id(of: store.forest.node(atPosition: $0)).description }
+        var out: [String] = []
+        func walk(_ h: NodeHandle?) {
+            for c in store.forest.children(of: h) { out.append(store.forest.id(of: c).description); walk(c) }
+        }
+        walk(nil)
+        return out
     }
 
     /// Found as `exportRoundTrip` seed 1000005, op 1 (and most failing seeds). The forest's next generated id is

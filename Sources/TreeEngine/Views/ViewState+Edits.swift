@@ -1,0 +1,276 @@
+/// How a view follows edits of the forest in place.
+///
+/// The cover of a position is a sum of contributions of its ancestors (see
+/// `ViewState`), each a range addition over a subtree:
+/// - a collapsed node adds one to its descendants;
+/// - in a filtered view, a node in A adds one to its descendants, and a node in
+///   A or M whose parent is in A (or that is a root) takes one off its own subtree;
+///   with one added everywhere, this is exactly "an excluded node covers its
+///   subtree".
+/// An edit changes the contributions of the nodes it touches and of the ancestors
+/// whose membership of A changes (their match count reaches or leaves zero), and
+/// nothing else. The changes are applied increases first, so that no cover goes
+/// below zero on the way; each one is then a single splice of the view's rows.
+extension ViewState {
+    /// What a view remembers of a subtree taken out, for `departed` and `arrived`.
+    struct Departure {
+        /// Matches in the subtree (filtered views).
+        var matches = 0
+        /// The covers of the subtree's nodes minus its root's, in pre-order (for a move).
+        var covers = ContiguousArray<Int32>()
+        /// Ancestors that left A when the subtree left: if it brings them back into A
+        /// where it arrives, they keep their expansion (they never left, seen from outside).
+        var leftA: [Slot] = []
+    }
+
+    /// Range additions to apply together: +1 or -1 over positions.
+    typealias Additions = [(delta: Int32, range: Range<Position>)]
+
+    /// Grows the per-slot state to the forest's slots.
+    /// - Complexity: O(added slots), amortized
+    mutating func reserveSlots(_ forest: Forest) {
+        guard filter != nil else { return }
+        let n = forest.flags.count
+        filter!.matches.grow(to: n)
+        filter!.expanded.grow(to: n)
+        if filter!.matchesBelow.count < n {
+            filter!.matchesBelow.append(contentsOf: repeatElement(0, count: n - filter!.matchesBelow.count))
+        }
+    }
+
+    /// Nodes moved to make room (see `Relocation`).
+    mutating func relocate(_ relocation: Relocation) { index.relocate(relocation) }
+
+    // MARK: Inserted nodes
+
+    /// Nodes new to the forest were put at `range`, their roots children of `parent`
+    /// (roots when -1): they get their state in this view (a filtered view matches
+    /// their titles and expands exactly those that are ancestors of matches, as a
+    /// build does), their covers, and their ancestors' match counts.
+    /// - Complexity: O(range + total title length + depth · log n)
+    mutating func inserted(_ range: Range<Position>, parent: Slot, in forest: Forest, splices: inout [Splice]?) {
+        reserveSlots(forest)
+        var found = 0
+        if filter != nil {
+            var scratch: [UInt8] = []
+            var sums: [UInt32] = [0, 0]
+            let rootDepth = forest.level(at: range.lowerBound)
+            for p in range.reversed() {
+                let slot = forest.slot(at: p)
+                let isMatch = forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+                let d = forest.level(at: p) - rootDepth
+                while sums.count < d + 2 { sums.append(0) }
+                let inside = sums[d + 1]
+                sums[d + 1] = 0
+                sums[d] &+= inside &+ (isMatch ? 1 : 0)
+                filter!.matches.set(Int(slot), isMatch)
+                filter!.matchesBelow[Int(slot)] = inside
+                filter!.expanded.set(Int(slot), inside > 0)
+                if isMatch { found += 1 }
+            }
+            filter!.matchCount += found
+        }
+        let (base, parentInA) = childBase(of: parent, in: forest)
+        var covers = ContiguousArray<Int32>()
+        covers.reserveCapacity(range.count)
+        var bases: [(cover: Int32, inA: Bool)] = [(base, parentInA)]  // by level below the roots
+        let rootDepth = forest.level(at: range.lowerBound)
+        for p in range {
+            let slot = forest.slot(at: p)
+            let d = forest.level(at: p) - rootDepth
+            let above = bases[d]
+            let c = above.cover + (above.inA && !(filter?.isIncluded(slot) ?? true) ? 1 : 0)
+            covers.append(c)
+            let below = (c + (isExpanded(slot: slot, in: forest) ? 0 : 1), filter?.isAncestorOfMatch(slot) ?? false)
+            if d + 1 < bases.count { bases[d + 1] = below } else { bases.append(below) }
+        }
+        index.setCovers(covers, at: range.lowerBound)
+        recordInsertion(range, &splices)
+        if found > 0 && parent >= 0 {
+            var roots: [Slot] = []
+            forest.forEachRoot(ofRun: range) { p in
+                let slot = forest.slot(at: p)
+                if filter!.isIncluded(slot) { roots.append(slot) }
+            }
+            var additions: Additions = []
+            filter!.propagate(found, from: parent, included: roots, in: forest, &additions)
+            apply(additions, &splices)
+        }
+    }
+
+    // MARK: Subtrees taken out and put back
+
+    /// Before the subtree at `p` is taken out: its removal from the rows, its
+    /// matches, and with `keepingCovers` its covers relative to its root (for a move).
+    /// - Complexity: O(log n), O(subtree positions) when keeping covers
+    func departing(_ p: Position, in forest: Forest, keepingCovers: Bool, splices: inout [Splice]?) -> Departure {
+        var departure = Departure()
+        let subtree = forest.subtree(of: p)
+        if let filter {
+            let slot = forest.slot(at: p)
+            departure.matches = Int(filter.matchesBelow[Int(slot)]) + (filter.matches.contains(Int(slot)) ? 1 : 0)
+        }
+        if keepingCovers {
+            let covers = index.covers(in: subtree)
+            let root = covers[0]
+            forest.forEachPosition(in: subtree) { q in departure.covers.append(covers[q - p] - root) }
+        }
+        if splices != nil {
+            let removed = index.zeros(in: subtree)
+            if removed > 0 { splices!.append(Splice(index: index.zeros(before: p), removed: removed, inserted: 0)) }
+        }
+        return departure
+    }
+
+    /// The subtree whose nodes are `run` left `positions` (now gaps), its root a
+    /// child of `parent` (a root when -1). `deleted`: the nodes leave the forest.
+    /// - Complexity: O(positions + depth · log n)
+    mutating func departed(_ positions: Range<Position>, _ run: Run, parent: Slot, _ departure: inout Departure,
+                           deleted: Bool, in forest: Forest, splices: inout [Splice]?) {
+        index.setCovers(ContiguousArray(repeating: CoverIndex.gapCover, count: positions.count), at: positions.lowerBound)
+        guard filter != nil else { return }
+        if deleted {
+            filter!.matchCount -= departure.matches
+            for slot in run.slots {
+                filter!.matches.remove(Int(slot))
+                filter!.expanded.remove(Int(slot))
+                filter!.matchesBelow[Int(slot)] = 0
+            }
+        }
+        if departure.matches > 0 && parent >= 0 {
+            var additions: Additions = []
+            filter!.propagate(-departure.matches, from: parent, included: [], in: forest, &additions,
+                              changed: &departure.leftA)
+            apply(additions, &splices)
+        }
+    }
+
+    /// The subtree taken out with `departure` was put at `range` under `parent`
+    /// (a root when -1), keeping every node's state in this view.
+    /// - Complexity: O(range + depth · log n)
+    mutating func arrived(_ range: Range<Position>, parent: Slot, _ departure: Departure,
+                          in forest: Forest, splices: inout [Splice]?) {
+        let root = forest.slot(at: range.lowerBound)
+        let (base, parentInA) = childBase(of: parent, in: forest)
+        let cover = base + (parentInA && !(filter?.isIncluded(root) ?? true) ? 1 : 0)
+        index.setCovers(ContiguousArray(departure.covers.lazy.map { $0 + cover }), at: range.lowerBound)
+        recordInsertion(range, &splices)
+        if departure.matches > 0 && parent >= 0 {
+            var additions: Additions = []
+            var entered: [Slot] = []
+            filter!.propagate(departure.matches, from: parent, included: filter!.isIncluded(root) ? [root] : [],
+                              in: forest, &additions, keepingExpansionOf: departure.leftA, changed: &entered)
+            apply(additions, &splices)
+        }
+    }
+
+    // MARK: Renamed nodes
+
+    /// The title of `slot` changed: in a filtered view, it may match or stop matching.
+    /// - Complexity: O(title length + depth · log n)
+    mutating func retitled(_ slot: Slot, in forest: Forest, splices: inout [Splice]?) {
+        guard filter != nil else { return }
+        var scratch: [UInt8] = []
+        let isMatch = forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+        guard isMatch != filter!.matches.contains(Int(slot)) else { return }
+        filter!.matches.set(Int(slot), isMatch)
+        filter!.matchCount += isMatch ? 1 : -1
+        var additions: Additions = []
+        let parent = forest.parentSlot[Int(slot)]
+        let inA = filter!.isAncestorOfMatch(slot)
+        if !inA && (parent < 0 || filter!.isAncestorOfMatch(parent)) {
+            // Leaves or joins the excluded nodes under a parent in A.
+            additions.append((isMatch ? -1 : 1, forest.subtree(of: forest.position(ofSlot: slot))))
+        }
+        if parent >= 0 {
+            filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &additions)
+        }
+        apply(additions, &splices)
+    }
+
+    // MARK: Internals
+
+    /// What a child of `parent` (a root when -1) has for a cover before its own
+    /// exclusion, and whether it is excluded unless included (its parent in A).
+    private func childBase(of parent: Slot, in forest: Forest) -> (cover: Int32, parentInA: Bool) {
+        guard parent >= 0 else { return (0, filter != nil) }
+        let p = forest.position(ofSlot: parent)
+        let cover = index.cover(at: p) + (isExpanded(slot: parent, in: forest) ? 0 : 1)
+        return (cover, filter?.isAncestorOfMatch(parent) ?? false)
+    }
+
+    private func recordInsertion(_ range: Range<Position>, _ splices: inout [Splice]?) {
+        guard splices != nil else { return }
+        let inserted = index.zeros(in: range)
+        if inserted > 0 { splices!.append(Splice(index: index.zeros(before: range.lowerBound), removed: 0, inserted: inserted)) }
+    }
+
+    /// Applies range additions, increases first, recording one splice for each that
+    /// hides or shows rows.
+    private mutating func apply(_ additions: Additions, _ splices: inout [Splice]?) {
+        for (delta, range) in additions where delta > 0 && !range.isEmpty {
+            if splices != nil {
+                let removed = index.zeros(in: range)
+                if removed > 0 { splices!.append(Splice(index: index.zeros(before: range.lowerBound), removed: removed, inserted: 0)) }
+            }
+            index.add(delta, to: range)
+        }
+        for (delta, range) in additions where delta < 0 && !range.isEmpty {
+            index.add(delta, to: range)
+            recordInsertion(range, &splices)
+        }
+    }
+}
+
+extension ViewState.FilterState {
+    /// Adds `delta` matches below `start` and each of its ancestors. A node whose
+    /// count leaves zero enters A: it adds one to its descendants, starts expanded,
+    /// stops being excluded, and its included children (`included` for `start`, the
+    /// child it was reached from above it) stop being excluded too. A node whose
+    /// count reaches zero leaves A and keeps its expansion. Only the nodes nearest
+    /// `start` can change membership: the first that does not ends the changes,
+    /// which are listed in `changed`. Nodes of `keepingExpansionOf` enter A without
+    /// being expanded.
+    /// - Complexity: O(depth + keepingExpansionOf)
+    mutating func propagate(_ delta: Int, from start: Slot, included: [Slot], in forest: Forest,
+                            _ additions: inout ViewState.Additions, keepingExpansionOf kept: [Slot] = []) {
+        var changed: [Slot] = []
+        propagate(delta, from: start, included: included, in: forest, &additions, keepingExpansionOf: kept, changed: &changed)
+    }
+
+    mutating func propagate(_ delta: Int, from start: Slot, included: [Slot], in forest: Forest,
+                            _ additions: inout ViewState.Additions, keepingExpansionOf kept: [Slot] = [],
+                            changed: inout [Slot]) {
+        var slot = start
+        var children = included
+        var changing = true
+        while slot >= 0 {
+            let old = matchesBelow[Int(slot)]
+            let new = UInt32(Int(old) + delta)
+            matchesBelow[Int(slot)] = new
+            let parent = forest.parentSlot[Int(slot)]
+            if changing && (old == 0) != (new == 0) {
+                let p = forest.position(ofSlot: slot)
+                let descendants = forest.descendants(of: p), subtree = forest.subtree(of: p)
+                let excludable = !matches.contains(Int(slot)) && (parent < 0 || isAncestorOfMatch(parent))
+                changed.append(slot)
+                if new > 0 {
+                    additions.append((1, descendants))
+                    if !expanded.contains(Int(slot)) && !kept.contains(slot) {
+                        expanded.insert(Int(slot))
+                        additions.append((-1, descendants))
+                    }
+                    if excludable { additions.append((-1, subtree)) }
+                    for child in children { additions.append((-1, forest.subtree(of: forest.position(ofSlot: child)))) }
+                } else {
+                    additions.append((-1, descendants))
+                    if excludable { additions.append((1, subtree)) }
+                }
+                children = [slot]
+            } else {
+                changing = false
+            }
+            slot = parent
+        }
+    }
+}
