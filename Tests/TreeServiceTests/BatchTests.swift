@@ -203,6 +203,21 @@ import TreeFormats
         #expect(version(sid) == 1)
     }
 
+    /// The body's JSON, shape and size are checked without waiting for the session, which
+    /// another thread holds exclusively.
+    @Test(arguments: ["{\"operations\": [", "{\"operations\": 5}", "{\"operations\": [{\"op\": \"x\"}], \"y\": 1}",
+                      "{\"operations\": [{\"op\": \"expandAll\"}, {\"op\": \"expandAll\"}, {\"op\": \"expandAll\"}]}"])
+    func theBodysShapeIsReadBeforeTheLock(body: String) throws {
+        let h = ServiceHarness { $0.maxBatchOperations = 2 }
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let (reply, answeredWhileHeld) = h.whileAnotherThreadHolds(session, exclusively: true) {
+            h.call("POST", "/sessions/\(sid)/batch", json: body)
+        }
+        #expect([400, 413, 422].contains(reply.status), "\(reply.text)")
+        #expect(answeredWhileHeld, "\(body) waited for the session's lock")
+    }
+
     @Test func moreOperationsThanTheLimitAnswer413() {
         let h = ServiceHarness { $0.maxBatchOperations = 3 }
         let sid = h.createSample()
