@@ -15,9 +15,9 @@ extension Forest {
     static let segmentShift = 9
     static let segmentSize = 1 << segmentShift
     /// The share of positions holding nodes after the columns grow.
-    static let spreadDensity = 0.7
+    static let spreadDensity = 0.8
     /// The most the window of all segments may hold before the columns grow.
-    static let topDensity = 0.875
+    static let topDensity = 0.92
 
     /// The number of nodes in each segment of `slotAt`.
     /// - Complexity: O(positions)

@@ -129,17 +129,24 @@ struct CoverIndex: Sendable {
     func forEachZero(from first: Int, limit: Int, _ body: (Int) -> Void) {
         let end = min(zeroCount, first + limit)
         var k = first
-        while k < end {
-            let (start, acc) = locate(k)
-            let target = -acc
-            let blockEnd = min(count, ((start >> CoverIndex.blockShift) + 1) << CoverIndex.blockShift)
-            var q = start
-            while q < blockEnd && k < end {
-                if cover[q] == target {
-                    body(q)
-                    k += 1
+        var (q, acc) = end > first ? locate(k) : (0, 0)
+        cover.withUnsafeBufferPointer { cover in
+            while k < end {
+                let target = -acc
+                let blockEnd = min(count, ((q >> CoverIndex.blockShift) + 1) << CoverIndex.blockShift)
+                while q < blockEnd && k < end {
+                    if cover[q] == target {
+                        body(q)
+                        k += 1
+                    }
+                    q += 1
                 }
-                q += 1
+                guard k < end else { return }
+                // The next block, when it holds zeros (rows are mostly dense), without a descent.
+                let block = q >> CoverIndex.blockShift
+                let next = pathAddition(block)
+                let leaf = leaves + block
+                if minimum[leaf] &- pending[leaf] &+ next == 0 { acc = next } else { (q, acc) = locate(k) }
             }
         }
     }
