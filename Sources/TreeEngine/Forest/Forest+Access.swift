@@ -167,10 +167,10 @@ extension Forest {
     /// roots when nil), in order.
     /// - Complexity: O(number of children + gaps between them)
     @inline(__always)
-    func forEachChild(ofPosition p: Position?, _ body: (Position) -> Void) {
+    func forEachChild(ofPosition p: Position?, _ body: (Position) -> Void, while more: () -> Bool = { true }) {
         let end = p.map { subtreeEnd(of: $0) } ?? capacity
         var c = nextNode(from: p.map { $0 + 1 } ?? 0)
-        while c < end {
+        while c < end && more() {
             body(c)
             c = nextNode(from: subtreeEnd(of: c))
         }
@@ -196,13 +196,13 @@ extension Forest {
     }
 
     /// The children of `node` (the roots when nil), in order.
-    /// - Complexity: O(number of children)
+    /// - Complexity: O(number of children + gaps between them)
     public func children(of node: NodeHandle?) -> [NodeHandle] {
         childPositions(ofPosition: node.map { position(of: $0) }).map { self.node(atPosition: $0) }
     }
 
     /// The number of children of `node` (roots when nil).
-    /// - Complexity: O(number of children)
+    /// - Complexity: O(number of children + gaps between them)
     public func childCount(of node: NodeHandle?) -> Int {
         var n = 0
         forEachChild(ofPosition: node.map { position(of: $0) }) { _ in n += 1 }

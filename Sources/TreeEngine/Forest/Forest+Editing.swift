@@ -16,16 +16,25 @@ public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
 extension Forest {
     /// The insertion point (see `makeRoom`) of a new child of `parent` (a root when
     /// nil) at `index` among its children; `index` nil means after the last child.
-    /// - Complexity: O(number of children)
+    /// - Complexity: O(1) without an index, else O(index + gaps between the children)
     func insertionPoint(parent: NodeHandle?, index: Int?) throws(EditError) -> Position {
         let appended = parent.map { subtreeEnd(of: position(of: $0)) } ?? previousNode(before: capacity) + 1
         guard let index else { return appended }
-        let children = childPositions(ofPosition: parent.map { position(of: $0) })
-        guard index >= 0 && index <= children.count else {
-            throw EditError(kind: .indexOutOfRange,
-                            message: "index \(index) is out of range: the parent has \(children.count) children (0...\(children.count) allowed)")
+        var seen = 0
+        var found: Position?
+        if index >= 0 {
+            forEachChild(ofPosition: parent.map { position(of: $0) }) { c in
+                if seen == index { found = c }
+                seen += 1
+            } while: { found == nil }
         }
-        return index < children.count ? children[index] : appended
+        if let found { return found }
+        guard index == seen else {
+            let count = childCount(of: parent)
+            throw EditError(kind: .indexOutOfRange,
+                            message: "index \(index) is out of range: the parent has \(count) children (0...\(count) allowed)")
+        }
+        return appended
     }
 
     /// Gives the nodes of `fragment` slots here (titles, data, flags, ids; ids the
@@ -47,7 +56,7 @@ extension Forest {
             flags[slot] = fragment.flags[Int(fragSlot)].subtracting(.implicitID)
             fragment.withData(of: NodeHandle(slot: fragSlot)) { raw in
                 guard let raw else { return }
-                if dataRef.count < flags.count { dataRef.append(contentsOf: repeatElement(0, count: flags.count - dataRef.count)) }
+                growDataRefs()
                 dataRef[slot] = dataPool.append(raw) + 1
             }
             if fragment.ids.hasID(slot: fragSlot) {
@@ -81,11 +90,7 @@ extension Forest {
         }
         for slot in run.slots {
             ids.remove(slot: slot)
-            titles.release(titleRef[Int(slot)])
-            if Int(slot) < dataRef.count && dataRef[Int(slot)] != 0 {
-                dataPool.release(dataRef[Int(slot)] - 1)
-                dataRef[Int(slot)] = 0
-            }
+            releasePayload(of: slot)
             flags[Int(slot)] = .free
             parentSlot[Int(slot)] = -1
             freeSlots.append(slot)
@@ -109,7 +114,7 @@ extension Forest {
     @discardableResult
     mutating func setData(of node: NodeHandle, to raw: UnsafeRawBufferPointer) -> UInt32 {
         let s = Int(node.slot)
-        if dataRef.count < flags.count { dataRef.append(contentsOf: repeatElement(0, count: flags.count - dataRef.count)) }
+        growDataRefs()
         let old = dataRef[s]
         dataRef[s] = dataPool.append(raw) + 1
         if old != 0 {
@@ -140,11 +145,7 @@ extension Forest {
         self.held = nil
         for run in held.runs {
             for slot in run.slots {
-                titles.release(titleRef[Int(slot)])
-                if Int(slot) < dataRef.count && dataRef[Int(slot)] != 0 {
-                    dataPool.release(dataRef[Int(slot)] - 1)
-                    dataRef[Int(slot)] = 0
-                }
+                releasePayload(of: slot)
                 parentSlot[Int(slot)] = -1
                 freeSlots.append(slot)
             }
@@ -152,6 +153,21 @@ extension Forest {
         for ref in held.titles { titles.release(ref) }
         for offset in held.data { dataPool.release(offset) }
         compactPoolsIfNeeded()
+    }
+
+    /// Releases the title and data of `slot` (its pool entries become garbage).
+    /// - Complexity: O(1)
+    mutating func releasePayload(of slot: Slot) {
+        titles.release(titleRef[Int(slot)])
+        if Int(slot) < dataRef.count && dataRef[Int(slot)] != 0 {
+            dataPool.release(dataRef[Int(slot)] - 1)
+            dataRef[Int(slot)] = 0
+        }
+    }
+
+    /// Gives `dataRef` an entry for every slot (it is empty while no node has data).
+    private mutating func growDataRefs() {
+        if dataRef.count < flags.count { dataRef.append(contentsOf: repeatElement(0, count: flags.count - dataRef.count)) }
     }
 
     // MARK: Internals

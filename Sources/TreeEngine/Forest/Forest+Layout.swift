@@ -7,12 +7,20 @@
 /// window, with `k` gaps reserved at the point. A single segment may fill up; the
 /// limit falls to `topDensity` for the window of all segments. When even that is too
 /// full, the columns grow so that the nodes fill `spreadDensity` of them. A freshly
-/// built forest has no gaps: its first insertion spreads it.
+/// built forest has no gaps: its first insertion spreads it. When deletions leave
+/// most positions empty, the columns shrink (`shrinkIfSparse`).
 ///
-/// An insertion thus moves O(log² n) nodes amortized, a deletion or a move out of a
-/// place moves none, and a position changes only when its node is moved.
+/// An insertion thus moves O(log² n) nodes amortized (usually only the few between
+/// its place and the nearest gaps), taking a subtree out moves none, and growing or
+/// shrinking the columns, rare and O(n), moves them all.
 extension Forest {
+    #if TREE_INVARIANTS
+    /// Debug builds use segments of 8 positions, so that the model test's small trees
+    /// go through windows of many segments, growth and shrinking.
+    static let segmentShift = 3
+    #else
     static let segmentShift = 9
+    #endif
     static let segmentSize = 1 << segmentShift
     /// The share of positions holding nodes after the columns grow.
     static let spreadDensity = 0.8

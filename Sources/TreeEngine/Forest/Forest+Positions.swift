@@ -1,6 +1,7 @@
 /// A node's index in the position-indexed columns (see `Forest`): nodes are in
 /// pre-order with gaps between them; the subtree of position `p` is in
-/// `p ..< subtreeEnd(of: p)`. Positions move only when an edit needs room near them.
+/// `p ..< subtreeEnd(of: p)`. Positions move only when an edit needs room near them
+/// (or the columns grow or shrink).
 public typealias Position = Int
 
 /// A node's stable number for its lifetime (see `Forest`), what a `NodeHandle` holds.

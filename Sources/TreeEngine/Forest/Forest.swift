@@ -5,7 +5,7 @@
 ///   nodes in pre-order with *gaps* between them (a packed-memory array, see
 ///   `Forest+Layout.swift`). The subtree of `p` lies in `p ..< subtreeEnd(of: p)`, so
 ///   skipping a subtree is one jump; gaps inside that range belong to no node. An
-///   edit moves only the positions near it, and positions never change otherwise.
+///   edit moves only the positions near it, except when the columns grow or shrink.
 /// - its **slot**: a stable number for the node's lifetime, used by handles, the id
 ///   table, titles, flags and the parent link. Slots of deleted nodes are reused.
 ///

@@ -53,7 +53,8 @@ extension TreeStore {
     }
 
     /// Deletes `node` and its subtree.
-    /// - Complexity: O(subtree positions + depth · log n · views)
+    /// - Complexity: O(subtree positions + depth · log n · views); O(n) when most
+    ///   positions are gaps afterwards and the columns shrink
     public mutating func delete(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
         use(filter)
         let back = undo != nil ? placeOfReturn(node.slot) : (-1, -1)
@@ -73,17 +74,19 @@ extension TreeStore {
     /// Moves `node` to be the child at `index` of `parent` (a root when nil), `index`
     /// counted once the node has left its old place (nil: after the last child).
     /// Every node keeps its state in every view.
-    /// - Complexity: O(subtree positions + (depth · log n + children) · views),
-    ///   plus the room made
+    /// - Complexity: O(subtree positions + depth · log n · views), plus the room made,
+    ///   plus O(children of `parent`) with an `index`
     public mutating func move(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ filter: FilterQuery?) throws(EditError) -> [Splice] {
         if let parent, forest.isAncestorOrSelf(node, of: parent) {
             throw EditError(kind: .cycle, message: "cannot move \(forest.id(of: node)) into its own subtree")
         }
         // Validate the index against the parent's children without the node.
-        let siblings = forest.childCount(of: parent) - (forest.parent(of: node) == parent ? 1 : 0)
-        if let index, index < 0 || index > siblings {
-            throw EditError(kind: .indexOutOfRange,
-                            message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
+        if let index {
+            let siblings = forest.childCount(of: parent) - (forest.parent(of: node) == parent ? 1 : 0)
+            if index < 0 || index > siblings {
+                throw EditError(kind: .indexOutOfRange,
+                                message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
+            }
         }
         use(filter)
         if undo != nil {

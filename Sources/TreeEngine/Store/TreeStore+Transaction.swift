@@ -11,8 +11,9 @@ extension TreeStore {
     /// expansion and matches. A rollback undoes the edits in reverse and recomputes
     /// the views' indexes. No view is dropped while a transaction runs; filtered
     /// views it built are kept only when it succeeds. Transactions do not nest.
-    /// - Complexity: O(what `body` does) plus O(n / 8) for the first expansion
-    ///   change of each view; a rollback costs O(n · views)
+    /// - Complexity: O(what `body` does), plus copying the per-node flags (n bytes)
+    ///   at their first change and a view's expansion or match bits (n / 8 bytes) at
+    ///   theirs; a rollback costs O(n · views)
     public mutating func transaction<R, E: Error>(_ body: (inout TreeStore) throws(E) -> R) throws(E) -> R {
         precondition(undo == nil, "transactions do not nest")
         undo = UndoLog(self)
@@ -53,11 +54,7 @@ extension TreeStore {
                     let run = forest.takeOut(forest.position(ofSlot: root))
                     for slot in run.slots {
                         forest.ids.remove(slot: slot)
-                        forest.titles.release(forest.titleRef[Int(slot)])
-                        if Int(slot) < forest.dataRef.count && forest.dataRef[Int(slot)] != 0 {
-                            forest.dataPool.release(forest.dataRef[Int(slot)] - 1)
-                            forest.dataRef[Int(slot)] = 0
-                        }
+                        forest.releasePayload(of: slot)
                     }
                 }
             case .deleted(let run, let parent, let before, let ids):
@@ -92,7 +89,7 @@ extension TreeStore {
     /// Puts a run taken out back where `placeOfReturn` said.
     private mutating func putBack(_ run: Run, parent: Slot, before: Slot) {
         let q = before >= 0 ? forest.position(ofSlot: before)
-            : parent >= 0 ? forest.subtreeEnd(of: forest.position(ofSlot: parent)) : forest.previousNode(before: forest.capacity) + 1
+            : try! forest.insertionPoint(parent: parent >= 0 ? NodeHandle(slot: parent) : nil, index: nil)
         let (start, _) = forest.makeRoom(run.count, at: q)
         forest.put(run, at: start, parent: parent)
     }
@@ -125,23 +122,5 @@ struct UndoLog: Sendable {
         freeSlots = store.forest.freeSlots
         nextGeneratedID = store.forest.nextGeneratedID
         views = store.filtered.map { ($0.query, $0.view.filter!.expanded, $0.view.filter!.matches, $0.view.filter!.matchCount) }
-    }
-}
-
-extension Splice {
-    /// The splices of several changes applied one after another, as one change:
-    /// the list itself while it has at most `maximumCount` splices, else the one
-    /// splice between the rows no splice touched at the start and at the end.
-    /// - Complexity: O(splices)
-    public static func sequence(_ splices: [Splice], oldTotal: Int) -> [Splice] {
-        if splices.count <= maximumCount { return splices }
-        var total = oldTotal
-        var first = Int.max, tail = Int.max
-        for s in splices {
-            total += s.inserted - s.removed
-            first = min(first, s.index)
-            tail = min(tail, total - s.index - s.inserted)
-        }
-        return [Splice(index: first, removed: oldTotal - first - tail, inserted: total - first - tail)]
     }
 }

@@ -65,3 +65,21 @@ public struct Splice: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 }
+
+extension Splice {
+    /// The splices of several changes applied one after another, as one change:
+    /// the list itself while it has at most `maximumCount` splices, else the one
+    /// splice between the rows no splice touched at the start and at the end.
+    /// - Complexity: O(splices)
+    public static func sequence(_ splices: [Splice], oldTotal: Int) -> [Splice] {
+        if splices.count <= maximumCount { return splices }
+        var total = oldTotal
+        var first = Int.max, tail = Int.max
+        for s in splices {
+            total += s.inserted - s.removed
+            first = min(first, s.index)
+            tail = min(tail, total - s.index - s.inserted)
+        }
+        return [Splice(index: first, removed: oldTotal - first - tail, inserted: total - first - tail)]
+    }
+}

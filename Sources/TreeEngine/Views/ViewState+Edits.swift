@@ -59,10 +59,10 @@ extension ViewState {
     mutating func inserted(_ range: Range<Position>, parent: Slot, in forest: Forest, splices: inout [Splice]?) {
         reserveSlots(forest)
         var found = 0
+        let rootDepth = forest.level(at: range.lowerBound)
         if filter != nil {
             var scratch: [UInt8] = []
             var sums: [UInt32] = [0, 0]
-            let rootDepth = forest.level(at: range.lowerBound)
             for p in range.reversed() {
                 let slot = forest.slot(at: p)
                 let isMatch = forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
@@ -83,7 +83,6 @@ extension ViewState {
         var covers = ContiguousArray<Int32>()
         covers.reserveCapacity(range.count)
         var bases: [(cover: Int32, inA: Bool)] = [(base, parentInA)]  // by level below the roots
-        let rootDepth = forest.level(at: range.lowerBound)
         for p in range {
             let slot = forest.slot(at: p)
             let d = forest.level(at: p) - rootDepth
@@ -266,10 +265,12 @@ extension ViewState.FilterState {
                 let excludable = !matches.contains(Int(slot)) && (parent < 0 || isAncestorOfMatch(parent))
                 changed.append(slot)
                 if new > 0 {
-                    additions.append((1, descendants))
+                    // One more cover on the descendants, unless a collapsed node starts
+                    // expanded, which takes its own cover off them: no change then.
                     if !expanded.contains(Int(slot)) && !kept.contains(slot) {
                         expanded.insert(Int(slot))
-                        additions.append((-1, descendants))
+                    } else {
+                        additions.append((1, descendants))
                     }
                     if excludable { additions.append((-1, subtree)) }
                     for child in children { additions.append((-1, forest.subtree(of: forest.position(ofSlot: child)))) }

@@ -120,9 +120,12 @@ extension TreeService {
 
     /// Applies a resolved operation to the named view of the session's store, keeping the
     /// node budget in step with the forest: `accounted` is the node count the registry has
-    /// accounted for the session.
+    /// accounted for the session. `holdingReleases` (in a batch): deleted nodes stay
+    /// accounted until the batch settles (later inserts of the batch use them first), so
+    /// that a rollback never takes back nodes the registry may have given to another
+    /// session meanwhile.
     private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ store: inout TreeStore,
-                       accounted: inout Int) throws(ServiceError) -> ChangeOutcome {
+                       accounted: inout Int, holdingReleases: Bool = false) throws(ServiceError) -> ChangeOutcome {
         switch operation {
         case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session)
         case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session)
@@ -140,19 +143,22 @@ extension TreeService {
         case .update(let node, let title, let data):
             return ChangeOutcome(splices: store.update(node, title: title, data: data?.serialize(), view), subject: .item(node))
         case .insert(let fragment, let placement):
-            try registry.reserve(fragment.count)
+            // Nodes a batch deleted earlier are still accounted: they make room first.
+            let spare = holdingReleases ? accounted - store.forest.count : 0
+            let needed = max(0, fragment.count - spare)
+            try registry.reserve(needed)
             let result: (splices: [Splice], roots: [NodeHandle])
             do throws(EditError) {
                 result = try store.insert(fragment, placement, view)
             } catch {
-                registry.release(fragment.count)
+                registry.release(needed)
                 throw ServiceError(error)
             }
-            accounted += fragment.count
+            accounted += needed
             return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots))
         case .delete(let node):
             let splices = store.delete(node, view)
-            releaseDeletedNodes(store, accounted: &accounted)
+            if !holdingReleases { releaseDeletedNodes(store, accounted: &accounted) }
             return ChangeOutcome(splices: splices, subject: .removed)
         }
     }
@@ -212,10 +218,12 @@ extension TreeService {
                     return try applyBatch(request, batch, view, &store, accounted: &accounted)
                 }
             } catch {
-                // The store is as it was, so the registry's count of its nodes goes back too.
+                // The store is as it was, so the registry's count of its nodes goes back too
+                // (only reservations: deletions were held).
                 registry.release(accounted - accountedBefore)
                 throw error
             }
+            releaseDeletedNodes(state.store, accounted: &accounted)
             state.accountedNodes = accounted
             viewPrepared(view, built: built, &state)
             if outcome.editsTree { state.treeEdited() }
@@ -268,7 +276,8 @@ extension TreeService {
                     offsetBase = nil
                     operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
                 }
-                let applied = try apply(try resolve(operation, in: store, pointing: true), view, &store, accounted: &accounted)
+                let applied = try apply(try resolve(operation, in: store, pointing: true), view, &store, accounted: &accounted,
+                                        holdingReleases: true)
                 outcome.splices += applied.splices
                 if operation.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
                 let forest = store.forest
