@@ -19,8 +19,8 @@ import TreeFormats
 ///    version moves by one;
 /// 7. the response lists the splices of that view, with the new version as `ETag`.
 ///
-/// A batch (`mutateSession(_:_:view:batch:)`) runs 3 to 5 for each of its operations in
-/// order, inside one `TreeStore.transaction`, then 6 and 7 once. A journal and event
+/// A batch (`mutateSession(_:_:view:batch:)`) runs 4 once, then 3 and 5 for each of its
+/// operations in order, inside one `TreeStore.transaction`, then 6 and 7 once. A journal and event
 /// streams plug in between 5 and 7.
 extension TreeService {
     /// Applies a change decoded from the request before the lock.
