@@ -23,9 +23,9 @@ extension Forest {
     #endif
     static let segmentSize = 1 << segmentShift
     /// The share of positions holding nodes after the columns grow.
-    static let spreadDensity = 0.8
+    static let spreadDensity = 0.9
     /// The most the window of all segments may hold before the columns grow.
-    static let topDensity = 0.92
+    static let topDensity = 0.96
 
     /// The number of nodes in each segment of `slotAt`.
     /// - Complexity: O(positions)
@@ -76,7 +76,22 @@ extension Forest {
             }
         }
         let (start, relocation) = respread(0 ..< n, capacity: Forest.spreadCapacity(count + k), reserving: k, at: q)
+        reserveForGrowth()
         return (start, relocation)
+    }
+
+    /// Reserves room for the slot-indexed columns and the title pool to grow by a
+    /// quarter, when the position columns grow: a later insertion then does not pay
+    /// for copying them (untouched capacity costs no resident memory).
+    /// - Complexity: O(n) when it reallocates
+    private mutating func reserveForGrowth() {
+        let slots = flags.count + flags.count / 4 + 16
+        positionOf.reserveCapacity(slots)
+        parentSlot.reserveCapacity(slots)
+        titleRef.reserveCapacity(slots)
+        flags.reserveCapacity(slots)
+        if !dataRef.isEmpty { dataRef.reserveCapacity(slots) }
+        titles.reserve(titles.bytes.count + titles.bytes.count / 4 + 1024)
     }
 
     /// The smallest range from `q` rightwards, or else leftwards, that holds `k` gaps,

@@ -61,14 +61,16 @@ struct ViewState: Sendable {
     static func computeCovers(_ forest: Forest, expanded: (Slot) -> Bool,
                               excludedTop: (_ slot: Slot, _ depth: Int) -> Bool) -> ContiguousArray<Int32> {
         let n = forest.capacity
-        var covers = ContiguousArray<Int32>(repeating: CoverIndex.gapCover, count: n)
         var base: [Int32] = [0]
-        forest.depth.withUnsafeBufferPointer { depth in
+        return forest.depth.withUnsafeBufferPointer { depth in
             forest.slotAt.withUnsafeBufferPointer { slotAt in
-                covers.withUnsafeMutableBufferPointer { out in
+                ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { out, initialized in
                     for p in 0 ..< n {
                         let slot = slotAt[p]
-                        if slot < 0 { continue }
+                        if slot < 0 {
+                            out[p] = CoverIndex.gapCover
+                            continue
+                        }
                         let d = Int(depth[p])
                         var c = base[d]
                         if excludedTop(slot, d) { c += 1 }
@@ -76,10 +78,10 @@ struct ViewState: Sendable {
                         let child = c + (expanded(slot) ? 0 : 1)
                         if d + 1 < base.count { base[d + 1] = child } else { base.append(child) }
                     }
+                    initialized = n
                 }
             }
         }
-        return covers
     }
 
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
