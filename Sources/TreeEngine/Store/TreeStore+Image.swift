@@ -207,9 +207,9 @@ extension TreeStore {
 
         // Titles: the column is a byte pool as it is; the references are the entries' offsets.
         var titleRef = ContiguousArray<UInt32>(repeating: 0, count: n)
-        guard let titleEnd = TreeStore.scanEntries(c.titles, count: n, { k, offset in titleRef[k] = offset }),
+        guard let titleEnd = TreeStore.scanEntries(c.titles, count: n, utf8: true, { k, offset in titleRef[k] = offset }),
               titleEnd == c.titles.count else {
-            throw CompactColumnsError("the titles do not hold exactly \(n) entries")
+            throw CompactColumnsError("the titles are not exactly \(n) entries of UTF-8")
         }
         forest.titleRef = titleRef
         forest.titles.bytes = ContiguousArray(c.titles)
@@ -237,9 +237,9 @@ extension TreeStore {
         forest.nextGeneratedID = c.nextGeneratedID
         if storedIDs > 0 || c.ids.count > 0 {
             var offsets = ContiguousArray<UInt32>(repeating: 0, count: storedIDs)
-            guard let idEnd = TreeStore.scanEntries(c.ids, count: storedIDs, { k, offset in offsets[k] = offset }),
+            guard let idEnd = TreeStore.scanEntries(c.ids, count: storedIDs, utf8: true, { k, offset in offsets[k] = offset }),
                   idEnd == c.ids.count else {
-                throw CompactColumnsError("the ids do not hold exactly \(storedIDs) entries")
+                throw CompactColumnsError("the ids are not exactly \(storedIDs) entries of UTF-8")
             }
             forest.ids.growRefs(to: n)
             var k = 0
@@ -297,11 +297,49 @@ extension TreeStore {
         checkInvariants()
     }
 
+    /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates, or
+    /// scalars past U+10FFFF), eight ASCII bytes at a time where it can.
+    /// - Complexity: O(bytes)
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
+        var i = 0
+        @inline(__always) func isContinuation(_ k: Int) -> Bool { bytes[k] & 0xC0 == 0x80 }
+        while i < n {
+            while n - i >= 8 && bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            if i == n { break }
+            let b0 = bytes[i]
+            if b0 < 0x80 {
+                i += 1
+            } else if b0 < 0xC2 {
+                return false
+            } else if b0 < 0xE0 {
+                guard n - i >= 2, isContinuation(i + 1) else { return false }
+                i += 2
+            } else if b0 < 0xF0 {
+                guard n - i >= 3 else { return false }
+                let b1 = bytes[i + 1]
+                let low: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80, high: UInt8 = b0 == 0xED ? 0x9F : 0xBF
+                guard b1 >= low, b1 <= high, isContinuation(i + 2) else { return false }
+                i += 3
+            } else if b0 < 0xF5 {
+                guard n - i >= 4 else { return false }
+                let b1 = bytes[i + 1]
+                let low: UInt8 = b0 == 0xF0 ? 0x90 : 0x80, high: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
+                guard b1 >= low, b1 <= high, isContinuation(i + 2), isContinuation(i + 3) else { return false }
+                i += 4
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Walks `count` pool entries (a LEB128 length, then the bytes) from the start of
     /// `pool`, calling `body` with each one's index and offset; returns where the last
-    /// ends, or nil when an entry does not fit.
+    /// ends, or nil when an entry does not fit (or, with `utf8`, is not UTF-8).
     /// - Complexity: O(count)
-    static func scanEntries(_ pool: UnsafeRawBufferPointer, count: Int, _ body: (Int, UInt32) -> Void) -> Int? {
+    static func scanEntries(_ pool: UnsafeRawBufferPointer, count: Int, utf8: Bool = false,
+                            _ body: (Int, UInt32) -> Void) -> Int? {
         var o = 0
         let end = pool.count
         for k in 0 ..< count {
@@ -317,6 +355,7 @@ extension TreeStore {
                 shift += 7
             }
             guard length <= end - o else { return nil }
+            if utf8 && !isValidUTF8(UnsafeRawBufferPointer(rebasing: pool[o ..< o + length])) { return nil }
             body(k, UInt32(start))
             o += length
         }
