@@ -53,14 +53,12 @@ public enum StoreImage {
                              to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         let compact = store.compact
         let n = compact.count
-        var flags = [UInt8](repeating: 0, count: n)
-        var titleBytes = 0, idBytes = 0, dataBytes = 0
-        for i in 0 ..< n {
-            let f = compact.flags(i)
-            flags[i] = f.rawValue
-            titleBytes += compact.withTitle(i) { entrySize($0.count) }
-            if f.contains(.storedID) { idBytes += compact.withID(i) { key, _ in entrySize(key.count + 1) } }
-            if f.contains(.hasData) { dataBytes += compact.withData(i) { entrySize($0.count) } }
+        let flags = compact.flagsColumn()
+        let titleBytes = compact.titleBytes()
+        var idBytes = 0, dataBytes = 0
+        for i in 0 ..< n where flags[i] & (CompactNodeFlags.storedID.rawValue | CompactNodeFlags.hasData.rawValue) != 0 {
+            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { idBytes += compact.withID(i) { key, _ in entrySize(key.count + 1) } }
+            if flags[i] & CompactNodeFlags.hasData.rawValue != 0 { dataBytes += compact.withData(i) { entrySize($0.count) } }
         }
         let queries = compact.keptFilters
         let expansionBytes = (n + 7) >> 3
@@ -101,11 +99,18 @@ public enum StoreImage {
 
             try section(.caller, length: caller.count) { out in try caller.withUnsafeBytes { try out.bytes($0) } }
             try section(.levels, length: 4 * n) { out in
-                for i in 0 ..< n { try out.u32(UInt32(compact.level(i))) }
+                var i = 0
+                while i < n {
+                    let k = min(n - i, out.buffer.count / 4)
+                    try out.fill(4 * k) { compact.levels(from: i, into: $0) }
+                    i += k
+                }
             }
             try section(.flags, length: n) { out in try flags.withUnsafeBytes { try out.bytes($0) } }
             try section(.titles, length: titleBytes) { out in
-                for i in 0 ..< n { try compact.withTitle(i) { try out.entry($0) } }
+                try compact.withTitlesInOrder { pool in
+                    if let pool { try out.bytes(pool) } else { try compact.forEachTitle { try out.entry($0) } }
+                }
             }
             try section(.ids, length: idBytes) { out in
                 for i in 0 ..< n where flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
@@ -357,6 +362,13 @@ struct Output {
     }
 
     @inline(__always) mutating func room(_ k: Int) throws { if buffer.count - used < k { try flush() } }
+
+    /// Lets `body` write exactly `k` bytes (at most the buffer's size) in place.
+    mutating func fill(_ k: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) throws {
+        try room(k)
+        body(UnsafeMutableRawBufferPointer(rebasing: buffer[used ..< used + k]))
+        used += k
+    }
 
     mutating func u8(_ v: UInt8) throws {
         try room(1)

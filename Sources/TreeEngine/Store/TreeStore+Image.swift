@@ -84,6 +84,76 @@ package struct CompactStore: Sendable {
         try store.forest.withData(of: NodeHandle(slot: slot(i))) { try body($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
+    /// The bits of every node, in pre-order.
+    /// - Complexity: O(n)
+    package func flagsColumn() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let forest = store.forest
+        forest.flags.withUnsafeBufferPointer { flags in
+            forest.slotAt.withUnsafeBufferPointer { slotAt in
+                for i in 0 ..< count {
+                    let s = Int(slotAt[Int(positions[i])])
+                    var f = flags[s].rawValue & (NodeFlags.expanded.rawValue | NodeFlags.declaresChildren.rawValue)
+                    if forest.ids.hasID(slot: Slot(s)) || s != i { f |= CompactNodeFlags.storedID.rawValue }
+                    if s < forest.dataRef.count && forest.dataRef[s] != 0 { f |= CompactNodeFlags.hasData.rawValue }
+                    out[i] = f
+                }
+            }
+        }
+        return out
+    }
+
+    /// Writes the levels of nodes `start ..< start + out.count / 4` into `out`, as
+    /// little-endian UInt32s.
+    /// - Complexity: O(nodes written)
+    package func levels(from start: Int, into out: UnsafeMutableRawBufferPointer) {
+        store.forest.depth.withUnsafeBufferPointer { depth in
+            for k in 0 ..< out.count >> 2 {
+                out.storeBytes(of: UInt32(depth[Int(positions[start + k])]).littleEndian, toByteOffset: 4 * k, as: UInt32.self)
+            }
+        }
+    }
+
+    /// Calls `body` with every title in pre-order.
+    package func forEachTitle(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let forest = store.forest
+        try forest.titles.bytes.withUnsafeBytes { pool in
+            for i in 0 ..< count { try body(BytePool.entry(in: pool, at: forest.titleRef[Int(forest.slotAt[Int(positions[i])])])) }
+        }
+    }
+
+    /// Calls `body` with the title pool when it holds exactly the titles in pre-order,
+    /// each a LEB128 length and the bytes (as after an upload), else with nil.
+    /// - Complexity: O(n)
+    package func withTitlesInOrder<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let forest = store.forest
+        return try forest.titles.bytes.withUnsafeBytes { pool in
+            var o = 0
+            for i in 0 ..< count {
+                let ref = forest.titleRef[Int(forest.slotAt[Int(positions[i])])]
+                guard Int(ref) == o else { return try body(nil) }
+                let (start, length) = BytePool.bounds(in: pool, at: ref)
+                o = start + length
+            }
+            return try body(o == pool.count ? pool : nil)
+        }
+    }
+
+    /// The bytes of all titles as LEB128 lengths and bytes.
+    /// - Complexity: O(n)
+    package func titleBytes() -> Int {
+        let forest = store.forest
+        return forest.titles.bytes.withUnsafeBytes { pool in
+            var total = 0
+            for i in 0 ..< count {
+                let ref = forest.titleRef[Int(forest.slotAt[Int(positions[i])])]
+                let (start, length) = BytePool.bounds(in: pool, at: ref)
+                total += start - Int(ref) + length
+            }
+            return total
+        }
+    }
+
     /// The expansion of kept filtered view `v` (least recently used first): bit `i & 7`
     /// of byte `i >> 3` is node `i`; `(count + 7) / 8` bytes, unused bits zero.
     /// - Complexity: O(n)
