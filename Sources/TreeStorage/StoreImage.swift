@@ -1,3 +1,4 @@
+import Dispatch
 import TreeEngine
 
 /// The snapshot image of a `TreeStore`: binary, little-endian, versioned and
@@ -204,10 +205,11 @@ public enum StoreImage {
         var trailerCRC = CRC32C()
         trailerCRC.update(UnsafeRawBufferPointer(rebasing: image[0 ..< headerSize]))
 
-        // Sections: each tag, length and checksum checked before any is read.
+        // Sections: each length checked against the bytes left, then the trailer.
         var sections: [UnsafeRawBufferPointer] = []
+        var checks: [(range: Range<Int>, stored: UInt32)] = []
         var o = headerSize
-        for s in Section.allCases {
+        for _ in Section.allCases {
             guard image.count - o >= sectionHeadSize else { throw .truncated(at: image.count) }
             let length = reader.u64(at: o + 4)
             guard length <= UInt64(image.count - o - sectionHeadSize), image.count - o - sectionHeadSize - Int(length) >= sectionCRCSize else {
@@ -215,23 +217,60 @@ public enum StoreImage {
             }
             let end = o + sectionHeadSize + Int(length)
             let stored = reader.u32(at: end)
-            guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[o ..< end])) == stored else {
-                throw .checksumMismatch(section: s.name)
-            }
-            guard image[o ..< o + 4].elementsEqual(s.tag) else {
-                throw .inconsistent("section \(sections.count) is \(String(decoding: image[o ..< o + 4], as: UTF8.self)), expected \(s.name)")
-            }
+            checks.append((o ..< end, stored))
             withUnsafeBytes(of: stored.littleEndian) { trailerCRC.update($0) }
             sections.append(UnsafeRawBufferPointer(rebasing: image[o + sectionHeadSize ..< end]))
             o = end + sectionCRCSize
         }
-        // Trailer.
         guard image.count - o >= trailerSize else { throw .truncated(at: image.count) }
         guard image[o ..< o + 4].elementsEqual(trailerTag) else { throw .inconsistent("no trailer after the last section") }
         guard reader.u32(at: o + 4) == trailerCRC.value else { throw .checksumMismatch(section: "trailer") }
         guard reader.u64(at: o + 8) == UInt64(o + trailerSize) else { throw .inconsistent("the trailer gives another image size") }
         guard image.count == o + trailerSize else { throw .inconsistent("\(image.count - o - trailerSize) bytes after the trailer") }
 
+        // The sections' checksums, and the store built. On a large image both run at
+        // once, on two threads: the build checks everything it reads, so a damaged
+        // section makes it fail or build nonsense, never trap, and a mismatch wins.
+        var mismatch: String? = nil
+        var built: Result<TreeStore, StoreImageError>! = nil
+        let work = TwoJobs(
+            first: {
+                for (k, check) in checks.enumerated()
+                where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[check.range])) != check.stored {
+                    mismatch = Section.allCases[k].name
+                    return
+                }
+            },
+            second: {
+                do throws(StoreImageError) {
+                    built = .success(try build(sections, count: n, nextGeneratedID: nextGeneratedID,
+                                                viewCount: viewCount, capacity: capacity))
+                } catch {
+                    built = .failure(error)
+                }
+            })
+        if image.count >= parallelThreshold && ParallelWork.activeProcessors > 1 {
+            DispatchQueue.concurrentPerform(iterations: 2) { work.run($0) }
+        } else {
+            work.run(0)
+            if mismatch == nil { work.run(1) }
+        }
+        if let mismatch { throw .checksumMismatch(section: mismatch) }
+        for (k, s) in Section.allCases.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
+            throw .inconsistent("section \(k) is \(String(decoding: image[checks[k].range.prefix(4)], as: UTF8.self)), expected \(s.name)")
+        }
+        switch built! {
+        case .success(let store): return (store, Array(sections[Section.caller.rawValue]))
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Images from this size on have their checksums computed on a second thread.
+    static let parallelThreshold = 1 << 20
+
+    /// The store of an image's sections, whatever their bytes.
+    static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, nextGeneratedID: Int64,
+                      viewCount: Int, capacity: Int) throws(StoreImageError) -> TreeStore {
         // Filtered views: query, options, expansion.
         let viewSection = sections[Section.views.rawValue]
         var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
@@ -259,13 +298,11 @@ public enum StoreImage {
             titles: sections[Section.titles.rawValue], ids: sections[Section.ids.rawValue],
             data: sections[Section.data.rawValue], nextGeneratedID: nextGeneratedID,
             filteredViewCapacity: capacity, views: views)
-        let store: TreeStore
         do {
-            store = try TreeStore(compact: columns)
+            return try TreeStore(compact: columns)
         } catch {
             throw .inconsistent(error.message)
         }
-        return (store, Array(sections[Section.caller.rawValue]))
     }
 
     /// The start and length of the entry (a LEB128 length, then the bytes) at offset
@@ -316,6 +353,17 @@ extension Array where Element == UInt8 {
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
+}
+
+/// Two jobs that may run on two threads; the caller makes sure they touch different things.
+final class TwoJobs: @unchecked Sendable {
+    let first: () -> Void
+    let second: () -> Void
+    init(first: @escaping () -> Void, second: @escaping () -> Void) {
+        self.first = first
+        self.second = second
+    }
+    func run(_ k: Int) { if k == 0 { first() } else { second() } }
 }
 
 /// Little-endian reads at offsets the caller has checked.

@@ -145,6 +145,29 @@ import TreeFormats
         #expect(Self.loadError([]) == .truncated(at: 0))
     }
 
+    /// A large image has its checksums computed on a second thread while the store is
+    /// built: it loads the same, and a damaged section is a checksum mismatch (not the
+    /// inconsistency the build finds), whichever thread finishes first.
+    @Test func largeImageChecksumsInParallel() throws {
+        var json = "["
+        for i in 0 ..< 40_000 {
+            json += i % 4 == 0 ? (i > 0 ? "]}," : "") + #"{"title":"section \#(i) of the large tree","children":["# : (i % 4 == 1 ? "" : ",")
+            if i % 4 != 0 { json += #"{"title":"item \#(i) of the large tree"}"# }
+        }
+        json += "]}]"
+        var store = TreeStore(forest: try Forest.parse(Array(json.utf8)).forest)
+        try store.prepareView(FilterQuery("item 3"))
+        let bytes = StoreImage.image(of: store)
+        #expect(bytes.count > StoreImage.parallelThreshold)
+        #expect(Self.summary(try Self.load(bytes).store) == Self.summary(store))
+        let layout = Layout(bytes)
+        for section in [StoreImage.Section.levels, .titles, .views] {
+            var wrong = bytes
+            wrong[layout.sections[section.rawValue].lowerBound + 1] ^= 0x04
+            #expect(Self.loadError(wrong) == .checksumMismatch(section: section.name))
+        }
+    }
+
     /// Every single-bit flip and every truncation is refused with an error.
     @Test func everyFlipAndTruncationThrows() throws {
         let bytes = StoreImage.image(of: try Self.sampleStore(), caller: [1, 2, 3])
