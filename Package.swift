@@ -5,12 +5,14 @@ import PackageDescription
 //   tree-server -> TreeService -> TreeFormats (JSON in and out) -> TreeEngine
 //                             |-> TreeEngine  (pure data structure, no I/O)
 //                             \-> HTTP1       (sockets + Dispatch, knows no trees)
-//   tree-bench  -> TreeFormats, TreeEngine
+//   tree-bench  -> TreeFormats, TreeEngine, TreeStorage
+//   TreeStorage (snapshot images, CRC-32C) -> TreeEngine
 let package = Package(
     name: "TreeSessions",
     products: [
         .library(name: "TreeEngine", targets: ["TreeEngine"]),
         .library(name: "TreeFormats", targets: ["TreeFormats"]),
+        .library(name: "TreeStorage", targets: ["TreeStorage"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "TreeService", targets: ["TreeService"]),
         .executable(name: "tree-server", targets: ["tree-server"]),
@@ -19,6 +21,7 @@ let package = Package(
     targets: [
         .target(name: "TreeEngine"),
         .target(name: "TreeFormats", dependencies: ["TreeEngine"]),
+        .target(name: "TreeStorage", dependencies: ["TreeEngine"]),
         .target(name: "HTTP1"),
         // The demo page's files and the API description, compiled into the binary (no files
         // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
@@ -32,10 +35,11 @@ let package = Package(
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
-        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats"]),
+        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
-        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeReference"]),
+        .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeReference"]),
+        .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
         .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "HTTP1", "TreeReference", "HTTPTestSupport"]),

@@ -1,0 +1,434 @@
+/// A store's columns compact, for the storage layer (`TreeStorage`): read out in
+/// pre-order without gaps, and a store built straight from such columns in O(n).
+///
+/// Node `i` is the i-th node in pre-order. Slots do not survive (the built store has
+/// slot = position = i), ids do: a node whose id is the implicit `~i` is stored
+/// without an id; every other id is stored with its string form and whether it is an
+/// integer (an implicit `~s` of another number `s` becomes the explicit string `~s`,
+/// which names the node exactly as before). Nothing here does I/O.
+
+/// The per-node bits of the compact columns.
+package struct CompactNodeFlags: OptionSet, Sendable {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Expanded in the unfiltered view.
+    package static let expanded = CompactNodeFlags(rawValue: 1 << 0)
+    /// Uploaded with `hasChildren: true`.
+    package static let declaresChildren = CompactNodeFlags(rawValue: 1 << 1)
+    /// The id is stored; without this bit node `i` is named `~i`.
+    package static let storedID = CompactNodeFlags(rawValue: 1 << 2)
+    /// The node has `data`.
+    package static let hasData = CompactNodeFlags(rawValue: 1 << 3)
+    /// Every bit in use.
+    package static let known: CompactNodeFlags = [.expanded, .declaresChildren, .storedID, .hasData]
+}
+
+/// A store read as compact pre-order columns. Holds a copy of the store (copy on
+/// write: nothing is copied while the store is not changed).
+package struct CompactStore: Sendable {
+    let store: TreeStore
+    /// The position of node `i`.
+    let positions: ContiguousArray<Int32>
+
+    /// - Complexity: O(positions)
+    init(_ store: TreeStore) {
+        precondition(store.undo == nil, "no image of a store inside a transaction")
+        self.store = store
+        var positions = ContiguousArray<Int32>()
+        positions.reserveCapacity(store.forest.count)
+        store.forest.forEachPosition { positions.append(Int32($0)) }
+        self.positions = positions
+    }
+
+    /// The number of nodes.
+    package var count: Int { positions.count }
+    /// The next number tried for a generated id.
+    package var nextGeneratedID: Int64 { store.forest.nextGeneratedID }
+    /// How many filtered views the store keeps.
+    package var filteredViewCapacity: Int { store.filteredViewCapacity }
+    /// The kept filtered views, least recently used first.
+    package var keptFilters: [FilterQuery] { store.keptFilters }
+
+    @inline(__always) func slot(_ i: Int) -> Slot { store.forest.slotAt[Int(positions[i])] }
+
+    /// The level of node `i` (0 for roots).
+    /// - Complexity: O(1)
+    package func level(_ i: Int) -> Int32 { store.forest.depth[Int(positions[i])] }
+
+    /// The bits of node `i`.
+    /// - Complexity: O(1)
+    package func flags(_ i: Int) -> CompactNodeFlags {
+        let s = slot(i)
+        let f = store.forest.flags[Int(s)]
+        var out: CompactNodeFlags = []
+        if f.contains(.expanded) { out.insert(.expanded) }
+        if f.contains(.declaresChildren) { out.insert(.declaresChildren) }
+        if store.forest.ids.hasID(slot: s) || Int(s) != i { out.insert(.storedID) }
+        if store.forest.hasData(NodeHandle(slot: s)) { out.insert(.hasData) }
+        return out
+    }
+
+    /// Calls `body` with the title of node `i` as UTF-8.
+    package func withTitle<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try store.forest.withTitle(of: NodeHandle(slot: slot(i)), body)
+    }
+
+    /// Calls `body` with the string form of the id of node `i` and whether it is an
+    /// integer; meant for nodes with `storedID`.
+    package func withID<R>(_ i: Int, _ body: (UnsafeRawBufferPointer, _ isInteger: Bool) throws -> R) rethrows -> R {
+        try store.forest.withID(of: NodeHandle(slot: slot(i)), body)
+    }
+
+    /// Calls `body` with the raw JSON of the `data` of node `i` (empty when it has none).
+    package func withData<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try store.forest.withData(of: NodeHandle(slot: slot(i))) { try body($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
+    /// The bits of every node, in pre-order.
+    /// - Complexity: O(n)
+    package func flagsColumn() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let forest = store.forest
+        forest.flags.withUnsafeBufferPointer { flags in
+            forest.slotAt.withUnsafeBufferPointer { slotAt in
+                for i in 0 ..< count {
+                    let s = Int(slotAt[Int(positions[i])])
+                    var f = flags[s].rawValue & (NodeFlags.expanded.rawValue | NodeFlags.declaresChildren.rawValue)
+                    if forest.ids.hasID(slot: Slot(s)) || s != i { f |= CompactNodeFlags.storedID.rawValue }
+                    if s < forest.dataRef.count && forest.dataRef[s] != 0 { f |= CompactNodeFlags.hasData.rawValue }
+                    out[i] = f
+                }
+            }
+        }
+        return out
+    }
+
+    /// Writes the levels of nodes `start ..< start + out.count / 4` into `out`, as
+    /// little-endian UInt32s.
+    /// - Complexity: O(nodes written)
+    package func levels(from start: Int, into out: UnsafeMutableRawBufferPointer) {
+        store.forest.depth.withUnsafeBufferPointer { depth in
+            for k in 0 ..< out.count >> 2 {
+                out.storeBytes(of: UInt32(depth[Int(positions[start + k])]).littleEndian, toByteOffset: 4 * k, as: UInt32.self)
+            }
+        }
+    }
+
+    /// Calls `body` with every title in pre-order.
+    package func forEachTitle(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let forest = store.forest
+        try forest.titles.bytes.withUnsafeBytes { pool in
+            for i in 0 ..< count { try body(BytePool.entry(in: pool, at: forest.titleRef[Int(forest.slotAt[Int(positions[i])])])) }
+        }
+    }
+
+    /// Calls `body` with the title pool when it holds exactly the titles in pre-order,
+    /// each a LEB128 length and the bytes (as after an upload), else with nil.
+    /// - Complexity: O(n)
+    package func withTitlesInOrder<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let forest = store.forest
+        return try forest.titles.bytes.withUnsafeBytes { pool in
+            var o = 0
+            for i in 0 ..< count {
+                let ref = forest.titleRef[Int(forest.slotAt[Int(positions[i])])]
+                guard Int(ref) == o else { return try body(nil) }
+                let (start, length) = BytePool.bounds(in: pool, at: ref)
+                o = start + length
+            }
+            return try body(o == pool.count ? pool : nil)
+        }
+    }
+
+    /// The bytes of all titles as LEB128 lengths and bytes.
+    /// - Complexity: O(n)
+    package func titleBytes() -> Int {
+        let forest = store.forest
+        return forest.titles.bytes.withUnsafeBytes { pool in
+            var total = 0
+            for i in 0 ..< count {
+                let ref = forest.titleRef[Int(forest.slotAt[Int(positions[i])])]
+                let (start, length) = BytePool.bounds(in: pool, at: ref)
+                total += start - Int(ref) + length
+            }
+            return total
+        }
+    }
+
+    /// The expansion of kept filtered view `v` (least recently used first): bit `i & 7`
+    /// of byte `i >> 3` is node `i`; `(count + 7) / 8` bytes, unused bits zero.
+    /// - Complexity: O(n)
+    package func expansion(ofKeptView v: Int) -> [UInt8] {
+        let expanded = store.filtered[v].view.filter!.expanded
+        var bytes = [UInt8](repeating: 0, count: (count + 7) >> 3)
+        for i in 0 ..< count where expanded.contains(Int(slot(i))) { bytes[i >> 3] |= 1 << UInt8(i & 7) }
+        return bytes
+    }
+}
+
+/// Compact columns to build a store from (see `TreeStore.init(compact:)`). The
+/// buffers must stay valid during the call; nothing of them is kept.
+package struct CompactColumns {
+    /// The number of nodes.
+    package var count: Int
+    /// `count` levels, little-endian UInt32 each, in pre-order.
+    package var levels: UnsafeRawBufferPointer
+    /// `count` bytes of `CompactNodeFlags`.
+    package var flags: UnsafeRawBufferPointer
+    /// `count` titles, each a LEB128 length and UTF-8 bytes.
+    package var titles: UnsafeRawBufferPointer
+    /// One id per node with `storedID`, in pre-order: a LEB128 length, then a tag byte
+    /// (0 string, 1 integer) and the id's string form (the length counts the tag).
+    package var ids: UnsafeRawBufferPointer
+    /// One `data` per node with `hasData`, in pre-order: a LEB128 length and raw JSON.
+    package var data: UnsafeRawBufferPointer
+    package var nextGeneratedID: Int64
+    package var filteredViewCapacity: Int
+    /// The kept filtered views, least recently used first, each with its expansion as
+    /// `CompactStore.expansion(ofKeptView:)` gives it.
+    package var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
+
+    package init(count: Int, levels: UnsafeRawBufferPointer, flags: UnsafeRawBufferPointer,
+                 titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
+                 nextGeneratedID: Int64, filteredViewCapacity: Int,
+                 views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]) {
+        self.count = count
+        self.levels = levels
+        self.flags = flags
+        self.titles = titles
+        self.ids = ids
+        self.data = data
+        self.nextGeneratedID = nextGeneratedID
+        self.filteredViewCapacity = filteredViewCapacity
+        self.views = views
+    }
+}
+
+/// Compact columns that do not describe a store; the message says what is wrong.
+package struct CompactColumnsError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}
+
+extension TreeStore {
+    /// The store's columns compact, in pre-order (not inside a transaction).
+    /// - Complexity: O(positions)
+    package var compact: CompactStore { CompactStore(self) }
+
+    /// A store built from compact columns: the forest with slot = position = pre-order
+    /// index and no gaps, the unfiltered view from the `expanded` bits, and each kept
+    /// filtered view with its matches computed from the titles and its expansion from
+    /// the columns. Every column is checked; a column that does not fit throws, never traps.
+    /// - Complexity: O(n + total bytes), plus matching the titles once per filtered view
+    package init(compact c: CompactColumns) throws(CompactColumnsError) {
+        let n = c.count
+        guard n >= 0, n < Int(Int32.max) else { throw CompactColumnsError("node count \(n) out of range") }
+        guard c.levels.count == 4 * n else { throw CompactColumnsError("\(c.levels.count) bytes of levels for \(n) nodes") }
+        guard c.flags.count == n else { throw CompactColumnsError("\(c.flags.count) flag bytes for \(n) nodes") }
+        guard c.nextGeneratedID >= 0 else { throw CompactColumnsError("negative next generated id") }
+        guard c.filteredViewCapacity >= 0 else { throw CompactColumnsError("negative filtered view capacity") }
+        for pool in [c.titles, c.ids, c.data] where pool.count >= Int(UInt32.max) - 64 {
+            throw CompactColumnsError("a pool over 4 GiB")
+        }
+        var forest = Forest()
+
+        // Structure: levels to subtree ends and parents, with the open ancestors on a stack.
+        var depth = ContiguousArray<Int32>(repeating: 0, count: n)
+        var endAt = ContiguousArray<Int32>(repeating: 0, count: n)
+        var parent = ContiguousArray<Slot>(repeating: -1, count: n)
+        var badLevel: Int? = nil
+        depth.withUnsafeMutableBufferPointer { depth in
+            endAt.withUnsafeMutableBufferPointer { endAt in
+                parent.withUnsafeMutableBufferPointer { parent in
+                    var open: [Int32] = []
+                    for i in 0 ..< n {
+                        let d = Int(UInt32(littleEndian: c.levels.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+                        if d > open.count { badLevel = i; return }
+                        while open.count > d { endAt[Int(open.removeLast())] = Int32(i) }
+                        parent[i] = open.last ?? -1
+                        depth[i] = Int32(d)
+                        open.append(Int32(i))
+                    }
+                    for p in open { endAt[Int(p)] = Int32(n) }
+                }
+            }
+        }
+        if let i = badLevel { throw CompactColumnsError("node \(i) is more than one level below the node before it") }
+        forest.depth = depth
+        forest.endAt = endAt
+        forest.parentSlot = parent
+        forest.slotAt = ContiguousArray((0 ..< Int32(n)).lazy.map { Slot($0) })
+        forest.positionOf = forest.slotAt
+
+        // Flags.
+        var flags = ContiguousArray<NodeFlags>(repeating: [], count: n)
+        var storedIDs = 0, withData = 0
+        for i in 0 ..< n {
+            let f = CompactNodeFlags(rawValue: c.flags[i])
+            guard CompactNodeFlags.known.isSuperset(of: f) else { throw CompactColumnsError("node \(i) has unknown flags \(f.rawValue)") }
+            var g: NodeFlags = f.contains(.storedID) ? [] : .implicitID
+            if f.contains(.expanded) { g.insert(.expanded) }
+            if f.contains(.declaresChildren) { g.insert(.declaresChildren) }
+            if f.contains(.storedID) { storedIDs += 1 }
+            if f.contains(.hasData) { withData += 1 }
+            flags[i] = g
+        }
+        forest.flags = flags
+
+        // Titles: the column is a byte pool as it is; the references are the entries' offsets.
+        var titleRef = ContiguousArray<UInt32>(repeating: 0, count: n)
+        guard let titleEnd = TreeStore.scanEntries(c.titles, count: n, utf8: true, { k, offset in titleRef[k] = offset }),
+              titleEnd == c.titles.count else {
+            throw CompactColumnsError("the titles are not exactly \(n) entries of UTF-8")
+        }
+        forest.titleRef = titleRef
+        forest.titles.bytes = ContiguousArray(c.titles)
+
+        // Data: likewise, for the nodes that have it.
+        if withData > 0 || c.data.count > 0 {
+            var offsets = ContiguousArray<UInt32>(repeating: 0, count: withData)
+            guard let dataEnd = TreeStore.scanEntries(c.data, count: withData, { k, offset in offsets[k] = offset }),
+                  dataEnd == c.data.count else {
+                throw CompactColumnsError("the data do not hold exactly \(withData) entries")
+            }
+            var dataRef = ContiguousArray<UInt32>(repeating: 0, count: n)
+            var k = 0
+            for i in 0 ..< n where c.flags[i] & CompactNodeFlags.hasData.rawValue != 0 {
+                dataRef[i] = offsets[k] + 1
+                k += 1
+            }
+            forest.dataRef = dataRef
+            forest.dataPool.bytes = ContiguousArray(c.data)
+        }
+
+        // Ids: each checked for its tag, its integer form and uniqueness (an implicit
+        // `~j` is taken by node j when it is stored without an id).
+        forest.implicitIDLimit = Slot(n)
+        forest.nextGeneratedID = c.nextGeneratedID
+        if storedIDs > 0 || c.ids.count > 0 {
+            var offsets = ContiguousArray<UInt32>(repeating: 0, count: storedIDs)
+            guard let idEnd = TreeStore.scanEntries(c.ids, count: storedIDs, utf8: true, { k, offset in offsets[k] = offset }),
+                  idEnd == c.ids.count else {
+                throw CompactColumnsError("the ids are not exactly \(storedIDs) entries of UTF-8")
+            }
+            forest.ids.growRefs(to: n)
+            var k = 0
+            for i in 0 ..< n where c.flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
+                let entry = BytePool.entry(in: c.ids, at: offsets[k])
+                k += 1
+                guard entry.count >= 1, entry[0] <= IDTable.tagInteger else { throw CompactColumnsError("node \(i) has a bad id tag") }
+                let key = UnsafeRawBufferPointer(rebasing: entry.dropFirst())
+                let isInteger = entry[0] == IDTable.tagInteger
+                if isInteger {
+                    let text = String(decoding: key, as: UTF8.self)
+                    guard let value = Int64(text), String(value) == text else {
+                        throw CompactColumnsError("node \(i) has an integer id that is not one")
+                    }
+                }
+                if forest.ids.contains(key) { throw CompactColumnsError("node \(i) has the id of another node") }
+                if let j = Forest.generatedNumber(key), j < Int64(n), forest.flags[Int(j)].contains(.implicitID) {
+                    throw CompactColumnsError("node \(i) has the implicit id of node \(j)")
+                }
+                forest.ids.insert(slot: Slot(i), key: key, isInteger: isInteger)
+            }
+        }
+
+        forest.count = n
+        forest.segmentLoad = Forest.segmentLoads(forest.slotAt)
+        self.init(forest: forest)
+        filteredViewCapacity = c.filteredViewCapacity
+
+        // Filtered views: matches from the titles, expansion from the columns.
+        let bytes = (n + 7) >> 3
+        for (query, expansion) in c.views {
+            guard !hasView(query) else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
+            guard expansion.count == bytes else { throw CompactColumnsError("\(expansion.count) expansion bytes for \(n) nodes") }
+            if n & 7 != 0, expansion[bytes - 1] >> UInt8(n & 7) != 0 {
+                throw CompactColumnsError("expansion bits past the last node")
+            }
+            var view: ViewState
+            do {
+                view = try ViewState.filtered(forest, query: query, workers: filterWorkers, isCancelled: { false })
+            } catch {
+                throw CompactColumnsError("the filtered view [\(query)] was not built")
+            }
+            var expanded = Bitset(count: n)
+            expanded.withWordBuffer { words in
+                for w in 0 ..< words.count {
+                    var word: UInt64 = 0
+                    for b in 0 ..< min(8, bytes - 8 * w) { word |= UInt64(expansion[8 * w + b]) << UInt64(8 * b) }
+                    words[w] = word
+                }
+            }
+            view.filter!.expanded = expanded
+            view.reindex(forest)
+            filtered.append((query, view))
+        }
+        checkInvariants()
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates, or
+    /// scalars past U+10FFFF), eight ASCII bytes at a time where it can.
+    /// - Complexity: O(bytes)
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
+        var i = 0
+        @inline(__always) func isContinuation(_ k: Int) -> Bool { bytes[k] & 0xC0 == 0x80 }
+        while i < n {
+            while n - i >= 8 && bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            if i == n { break }
+            let b0 = bytes[i]
+            if b0 < 0x80 {
+                i += 1
+            } else if b0 < 0xC2 {
+                return false
+            } else if b0 < 0xE0 {
+                guard n - i >= 2, isContinuation(i + 1) else { return false }
+                i += 2
+            } else if b0 < 0xF0 {
+                guard n - i >= 3 else { return false }
+                let b1 = bytes[i + 1]
+                let low: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80, high: UInt8 = b0 == 0xED ? 0x9F : 0xBF
+                guard b1 >= low, b1 <= high, isContinuation(i + 2) else { return false }
+                i += 3
+            } else if b0 < 0xF5 {
+                guard n - i >= 4 else { return false }
+                let b1 = bytes[i + 1]
+                let low: UInt8 = b0 == 0xF0 ? 0x90 : 0x80, high: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
+                guard b1 >= low, b1 <= high, isContinuation(i + 2), isContinuation(i + 3) else { return false }
+                i += 4
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Walks `count` pool entries (a LEB128 length, then the bytes) from the start of
+    /// `pool`, calling `body` with each one's index and offset; returns where the last
+    /// ends, or nil when an entry does not fit (or, with `utf8`, is not UTF-8).
+    /// - Complexity: O(count)
+    static func scanEntries(_ pool: UnsafeRawBufferPointer, count: Int, utf8: Bool = false,
+                            _ body: (Int, UInt32) -> Void) -> Int? {
+        var o = 0
+        let end = pool.count
+        for k in 0 ..< count {
+            let start = o
+            var length = 0
+            var shift = 0
+            while true {
+                guard o < end, shift <= 28 else { return nil }
+                let b = pool[o]
+                o += 1
+                length |= Int(b & 0x7F) << shift
+                if b < 0x80 { break }
+                shift += 7
+            }
+            guard length <= end - o else { return nil }
+            if utf8 && !isValidUTF8(UnsafeRawBufferPointer(rebasing: pool[o ..< o + length])) { return nil }
+            body(k, UInt32(start))
+            o += length
+        }
+        return o
+    }
+}

@@ -1,0 +1,467 @@
+import Dispatch
+import TreeEngine
+
+/// The snapshot image of a `TreeStore`: binary, little-endian, versioned and
+/// checksummed (CRC-32C); docs/STORAGE.md describes it byte by byte.
+///
+/// An image holds the forest in pre-order without gaps (levels, flags, titles, ids,
+/// `data`), the unfiltered view's expansion (in the flags), every kept filtered view
+/// with its query and expansion in the order the store keeps them, and an opaque
+/// block of the caller's bytes. Loading builds the store straight from the columns
+/// (no JSON); a filtered view's matches are computed again from the titles.
+///
+/// No I/O here: `write` hands the image to a sink in chunks, `load` reads it from
+/// memory (a mapped or read file).
+public enum StoreImage {
+    /// The format version written, and the only one read.
+    public static let formatVersion: UInt16 = 1
+    /// The first six bytes of every image.
+    public static let magic: [UInt8] = Array("TSSNAP".utf8)
+    /// Bytes of the header, its checksum included.
+    static let headerSize = 48
+    /// Bytes of a section's tag and length, and of its checksum.
+    static let sectionHeadSize = 12, sectionCRCSize = 4
+    /// Bytes of the trailer.
+    static let trailerSize = 16
+
+    /// The sections, in the order they are written and required.
+    enum Section: Int, CaseIterable {
+        case caller, levels, flags, titles, ids, data, views
+        var tag: [UInt8] {
+            switch self {
+            case .caller: return Array("CALR".utf8)
+            case .levels: return Array("LEVL".utf8)
+            case .flags: return Array("FLAG".utf8)
+            case .titles: return Array("TITL".utf8)
+            case .ids: return Array("IDS_".utf8)
+            case .data: return Array("DATA".utf8)
+            case .views: return Array("VIEW".utf8)
+            }
+        }
+        var name: String { String(decoding: tag, as: UTF8.self) }
+    }
+    static let trailerTag: [UInt8] = Array("TEND".utf8)
+
+    // MARK: Writing
+
+    /// Writes the image of `store` (not inside a transaction) to `sink`, in chunks of
+    /// at most `chunkSize` bytes; `caller` is stored as it is and given back by `load`.
+    /// Errors thrown by `sink` end the writing and are rethrown.
+    /// - Returns: the image's size in bytes.
+    /// - Complexity: O(n + total bytes of titles, ids and data)
+    @discardableResult
+    public static func write(_ store: TreeStore, caller: [UInt8] = [], chunkSize: Int = 1 << 20,
+                             to sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let compact = store.compact
+        let n = compact.count
+        let flags = compact.flagsColumn()
+        let titleBytes = compact.titleBytes()
+        var idBytes = 0, dataBytes = 0
+        for i in 0 ..< n where flags[i] & (CompactNodeFlags.storedID.rawValue | CompactNodeFlags.hasData.rawValue) != 0 {
+            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { idBytes += compact.withID(i) { key, _ in entrySize(key.count + 1) } }
+            if flags[i] & CompactNodeFlags.hasData.rawValue != 0 { dataBytes += compact.withData(i) { entrySize($0.count) } }
+        }
+        let queries = compact.keptFilters
+        let expansionBytes = (n + 7) >> 3
+        let viewBytes = queries.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
+
+        var header = [UInt8]()
+        header.reserveCapacity(headerSize)
+        header += magic
+        header.appendLE(formatVersion)
+        header.appendLE(UInt32(0))  // flags
+        header.appendLE(UInt32(Section.allCases.count))
+        header.appendLE(UInt64(n))
+        header.appendLE(UInt64(bitPattern: compact.nextGeneratedID))
+        header.appendLE(UInt32(queries.count))
+        header.appendLE(UInt32(clamping: compact.filteredViewCapacity))
+        header.appendLE(UInt32(0))  // reserved
+        header.appendLE(CRC32C.checksum(header))
+        var trailerCRC = CRC32C()
+        trailerCRC.update(header)
+
+        return try withoutActuallyEscaping(sink) { sink in
+            var out = Output(chunkSize: chunkSize, sink: sink)
+            defer { out.release() }
+            try header.withUnsafeBytes { try out.bytes($0) }
+            _ = out.takeCRC()
+
+            func section(_ s: Section, length: Int, _ body: (inout Output) throws -> Void) throws {
+                try s.tag.withUnsafeBytes { try out.bytes($0) }
+                try out.u64(UInt64(length))
+                let start = out.total + out.used
+                try body(&out)
+                precondition(out.total + out.used - start == length, "section \(s.name): length")
+                let crc = out.takeCRC()
+                try out.u32(crc)
+                _ = out.takeCRC()
+                withUnsafeBytes(of: crc.littleEndian) { trailerCRC.update($0) }
+            }
+
+            try section(.caller, length: caller.count) { out in try caller.withUnsafeBytes { try out.bytes($0) } }
+            try section(.levels, length: 4 * n) { out in
+                var i = 0
+                while i < n {
+                    let k = min(n - i, out.buffer.count / 4)
+                    try out.fill(4 * k) { compact.levels(from: i, into: $0) }
+                    i += k
+                }
+            }
+            try section(.flags, length: n) { out in try flags.withUnsafeBytes { try out.bytes($0) } }
+            try section(.titles, length: titleBytes) { out in
+                try compact.withTitlesInOrder { pool in
+                    if let pool { try out.bytes(pool) } else { try compact.forEachTitle { try out.entry($0) } }
+                }
+            }
+            try section(.ids, length: idBytes) { out in
+                for i in 0 ..< n where flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
+                    try compact.withID(i) { key, isInteger in
+                        try out.varint(key.count + 1)
+                        try out.u8(isInteger ? 1 : 0)
+                        try out.bytes(key)
+                    }
+                }
+            }
+            try section(.data, length: dataBytes) { out in
+                for i in 0 ..< n where flags[i] & CompactNodeFlags.hasData.rawValue != 0 {
+                    try compact.withData(i) { try out.entry($0) }
+                }
+            }
+            try section(.views, length: viewBytes) { out in
+                for (v, query) in queries.enumerated() {
+                    var text = query.text
+                    try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
+                    try out.u8(modeCode(query.mode))
+                    try out.u8(query.caseSensitive ? 1 : 0)
+                    try compact.expansion(ofKeptView: v).withUnsafeBytes { try out.bytes($0) }
+                }
+            }
+            try trailerTag.withUnsafeBytes { try out.bytes($0) }
+            try out.u32(trailerCRC.value)
+            try out.u64(UInt64(out.total + out.used + 8))
+            try out.flush()
+            return out.total
+        }
+    }
+
+    /// The image of `store` in memory.
+    public static func image(of store: TreeStore, caller: [UInt8] = []) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try! write(store, caller: caller) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    static func modeCode(_ mode: FilterQuery.Mode) -> UInt8 {
+        switch mode {
+        case .contains: return 0
+        case .prefix: return 1
+        case .exact: return 2
+        }
+    }
+
+    static func mode(_ code: UInt8) -> FilterQuery.Mode? {
+        switch code {
+        case 0: return .contains
+        case 1: return .prefix
+        case 2: return .exact
+        default: return nil
+        }
+    }
+
+    /// The bytes of a LEB128 length followed by `length` bytes.
+    static func entrySize(_ length: Int) -> Int {
+        var size = 1
+        var n = length
+        while n >= 0x80 { size += 1; n >>= 7 }
+        return size + length
+    }
+
+    // MARK: Loading
+
+    /// The store and caller bytes of an image. Checks everything before building:
+    /// magic, version, every checksum, every count; a bad image throws, never traps.
+    /// - Complexity: O(image size + n), plus matching the titles once per filtered view
+    public static func load(_ image: UnsafeRawBufferPointer) throws(StoreImageError) -> (store: TreeStore, caller: [UInt8]) {
+        let reader = Reader(bytes: image)
+        // Header.
+        let magicPart = UnsafeRawBufferPointer(rebasing: image.prefix(magic.count))
+        guard magicPart.elementsEqual(magic.prefix(magicPart.count)) else { throw .badMagic }
+        guard image.count >= headerSize else { throw .truncated(at: image.count) }
+        let version = reader.u16(at: 6)
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[0 ..< headerSize - 4])) == reader.u32(at: headerSize - 4) else {
+            throw .checksumMismatch(section: "header")
+        }
+        guard reader.u32(at: 8) == 0 else { throw .inconsistent("unknown header flags \(reader.u32(at: 8))") }
+        guard Int(reader.u32(at: 12)) == Section.allCases.count else {
+            throw .inconsistent("\(reader.u32(at: 12)) sections, format version 1 has \(Section.allCases.count)")
+        }
+        let nodeCount = reader.u64(at: 16)
+        guard nodeCount < UInt64(Int32.max) else { throw .inconsistent("\(nodeCount) nodes") }
+        let n = Int(nodeCount)
+        let nextGeneratedID = Int64(bitPattern: reader.u64(at: 24))
+        let viewCount = Int(reader.u32(at: 32))
+        let capacity = Int(reader.u32(at: 36))
+        var trailerCRC = CRC32C()
+        trailerCRC.update(UnsafeRawBufferPointer(rebasing: image[0 ..< headerSize]))
+
+        // Sections: each length checked against the bytes left, then the trailer.
+        var sections: [UnsafeRawBufferPointer] = []
+        var checks: [(range: Range<Int>, stored: UInt32)] = []
+        var o = headerSize
+        for _ in Section.allCases {
+            guard image.count - o >= sectionHeadSize else { throw .truncated(at: image.count) }
+            let length = reader.u64(at: o + 4)
+            guard length <= UInt64(image.count - o - sectionHeadSize), image.count - o - sectionHeadSize - Int(length) >= sectionCRCSize else {
+                throw .truncated(at: image.count)
+            }
+            let end = o + sectionHeadSize + Int(length)
+            let stored = reader.u32(at: end)
+            checks.append((o ..< end, stored))
+            withUnsafeBytes(of: stored.littleEndian) { trailerCRC.update($0) }
+            sections.append(UnsafeRawBufferPointer(rebasing: image[o + sectionHeadSize ..< end]))
+            o = end + sectionCRCSize
+        }
+        guard image.count - o >= trailerSize else { throw .truncated(at: image.count) }
+        guard image[o ..< o + 4].elementsEqual(trailerTag) else { throw .inconsistent("no trailer after the last section") }
+        guard reader.u32(at: o + 4) == trailerCRC.value else { throw .checksumMismatch(section: "trailer") }
+        guard reader.u64(at: o + 8) == UInt64(o + trailerSize) else { throw .inconsistent("the trailer gives another image size") }
+        guard image.count == o + trailerSize else { throw .inconsistent("\(image.count - o - trailerSize) bytes after the trailer") }
+
+        // The sections' checksums, and the store built. On a large image both run at
+        // once, on two threads: the build checks everything it reads, so a damaged
+        // section makes it fail or build nonsense, never trap, and a mismatch wins.
+        var mismatch: String? = nil
+        var built: Result<TreeStore, StoreImageError>! = nil
+        let work = TwoJobs(
+            first: {
+                for (k, check) in checks.enumerated()
+                where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[check.range])) != check.stored {
+                    mismatch = Section.allCases[k].name
+                    return
+                }
+            },
+            second: {
+                do throws(StoreImageError) {
+                    built = .success(try build(sections, count: n, nextGeneratedID: nextGeneratedID,
+                                                viewCount: viewCount, capacity: capacity))
+                } catch {
+                    built = .failure(error)
+                }
+            })
+        if image.count >= parallelThreshold && ParallelWork.activeProcessors > 1 {
+            DispatchQueue.concurrentPerform(iterations: 2) { work.run($0) }
+        } else {
+            work.run(0)
+            if mismatch == nil { work.run(1) }
+        }
+        if let mismatch { throw .checksumMismatch(section: mismatch) }
+        for (k, s) in Section.allCases.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
+            throw .inconsistent("section \(k) is \(String(decoding: image[checks[k].range.prefix(4)], as: UTF8.self)), expected \(s.name)")
+        }
+        switch built! {
+        case .success(let store): return (store, Array(sections[Section.caller.rawValue]))
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Images from this size on have their checksums computed on a second thread.
+    static let parallelThreshold = 1 << 20
+
+    /// The store of an image's sections, whatever their bytes.
+    static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, nextGeneratedID: Int64,
+                      viewCount: Int, capacity: Int) throws(StoreImageError) -> TreeStore {
+        // Filtered views: query, options, expansion.
+        let viewSection = sections[Section.views.rawValue]
+        var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
+        var v = 0
+        let expansionBytes = (n + 7) >> 3
+        for k in 0 ..< viewCount {
+            guard let (start, length) = entry(in: viewSection, at: v), viewSection.count - start - length >= 2 + expansionBytes else {
+                throw .inconsistent("filtered view \(k) does not fit its section")
+            }
+            let textBytes = UnsafeRawBufferPointer(rebasing: viewSection[start ..< start + length])
+            let text = String(decoding: textBytes, as: UTF8.self)
+            guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("filtered view \(k) has a bad text") }
+            let p = start + length
+            guard let mode = mode(viewSection[p]), viewSection[p + 1] <= 1 else {
+                throw .inconsistent("filtered view \(k) has bad options")
+            }
+            let query = FilterQuery(text, mode: mode, caseSensitive: viewSection[p + 1] == 1)
+            views.append((query, UnsafeRawBufferPointer(rebasing: viewSection[p + 2 ..< p + 2 + expansionBytes])))
+            v = p + 2 + expansionBytes
+        }
+        guard v == viewSection.count else { throw .inconsistent("\(viewSection.count - v) bytes after the filtered views") }
+
+        let columns = CompactColumns(
+            count: n, levels: sections[Section.levels.rawValue], flags: sections[Section.flags.rawValue],
+            titles: sections[Section.titles.rawValue], ids: sections[Section.ids.rawValue],
+            data: sections[Section.data.rawValue], nextGeneratedID: nextGeneratedID,
+            filteredViewCapacity: capacity, views: views)
+        do {
+            return try TreeStore(compact: columns)
+        } catch {
+            throw .inconsistent(error.message)
+        }
+    }
+
+    /// The start and length of the entry (a LEB128 length, then the bytes) at offset
+    /// `o` of `bytes`, or nil when it does not fit.
+    static func entry(in bytes: UnsafeRawBufferPointer, at o: Int) -> (start: Int, length: Int)? {
+        var i = o
+        var length = 0
+        var shift = 0
+        while true {
+            guard i < bytes.count, shift <= 28 else { return nil }
+            let b = bytes[i]
+            i += 1
+            length |= Int(b & 0x7F) << shift
+            if b < 0x80 { break }
+            shift += 7
+        }
+        return length <= bytes.count - i ? (i, length) : nil
+    }
+}
+
+/// Why an image was not loaded.
+public enum StoreImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes do not start with "TSSNAP": not an image.
+    case badMagic
+    /// An image of a format version this build does not read.
+    case unsupportedVersion(UInt16)
+    /// The image ends early: it has only `at` bytes.
+    case truncated(at: Int)
+    /// A checksum does not match: of the header, of a section (by its tag), or the trailer's.
+    case checksumMismatch(section: String)
+    /// Checksums match but the contents do not describe a store.
+    case inconsistent(String)
+
+    public var description: String {
+        switch self {
+        case .badMagic: return "not a snapshot image (bad magic)"
+        case .unsupportedVersion(let v): return "snapshot format version \(v) is not supported (this build reads \(StoreImage.formatVersion))"
+        case .truncated(let n): return "snapshot image truncated at \(n) bytes"
+        case .checksumMismatch(let s): return "snapshot checksum mismatch in \(s)"
+        case .inconsistent(let m): return "inconsistent snapshot image: \(m)"
+        }
+    }
+}
+
+// MARK: Bytes
+
+extension Array where Element == UInt8 {
+    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Two jobs that may run on two threads; the caller makes sure they touch different things.
+final class TwoJobs: @unchecked Sendable {
+    let first: () -> Void
+    let second: () -> Void
+    init(first: @escaping () -> Void, second: @escaping () -> Void) {
+        self.first = first
+        self.second = second
+    }
+    func run(_ k: Int) { if k == 0 { first() } else { second() } }
+}
+
+/// Little-endian reads at offsets the caller has checked.
+struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    func u16(at o: Int) -> UInt16 { UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: o, as: UInt16.self)) }
+    func u32(at o: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+    func u64(at o: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+}
+
+/// A chunk buffer in front of the sink that keeps a running CRC-32C of what passed.
+struct Output {
+    let sink: (UnsafeRawBufferPointer) throws -> Void
+    let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes in `buffer`.
+    var used = 0
+    /// Bytes handed to the sink.
+    var total = 0
+    /// `buffer[crcFrom ..< used]` is not in `crc` yet.
+    private var crcFrom = 0
+    private var crc = CRC32C()
+
+    init(chunkSize: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        self.sink = sink
+        buffer = .allocate(byteCount: max(64, chunkSize), alignment: 8)
+    }
+
+    func release() { buffer.deallocate() }
+
+    mutating func flush() throws {
+        crc.update(UnsafeRawBufferPointer(rebasing: buffer[crcFrom ..< used]))
+        if used > 0 { try sink(UnsafeRawBufferPointer(rebasing: buffer[0 ..< used])) }
+        total += used
+        used = 0
+        crcFrom = 0
+    }
+
+    /// The checksum of the bytes since the last call; starts the next one.
+    mutating func takeCRC() -> UInt32 {
+        crc.update(UnsafeRawBufferPointer(rebasing: buffer[crcFrom ..< used]))
+        crcFrom = used
+        defer { crc = CRC32C() }
+        return crc.value
+    }
+
+    @inline(__always) mutating func room(_ k: Int) throws { if buffer.count - used < k { try flush() } }
+
+    /// Lets `body` write exactly `k` bytes (at most the buffer's size) in place.
+    mutating func fill(_ k: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) throws {
+        try room(k)
+        body(UnsafeMutableRawBufferPointer(rebasing: buffer[used ..< used + k]))
+        used += k
+    }
+
+    mutating func u8(_ v: UInt8) throws {
+        try room(1)
+        buffer[used] = v
+        used += 1
+    }
+
+    mutating func u32(_ v: UInt32) throws {
+        try room(4)
+        buffer.storeBytes(of: v.littleEndian, toByteOffset: used, as: UInt32.self)
+        used += 4
+    }
+
+    mutating func u64(_ v: UInt64) throws {
+        try room(8)
+        buffer.storeBytes(of: v.littleEndian, toByteOffset: used, as: UInt64.self)
+        used += 8
+    }
+
+    mutating func varint(_ value: Int) throws {
+        try room(10)
+        var n = UInt(value)
+        while n >= 0x80 {
+            buffer[used] = UInt8(truncatingIfNeeded: n) | 0x80
+            used += 1
+            n >>= 7
+        }
+        buffer[used] = UInt8(n)
+        used += 1
+    }
+
+    mutating func bytes(_ b: UnsafeRawBufferPointer) throws {
+        var rest = b
+        while !rest.isEmpty {
+            if used == buffer.count { try flush() }
+            let k = min(rest.count, buffer.count - used)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[used ..< used + k]).copyMemory(from: UnsafeRawBufferPointer(rebasing: rest[0 ..< k]))
+            used += k
+            rest = UnsafeRawBufferPointer(rebasing: rest[k...])
+        }
+    }
+
+    /// A LEB128 length and the bytes.
+    mutating func entry(_ b: UnsafeRawBufferPointer) throws {
+        try varint(b.count)
+        try bytes(b)
+    }
+}

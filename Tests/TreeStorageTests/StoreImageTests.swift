@@ -1,0 +1,303 @@
+import Testing
+@testable import TreeEngine
+import TreeFormats
+@testable import TreeStorage
+
+/// The snapshot image: a round trip of a store with every kind of node and view, the
+/// errors of bad images, and that no input makes `load` trap.
+@Suite struct StoreImageTests {
+    /// Ids of both kinds (an uploaded `~1` among them), data, declared children,
+    /// expansion, a deleted subtree (so the implicit ids after it no longer match their
+    /// pre-order index), an inserted node (a generated id), and three kept filtered
+    /// views with their own expansion.
+    static func sampleStore() throws -> TreeStore {
+        let json = #"""
+        [{"id":"a","title":"Alpha","expanded":true,"data":{"k":[1,2]},"children":[
+            {"title":"beta","children":[{"title":"gamma item"},{"id":7,"title":"delta item","hasChildren":true}]},
+            {"title":"epsilon","expanded":true,"children":[{"id":"~1","title":"zeta"},{"title":"iota item"}]}]},
+         {"id":-3,"title":"Eta item","data":"x","children":[{"title":"theta"}]}]
+        """#
+        var store = TreeStore(forest: try Forest.parse(Array(json.utf8)).forest)
+        store.filteredViewCapacity = 3
+        let gamma = store.forest.children(of: store.forest.children(of: store.forest.node(withID: "a")!)[0])[0]
+        _ = store.delete(gamma, nil)
+        let fragment = try Array(#"[{"title":"kappa item","data":[true]}]"#.utf8).withUnsafeBytes { raw throws(TreeInputError) in
+            try store.parseFragment(raw, limits: ForestLimits()).fragment
+        }
+        _ = try store.insert(fragment, .child(of: store.forest.node(withID: "-3"), index: 0), nil)
+        let views = [FilterQuery("item"), FilterQuery("ETA", mode: .prefix), FilterQuery("theta", mode: .exact, caseSensitive: true)]
+        for f in views { try store.prepareView(f) }
+        _ = store.collapseAll(views[0])
+        _ = store.setExpanded(store.forest.node(withID: "-3")!, true, views[0])
+        _ = store.rowCount(views[1])  // most recently used
+        return store
+    }
+
+    static func load(_ bytes: [UInt8]) throws(StoreImageError) -> (store: TreeStore, caller: [UInt8]) {
+        do {
+            return try bytes.withUnsafeBytes { try StoreImage.load($0) }
+        } catch let error as StoreImageError {
+            throw error
+        } catch {
+            fatalError("load threw \(error)")
+        }
+    }
+
+    static func loadError(_ bytes: [UInt8]) -> StoreImageError? {
+        do {
+            _ = try load(bytes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// What a client sees of a store: every node, the rows of every view kept.
+    static func summary(_ s: TreeStore) -> [String] {
+        var lines: [String] = []
+        s.forest.forEachNode { h, level in
+            let data = s.forest.data(of: h).map { String(decoding: $0, as: UTF8.self) } ?? "-"
+            lines.append("\(level) \(s.forest.id(of: h)) \(s.forest.title(of: h)) \(data) \(s.forest.isExpandedUnfiltered(h)) \(s.forest.declaresChildren(h))")
+        }
+        for f in [nil] + s.keptFilters {
+            let rows = s.keptRows(f, offset: 0, limit: 1000)!
+            lines.append("\(f.map(\.description) ?? "unfiltered") \(f.flatMap { s.keptMatchCount($0) } ?? 0): "
+                + rows.map { "\(s.forest.id(of: $0.node))/\($0.level)/\($0.isExpanded)/\($0.isMatch)" }.joined(separator: " "))
+        }
+        return lines
+    }
+
+    @Test func roundTrip() throws {
+        let store = try Self.sampleStore()
+        let caller = Array("version 12, created 2026-11-30".utf8)
+        let bytes = StoreImage.image(of: store, caller: caller)
+        let (back, callerBack) = try Self.load(bytes)
+        #expect(callerBack == caller)
+        #expect(Self.summary(back) == Self.summary(store))
+        #expect(back.keptFilters == store.keptFilters)
+        #expect(back.filteredViewCapacity == 3)
+        #expect(back.forest.nextGeneratedID == store.forest.nextGeneratedID)
+        #expect(StoreImage.image(of: back, caller: caller) == bytes)
+        // Ids a store generates after a load are new.
+        var edited = back
+        let fragment = try Array(#"[{"title":"new"},{"title":"newer"}]"#.utf8).withUnsafeBytes { raw throws(TreeInputError) in
+            try edited.parseFragment(raw, limits: ForestLimits()).fragment
+        }
+        let roots = try edited.insert(fragment, .child(of: nil, index: 0), nil).roots
+        var ids = Set<String>()
+        edited.forest.forEachNode { h, _ in ids.insert(edited.forest.id(of: h).description) }
+        #expect(ids.count == edited.forest.count)
+        #expect(roots.count == 2)
+    }
+
+    @Test func emptyStoreAndChunks() throws {
+        let empty = TreeStore(forest: Forest())
+        let (back, caller) = try Self.load(StoreImage.image(of: empty))
+        #expect(back.forest.count == 0 && caller.isEmpty)
+        // Chunks of every size give the same bytes.
+        let store = try Self.sampleStore()
+        let whole = StoreImage.image(of: store)
+        for size in [1, 63, 64, 65, 100, 4096] {
+            var bytes: [UInt8] = []
+            var largest = 0
+            try StoreImage.write(store, chunkSize: size) { bytes += $0; largest = max(largest, $0.count) }
+            #expect(bytes == whole, "chunk size \(size)")
+            #expect(largest <= max(64, size))
+        }
+    }
+
+    @Test func sinkErrorsAreRethrown() throws {
+        struct DiskFull: Error {}
+        let store = try Self.sampleStore()
+        var calls = 0
+        #expect(throws: DiskFull.self) {
+            try StoreImage.write(store, chunkSize: 64) { _ in
+                calls += 1
+                if calls == 3 { throw DiskFull() }
+            }
+        }
+        #expect(calls == 3)
+    }
+
+    @Test func namedErrors() throws {
+        let bytes = StoreImage.image(of: try Self.sampleStore())
+        var wrong = bytes
+        wrong[0] = UInt8(ascii: "X")
+        #expect(Self.loadError(wrong) == .badMagic)
+        #expect(Self.loadError(Array("{\"nodes\":[]}".utf8)) == .badMagic)
+        wrong = bytes
+        wrong[6] = 2
+        #expect(Self.loadError(wrong) == .unsupportedVersion(2))
+        wrong = bytes
+        wrong[20] ^= 1  // the node count
+        #expect(Self.loadError(wrong) == .checksumMismatch(section: "header"))
+        let layout = Layout(bytes)
+        for (s, section) in StoreImage.Section.allCases.enumerated() where layout.sections[s].count > 0 {
+            wrong = bytes
+            wrong[layout.sections[s].lowerBound] ^= 0x10
+            #expect(Self.loadError(wrong) == .checksumMismatch(section: section.name))
+        }
+        wrong = bytes
+        wrong[bytes.count - 12] ^= 1
+        #expect(Self.loadError(wrong) == .checksumMismatch(section: "trailer"))
+        #expect(Self.loadError(Array(bytes.dropLast())) == .truncated(at: bytes.count - 1))
+        #expect(Self.loadError(bytes + [0]) == .inconsistent("1 bytes after the trailer"))
+        #expect(Self.loadError([]) == .truncated(at: 0))
+    }
+
+    /// A large image has its checksums computed on a second thread while the store is
+    /// built: it loads the same, and a damaged section is a checksum mismatch (not the
+    /// inconsistency the build finds), whichever thread finishes first.
+    @Test func largeImageChecksumsInParallel() throws {
+        var json = "["
+        for i in 0 ..< 40_000 {
+            json += i % 4 == 0 ? (i > 0 ? "]}," : "") + #"{"title":"section \#(i) of the large tree","children":["# : (i % 4 == 1 ? "" : ",")
+            if i % 4 != 0 { json += #"{"title":"item \#(i) of the large tree"}"# }
+        }
+        json += "]}]"
+        var store = TreeStore(forest: try Forest.parse(Array(json.utf8)).forest)
+        try store.prepareView(FilterQuery("item 3"))
+        let bytes = StoreImage.image(of: store)
+        #expect(bytes.count > StoreImage.parallelThreshold)
+        #expect(Self.summary(try Self.load(bytes).store) == Self.summary(store))
+        let layout = Layout(bytes)
+        for section in [StoreImage.Section.levels, .titles, .views] {
+            var wrong = bytes
+            wrong[layout.sections[section.rawValue].lowerBound + 1] ^= 0x04
+            #expect(Self.loadError(wrong) == .checksumMismatch(section: section.name))
+        }
+    }
+
+    /// Every single-bit flip and every truncation is refused with an error.
+    @Test func everyFlipAndTruncationThrows() throws {
+        let bytes = StoreImage.image(of: try Self.sampleStore(), caller: [1, 2, 3])
+        for offset in bytes.indices {
+            for bit in 0 ..< 8 {
+                var wrong = bytes
+                wrong[offset] ^= 1 << UInt8(bit)
+                #expect(Self.loadError(wrong) != nil, "bit \(bit) of byte \(offset) flipped")
+            }
+        }
+        for length in 0 ..< bytes.count {
+            let error = Self.loadError(Array(bytes[0 ..< length]))
+            #expect(error == .truncated(at: length), "truncated at \(length): \(String(describing: error))")
+        }
+    }
+
+    /// Random damage whose checksums are then made right again (as a bug or a hostile
+    /// writer would): `load` throws or gives a store, and never traps; what it gives is
+    /// consistent enough to be written again.
+    @Test func resealedDamageNeverTraps() throws {
+        let bytes = StoreImage.image(of: try Self.sampleStore(), caller: [9])
+        var state: UInt64 = 2026
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let layout = Layout(bytes)
+        var loaded = 0, refused = 0
+        for round in 0 ..< 3000 {
+            var wrong = bytes
+            // Mostly inside the sections (the engine's checks), sometimes in the header.
+            for _ in 0 ..< 1 + next(3) {
+                let s = layout.sections[next(layout.sections.count)]
+                let offset = round % 10 == 0 ? next(StoreImage.headerSize - 4) : s.isEmpty ? 0 : s.lowerBound + next(s.count)
+                wrong[offset] = next(4) == 0 ? UInt8(next(256)) : wrong[offset] ^ (1 << UInt8(next(8)))
+            }
+            Layout.reseal(&wrong)
+            do {
+                let (store, _) = try Self.load(wrong)
+                _ = StoreImage.image(of: store)
+                loaded += 1
+            } catch {
+                refused += 1
+            }
+        }
+        #expect(refused > 1000)
+        #expect(loaded > 0)
+    }
+
+    /// Contents that checksums cannot catch: each one named.
+    @Test func inconsistentContents() throws {
+        let bytes = StoreImage.image(of: try Self.sampleStore())
+        let layout = Layout(bytes)
+        func damaged(_ change: (inout [UInt8]) -> Void) -> StoreImageError? {
+            var wrong = bytes
+            change(&wrong)
+            Layout.reseal(&wrong)
+            return Self.loadError(wrong)
+        }
+        func isInconsistent(_ e: StoreImageError?) -> Bool { if case .inconsistent? = e { return true } else { return false } }
+        let levels = layout.sections[StoreImage.Section.levels.rawValue]
+        let flags = layout.sections[StoreImage.Section.flags.rawValue]
+        #expect(isInconsistent(damaged { $0[levels.lowerBound] = 1 }), "the first node below level 0")
+        #expect(isInconsistent(damaged { $0[levels.lowerBound + 4] = 2 }), "a node two levels below the one before")
+        #expect(isInconsistent(damaged { $0[flags.lowerBound] |= 0x80 }), "an unknown flag")
+        #expect(isInconsistent(damaged { $0[flags.lowerBound + 1] ^= CompactNodeFlags.storedID.rawValue }), "an id more or less")
+        #expect(isInconsistent(damaged { $0[flags.lowerBound + 1] ^= CompactNodeFlags.hasData.rawValue }), "data more or less")
+        #expect(isInconsistent(damaged { $0[16] &+= 1 }), "one node more in the header")
+        #expect(isInconsistent(damaged { $0[32] &+= 1 }), "one filtered view more in the header")
+        #expect(isInconsistent(damaged { $0[8] = 1 }), "unknown header flags")
+        // The ids: node "a" is stored first; make its tag "integer", then its key another node's.
+        let ids = layout.sections[StoreImage.Section.ids.rawValue]
+        #expect(bytes[ids.lowerBound] == 2 && bytes[ids.lowerBound + 1] == 0 && bytes[ids.lowerBound + 2] == UInt8(ascii: "a"))
+        #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 1 }), "an integer id that is no integer")
+        #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 2 }), "an unknown id tag")
+        #expect(isInconsistent(damaged { $0[ids.lowerBound + 2] = UInt8(ascii: "7") }), "a duplicate id")
+        // A title that is not UTF-8 (the title matcher relies on UTF-8).
+        let titles = layout.sections[StoreImage.Section.titles.rawValue]
+        #expect(isInconsistent(damaged { $0[titles.lowerBound + 1] = 0xC0 }), "a title that is not UTF-8")
+        // The first view's text: empty, or not UTF-8.
+        let views = layout.sections[StoreImage.Section.views.rawValue]
+        #expect(isInconsistent(damaged { $0[views.lowerBound + 1] = 0xFF }), "a view text that is not UTF-8")
+    }
+}
+
+/// The loader's UTF-8 check agrees with the standard library's decoding (which
+/// repairs exactly the ill-formed sequences) on random bytes, mostly non-ASCII.
+@Test func utf8ValidationAgreesWithTheStandardLibrary() {
+    var state: UInt64 = 7
+    func next(_ n: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(n))
+    }
+    let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
+                                0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+    var disagreements: [[UInt8]] = []
+    for _ in 0 ..< 50_000 {
+        let bytes = (0 ..< next(12)).map { _ in next(3) == 0 ? UInt8(next(256)) : interesting[next(interesting.count)] }
+        let valid = String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+        if bytes.withUnsafeBytes({ TreeStore.isValidUTF8($0) }) != valid { disagreements.append(bytes) }
+    }
+    #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+}
+
+/// Where the sections of an image are, and how to make its checksums right again.
+struct Layout {
+    /// The bytes of each section, without its tag, length and checksum.
+    var sections: [Range<Int>] = []
+
+    init(_ bytes: [UInt8]) {
+        var o = StoreImage.headerSize
+        for _ in StoreImage.Section.allCases {
+            let length = bytes.withUnsafeBytes { Reader(bytes: $0).u64(at: o + 4) }
+            sections.append(o + 12 ..< o + 12 + Int(length))
+            o += 12 + Int(length) + 4
+        }
+    }
+
+    /// Recomputes every checksum of a well-laid-out image.
+    static func reseal(_ bytes: inout [UInt8]) {
+        func put(_ value: UInt32, at o: Int) { for k in 0 ..< 4 { bytes[o + k] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(k))) } }
+        let h = StoreImage.headerSize
+        put(CRC32C.checksum(bytes[0 ..< h - 4]), at: h - 4)
+        var trailer = CRC32C()
+        trailer.update(bytes[0 ..< h])
+        for s in Layout(bytes).sections {
+            let crc = CRC32C.checksum(bytes[s.lowerBound - 12 ..< s.upperBound])
+            put(crc, at: s.upperBound)
+            trailer.update(bytes[s.upperBound ..< s.upperBound + 4])
+        }
+        put(trailer.value, at: bytes.count - 12)
+    }
+}
