@@ -1,3 +1,6 @@
+// Built only where the engine has TreeStorage, so that scripts/bench-engine.sh can build
+// this bench against engines from before it.
+#if canImport(TreeStorage)
 import TreeEngine
 import TreeStorage
 
@@ -55,3 +58,4 @@ func load(_ image: [UInt8]) -> TreeStore {
         }
     }
 }
+#endif

@@ -269,7 +269,9 @@ for size in sizes {
     let nodes = store.forest.count
     report(d, nodes: nodes, op: "parse", samples: parseSamples,
            extra: ["mb_per_s": Double(bytes.count) / 1e6 / median(parseSamples)])
+    #if canImport(TreeStorage)
     measureSnapshot(d, nodes: nodes, store, parseMedian: median(parseSamples), runs: big ? 3 : 5)
+    #endif
 
     let runs = big ? 5 : 9
     report(d, nodes: nodes, op: "collapseAll", samples: (0 ..< runs).map { _ in

@@ -3,6 +3,7 @@ import Testing
 import TreeEngine
 import TreeFormats
 @testable import TreeService
+@testable import TreeReference
 
 /// `POST /sessions/{sid}/batch`: the operations of a batch run in order, all or nothing,
 /// with one version step, the splices of all of them as one change, and one result each.
@@ -138,7 +139,7 @@ import TreeFormats
             "{\"op\": \"expandDepth\", \"expandDepth\": 2}",
             "{\"op\": \"delete\", \"id\": \"1.1.4\"}",
         ]
-        var generator = SplitMix64(seed: operation.utf8.reduce(UInt64(7)) { $0 &* 31 &+ UInt64($1) })
+        var generator = SeededRandom(seed: operation.utf8.reduce(UInt64(7)) { $0 &* 31 &+ UInt64($1) })
         let k = Int.random(in: 0 ... valid.count, using: &generator)
         var operations = valid
         operations.insert(operation, at: k)
@@ -326,7 +327,7 @@ import TreeFormats
     /// where they end, in one version step.
     @Test(arguments: 0 ..< 30)
     func randomBatchesAnswerAsTheirOperationsOneByOne(seed: Int) throws {
-        var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 1)
+        var random = SeededRandom(seed: UInt64(seed) &* 0x9E37_79B9 &+ 1)
         let ids = ["1", "1.1", "1.1.4", "1.2", "1.2.1", "1.2.4.2", "1.3", "2", "2.4", "3", "4", "5.1"]
         func id() -> String { "\"\(ids.randomElement(using: &random)!)\"" }
         var ops: [String] = []
@@ -415,18 +416,5 @@ import TreeFormats
         for other in ["b", "c", "d", "e"] { #expect(h.call("GET", "/sessions/\(sid)/rows?filter=\(other)").status == 200) }
         #expect(version(sid) == 3)
         #expect(h.call("GET", "/sessions/\(sid)/rows?filter=a")["version"]?.intValue == 4)
-    }
-}
-
-/// A small seeded generator, so that a failing random case can be run again.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
