@@ -91,6 +91,37 @@ struct CoverIndex: Sendable {
         return result
     }
 
+    /// The number of zeros before `p` when `p` is a zero itself, else nil: `zeros(before:)`
+    /// and `isZero` in one descent.
+    /// - Complexity: O(log n + 64)
+    func rank(ofZero p: Int) -> Int? {
+        let block = p >> CoverIndex.blockShift
+        var node = 1
+        var acc: Int32 = 0
+        var low = 0
+        var width = leaves
+        var result = 0
+        while node < leaves {
+            acc &+= pending[node]
+            width >>= 1
+            let left = node << 1
+            if block < low + width {
+                node = left
+            } else {
+                if acc &+ minimum[left] == 0 { result += Int(minimumCount[left]) }
+                node = left + 1
+                low += width
+            }
+        }
+        acc &+= pending[node]
+        let target = -acc
+        return cover.withUnsafeBufferPointer { c in
+            guard c[p] == target else { return nil }
+            for q in block << CoverIndex.blockShift ..< p where c[q] == target { result += 1 }
+            return result
+        }
+    }
+
     /// The number of zero positions in `range`.
     /// - Complexity: O(log n + 64)
     func zeros(in range: Range<Int>) -> Int {

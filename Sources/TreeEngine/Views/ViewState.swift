@@ -238,7 +238,7 @@ struct ViewState: Sendable {
 
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
-    func rowIndex(at p: Position) -> Int? { index.isZero(p) ? index.zeros(before: p) : nil }
+    func rowIndex(at p: Position) -> Int? { index.rank(ofZero: p) }
 
     // MARK: Changing expansion
 

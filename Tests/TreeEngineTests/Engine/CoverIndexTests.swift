@@ -28,6 +28,7 @@ import Testing
                 let p = rng.int(0 ... n - 1)
                 #expect(index.cover(at: p) == naive[p], "seed \(seed) step \(step) cover at \(p)")
                 #expect(index.zeros(before: p) == zeros.filter { $0 < p }.count, "seed \(seed) step \(step) rank of \(p)")
+                #expect(index.rank(ofZero: p) == (naive[p] == 0 ? zeros.filter { $0 < p }.count : nil), "seed \(seed) step \(step) rank of zero \(p)")
             }
             if !zeros.isEmpty {
                 let first = rng.int(0 ... zeros.count - 1), limit = rng.int(0 ... 130)
