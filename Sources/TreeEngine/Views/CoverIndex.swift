@@ -61,40 +61,17 @@ struct CoverIndex: Sendable {
     func zeros(before p: Int) -> Int {
         if p <= 0 { return 0 }
         if p >= count { return zeroCount }
-        let block = p >> CoverIndex.blockShift
-        var node = 1
-        var acc: Int32 = 0
-        var low = 0
-        var width = leaves
-        var result = 0
-        while node < leaves {
-            acc &+= pending[node]
-            width >>= 1
-            let left = node << 1
-            if block < low + width {
-                node = left
-            } else {
-                if acc &+ minimum[left] == 0 { result += Int(minimumCount[left]) }
-                node = left + 1
-                low += width
-            }
-        }
-        acc &+= pending[node]
-        let target = -acc
-        var q = block << CoverIndex.blockShift
-        cover.withUnsafeBufferPointer { c in
-            while q < p {
-                if c[q] == target { result += 1 }
-                q += 1
-            }
-        }
-        return result
+        return rank(p, onlyIfZero: false)!
     }
 
     /// The number of zeros before `p` when `p` is a zero itself, else nil: `zeros(before:)`
     /// and `isZero` in one descent.
     /// - Complexity: O(log n + 64)
-    func rank(ofZero p: Int) -> Int? {
+    func rank(ofZero p: Int) -> Int? { rank(p, onlyIfZero: true) }
+
+    /// One descent to the block of `p`, counting the zeros of the blocks before it, then
+    /// the zeros before `p` in its block; nil when `onlyIfZero` and `p` is not a zero.
+    private func rank(_ p: Int, onlyIfZero: Bool) -> Int? {
         let block = p >> CoverIndex.blockShift
         var node = 1
         var acc: Int32 = 0
@@ -116,7 +93,7 @@ struct CoverIndex: Sendable {
         acc &+= pending[node]
         let target = -acc
         return cover.withUnsafeBufferPointer { c in
-            guard c[p] == target else { return nil }
+            if onlyIfZero && c[p] != target { return nil }
             for q in block << CoverIndex.blockShift ..< p where c[q] == target { result += 1 }
             return result
         }
