@@ -80,9 +80,9 @@ extension Forest {
         return (start, relocation)
     }
 
-    /// Reserves room for the slot-indexed columns and the title pool to grow by a
-    /// quarter, when the position columns grow: a later insertion then does not pay
-    /// for copying them (untouched capacity costs no resident memory).
+    /// Reserves room for the slot-indexed columns, the id column and the title pool to
+    /// grow by a quarter, when the position columns grow: a later insertion then does
+    /// not pay for copying them (untouched capacity costs no resident memory).
     /// - Complexity: O(n) when it reallocates
     private mutating func reserveForGrowth() {
         let slots = flags.count + flags.count / 4 + 16
@@ -92,6 +92,11 @@ extension Forest {
         flags.reserveCapacity(slots)
         if !dataRef.isEmpty { dataRef.reserveCapacity(slots) }
         titles.reserve(titles.bytes.count + titles.bytes.count / 4 + 1024)
+        // Inserted nodes without ids get generated ones, which need the id column: an
+        // uploaded forest without ids has none yet. Made here, in the first edit's O(n),
+        // rather than in a later insertion.
+        ids.refs.reserveCapacity(slots)
+        ids.growRefs(to: flags.count)
     }
 
     /// The smallest range from `q` rightwards, or else leftwards, that holds `k` gaps,

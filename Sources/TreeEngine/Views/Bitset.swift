@@ -4,9 +4,14 @@ struct Bitset: Sendable, Equatable {
     private(set) var count: Int
 
     /// An empty set over `0 ..< count`.
+    /// Room is reserved for a quarter more members, so that a set that grows with the
+    /// forest's slots is not copied soon (untouched capacity costs no resident memory).
     init(count: Int) {
         self.count = count
-        words = ContiguousArray(repeating: 0, count: (count + 63) >> 6)
+        let n = (count + 63) >> 6
+        words = []
+        words.reserveCapacity(n + n / 4 + 1)
+        words.append(contentsOf: repeatElement(0, count: n))
     }
 
     @inline(__always) func contains(_ i: Int) -> Bool { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }

@@ -130,7 +130,12 @@ struct ViewState: Sendable {
     /// the positions backwards, summing each node's children at the level below.
     /// - Complexity: O(positions)
     static func matchesBelow(_ forest: Forest, matches: Bitset) -> ContiguousArray<UInt32> {
-        var below = ContiguousArray<UInt32>(repeating: 0, count: forest.flags.count)
+        // Room for a quarter more slots, so that insertions do not copy the column soon
+        // (untouched capacity costs no resident memory).
+        let n = forest.flags.count
+        var below = ContiguousArray<UInt32>()
+        below.reserveCapacity(n + n / 4 + 64)
+        below.append(contentsOf: repeatElement(0, count: n))
         var sums: [UInt32] = [0, 0]  // sums[d]: matches in the subtrees of the pending nodes at level d
         forest.slotAt.withUnsafeBufferPointer { slotAt in
             forest.depth.withUnsafeBufferPointer { depth in
