@@ -239,13 +239,12 @@ for size in sizes {
             bytesPerNode = Double(residentBytes() - before) / Double(store.forest.count)
             // The same store with the four filtered views of the edit ops kept (in a copy
             // that shares the forest, dropped right after).
-            do {
+            func perNodeWithViews() -> Double {
                 var withViews = store!
                 for f in editFilters(d) { try! withViews.prepareView(f) }
-                withExtendedLifetime(withViews) {
-                    bytesPerNodeWithViews = Double(residentBytes() - before) / Double(store.forest.count)
-                }
+                return withExtendedLifetime(withViews) { Double(residentBytes() - before) / Double(store.forest.count) }
             }
+            bytesPerNodeWithViews = perNodeWithViews()
             // The unfiltered view only, after a first edit (one node inserted as the first
             // child of the first root): a built forest has no gaps in its position columns,
             // its first insertion spreads them, and that is the size an edited session
@@ -257,13 +256,7 @@ for size in sizes {
             returnFreedMemory()
             bytesPerNodeEdited = Double(residentBytes() - before) / Double(store.forest.count)
             // And the four views kept on that edited forest (in a copy, as above).
-            do {
-                var withViews = store!
-                for f in editFilters(d) { try! withViews.prepareView(f) }
-                withExtendedLifetime(withViews) {
-                    bytesPerNodeEditedWithViews = Double(residentBytes() - before) / Double(store.forest.count)
-                }
-            }
+            bytesPerNodeEditedWithViews = perNodeWithViews()
         }
     }
     let nodes = store.forest.count
