@@ -36,6 +36,7 @@ Environment:
 
 On a mismatch it prints the seed, the session, its step log and the difference, and exits 1.
 """
+import collections
 import difflib
 import http.client
 import json
@@ -421,6 +422,8 @@ class World:
         self.failure = None
         self.trees = [random_forest(self.rng, self.rng.randint(80, 400), f"t{k}-") for k in range(3)]
         self.S = self.R = None
+        self.stats = collections.Counter()
+        self.ready_times = []
 
     def pick_filters(self):
         filters = set()
@@ -779,27 +782,34 @@ class World:
         cs, cr = Connection(self.S.port), Connection(self.R.port)
         rng = random.Random(f"{self.seed}-verify-{round_no}")
         try:
+            # First every session's summary (waiting while they load): how long S took to serve
+            # them all; then the deleted sessions, which must stay deleted.
+            summaries = {s.index: self.wait_loaded(cs, s.sid_s) for s in self.sessions if s.alive}
+            if restarted:
+                self.ready_times.append(time.monotonic() - self.S.started)
             for old in self.deleted_s:
                 r = self.wait_loaded(cs, old)
                 if r.status != 404:
                     raise Failure(f"deleted session {old} answers {r.status} after the restart")
             for session in self.sessions:
-                self.verify_session(session, round_no, restarted, cs, cr, rng)
+                self.verify_session(session, round_no, restarted, cs, cr, rng, summaries.get(session.index))
         finally:
             cs.close()
             cr.close()
 
-    def verify_session(self, session, round_no, restarted, cs, cr, rng):
+    def verify_session(self, session, round_no, restarted, cs, cr, rng, r):
         request = session.in_flight
         session.note(f"-- check after {'the restart' if restarted else 'the pause'} of round {round_no}")
         if not session.alive:
+            if request is not None:
+                self.stats["upload in flight"] += 1
             session.in_flight = None   # an upload in flight: its id was never received
             return
-        r = self.wait_loaded(cs, session.sid_s)
         if r.status == 404:
             if request is not None and request.kind == "delete-session":
                 rr = cr.send("DELETE", f"/sessions/{session.sid_r}", None, request.headers)
                 session.note(f"the in-flight session delete landed (R: {rr.status})")
+                self.stats["in flight, landed"] += 1
                 self.deleted_s.append(session.sid_s)
                 session.sid_s = session.sid_r = None
                 session.in_flight = None
@@ -818,6 +828,7 @@ class World:
             acknowledged = session.ack
             rr = cr.send(request.method, request.path_for(session.sid_r), request.body, request.headers)
             session.note(f"in flight, landed on S (v{version}); replayed on R: {request.describe()} -> {rr.status}")
+            self.stats["in flight, landed"] += 1
             self.after(session, request, rr)
             if session.ack != version:
                 raise Failure(f"version {version} after the restart: acknowledged {acknowledged}, and the "
@@ -825,6 +836,7 @@ class World:
                               session)
         elif request is not None:
             session.note(f"in flight, not landed (v{version}): {request.describe()}")
+            self.stats["in flight, not there" if request.kind != "read" else "read in flight"] += 1
             if request.view is not None:
                 # Whether it built a view (changes which are kept, no version step) is unknown:
                 # name fresh filters on both, so that both keep the same views again.
@@ -902,8 +914,11 @@ def run_seed(seed, binary):
             lives.append(MODES[seed % 3] + " after SIGTERM")
         world.verify(ROUNDS, restarted=not DIFF_ONLY)
         versions = sum(s.ack for s in world.sessions if s.alive)
+        ready = f"; sessions served {max(world.ready_times):.2f} s after exec at most" if world.ready_times else ""
         print(f"seed {seed}: ok in {time.monotonic() - started:.1f} s; fsync per life: {', '.join(lives)}; "
-              f"{sum(len(s.log) for s in world.sessions)} steps, versions summed {versions}", flush=True)
+              f"{sum(len(s.log) for s in world.sessions)} steps, versions summed {versions}; "
+              + (", ".join(f"{k}: {v}" for k, v in sorted(world.stats.items())) or "nothing in flight") + ready,
+              flush=True)
         return True
     except Failure as failure:
         report(world, failure, lives)
