@@ -6,9 +6,6 @@ import TreeStorage
 /// Sessions in the data directory: written when made, compacted, touched, removed, and
 /// loaded again (snapshot, then the journal replayed) when the server starts.
 extension TreeService {
-    /// A journal grows to at least this many bytes before it is compacted.
-    static let compactionFloor = 64 << 20
-
     // MARK: Snapshots
 
     /// What the snapshot keeps of the session beside its store.
@@ -64,7 +61,7 @@ extension TreeService {
     func compactIfDue(_ session: Session) {
         let start: (SessionFiles, Compaction, TreeStore, [UInt8])? = session.state.withLock { state in
             guard let files = state.files, !state.compacting, !state.removed,
-                  files.journalBytes > max(TreeService.compactionFloor, state.snapshotBytes) else { return nil }
+                  files.journalBytes > max(configuration.journalCompactionBytes, state.snapshotBytes) else { return nil }
             guard let compaction = try? files.beginCompaction() else { return nil }
             state.compacting = true
             state.journaledViews = state.store.keptFilters
