@@ -13,13 +13,14 @@ extension TreeService {
     /// nil when the session has no files (memory-only mode, or a replay). 507 when the
     /// disk refuses the write: the journal is then as before, and so must the session be.
     /// Called under the session's exclusive lock.
-    func journal(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State) throws(ServiceError) -> JournalMark? {
+    /// - Parameter time: when the session was used (now unless given).
+    func journal(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date? = nil) throws(ServiceError) -> JournalMark? {
         guard let files = state.files else { return nil }
         if state.needsSnapshot { try writeSnapshotNow(session, &state) }
-        let now = registry.clock.wallNow
+        let now = time ?? registry.clock.wallNow
         do {
             let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
-            state.recordedUse = now
+            state.recordedUse = max(state.recordedUse, now)
             return JournalMark(files: files, position: position)
         } catch {
             throw durability.failure(error, writing: "the change to the journal")

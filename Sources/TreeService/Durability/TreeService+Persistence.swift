@@ -94,7 +94,7 @@ extension TreeService {
             let used = registry.clock.wallTime(of: session.lastUsed)
             session.state.withLock { state in
                 guard state.files != nil, !state.removed, used.timeIntervalSince(state.recordedUse) > 60 else { return }
-                _ = try? journal(.touch, session, &state)
+                _ = try? journal(.touch, session, &state, at: used)
             }
         }
     }
@@ -106,33 +106,35 @@ extension TreeService {
         for session in registry.all {
             session.state.withLock { state in
                 guard let files = state.files, !state.removed else { return }
-                _ = try? journal(.touch, session, &state)
+                let used = registry.clock.wallTime(of: session.lastUsed)
+                if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
                 // A journal of more than a megabyte, or of more than a tenth of its snapshot.
                 if files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
                     try? writeSnapshotNow(session, &state)
                 }
             }
         }
-        directory.syncAll()
-        durability.log("storage: every journal is durable")
+        let failures = directory.syncAll()
+        for failure in failures { durability.log("storage: at shutdown: \(failure)") }
+        durability.log(failures.isEmpty ? "storage: every journal is durable" : "storage: \(failures.count) journals could not be made durable")
     }
 
     // MARK: Start-up
 
-    /// Loads every session of the data directory on background threads (two at once),
-    /// most recently changed first; until a session is loaded, requests for it answer 503
+    /// Loads every session of the data directory on background threads (two at once);
+    /// until a session is loaded, requests for it answer 503
     /// with `Retry-After`. Returns at once; `whenLoaded` runs when all are loaded.
     public func loadStoredSessions(whenLoaded: @escaping @Sendable () -> Void = {}) {
         guard let directory = durability.directory else { return whenLoaded() }
         let started = ContinuousClock.now
-        let stored: [StoredSessionInfo]
+        var stored: [StoredSessionInfo] = []
         do {
-            stored = try directory.storedSessions()
+            for id in try directory.storedSessions() { stored.append(try directory.info(id)) }
         } catch {
             durability.log("storage: cannot list the sessions in the data directory: \(error)")
             return whenLoaded()
         }
-        for info in stored { registry.willLoad(info.id, nodes: info.nodeCount) }
+        for info in stored { registry.willLoad(info.id, nodes: info.nodeCount ?? 0) }
         let group = DispatchGroup()
         let queue = DispatchQueue(label: "session-loading", attributes: .concurrent)
         let slots = DispatchSemaphore(value: 2)
@@ -165,6 +167,8 @@ extension TreeService {
         let stored: StoredSession
         do {
             stored = try directory.open(id)
+        } catch .incomplete {
+            return .gone  // made by an upload that never got its 201: removed
         } catch .io(let error) {
             durability.count(.loadFailed, "session \(id) cannot be read (\(error)); it stays on disk, answering 503")
             return .unreadable
@@ -174,7 +178,7 @@ extension TreeService {
         for event in stored.events { durability.count(.truncatedTail, "session \(id): \(event)") }
         let image: (store: TreeStore, caller: [UInt8])
         do {
-            image = try stored.withSnapshot { try StoreImage.load($0) }
+            image = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0) }
         } catch {
             stored.files.close()
             return quarantine(id, because: "its snapshot: \(error)")
@@ -196,7 +200,7 @@ extension TreeService {
         session.state.withLock { state in
             state.version = meta.version
             state.changedFilters = meta.changedFilters
-            state.snapshotBytes = stored.snapshotSize
+            state.snapshotBytes = stored.snapshot.count
             state.replaying = true
             for (k, record) in stored.records.enumerated() {
                 guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.version else {

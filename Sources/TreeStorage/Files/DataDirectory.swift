@@ -19,7 +19,8 @@ public final class DataDirectory: Sendable {
     public let fsync: FsyncMode
     public let stats = StorageStats()
     let fs: FileSystem
-    private let lockFD: Int32
+    /// The descriptor holding the flock; -1 once closed.
+    private let lockFD: Mutex<Int32>
     /// The sessions whose files are open (for `syncAll`, and closed by `remove`/`quarantine`).
     private let openFiles = Mutex<[String: SessionFiles]>([:])
     /// Numbers the names of removals, so that two never collide.
@@ -50,7 +51,7 @@ public final class DataDirectory: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
-        lockFD = fd
+        lockFD = Mutex(fd)
         do {
             try fs.makeDirectory(path + "/sessions", existingOK: true)
             try fs.makeDirectory(path + "/quarantine", existingOK: true)
@@ -64,8 +65,17 @@ public final class DataDirectory: Sendable {
         }
     }
 
-    deinit {
-        Glibc.close(lockFD)  // releases the flock
+    deinit { close() }
+
+    /// Closes every session's files and releases `LOCK`, so that another `DataDirectory`
+    /// (a restarted server) may open the directory; nothing may be called afterwards.
+    public func close() {
+        let files = openFiles.withLock { table in defer { table = [:] }; return Array(table.values) }
+        for file in files { file.close() }
+        lockFD.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }  // releases the flock
+            fd = -1
+        }
     }
 
     /// Throws `EINVAL` unless `id` can name a directory: 1 to 128 of `A-Z a-z 0-9 - _ .`,
