@@ -15,16 +15,21 @@ extension TreeService {
     /// Called under the session's exclusive lock.
     /// - Parameter time: when the session was used (now unless given).
     func journal(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date? = nil) throws(ServiceError) -> JournalMark? {
-        guard let files = state.files else { return nil }
-        if state.needsSnapshot { try writeSnapshotNow(session, &state) }
-        let now = time ?? registry.clock.wallNow
         do {
-            let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
-            state.recordedUse = max(state.recordedUse, now)
-            return JournalMark(files: files, position: position)
+            return try append(entry, session, &state, at: time)
         } catch {
-            throw durability.failure(error, writing: "the change to the journal")
+            throw durability.failure(error, writing: "the change")
         }
+    }
+
+    /// `journal` without the 507: a fresh snapshot first when one is needed, then the entry.
+    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?) throws(StorageError) -> JournalMark? {
+        guard let files = state.files else { return nil }
+        if state.needsSnapshot { try writeSnapshot(session, &state) }
+        let now = time ?? registry.clock.wallNow
+        let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
+        state.recordedUse = max(state.recordedUse, now)
+        return JournalMark(files: files, position: position)
     }
 
     /// Takes back the entry of a change the engine then refused. Should that fail too,
@@ -46,9 +51,10 @@ extension TreeService {
         let order = state.store.keptFilters
         guard order != state.journaledViews else { return }
         do {
-            _ = try journal(.views(order), session, &state)
+            _ = try append(.views(order), session, &state, at: nil)
             state.journaledViews = order
         } catch {
+            durability.log("storage: could not journal the views of session \(session.id) (\(error)); its next change writes a fresh snapshot first")
             state.needsSnapshot = true
         }
     }

@@ -38,20 +38,16 @@ extension TreeService {
     }
 
     /// Replaces the session's journal with a fresh snapshot, under its exclusive lock (after
-    /// an entry that could not be written or made durable). 507 when it fails.
-    func writeSnapshotNow(_ session: Session, _ state: inout Session.State) throws(ServiceError) {
+    /// an entry that could not be written or made durable, and at shutdown).
+    func writeSnapshot(_ session: Session, _ state: inout Session.State) throws(StorageError) {
         guard let files = state.files else { return }
-        do {
-            let compaction = try files.beginCompaction()
-            let store = state.store, caller = metadata(session, state).encoded
-            var bytes = 0
-            try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
-            state.snapshotBytes = bytes
-            state.journaledViews = store.keptFilters
-            state.needsSnapshot = false
-        } catch {
-            throw durability.failure(error, writing: "a fresh snapshot of the session")
-        }
+        let compaction = try files.beginCompaction()
+        let store = state.store, caller = metadata(session, state).encoded
+        var bytes = 0
+        try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
+        state.snapshotBytes = bytes
+        state.journaledViews = store.keptFilters
+        state.needsSnapshot = false
     }
 
     /// Starts a compaction when the session's journal has grown past max(64 MiB, its
@@ -110,7 +106,11 @@ extension TreeService {
                 if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
                 // A journal of more than a megabyte, or of more than a tenth of its snapshot.
                 if files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
-                    try? writeSnapshotNow(session, &state)
+                    do {
+                        try writeSnapshot(session, &state)
+                    } catch {
+                        durability.log("storage: at shutdown, no fresh snapshot of session \(session.id) (\(error)); its journal is kept")
+                    }
                 }
             }
         }
