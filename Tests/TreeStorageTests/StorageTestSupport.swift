@@ -71,7 +71,7 @@ enum Versions {
 extension SessionFiles {
     /// Appends the record of `version` (test shorthand).
     @discardableResult
-    func append(_ version: UInt64) throws -> JournalPosition {
+    func append(_ version: UInt64) throws(StorageError) -> JournalPosition {
         try append(version: version, payload: Versions.payload(version))
     }
 }
