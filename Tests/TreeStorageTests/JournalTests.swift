@@ -125,20 +125,33 @@ import Testing
             #expect(try Versions.replay(gap) == [1, 2, 3])
             #expect(gap.events == ["deleted journal.3 (journal.2 is missing)"])
             gap.files.close()
+
+            // journal.2 without journal.1 (the snapshot's generation).
+            #expect(unlink(one) == 0)
+            try writeFile(two, Journal.encode(version: 9, payload: Versions.payload(9)))
+            let first = try dir.open("s")
+            #expect(try Versions.replay(first) == [1])
+            #expect(first.events == ["deleted journal.2 (journal.1 is missing)"])
+            #expect(try listDirectory(path + "/sessions/s") == ["journal.1", "snapshot.1"])
+            first.files.close()
         }
     }
 
     /// A compaction interrupted at each step recovers the same state: after the rotation
     /// only; after the new snapshot's rename, before the old files are deleted; after a
-    /// failed snapshot write; and finished.
+    /// failed snapshot write or rename; and finished.
     @Test func compactionInterruptedAtEachStep() throws {
-        for step in ["begun", "snapshot written", "snapshot failed", "finished"] {
+        for step in ["begun", "snapshot written", "snapshot failed", "rename failed", "finished"] {
             try withTemporaryDirectory { path in
                 let faults = StorageFaults()
                 let dir = try DataDirectory(path: path, fsync: .batch, faults: faults)
                 let files = try dir.create("s", writeSnapshot: Versions.writer([1]))
                 try files.append(2)
                 try files.append(3)
+                // A rotation that cannot create its file changes nothing.
+                faults.inject(.open, errno: EMFILE)
+                #expect(failure { () throws(StorageError) in _ = try files.beginCompaction() }?.errno == EMFILE)
+                #expect(!files.isCompacting && files.journalGeneration == 1)
                 let c = try files.beginCompaction()
                 #expect(c.generation == 2 && files.isCompacting)
                 #expect(throws: StorageError.self) { try files.beginCompaction() }
@@ -150,10 +163,14 @@ import Testing
                 case "snapshot written":
                     _ = try SessionFiles.writeSnapshotFile(directory: files.directory, generation: 2, fs: dir.fs, stats: dir.stats,
                                                            Versions.writer([1, 2, 3]))
-                case "snapshot failed":
-                    faults.inject(.write, errno: ENOSPC, nth: 2)
+                case "snapshot failed", "rename failed":
+                    if step == "rename failed" {
+                        faults.inject(.rename, errno: EIO)
+                    } else {
+                        faults.inject(.write, errno: ENOSPC, nth: 2)
+                    }
                     let error = failure { () throws(StorageError) in try files.finishCompaction(c, writeSnapshot: Versions.writer([1, 2, 3])) }
-                    #expect(error?.errno == ENOSPC && error?.isDiskFailure == true)
+                    #expect(error?.errno == (step == "rename failed" ? EIO : ENOSPC) && error?.isDiskFailure == true)
                     #expect(!files.isCompacting && files.snapshotGeneration == 1)
                     #expect(try listDirectory(files.directory) == ["journal.1", "journal.2", "snapshot.1"])
                 default:

@@ -6,7 +6,7 @@ import TreeEngine
 
 /// A fresh directory under the system's temporary directory, removed after `body`.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    var template = Array((NSTemporaryDirectory() + "/tree-storage-test-XXXXXX").utf8CString)
+    var template = Array((NSTemporaryDirectory() + "tree-storage-test-XXXXXX").utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     guard made != nil else { throw StorageError(errno: errno, operation: "mkdtemp", path: "") }
     let path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
