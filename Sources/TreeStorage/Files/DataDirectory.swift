@@ -180,7 +180,7 @@ public final class DataDirectory: Sendable {
     /// - a journal ends at its first bad record (a length out of range or past the end, a
     ///   header cut short, a wrong CRC): the file is cut there (and synced), and the journals
     ///   of later generations are deleted (they follow records that are lost); likewise when
-    ///   a journal generation is missing between two others.
+    ///   a journal generation is missing (the snapshot's own, or one between two others).
     ///
     /// Throws `missingSnapshot` when journals exist without a snapshot (quarantine them),
     /// `incomplete` for a directory with neither (removed), `io` when a system call fails.
@@ -246,10 +246,11 @@ public final class DataDirectory: Sendable {
                     event("deleted \(name) (\(fs.size(file) ?? 0) bytes after lost records)")
                     continue
                 }
-                if i > 0 && g != journals[i - 1] + 1 {
+                let expected = i == 0 ? generation : journals[i - 1] + 1
+                if g != expected {
                     ended = true
                     try fs.unlink(file)
-                    event("deleted \(name) (journal.\(journals[i - 1] + 1) is missing)")
+                    event("deleted \(name) (journal.\(expected) is missing)")
                     continue
                 }
                 let bytes = try fs.read(file)
