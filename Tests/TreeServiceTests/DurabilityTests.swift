@@ -159,6 +159,72 @@ import TreeStorage
         #expect(quarantined.contains { $0.hasPrefix(damaged) })
     }
 
+    /// The files of a session, by name.
+    func files(of sid: String) throws -> [String: String] {
+        let dir = directory.path + "/sessions/" + sid
+        var out: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            out[String(name.prefix { $0 != "." })] = dir + "/" + name
+        }
+        return out
+    }
+
+    enum Damage: String, CaseIterable {
+        case unknownVersion, missingSnapshot
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aSessionWhoseSnapshotCannotBeReadIsQuarantined(damage: Damage) throws {
+        var sid = ""
+        try withService { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+        }
+        let snapshot = try #require(try files(of: sid)["snapshot"])
+        switch damage {
+        case .unknownVersion:
+            // The image's format version (bytes 6 and 7), with its header's checksum made right
+            // again: only the version is unknown.
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: snapshot)))
+            bytes[6] = 2
+            let crc = CRC32C.checksum(bytes[0 ..< 44])
+            withUnsafeBytes(of: crc.littleEndian) { for i in 0 ..< 4 { bytes[44 + i] = $0[i] } }
+            try Data(bytes).write(to: URL(fileURLWithPath: snapshot))
+        case .missingSnapshot:
+            try FileManager.default.removeItem(atPath: snapshot)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)").status == 404)
+            #expect(h.service.durability.eventCount(.quarantined) == 1)
+        }
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
+        #expect(quarantined.contains { $0.hasPrefix(sid) })
+    }
+
+    @Test func aTornJournalTailIsCutAndTheChangesBeforeItKept() throws {
+        var sid = "", rowsAfterFirst = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+            rowsAfterFirst = Self.allRows(h, sid)
+            h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"expanded":true}"#)
+        }
+        // The last record loses its last byte, as when the server dies in the middle of a write.
+        let journal = try #require(try files(of: sid)["journal"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int)
+        #expect(truncate(journal, off_t(size - 1)) == 0)
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
+            #expect(Self.allRows(h, sid) == rowsAfterFirst)
+            #expect(h.service.durability.eventCount(.truncatedTail) == 1)
+            // The journal goes on after the cut.
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/3", json: #"{"expanded":true}"#, headers: [("If-Match", "\"2\"")]).status == 200)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+        }
+    }
+
     @Test func aLongJournalIsCompactedAndTheSessionComesBackTheSame() throws {
         var sid = "", rows = ""
         try withService(shutdown: false, { $0.journalCompactionBytes = 2048 }) { h in
