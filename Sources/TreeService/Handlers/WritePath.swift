@@ -244,7 +244,8 @@ extension TreeService {
     func change(_ recorded: RecordedChange, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let view = recorded.view
-        let mark = batch.entries.isEmpty ? nil : try journal(.change(recorded), session, &state)
+        // Also an empty batch: it may build its view (a reset, a version step).
+        let mark = try journal(.change(recorded), session, &state)
         let accountedBefore = state.accountedNodes
         var accounted = accountedBefore
         let replaying = state.replaying
