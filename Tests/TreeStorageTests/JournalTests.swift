@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import Testing
 @testable import TreeStorage
 
@@ -228,5 +229,54 @@ extension StoredSession {
     func withClose() -> StoredSession {
         files.close()
         return self
+    }
+}
+
+/// Eight threads changing one session as the service will: append under the session's
+/// lock (a change that fails is taken back), wait for durability without it, and now and
+/// then a compaction begun under the lock and finished outside it. After a reopen the
+/// snapshot and the records give exactly the changes kept, in order.
+@Suite struct JournalConcurrencyTests {
+    @Test(arguments: [FsyncMode.batch, .always])
+    func appendsWaitsAndCompactionsTogether(mode: FsyncMode) throws {
+        try withTemporaryDirectory { path in
+            let dir = try DataDirectory(path: path, fsync: mode)
+            let files = try dir.create("s", writeSnapshot: Versions.writer([]))
+            struct Session {
+                var version: UInt64 = 0
+                var changes = 0
+            }
+            let session = Mutex(Session())
+            let failures = Atomic<Int>(0)
+            onThreads(8) { thread in
+                for step in 0 ..< 40 {
+                    let (position, compaction) = session.withLock { s -> (JournalPosition?, (Compaction, UInt64)?) in
+                        s.changes += 1
+                        guard let p = try? files.append(s.version + 1) else { return (nil, nil) }
+                        if (thread + step) % 7 == 3 {
+                            // The change failed: taken back, the version unchanged.
+                            if (try? files.truncate(to: p)) == nil { failures.add(1, ordering: .relaxed) }
+                            return (nil, nil)
+                        }
+                        s.version += 1
+                        if s.changes % 37 == 0, let c = try? files.beginCompaction() { return (p, (c, s.version)) }
+                        return (p, nil)
+                    }
+                    if let position, (try? files.waitDurable(position)) == nil { failures.add(1, ordering: .relaxed) }
+                    if let (c, version) = compaction {
+                        let ok = (try? files.finishCompaction(c, writeSnapshot: Versions.writer(Array(1 ... version)))) != nil
+                        if !ok { failures.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+            #expect(failures.load(ordering: .relaxed) == 0)
+            let last = session.withLock { $0.version }
+            #expect(dir.stats.compactions > 3)
+            files.close()
+            let stored = try dir.open("s")
+            #expect(try Versions.replay(stored) == Array(1 ... last))
+            #expect(stored.events.isEmpty)
+            stored.files.close()
+        }
     }
 }

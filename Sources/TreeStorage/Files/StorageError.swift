@@ -46,8 +46,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// Why a stored session could not be opened.
 public enum RecoveryError: Error, Sendable, CustomStringConvertible {
-    /// The session's files are not usable as they are (for example a snapshot file name
-    /// that does not parse): move them to quarantine.
+    /// The snapshot cannot be used (the reason): move the files to quarantine. `open` does
+    /// not throw it (the generation is in the file name, the bytes are checked by
+    /// `StoreImage.load`); it is here for the service to report its own decision.
     case badSnapshot(String)
     /// Journal files without any snapshot: the records cannot be replayed onto anything.
     /// Move the files to quarantine.
