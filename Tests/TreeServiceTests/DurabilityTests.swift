@@ -98,6 +98,26 @@ import TreeStorage
         }
     }
 
+    /// An empty batch naming a changed view that was dropped resets it (a version step):
+    /// the replay must step there too (the kill test found it replayed at the wrong version).
+    @Test func anEmptyBatchThatResetsItsViewComesBackAtItsVersion() throws {
+        var sid = "", rows = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            let batch = h.call("POST", "/sessions/\(sid)/batch?filter=a", json: #"{"operations":[]}"#)
+            #expect(batch["version"]?.intValue == 3)
+            h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"expanded":true}"#)
+            rows = Self.allRows(h, sid, "&filter=a")
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 4)
+            #expect(Self.allRows(h, sid, "&filter=a") == rows)
+            #expect(h.service.durability.eventCount(.replayStopped) == 0)
+        }
+    }
+
     @Test func aSessionThatExpiredWhileTheServerWasDownIsRemoved() throws {
         var expiring = "", used = ""
         try withService { h in
