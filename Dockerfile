@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t tree-sessions .
-# Run:   docker run --rm -p 8080:8080 tree-sessions
+# Run:   docker run --rm -p 8080:8080 -v tree-sessions-data:/data tree-sessions
 #
 # Stage 1 builds tree-server in release mode with the Swift runtime linked in
 # statically (the same `swift build -c release` the README uses, plus
@@ -24,13 +24,18 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin tree
 COPY --from=build /out/tree-server /app/tree-server
+# Sessions and every accepted change are stored here (snapshots and journals; README,
+# "Durability"): mount a volume on it to keep them across containers.
+RUN mkdir -p /data && chown tree /data
 WORKDIR /app
 USER tree
 ENV TREE_HOST=0.0.0.0 \
-    TREE_PORT=8080
+    TREE_PORT=8080 \
+    TREE_DATA_DIR=/data
+VOLUME /data
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
   CMD curl -fsS "http://127.0.0.1:${TREE_PORT}/healthz" || exit 1
-# SIGTERM (docker stop) drains in-flight requests, then exits 0.
+# SIGTERM (docker stop) drains in-flight requests, makes every journal durable, then exits 0.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/app/tree-server"]

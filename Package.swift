@@ -4,9 +4,9 @@ import PackageDescription
 // One target per layer; dependencies point one way:
 //   tree-server -> TreeService -> TreeFormats (JSON in and out) -> TreeEngine
 //                             |-> TreeEngine  (pure data structure, no I/O)
+//                             |-> TreeStorage (the data directory: snapshots, journals) -> TreeEngine
 //                             \-> HTTP1       (sockets + Dispatch, knows no trees)
 //   tree-bench  -> TreeFormats, TreeEngine, TreeStorage
-//   TreeStorage (snapshot images, CRC-32C) -> TreeEngine
 let package = Package(
     name: "TreeSessions",
     products: [
@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "HTTP1"),
         // The demo page's files and the API description, compiled into the binary (no files
         // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
-        .target(name: "TreeService", dependencies: ["TreeEngine", "TreeFormats", "HTTP1"],
+        .target(name: "TreeService", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "HTTP1"],
                 resources: ["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
                     .map { Resource.embedInCode($0) }),
         // The naive reference model, random trees and the test data (Resources/, compiled in;
@@ -34,7 +34,7 @@ let package = Package(
                 resources: [.embedInCode("Resources/outline-small.json")]),
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
-        .executableTarget(name: "tree-server", dependencies: ["TreeService", "HTTP1"]),
+        .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1"]),
         .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "HTTP1", "TreeReference", "HTTPTestSupport"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeReference", "HTTPTestSupport"]),
     ]
 )
 

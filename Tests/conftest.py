@@ -6,6 +6,7 @@ server's "listening on" line), waits until /healthz answers 200 and returns a `T
 servers stop at the end of the test session; one that died during the run fails it.
 """
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -31,6 +32,12 @@ class TreeServer:
     def __init__(self, binary, flags):
         self.flags = list(flags)
         self.log = tempfile.NamedTemporaryFile(prefix="tree-server-", suffix=".log", delete=False)
+        # Each server stores its sessions in a data directory of its own (the default one in
+        # the checkout is locked by the first server that opens it).
+        self.data = None
+        if not any(f == "--data-dir" or f.startswith("--data-dir=") for f in self.flags):
+            self.data = tempfile.mkdtemp(prefix="tree-server-data-")
+            self.flags += ["--data-dir", self.data]
         # From the repository root, where the server finds openapi.yaml to serve.
         self.process = subprocess.Popen(
             [str(binary), "--host", "127.0.0.1", "--port", "0", "--access-log", "false", *self.flags],
@@ -82,6 +89,8 @@ class TreeServer:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+        if self.data:
+            shutil.rmtree(self.data, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,9 @@
 # children or is moved is never deleted or moved later; a deleted one is never named again).
 # OPS=rename: renames only. The singles run first, then the batch, on the same session.
 #
+# The server keeps sessions in memory only (--data-dir none): scripts/bench-durability.sh
+# measures what storing them costs.
+#
 # Usage: scripts/bench-batch.sh   (SIZE=7.2M N=50000 SINGLES=N OPS=mixed PORT=18092)
 #   SERVER=PATH: a tree-server binary to run instead of building this checkout's.
 set -euo pipefail
@@ -35,7 +38,10 @@ fi
 
 start_scratch
 "$bin/tree-bench" --emit "$SIZE" >"$tmp/tree.json"
-"$server" --port "$PORT" --access-log false --max-nodes 20000000 >"$tmp/server.log" 2>&1 &
+# Memory only (a binary from before the data directory knows no --data-dir).
+memory_only=()
+if "$server" --help | grep -q -- --data-dir; then memory_only=(--data-dir none); fi
+"$server" --port "$PORT" --access-log false --max-nodes 20000000 "${memory_only[@]}" >"$tmp/server.log" 2>&1 &
 pids+=($!)
 wait_for_url "http://127.0.0.1:$PORT/healthz"
 

@@ -27,7 +27,7 @@ start_scratch
 
 "$bin/tree-bench" --emit 7.2M >"$tmp/7.2M.json"
 "$bin/tree-bench" --emit 88K >"$tmp/88K.json"
-"$bin/tree-server" --port "$PORT" --access-log false --max-nodes 20000000 >"$tmp/server.log" 2>&1 &
+"$bin/tree-server" --port "$PORT" --access-log false --max-nodes 20000000 --data-dir none >"$tmp/server.log" 2>&1 &
 pids+=($!)
 wait_for_url "http://127.0.0.1:$PORT/healthz"
 

@@ -30,7 +30,8 @@ start_scratch
 
 # start_server FLAGS...: starts tree-server on $PORT, sets `server_pid`.
 start_server() {
-  "$TREE_SERVER" --port "$PORT" --access-log false "$@" >"$tmp/server.log" 2>&1 &
+  rm -rf "$tmp/data"
+  "$TREE_SERVER" --port "$PORT" --access-log false --data-dir "$tmp/data" "$@" >"$tmp/server.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
   wait_for_url "http://127.0.0.1:$PORT/healthz"

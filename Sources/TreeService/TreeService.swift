@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import Synchronization
 import TreeEngine
+import TreeStorage
 
 /// The tree sessions service: the HTTP API of `docs/API.md` over `TreeEngine`.
 ///
@@ -10,11 +11,25 @@ public final class TreeService: HTTPResponder {
     let configuration: ServiceConfiguration
     let registry: SessionRegistry
     let metrics = Metrics()
+    let durability: Durability
 
-    /// - Parameter clock: the service's time; injected so expiry can be tested.
-    public init(configuration: ServiceConfiguration, clock: any ServiceClock = SystemClock()) {
+    /// - Parameters:
+    ///   - clock: the service's time; injected so expiry can be tested.
+    ///   - dataDirectory: where sessions and their changes are stored (nil: in memory only);
+    ///     `loadStoredSessions` loads what it holds.
+    ///   - log: where the service says what happened to stored sessions.
+    public init(configuration: ServiceConfiguration, clock: any ServiceClock = SystemClock(),
+                dataDirectory: DataDirectory? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.configuration = configuration
-        registry = SessionRegistry(configuration: configuration, clock: clock)
+        let durability = Durability(directory: dataDirectory, log: log)
+        self.durability = durability
+        registry = SessionRegistry(configuration: configuration, clock: clock) { id, state in
+            // DELETE and expiry remove the session's files.
+            guard let files = state.files, let directory = durability.directory else { return }
+            files.close()
+            state.files = nil
+            if let error = directory.remove(id) { log("storage: could not remove the files of session \(id): \(error)") }
+        }
     }
 
     /// Renders the errors the HTTP layer answers by itself as problem+json.
@@ -57,7 +72,7 @@ public final class TreeService: HTTPResponder {
         case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
         case (.metrics, _):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                body: metrics.render(sessions: registry.count, nodes: registry.nodeCount))
+                                body: metrics.render(sessions: registry.loadedCount, nodes: registry.nodeCount) + storageMetrics())
         case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)
@@ -162,6 +177,10 @@ public final class TreeService: HTTPResponder {
     func liveSession(_ sid: String) throws(ServiceError) -> Session {
         let now = registry.clock.now
         guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+            if registry.isPending(sid) {
+                throw ServiceError(.unavailable, detail: "session \"\(sid)\" is being loaded from the data directory; retry in a moment",
+                                   headers: [("Retry-After", "1")])
+            }
             registry.remove(sid)
             throw TreeService.removedSession(sid)
         }
@@ -175,11 +194,18 @@ public final class TreeService: HTTPResponder {
         return node
     }
 
-    /// Builds the named filtered view if needed; a newer filter request on the same
-    /// session cancels this build (409).
+    /// Builds the named filtered view if needed (409 when a newer filter request on the
+    /// same session cancels the build), and records the order of the kept views when it
+    /// changed (a view built, dropped, or used).
     func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) {
+        guard let filter else { return }
         let built = try prepare(filter, session, &state.store, ticket: ticket)
-        viewPrepared(filter, built: built, &state)
+        // A view that was changed and then dropped comes back in its initial state:
+        // that is a change, so the version moves and stale ETags and splices are refused.
+        // (The journal's entry has the version before it: its replay moves it again.)
+        let reset = built && state.changedFilters.remove(filter) != nil
+        journalViewOrder(session, &state)
+        if reset { state.version += 1 }
     }
 
     /// Builds the named filtered view in `store` if needed (409 when a newer filter request
@@ -194,13 +220,6 @@ public final class TreeService: HTTPResponder {
                                detail: "a newer filter request on this session cancelled this one")
         }
         return built
-    }
-
-    /// Records that the named view was prepared, `built` from scratch or not.
-    func viewPrepared(_ filter: FilterQuery?, built: Bool, _ state: inout Session.State) {
-        // A view that was changed and then dropped comes back in its initial state:
-        // that is a change, so the version moves and stale ETags and splices are refused.
-        if let filter, built, state.changedFilters.remove(filter) != nil { state.version += 1 }
     }
 
     /// Takes a filter ticket before waiting for the session lock. Only a request whose

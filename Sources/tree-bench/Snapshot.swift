@@ -1,6 +1,7 @@
 // Built only where the engine has TreeStorage, so that scripts/bench-engine.sh can build
 // this bench against engines from before it.
 #if canImport(TreeStorage)
+import Foundation
 import TreeEngine
 import TreeStorage
 
@@ -45,6 +46,42 @@ import TreeStorage
         loaded = nil
         report(d, nodes: nodes, op: "snapshot.load" + suffix, samples: loads,
                extra: ["mb_per_s": Double(image.count) / 1e6 / median(loads), "vs_parse": parseMedian / median(loads)])
+        if !withViews { measureSnapshotFiles(d, nodes: nodes, source, parseMedian: parseMedian, runs: runs) }
+    }
+}
+
+/// snapshot.file.write and snapshot.file.load: the same through a data directory in the
+/// system's temporary directory, as the server does it: a new session's snapshot written
+/// durably (temporary file, fsync, rename, directory fsync), and a session opened (the file
+/// read, its journal scanned) and loaded.
+@MainActor func measureSnapshotFiles(_ d: Dataset, nodes: Int, _ store: TreeStore, parseMedian: Double, runs: Int) {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tree-bench-data-\(getpid())").path
+    try? FileManager.default.removeItem(atPath: path)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    do {
+        let directory = try DataDirectory(path: path, fsync: .batch)
+        defer { directory.close() }
+        var bytes = 0
+        let writes = try (0 ..< runs).map { run in
+            try seconds {
+                let files = try directory.create("bench-\(run)") { sink in bytes = try StoreImage.write(store, to: sink) }
+                files.close()
+            }
+        }
+        report(d, nodes: nodes, op: "snapshot.file.write", samples: writes, extra: ["mb": Double(bytes) / 1e6])
+        var loaded: TreeStore? = nil
+        let loads = try (0 ..< runs).map { run in
+            loaded = nil
+            return try seconds {
+                let stored = try directory.open("bench-\(run)")
+                stored.files.close()
+                loaded = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0).store }
+            }
+        }
+        guard loaded?.forest.count == nodes else { fail("the snapshot file loads another store") }
+        report(d, nodes: nodes, op: "snapshot.file.load", samples: loads, extra: ["vs_parse": parseMedian / median(loads)])
+    } catch {
+        fail("snapshot files: \(error)")
     }
 }
 

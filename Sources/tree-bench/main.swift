@@ -98,8 +98,8 @@ if let emit {
 // MARK: Measuring
 
 /// Wall time of `body` in seconds, measured with `ContinuousClock` (the one clock of this tool).
-func seconds(_ body: () -> Void) -> Double {
-    let elapsed = ContinuousClock().measure(body)
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let elapsed = try ContinuousClock().measure(body)
     let (whole, attoseconds) = elapsed.components
     return Double(whole) + Double(attoseconds) / 1e18
 }

@@ -7,6 +7,7 @@
 import Foundation
 import HTTP1
 import TreeService
+import TreeStorage
 
 struct Option {
     let flag: String
@@ -19,6 +20,9 @@ struct Settings {
     var http = HTTPServerConfiguration(host: "127.0.0.1", port: 8080)
     var service = ServiceConfiguration()
     var accessLog = true
+    /// nil: memory only.
+    var dataDirectory: String? = "tree-sessions-data"
+    var fsync = FsyncMode.batch
 }
 
 struct UsageError: Error, CustomStringConvertible {
@@ -48,6 +52,14 @@ let options: [Option] = [
     Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
     Option(flag: "--token", variable: "TREE_TOKEN", help: "bearer token required on every request but /healthz (default none)") { $1.service.token = $0.isEmpty ? nil : $0 },
     Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
+    Option(flag: "--data-dir", variable: "TREE_DATA_DIR", help: "directory where sessions and every change are stored, created if missing; none: memory only (default tree-sessions-data)") {
+        $1.dataDirectory = $0 == "none" ? nil : $0
+        if $0.isEmpty { throw UsageError(description: "--data-dir needs a path or none") }
+    },
+    Option(flag: "--fsync", variable: "TREE_FSYNC", help: "when a change is made durable before its response: always (its own fsync), batch (fsyncs shared by the changes that arrive together), off (the OS writes it back) (default batch)") {
+        guard let mode = FsyncMode(rawValue: $0) else { throw UsageError(description: "--fsync must be always, batch or off, not \"\($0)\"") }
+        $1.fsync = mode
+    },
     Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") { $1.accessLog = $0 != "false" },
 ]
 
@@ -83,7 +95,14 @@ do {
     // Large blocks (session columns, request bodies) in their own mappings, so that freeing
     // them gives the memory back; see ProcessMemory.
     ProcessMemory.fixAllocatorThresholds()
-    let service = TreeService(configuration: s.service)
+    var directory: DataDirectory? = nil
+    if let path = s.dataDirectory {
+        directory = try DataDirectory(path: path, fsync: s.fsync)
+        log("tree-server: data directory \(path), fsync \(s.fsync.rawValue)")
+    } else {
+        log("tree-server: memory only (--data-dir none): sessions are lost when the server stops")
+    }
+    let service = TreeService(configuration: s.service, dataDirectory: directory, log: { log("tree-server: " + $0) })
     s.http.errorRenderer = TreeService.httpErrorRenderer
     if s.accessLog {
         s.http.accessLog = { entry in
@@ -94,7 +113,15 @@ do {
     let server = HTTPServer(configuration: s.http, responder: service)
     try server.start()
     log("tree-server: listening on \(s.http.host):\(server.boundPort)")
+    // Listens at once: a stored session answers 503 with Retry-After until it is loaded.
+    service.loadStoredSessions()
+    let upkeep = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+    upkeep.schedule(deadline: .now() + 10, repeating: 10)
+    upkeep.setEventHandler { service.recordUse() }
+    upkeep.resume()
     try server.runUntilTerminated(shutdownDeadline: .seconds(10))
+    upkeep.cancel()
+    service.shutDownStorage()
     log("tree-server: stopped")
 } catch let error as UsageError {
     log("tree-server: \(error.description)\n\n" + usage())

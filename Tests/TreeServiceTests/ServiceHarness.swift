@@ -4,6 +4,7 @@ import HTTPTestSupport
 import Synchronization
 import TreeEngine
 import TreeFormats
+import TreeStorage
 @testable import TreeReference
 @testable import TreeService
 
@@ -12,12 +13,18 @@ struct ServiceHarness {
     let service: TreeService
     let clock: TestClock
 
-    init(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - clock: a clock to go on with (a service started again on the same data directory).
+    ///   - dataDirectory: where the service stores its sessions; its stored ones are loaded
+    ///     before this returns.
+    init(clock: TestClock = TestClock(), dataDirectory: DataDirectory? = nil, _ configure: (inout ServiceConfiguration) -> Void = { _ in }) {
         var configuration = ServiceConfiguration()
         configure(&configuration)
-        let clock = TestClock()
         self.clock = clock
-        service = TreeService(configuration: configuration, clock: clock)
+        service = TreeService(configuration: configuration, clock: clock, dataDirectory: dataDirectory)
+        let loaded = DispatchSemaphore(value: 0)
+        service.loadStoredSessions { loaded.signal() }
+        loaded.wait()
     }
 
     struct Reply {

@@ -169,6 +169,7 @@ public enum HTTPStatus {
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
+        case 507: "Insufficient Storage"
         default: "Status \(status)"
         }
     }

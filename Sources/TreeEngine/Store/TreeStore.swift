@@ -57,6 +57,15 @@ public struct TreeStore: Sendable {
     /// The filtered views kept, least recently used first.
     public var keptFilters: [FilterQuery] { filtered.map(\.query) }
 
+    /// Keeps exactly the kept views that `order` names, in that order (least recently
+    /// used first): a view it does not name is dropped, and a query it names that is
+    /// not kept is skipped (prepare it first). For replaying a recorded order of use.
+    /// - Complexity: O(views²)
+    public mutating func arrangeViews(_ order: [FilterQuery]) {
+        precondition(undo == nil, "no rearranging inside a transaction")
+        filtered = order.compactMap { query in filtered.first { $0.query == query } }
+    }
+
     /// Runs `body` on the named view, building it first when needed.
     mutating func withView<R>(_ filter: FilterQuery?, _ body: (inout ViewState, inout Forest) -> R) -> R {
         guard let filter else { return body(&unfiltered, &forest) }

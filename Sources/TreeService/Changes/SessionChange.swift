@@ -49,10 +49,3 @@ enum SessionOperation: Sendable {
         }
     }
 }
-
-/// An operation in the view it was made in: expansion is a view's own, and an edit's
-/// splices are counted in that view.
-struct SessionChange: Sendable {
-    var view: FilterQuery?
-    var operation: SessionOperation
-}

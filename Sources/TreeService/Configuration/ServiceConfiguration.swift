@@ -21,6 +21,9 @@ public struct ServiceConfiguration: Sendable {
     public var filteredViewsPerSession: Int = 4
     /// Most operations in one batch (413 beyond).
     public var maxBatchOperations: Int = 100_000
+    /// A session's journal is compacted into a fresh snapshot once it grows past the larger
+    /// of this and the snapshot's size (with a data directory).
+    public var journalCompactionBytes: Int = 64 << 20
 
     public init() {}
 }

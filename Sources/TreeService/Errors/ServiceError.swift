@@ -30,6 +30,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case unavailable = "unavailable"
     case nodeBudgetExhausted = "node-budget-exhausted"
     case httpVersionNotSupported = "http-version-not-supported"
+    case insufficientStorage = "insufficient-storage"
 
     /// The HTTP status a problem of this type is answered with.
     var status: Int {
@@ -52,6 +53,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .notImplemented: 501
         case .unavailable, .nodeBudgetExhausted: 503
         case .httpVersionNotSupported: 505
+        case .insufficientStorage: 507
         }
     }
 

@@ -66,7 +66,7 @@ extension TreeService {
     func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let operation = try SessionOperation.itemPatch(ItemID(itemID), Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, SessionChange(view: view, operation: operation))
+        return try mutateSession(request, sid, RecordedChange(route: .itemPatch, view: view, item: ItemID(itemID), body: request.body), operation)
     }
 
     /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`.
@@ -74,7 +74,7 @@ extension TreeService {
     func insertItems(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         try request.requireJSONBody()
-        return try mutateSession(request, sid, view: view) { store throws(ServiceError) in
+        return try mutateSession(request, sid, RecordedChange(route: .insert, view: view, body: request.body)) { store throws(ServiceError) in
             let (fragment, members) = try parseNodes(request, into: store)
             return .insert(fragment, try SessionOperation.insertionPoint(members))
         }
@@ -83,6 +83,6 @@ extension TreeService {
     /// `DELETE /sessions/{sid}/items/{itemId}?filter=`
     func deleteItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
-        return try mutateSession(request, sid, SessionChange(view: view, operation: .delete(ItemID(itemID))))
+        return try mutateSession(request, sid, RecordedChange(route: .deleteItem, view: view, item: ItemID(itemID), body: []), .delete(ItemID(itemID)))
     }
 }

@@ -22,6 +22,7 @@ extension TreeService {
             _ = store.expand(toDepth: depth, nil)
         }
         let session = try registry.create(store)
+        try storeNewSession(session)
         let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session)) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
@@ -54,7 +55,7 @@ extension TreeService {
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, SessionChange(view: view, operation: operation))
+        return try mutateSession(request, sid, RecordedChange(route: .sessionPatch, view: view, body: request.body), operation)
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a

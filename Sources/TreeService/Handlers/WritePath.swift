@@ -19,38 +19,61 @@ import TreeFormats
 ///    version moves by one;
 /// 7. the response lists the splices of that view, with the new version as `ETag`.
 ///
-/// A batch (`mutateSession(_:_:view:batch:)`) runs 4 once, then 3 and 5 for each of its
-/// operations in order, inside one `TreeStore.transaction`, then 6 and 7 once. A journal and event
-/// streams plug in between 5 and 7.
+/// Between 4 and 5 the change is written to the session's journal (when the server keeps
+/// a data directory), as the request that made it; when 5 fails it is taken back. The
+/// response is sent once the entry is durable (`--fsync`), after the lock is released so
+/// that changes arriving meanwhile share one fsync. Replaying the journal runs steps 3 to 6
+/// again from the entries.
+///
+/// A batch (`mutateSession(_:_:_:batch:)`) runs 4 and the journal once, then 3 and 5 for
+/// each of its operations in order, inside one `TreeStore.transaction`, then 6 and 7 once.
 extension TreeService {
-    /// Applies a change decoded from the request before the lock.
-    func mutateSession(_ request: HTTPRequest, _ sid: String, _ change: SessionChange) throws(ServiceError) -> HTTPResponse {
-        try mutateSession(request, sid, view: change.view) { _ throws(ServiceError) in change.operation }
+    /// Applies a change whose operation was decoded from the request before the lock.
+    func mutateSession(_ request: HTTPRequest, _ sid: String, _ recorded: RecordedChange, _ operation: SessionOperation) throws(ServiceError) -> HTTPResponse {
+        try mutateSession(request, sid, recorded) { _ throws(ServiceError) in operation }
     }
 
-    /// Applies the operation `decode` reads under the lock, after `If-Match`: for a body
-    /// that can only be read against the session (an insert's ids are checked against the
-    /// session's, and its generated ids continue the session's numbering).
-    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
+    /// Applies the operation `decode` reads under the lock, after `If-Match` (an insert's
+    /// body can only be read against the session: its ids are checked against the
+    /// session's, and its generated ids continue the session's numbering). `recorded` is
+    /// the request as the journal keeps it; the response waits until its entry is durable.
+    func mutateSession(_ request: HTTPRequest, _ sid: String, _ recorded: RecordedChange,
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
-        let ticket = ticket(view, sid)
-        return try mutateSession(request, try liveSession(sid), view: view, ticket: ticket, decode: decode)
+        let ticket = ticket(recorded.view, sid)
+        return try mutateSession(request, try liveSession(sid), recorded, ticket: ticket, decode: decode)
     }
 
-    /// Applies the operation to a session already looked up (a request holds it from here on,
+    /// Applies the change to a session already looked up (a request holds it from here on,
     /// even if the session is removed before it gets the lock).
-    func mutateSession(_ request: HTTPRequest, _ session: Session, view: FilterQuery?, ticket: Int,
+    func mutateSession(_ request: HTTPRequest, _ session: Session, _ recorded: RecordedChange, ticket: Int,
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
-        try withSession(session) { session, state throws(ServiceError) in
+        let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            let operation = try decode(state.store)
-            let resolved = try resolve(operation, in: state.store)
-            try prepare(view, session, &state, ticket: ticket)
-            let outcome = try apply(resolved, view, &state.store, accounted: &state.accountedNodes)
-            if operation.editsTree { state.treeEdited() } else { state.expansionChanged(view) }
-            state.version += 1
-            return changeResponse(outcome, session: session, state: &state, view: view)
+            return try change(recorded, session, &state, ticket: ticket, decode: decode)
         }
+        try waitUntilDurable(entry, session)
+        return response
+    }
+
+    /// Steps 3 to 7 of a change, for a request and for its replay from the journal: the
+    /// entry is written (when the session has files) after every check and before the
+    /// store changes, and taken back when the engine refuses the operation.
+    func change(_ recorded: RecordedChange, _ session: Session, _ state: inout Session.State, ticket: Int,
+                decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
+        let operation = try decode(state.store)
+        let resolved = try resolve(operation, in: state.store)
+        try prepare(recorded.view, session, &state, ticket: ticket)
+        let mark = try journal(.change(recorded), session, &state)
+        let outcome: ChangeOutcome
+        do throws(ServiceError) {
+            outcome = try apply(resolved, recorded.view, &state.store, accounted: &state.accountedNodes, replaying: state.replaying)
+        } catch {
+            takeBack(mark, &state)
+            throw error
+        }
+        if operation.editsTree { state.treeEdited() } else { state.expansionChanged(recorded.view) }
+        state.version += 1
+        return (changeResponse(outcome, session: session, state: &state, view: recorded.view), mark)
     }
 
     /// An operation with its items looked up in the store.
@@ -125,7 +148,7 @@ extension TreeService {
     /// that a rollback never takes back nodes the registry may have given to another
     /// session meanwhile.
     private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ store: inout TreeStore,
-                       accounted: inout Int, holdingReleases: Bool = false) throws(ServiceError) -> ChangeOutcome {
+                       accounted: inout Int, holdingReleases: Bool = false, replaying: Bool = false) throws(ServiceError) -> ChangeOutcome {
         switch operation {
         case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session)
         case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session)
@@ -146,7 +169,7 @@ extension TreeService {
             // Nodes a batch deleted earlier are still accounted: they make room first.
             let spare = holdingReleases ? accounted - store.forest.count : 0
             let needed = max(0, fragment.count - spare)
-            try registry.reserve(needed)
+            try registry.reserve(needed, force: replaying)
             let result: (splices: [Splice], roots: [NodeHandle])
             do throws(EditError) {
                 result = try store.insert(fragment, placement, view)
@@ -204,33 +227,50 @@ extension TreeService {
     /// operation k fails, its error (pointing into `/operations/k`) is the answer and the
     /// session is exactly as before (tree, every view, version, node budget). One version
     /// step for the whole batch, none for an empty one.
-    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?, batch: Batch) throws(ServiceError) -> HTTPResponse {
-        let ticket = ticket(view, sid)
-        return try withSession(try liveSession(sid)) { session, state throws(ServiceError) in
+    func mutateSession(_ request: HTTPRequest, _ sid: String, _ recorded: RecordedChange, batch: Batch) throws(ServiceError) -> HTTPResponse {
+        let ticket = ticket(recorded.view, sid)
+        let session = try liveSession(sid)
+        let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            let accountedBefore = state.accountedNodes
-            var accounted = accountedBefore
-            var built = false
-            let outcome: BatchOutcome
-            do throws(ServiceError) {
-                outcome = try state.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
-                    built = try prepare(view, session, &store, ticket: ticket)
-                    return try applyBatch(request, batch, view, &store, accounted: &accounted)
-                }
-            } catch {
-                // The store is as it was, so the registry's count of its nodes goes back too
-                // (only reservations: deletions were held).
-                registry.release(accounted - accountedBefore)
-                throw error
-            }
-            releaseDeletedNodes(state.store, accounted: &accounted)
-            state.accountedNodes = accounted
-            viewPrepared(view, built: built, &state)
-            if outcome.editsTree { state.treeEdited() }
-            if outcome.changesExpansion { state.expansionChanged(view) }
-            if !batch.entries.isEmpty { state.version += 1 }
-            return batchResponse(outcome, state: &state, view: view)
+            return try change(recorded, batch, session, &state, ticket: ticket)
         }
+        try waitUntilDurable(entry, session)
+        return response
+    }
+
+    /// A batch's steps under the lock, for a request and for its replay. The named view is
+    /// built inside the transaction (a failed batch keeps none it built); the order of the
+    /// kept views is journaled after the batch, whose replay builds the view again.
+    func change(_ recorded: RecordedChange, _ batch: Batch, _ session: Session, _ state: inout Session.State,
+                ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
+        let view = recorded.view
+        // Also an empty batch: it may build its view (a reset, a version step).
+        let mark = try journal(.change(recorded), session, &state)
+        let accountedBefore = state.accountedNodes
+        var accounted = accountedBefore
+        let replaying = state.replaying
+        var built = false
+        let outcome: BatchOutcome
+        do throws(ServiceError) {
+            outcome = try state.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
+                built = try prepare(view, session, &store, ticket: ticket)
+                return try applyBatch(recorded.body, batch, view, &store, accounted: &accounted, replaying: replaying)
+            }
+        } catch {
+            // The store is as it was, so the registry's count of its nodes goes back too
+            // (only reservations: deletions were held).
+            registry.release(accounted - accountedBefore)
+            takeBack(mark, &state)
+            throw error
+        }
+        releaseDeletedNodes(state.store, accounted: &accounted)
+        state.accountedNodes = accounted
+        if let view, built, state.changedFilters.remove(view) != nil { state.version += 1 }
+        if outcome.editsTree { state.treeEdited() }
+        if outcome.changesExpansion { state.expansionChanged(view) }
+        if !batch.entries.isEmpty { state.version += 1 }
+        journalViewOrder(session, &state)
+        return (batchResponse(outcome, state: &state, view: view), mark)
     }
 
     /// What a batch did, for the response.
@@ -258,8 +298,8 @@ extension TreeService {
     }
 
     /// Applies the operations of `batch` in order to `store` (inside its transaction).
-    private func applyBatch(_ request: HTTPRequest, _ batch: Batch, _ view: FilterQuery?, _ store: inout TreeStore,
-                            accounted: inout Int) throws(ServiceError) -> BatchOutcome {
+    private func applyBatch(_ body: [UInt8], _ batch: Batch, _ view: FilterQuery?, _ store: inout TreeStore,
+                            accounted: inout Int, replaying: Bool) throws(ServiceError) -> BatchOutcome {
         var outcome = BatchOutcome(oldTotal: store.rowCount(view))
         outcome.results.reserveCapacity(batch.entries.count)
         for (k, entry) in batch.entries.enumerated() {
@@ -272,12 +312,12 @@ extension TreeService {
                 case .invalid(let error): throw error
                 case .insert(let span):
                     offsetBase = span.lowerBound
-                    let (fragment, members) = try parseNodes(request.body, span, into: store)
+                    let (fragment, members) = try parseNodes(body, span, into: store)
                     offsetBase = nil
                     operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
                 }
                 let applied = try apply(try resolve(operation, in: store, pointing: true), view, &store, accounted: &accounted,
-                                        holdingReleases: true)
+                                        holdingReleases: true, replaying: replaying)
                 outcome.splices += applied.splices
                 if operation.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
                 let forest = store.forest

@@ -10,7 +10,7 @@ final class Metrics: Sendable {
     /// The router's templates, then the label of requests that matched none.
     static let routes = Route.Template.allCases.map(\.rawValue) + [Route.unmatchedLabel]
     static let methods = ["GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "other"]
-    static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 408, 409, 412, 413, 414, 415, 422, 429, 431, 500, 501, 503, 505, 0]
+    static let statuses = [200, 201, 204, 304, 400, 401, 404, 405, 408, 409, 412, 413, 414, 415, 422, 429, 431, 500, 501, 503, 505, 507, 0]
 
     /// Counters by route, method and status; `0` collects any other status.
     private let requests: [Counter]

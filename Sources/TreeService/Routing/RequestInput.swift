@@ -54,12 +54,7 @@ extension HTTPRequest {
     /// The body as one JSON object of members.
     func jsonObjectBody() throws(ServiceError) -> [(String, JSONValue)] {
         try requireJSONBody()
-        let value: JSONValue
-        do { value = try JSONValue.parse(body) } catch { throw ServiceError(error) }
-        guard case .object(let members) = value else {
-            throw .unprocessable("the body must be a JSON object")
-        }
-        return members
+        return try jsonObject(body)
     }
 
     /// Throws 412 unless `If-Match` is absent, `*`, or names `version`.
@@ -158,4 +153,14 @@ enum PathSegment {
         }
         return out
     }
+}
+
+/// `bytes` as one JSON object of members (400 for malformed JSON, 422 for another value).
+func jsonObject(_ bytes: [UInt8]) throws(ServiceError) -> [(String, JSONValue)] {
+    let value: JSONValue
+    do { value = try JSONValue.parse(bytes) } catch { throw ServiceError(error) }
+    guard case .object(let members) = value else {
+        throw .unprocessable("the body must be a JSON object")
+    }
+    return members
 }

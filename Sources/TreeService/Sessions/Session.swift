@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TreeEngine
+import TreeStorage
 
 /// One uploaded tree, its views and its version. Every change runs alone under its
 /// lock, reads of views that need no build run beside each other, so operations are
@@ -34,6 +35,27 @@ final class Session: Sendable {
         /// that looked the session up before then answers 404 and changes nothing.
         var removed = false
 
+        // Durability (all unused in the memory-only mode, where `files` is nil).
+
+        /// The session's files in the data directory; nil in the memory-only mode, and
+        /// while a stored session is replayed.
+        var files: SessionFiles?
+        /// The order of the kept filtered views as the files know it (the last snapshot or
+        /// `views` entry); a change of the order is journaled before the next change.
+        var journaledViews: [FilterQuery] = []
+        /// Set when the session changed in a way its journal lacks (an entry that could not
+        /// be written or made durable): the next entry is preceded by a fresh snapshot.
+        var needsSnapshot = false
+        /// The last use the files know of, on the wall clock.
+        var recordedUse: Date
+        /// Bytes of the current snapshot (compaction starts when the journal outgrows it).
+        var snapshotBytes = 0
+        /// Set while a compaction writes the snapshot, so only one runs at a time.
+        var compacting = false
+        /// Set while the journal is replayed: what was accepted is accepted again,
+        /// whatever the server's node budget.
+        var replaying = false
+
         /// Records a change of expansion in the named view.
         mutating func expansionChanged(_ filter: FilterQuery?) {
             if let filter { changedFilters.insert(filter) }
@@ -45,11 +67,13 @@ final class Session: Sendable {
         }
     }
 
-    init(id: String, store: TreeStore, clock: any ServiceClock) {
+    /// A session made now, or (recovered from the data directory) made at `createdAt`
+    /// and last used at `lastUsed`.
+    init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil) {
         self.id = id
-        createdAt = clock.wallNow
-        state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count))
-        lastUse = AtomicInstant(clock.now)
+        self.createdAt = createdAt ?? clock.wallNow
+        state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
+        lastUse = AtomicInstant(lastUsed ?? clock.now)
     }
 
     /// The instant of the last request.

@@ -5,6 +5,9 @@ import TreeEngine
 /// The live sessions, their limits and their expiry.
 final class SessionRegistry: Sendable {
     private let sessions = Mutex<[String: Session]>([:])
+    /// Sessions in the data directory not loaded yet, with their node counts: a request
+    /// for one answers 503 with `Retry-After`, never 404.
+    private let pending = Mutex<[String: Int]>([:])
     private let totalNodes = Atomic<Int>(0)
     /// When expired sessions were last swept (at first: when the registry was made).
     private let lastSweep: AtomicInstant
@@ -15,15 +18,27 @@ final class SessionRegistry: Sendable {
     /// Gives the memory of dropped large sessions back to the system.
     let freedMemory: FreedMemoryReturn
 
-    init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn()) {
+    /// Called with a session's id and state (its lock held) when it is dropped: the
+    /// service removes its files.
+    let dropped: @Sendable (String, inout Session.State) -> Void
+
+    init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn(),
+         dropped: @escaping @Sendable (String, inout Session.State) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.clock = clock
         self.freedMemory = freedMemory
+        self.dropped = dropped
         lastSweep = AtomicInstant(clock.now)
     }
 
-    /// The number of live sessions.
-    var count: Int { sessions.withLock { $0.count } }
+    /// The number of live sessions, and of those still loading.
+    var count: Int { sessions.withLock { $0.count } + pending.withLock { $0.count } }
+    /// The number of sessions loaded.
+    var loadedCount: Int { sessions.withLock { $0.count } }
+    /// The number of sessions still loading.
+    var pendingCount: Int { pending.withLock { $0.count } }
+    /// Every loaded session.
+    var all: [Session] { sessions.withLock { Array($0.values) } }
     /// Nodes over all sessions.
     var nodeCount: Int { totalNodes.load(ordering: .relaxed) }
 
@@ -62,10 +77,30 @@ final class SessionRegistry: Sendable {
         return session
     }
 
-    /// Accounts for `n` more nodes, or refuses when the budget would be exceeded.
-    func reserve(_ n: Int) throws(ServiceError) {
+    /// Announces a stored session that is loading: its nodes are accounted for at once.
+    func willLoad(_ id: String, nodes: Int) {
+        pending.withLock { $0[id] = nodes }
+        totalNodes.add(nodes, ordering: .relaxed)
+    }
+
+    /// Whether a stored session is still loading.
+    func isPending(_ id: String) -> Bool { pending.withLock { $0[id] != nil } }
+
+    /// Stores a session loaded from the data directory (announced by `willLoad` with the
+    /// node count of its snapshot; its replay accounted for its changes itself), or
+    /// forgets it (nil: it could not be loaded, or had expired; the caller releases what
+    /// its replay reserved).
+    func loaded(_ id: String, _ session: Session?) {
+        let announced = pending.withLock { $0.removeValue(forKey: id) } ?? 0
+        guard let session else { return release(announced) }
+        sessions.withLock { $0[id] = session }
+    }
+
+    /// Accounts for `n` more nodes, or refuses when the budget would be exceeded
+    /// (`force`: never refuses; for a replay of what was accepted before).
+    func reserve(_ n: Int, force: Bool = false) throws(ServiceError) {
         let after = totalNodes.add(n, ordering: .relaxed).newValue
-        if after > configuration.maxTotalNodes && n > 0 {
+        if after > configuration.maxTotalNodes && n > 0 && !force {
             totalNodes.subtract(n, ordering: .relaxed)
             throw ServiceError(.nodeBudgetExhausted,
                                detail: "\(n) more nodes would exceed the server's budget of \(configuration.maxTotalNodes) nodes",
@@ -115,6 +150,7 @@ final class SessionRegistry: Sendable {
             try check(state)
             state.removed = true
             defer { state.accountedNodes = 0 }
+            dropped(id, &state)
             return state.accountedNodes
         }
         guard let freed else { return nil }

@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+import TreeEngine
+import TreeStorage
+
+/// The service's side of the data directory: what it counts for `/metrics`, how a storage
+/// error becomes a problem, and its log.
+final class Durability: Sendable {
+    /// nil in the memory-only mode (`--data-dir none`).
+    let directory: DataDirectory?
+    let log: @Sendable (String) -> Void
+
+    /// Recovery events by kind (`/metrics`): a torn or corrupt journal tail truncated, a
+    /// session quarantined, a session expired while the server was down, a recorded change
+    /// refused again on replay, a replay that stopped at an entry it could not apply.
+    enum Event: String, CaseIterable {
+        case truncatedTail = "truncated_tail"
+        case quarantined
+        case expiredWhileDown = "expired_while_down"
+        case refusedOnReplay = "refused_on_replay"
+        case replayStopped = "replay_stopped"
+        case loadFailed = "load_failed"
+    }
+    private let events = Mutex<[Event: Int]>([:])
+    /// Changes refused with 507.
+    let refusedWrites = Atomic<Int>(0)
+    /// Seconds the last start-up took to load every stored session.
+    let loadSeconds = Mutex<Double?>(nil)
+
+    init(directory: DataDirectory?, log: @escaping @Sendable (String) -> Void) {
+        self.directory = directory
+        self.log = log
+    }
+
+    func count(_ event: Event, _ message: String) {
+        events.withLock { $0[event, default: 0] += 1 }
+        log("recovery: \(message)")
+    }
+
+    func eventCount(_ event: Event) -> Int { events.withLock { $0[event] ?? 0 } }
+
+    /// The problem for a failed write of the data directory: 507 `insufficient-storage`
+    /// (the disk is full, read-only or failing: the change was not made), logged.
+    func failure(_ error: any Error, writing what: String) -> ServiceError {
+        refusedWrites.add(1, ordering: .relaxed)
+        log("storage: could not write \(what): \(error)")
+        return ServiceError(.insufficientStorage,
+                            detail: "the server could not store \(what) (\(error)); nothing was changed. Retry once the server's disk has room.")
+    }
+}

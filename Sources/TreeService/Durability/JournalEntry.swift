@@ -1,0 +1,173 @@
+import Foundation
+import TreeEngine
+
+/// What one journal record says: the payload the service hands to the storage layer
+/// (which frames it with its length, CRC-32C and the session's version before it).
+///
+/// A change is recorded as the request that made it (its route, view, item and body),
+/// before it is applied; replaying the record runs the very code the request ran, so it
+/// gives the same tree, views, generated ids and version. Everything else that changes
+/// what a session is gets a record of its own: the order of the filtered views it keeps
+/// (a view built, used or dropped: naming a dropped view again may reset it, a version
+/// step) and the wall-clock time of its last use (its expiry clock).
+///
+/// Layout (little-endian): a kind byte, the wall-clock time in milliseconds since 1970
+/// (Int64), then the kind's fields; docs/STORAGE.md shows it byte by byte.
+enum JournalEntry: Equatable {
+    /// A change request, applied again on replay.
+    case change(RecordedChange)
+    /// The filtered views kept after a view was built or used, least recently used first.
+    case views([FilterQuery])
+    /// The session was used (read) at the entry's time.
+    case touch
+
+    enum Kind: UInt8 {
+        case change = 1, views = 2, touch = 3
+    }
+
+    /// Encodes the entry made at `time`.
+    func encoded(at time: Date) -> [UInt8] {
+        var out = ByteWriter()
+        switch self {
+        case .change: out.u8(Kind.change.rawValue)
+        case .views: out.u8(Kind.views.rawValue)
+        case .touch: out.u8(Kind.touch.rawValue)
+        }
+        out.i64(Int64((time.timeIntervalSince1970 * 1000).rounded()))
+        switch self {
+        case .change(let change):
+            out.u8(change.route.rawValue)
+            out.view(change.view)
+            out.string(change.item?.text ?? "")
+            out.bytes(change.body)
+        case .views(let queries):
+            out.u32(UInt32(queries.count))
+            for query in queries { out.view(query) }
+        case .touch:
+            break
+        }
+        return out.bytes
+    }
+
+    /// Decodes a payload; nil when it is not one this version writes.
+    static func decode(_ bytes: [UInt8]) -> (entry: JournalEntry, time: Date)? {
+        var input = ByteReader(bytes)
+        guard let kind = input.u8().flatMap(Kind.init(rawValue:)), let millis = input.i64() else { return nil }
+        let time = Date(timeIntervalSince1970: Double(millis) / 1000)
+        switch kind {
+        case .change:
+            guard let route = input.u8().flatMap(RecordedChange.Route.init(rawValue:)),
+                  let view = input.view(), let item = input.string() else { return nil }
+            let change = RecordedChange(route: route, view: view, item: item.isEmpty ? nil : ItemID(item), body: input.rest())
+            guard route.namesItem == (change.item != nil) else { return nil }
+            return (.change(change), time)
+        case .views:
+            guard let count = input.u32(), count <= 1 << 16 else { return nil }
+            var queries: [FilterQuery] = []
+            for _ in 0 ..< count {
+                guard let query = input.view(), let query else { return nil }
+                queries.append(query)
+            }
+            return input.atEnd ? (.views(queries), time) : nil
+        case .touch:
+            return input.atEnd ? (.touch, time) : nil
+        }
+    }
+}
+
+/// A change as its request made it: enough to make it again, through the same code.
+struct RecordedChange: Equatable, Sendable {
+    /// The route that asked for it.
+    enum Route: UInt8, Sendable {
+        /// `PATCH /sessions/{sid}`
+        case sessionPatch = 1
+        /// `PATCH /sessions/{sid}/items/{itemId}`
+        case itemPatch = 2
+        /// `POST /sessions/{sid}/items`
+        case insert = 3
+        /// `DELETE /sessions/{sid}/items/{itemId}`
+        case deleteItem = 4
+        /// `POST /sessions/{sid}/batch`
+        case batch = 5
+
+        var namesItem: Bool { self == .itemPatch || self == .deleteItem }
+    }
+
+    var route: Route
+    var view: FilterQuery?
+    /// The item the URL names (item routes only).
+    var item: ItemID?
+    /// The request's body as it came.
+    var body: [UInt8]
+}
+
+// MARK: Bytes
+
+/// Appends little-endian integers and length-prefixed strings.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    mutating func bytes(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+    mutating func string(_ s: String) {
+        u32(UInt32(s.utf8.count))
+        bytes.append(contentsOf: s.utf8)
+    }
+    /// The codes of the match modes (as in the snapshot image): their index here.
+    static let modeCodes: [FilterQuery.Mode] = [.contains, .prefix, .exact]
+
+    /// A view: 0 for the unfiltered one, else 1, the query text, the mode and case sensitivity.
+    mutating func view(_ query: FilterQuery?) {
+        guard let query else { return u8(0) }
+        u8(1)
+        string(query.text)
+        u8(ByteWriter.modeCodes.firstIndex(of: query.mode).map(UInt8.init)!)
+        u8(query.caseSensitive ? 1 : 0)
+    }
+}
+
+/// Reads what `ByteWriter` writes; every read is nil past the end.
+struct ByteReader {
+    private let bytes: [UInt8]
+    private var at = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { at == bytes.count }
+
+    private mutating func take(_ n: Int) -> ArraySlice<UInt8>? {
+        guard n >= 0, bytes.count - at >= n else { return nil }
+        defer { at += n }
+        return bytes[at ..< at + n]
+    }
+    private mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
+        guard let slice = take(MemoryLayout<T>.size) else { return nil }
+        return slice.reversed().reduce(T(0)) { $0 << 8 | T($1) }
+    }
+
+    mutating func u8() -> UInt8? { take(1)?.first }
+    mutating func u32() -> UInt32? { integer(UInt32.self) }
+    mutating func u64() -> UInt64? { integer(UInt64.self) }
+    mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
+    mutating func f64() -> Double? { u64().map(Double.init(bitPattern:)) }
+    mutating func rest() -> [UInt8] { Array(take(bytes.count - at)!) }
+    mutating func string() -> String? {
+        guard let n = u32(), let slice = take(Int(n)) else { return nil }
+        return String(validating: slice, as: UTF8.self)
+    }
+    /// A view: `.some(nil)` for the unfiltered one, nil when malformed.
+    mutating func view() -> FilterQuery?? {
+        switch u8() {
+        case 0?: return .some(nil)
+        case 1?:
+            guard let text = string(), !text.isEmpty, let m = u8(), Int(m) < ByteWriter.modeCodes.count,
+                  let c = u8(), c <= 1 else { return nil }
+            return .some(FilterQuery(text, mode: ByteWriter.modeCodes[Int(m)], caseSensitive: c == 1))
+        default: return nil
+        }
+    }
+}

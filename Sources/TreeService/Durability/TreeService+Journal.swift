@@ -1,0 +1,76 @@
+import Foundation
+import TreeEngine
+import TreeStorage
+
+/// Where a change's journal entry ended: the response waits until it is durable.
+struct JournalMark: Sendable {
+    let files: SessionFiles
+    let position: JournalPosition
+}
+
+extension TreeService {
+    /// Appends `entry` to the session's journal, with the session's version before it;
+    /// nil when the session has no files (memory-only mode, or a replay). 507 when the
+    /// disk refuses the write: the journal is then as before, and so must the session be.
+    /// Called under the session's exclusive lock.
+    /// - Parameter time: when the session was used (now unless given).
+    func journal(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date? = nil) throws(ServiceError) -> JournalMark? {
+        do {
+            return try append(entry, session, &state, at: time)
+        } catch {
+            throw durability.failure(error, writing: "the change")
+        }
+    }
+
+    /// `journal` without the 507: a fresh snapshot first when one is needed, then the entry.
+    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?) throws(StorageError) -> JournalMark? {
+        guard let files = state.files else { return nil }
+        if state.needsSnapshot { try writeSnapshot(session, &state) }
+        let now = time ?? registry.clock.wallNow
+        let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
+        state.recordedUse = max(state.recordedUse, now)
+        return JournalMark(files: files, position: position)
+    }
+
+    /// Takes back the entry of a change the engine then refused. Should that fail too,
+    /// replay refuses the change again (it is made by the same code), so nothing differs.
+    func takeBack(_ mark: JournalMark?, _ state: inout Session.State) {
+        guard let mark else { return }
+        do {
+            try mark.files.truncate(to: mark.position)
+        } catch {
+            durability.log("journal of a session: could not take back a refused change (\(error)); its replay refuses it again")
+        }
+    }
+
+    /// Journals the order of the kept filtered views when it differs from what the files
+    /// know. A view is not a change: when the entry cannot be written the request goes
+    /// on, and the next change writes a fresh snapshot first.
+    func journalViewOrder(_ session: Session, _ state: inout Session.State) {
+        guard state.files != nil else { return }
+        let order = state.store.keptFilters
+        guard order != state.journaledViews else { return }
+        do {
+            _ = try append(.views(order), session, &state, at: nil)
+            state.journaledViews = order
+        } catch {
+            durability.log("storage: could not journal the views of session \(session.id) (\(error)); its next change writes a fresh snapshot first")
+            state.needsSnapshot = true
+        }
+    }
+
+    /// Waits, without the session's lock, until the change's entry is durable as `--fsync`
+    /// asks; then starts a compaction when the journal has outgrown its snapshot. 507 when
+    /// the fsync fails: the change is applied and journaled but not known durable, so the
+    /// session's next change writes a fresh snapshot first.
+    func waitUntilDurable(_ mark: JournalMark?, _ session: Session) throws(ServiceError) {
+        guard let mark else { return }
+        do {
+            try mark.files.waitDurable(mark.position)
+        } catch {
+            session.state.withLock { $0.needsSnapshot = true }
+            throw durability.failure(error, writing: "the change durably (fsync)")
+        }
+        compactIfDue(session)
+    }
+}

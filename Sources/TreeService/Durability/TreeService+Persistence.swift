@@ -1,0 +1,333 @@
+import Dispatch
+import Foundation
+import TreeEngine
+import TreeStorage
+
+/// Sessions in the data directory: written when made, compacted, touched, removed, and
+/// loaded again (snapshot, then the journal replayed) when the server starts.
+extension TreeService {
+    // MARK: Snapshots
+
+    /// What the snapshot keeps of the session beside its store.
+    func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
+        SessionMetadata(version: state.version, createdAt: session.createdAt,
+                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters)
+    }
+
+    /// Writes a new session's first snapshot, durably, before its 201. 507 (and no session)
+    /// when the disk refuses it.
+    func storeNewSession(_ session: Session) throws(ServiceError) {
+        guard let directory = durability.directory else { return }
+        do {
+            try session.state.withLock { (state) throws(StorageError) in
+                let caller = metadata(session, state).encoded
+                let store = state.store
+                var bytes = 0
+                state.files = try directory.create(session.id) { sink in
+                    bytes = try StoreImage.write(store, caller: caller, to: sink)
+                }
+                state.snapshotBytes = bytes
+                state.journaledViews = store.keptFilters
+                state.recordedUse = registry.clock.wallNow
+            }
+        } catch {
+            registry.remove(session.id)
+            _ = directory.remove(session.id)
+            throw durability.failure(error, writing: "the new session")
+        }
+    }
+
+    /// Replaces the session's journal with a fresh snapshot, under its exclusive lock (after
+    /// an entry that could not be written or made durable, and at shutdown).
+    func writeSnapshot(_ session: Session, _ state: inout Session.State) throws(StorageError) {
+        guard let files = state.files else { return }
+        let compaction = try files.beginCompaction()
+        let store = state.store, caller = metadata(session, state).encoded
+        var bytes = 0
+        try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
+        state.snapshotBytes = bytes
+        state.journaledViews = store.keptFilters
+        state.needsSnapshot = false
+    }
+
+    /// Starts a compaction when the session's journal has grown past max(64 MiB, its
+    /// snapshot): the journal moves to a new generation under the lock (cheap), then a
+    /// copy of the store (copy on write: no copying until the session changes) is written
+    /// as the new snapshot on another thread, so readers wait for nothing.
+    func compactIfDue(_ session: Session) {
+        let start: (SessionFiles, Compaction, TreeStore, [UInt8])? = session.state.withLock { state in
+            guard let files = state.files, !state.compacting, !state.removed,
+                  files.journalBytes > max(configuration.journalCompactionBytes, state.snapshotBytes) else { return nil }
+            guard let compaction = try? files.beginCompaction() else { return nil }
+            state.compacting = true
+            state.journaledViews = state.store.keptFilters
+            return (files, compaction, state.store, metadata(session, state).encoded)
+        }
+        guard let (files, compaction, store, caller) = start else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            var bytes = 0
+            do {
+                try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
+            } catch {
+                // The old snapshot and both journals stay: a start-up replays them all.
+                durability.log("storage: compaction of session \(session.id) failed: \(error)")
+                bytes = 0
+            }
+            session.state.withLock { state in
+                state.compacting = false
+                if bytes > 0 { state.snapshotBytes = bytes }
+            }
+        }
+    }
+
+    // MARK: Upkeep
+
+    /// Records the last use of sessions that were only read since their last entry, so a
+    /// restart keeps their expiry clock (at most a minute behind), and compacts what is due.
+    public func recordUse() {
+        guard durability.directory != nil else { return }
+        for session in registry.all {
+            let used = registry.clock.wallTime(of: session.lastUsed)
+            session.state.withLock { state in
+                guard state.files != nil, !state.removed, used.timeIntervalSince(state.recordedUse) > 60 else { return }
+                _ = try? journal(.touch, session, &state, at: used)
+            }
+        }
+    }
+
+    /// Shutdown: records every session's last use, compacts the journals worth it (so the
+    /// next start replays little) and makes everything durable.
+    public func shutDownStorage() {
+        guard let directory = durability.directory else { return }
+        for session in registry.all {
+            session.state.withLock { state in
+                guard let files = state.files, !state.removed else { return }
+                let used = registry.clock.wallTime(of: session.lastUsed)
+                if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
+                // A journal of more than a megabyte, or of more than a tenth of its snapshot.
+                if files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
+                    do {
+                        try writeSnapshot(session, &state)
+                    } catch {
+                        durability.log("storage: at shutdown, no fresh snapshot of session \(session.id) (\(error)); its journal is kept")
+                    }
+                }
+            }
+        }
+        let failures = directory.syncAll()
+        for failure in failures { durability.log("storage: at shutdown: \(failure)") }
+        durability.log(failures.isEmpty ? "storage: every journal is durable" : "storage: \(failures.count) journals could not be made durable")
+    }
+
+    // MARK: Start-up
+
+    /// Loads every session of the data directory on background threads (two at once);
+    /// until a session is loaded, requests for it answer 503
+    /// with `Retry-After`. Returns at once; `whenLoaded` runs when all are loaded.
+    public func loadStoredSessions(whenLoaded: @escaping @Sendable () -> Void = {}) {
+        guard let directory = durability.directory else { return whenLoaded() }
+        let started = ContinuousClock.now
+        var stored: [StoredSessionInfo] = []
+        do {
+            for id in try directory.storedSessions() { stored.append(try directory.info(id)) }
+        } catch {
+            durability.log("storage: cannot list the sessions in the data directory: \(error)")
+            return whenLoaded()
+        }
+        for info in stored { registry.willLoad(info.id, nodes: info.nodeCount ?? 0) }
+        let group = DispatchGroup()
+        let queue = DispatchQueue(label: "session-loading", attributes: .concurrent)
+        let slots = DispatchSemaphore(value: 2)
+        for info in stored {
+            group.enter()
+            queue.async { [self] in
+                slots.wait()
+                defer { slots.signal(); group.leave() }
+                switch load(info.id) {
+                case .loaded(let session): registry.loaded(info.id, session)
+                case .gone: registry.loaded(info.id, nil)
+                case .unreadable: break  // stays announced: 503
+                }
+            }
+        }
+        group.notify(queue: .global()) { [self] in
+            let seconds = started.duration(to: .now).seconds
+            durability.loadSeconds.withLock { $0 = seconds }
+            durability.log("storage: \(registry.loadedCount) sessions loaded in \(String(format: "%.2f", seconds)) s")
+            whenLoaded()
+        }
+    }
+
+    /// Loads one stored session: its snapshot, then its journal replayed through the same
+    /// code that made the changes. nil when it cannot be served: quarantined (a snapshot
+    /// that fails its checks), removed (expired while the server was down), or left on disk
+    /// (an I/O error, logged).
+    func load(_ id: String) -> LoadOutcome {
+        guard let directory = durability.directory else { return .gone }
+        let stored: StoredSession
+        do {
+            stored = try directory.open(id)
+        } catch .incomplete {
+            return .gone  // made by an upload that never got its 201: removed
+        } catch .io(let error) {
+            durability.count(.loadFailed, "session \(id) cannot be read (\(error)); it stays on disk, answering 503")
+            return .unreadable
+        } catch {
+            return quarantine(id, because: "\(error)")
+        }
+        for event in stored.events { durability.count(.truncatedTail, "session \(id): \(event)") }
+        let image: (store: TreeStore, caller: [UInt8])
+        do {
+            image = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0) }
+        } catch {
+            stored.files.close()
+            return quarantine(id, because: "its snapshot: \(error)")
+        }
+        guard let meta = SessionMetadata(image.caller) else {
+            stored.files.close()
+            return quarantine(id, because: "its snapshot's session block is not one this version reads")
+        }
+        var store = image.store
+        store.filteredViewCapacity = configuration.filteredViewsPerSession
+        let clock = registry.clock
+        /// The instant, on the service's clock, of a wall-clock time (at the latest now).
+        func instant(_ date: Date) -> ContinuousClock.Instant {
+            clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
+        }
+        let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse))
+        let nodes = store.forest.count
+        var lastUse = meta.lastUse
+        session.state.withLock { state in
+            state.version = meta.version
+            state.changedFilters = meta.changedFilters
+            state.snapshotBytes = stored.snapshot.count
+            state.replaying = true
+            for (k, record) in stored.records.enumerated() {
+                guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.version else {
+                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (version \(record.version), session at \(state.version)); the session is served as the entries before it left it")
+                    state.needsSnapshot = true
+                    break
+                }
+                lastUse = max(lastUse, time)
+                replay(entry, session, &state, index: k)
+            }
+            state.replaying = false
+            state.journaledViews = state.store.keptFilters
+            state.recordedUse = lastUse
+            state.files = stored.files
+        }
+        // The expiry clock: the time since the last use counts while the server was down.
+        let idle = clock.wallNow.timeIntervalSince(lastUse)
+        if idle > Double(configuration.sessionTTL.components.seconds) {
+            session.state.withLock { state in
+                registry.release(state.accountedNodes - nodes)
+                state.files?.close()
+                state.files = nil
+            }
+            _ = directory.remove(id)
+            durability.count(.expiredWhileDown, "session \(id) expired while the server was down (idle \(Int(idle)) s); removed")
+            return .gone
+        }
+        session.touch(instant(lastUse))
+        return .loaded(session)
+    }
+
+    /// Applies one journal entry again.
+    private func replay(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, index: Int) {
+        do throws(ServiceError) {
+            switch entry {
+            case .change(let recorded) where recorded.route == .batch:
+                let batch = try Batch(recorded.body, maxOperations: .max, maxDepth: configuration.maxDepth)
+                _ = try change(recorded, batch, session, &state, ticket: 0)
+            case .change(let recorded):
+                _ = try change(recorded, session, &state, ticket: 0) { store throws(ServiceError) in
+                    try operation(of: recorded, in: store)
+                }
+            case .views(let order):
+                for query in order where !state.store.hasView(query) {
+                    try prepare(query, session, &state, ticket: 0)
+                }
+                state.store.arrangeViews(order)
+            case .touch:
+                break
+            }
+        } catch {
+            // Only a change whose refusal could not be taken back from the journal: it is
+            // refused again, as it was.
+            durability.count(.refusedOnReplay, "session \(session.id): journal entry \(index) is refused again (\(error.detail))")
+        }
+    }
+
+    /// The operation of a recorded single change, decoded from its body as its request was.
+    func operation(of recorded: RecordedChange, in store: TreeStore) throws(ServiceError) -> SessionOperation {
+        switch recorded.route {
+        case .sessionPatch: return try .sessionPatch(Members(try jsonObject(recorded.body)))
+        case .itemPatch: return try .itemPatch(recorded.item!, Members(try jsonObject(recorded.body)))
+        case .deleteItem: return .delete(recorded.item!)
+        case .insert:
+            let (fragment, members) = try parseNodes(recorded.body, 0 ..< recorded.body.count, into: store)
+            return .insert(fragment, try SessionOperation.insertionPoint(members))
+        case .batch: preconditionFailure("a batch is replayed as a batch")
+        }
+    }
+
+    /// Moves a session's files aside and says so.
+    private func quarantine(_ id: String, because reason: String) -> LoadOutcome {
+        guard let directory = durability.directory else { return .gone }
+        do {
+            let path = try directory.quarantine(id)
+            durability.count(.quarantined, "session \(id) moved to \(path): \(reason)")
+            return .gone
+        } catch {
+            durability.count(.loadFailed, "session \(id) cannot be loaded (\(reason)) nor quarantined (\(error)); it stays on disk, answering 503")
+            return .unreadable
+        }
+    }
+
+    /// What became of a stored session at start-up.
+    enum LoadOutcome {
+        case loaded(Session)
+        /// Quarantined, or removed because it expired while the server was down.
+        case gone
+        /// Left on disk: requests for it answer 503.
+        case unreadable
+    }
+}
+
+// MARK: Metrics
+
+extension TreeService {
+    /// The storage lines of `/metrics` (none in the memory-only mode).
+    func storageMetrics() -> [UInt8] {
+        guard let directory = durability.directory else { return [] }
+        let stats = directory.stats
+        var text = "# HELP tree_sessions_loading Stored sessions not loaded yet (they answer 503).\n# TYPE tree_sessions_loading gauge\n"
+        text += "tree_sessions_loading \(registry.pendingCount)\n"
+        text += "# HELP tree_storage_recovery_events_total What start-up found and repaired, by kind.\n# TYPE tree_storage_recovery_events_total counter\n"
+        for event in Durability.Event.allCases {
+            text += "tree_storage_recovery_events_total{kind=\"\(event.rawValue)\"} \(durability.eventCount(event))\n"
+        }
+        if let seconds = durability.loadSeconds.withLock({ $0 }) {
+            text += "# HELP tree_storage_load_seconds Time the last start-up took to load every stored session.\n# TYPE tree_storage_load_seconds gauge\n"
+            text += "tree_storage_load_seconds \(seconds)\n"
+        }
+        text += "# HELP tree_storage_journal_bytes Bytes in the sessions' journals.\n# TYPE tree_storage_journal_bytes gauge\n"
+        text += "tree_storage_journal_bytes \(stats.journalBytes)\n"
+        text += "# HELP tree_storage_snapshots_total Snapshots written (new sessions and compactions).\n# TYPE tree_storage_snapshots_total counter\n"
+        text += "tree_storage_snapshots_total \(stats.snapshotsWritten)\n"
+        text += "# HELP tree_storage_compactions_total Journals replaced by a fresh snapshot.\n# TYPE tree_storage_compactions_total counter\n"
+        text += "tree_storage_compactions_total \(stats.compactions)\n"
+        text += "# HELP tree_storage_refused_writes_total Changes and uploads refused with 507 because the disk failed them.\n# TYPE tree_storage_refused_writes_total counter\n"
+        text += "tree_storage_refused_writes_total \(durability.refusedWrites.load(ordering: .relaxed))\n"
+        text += "# HELP tree_storage_fsync_seconds Time of each fsync of a journal.\n# TYPE tree_storage_fsync_seconds histogram\n"
+        var cumulative = 0
+        for bucket in stats.fsyncLatencyBuckets() {
+            cumulative += bucket.count
+            text += "tree_storage_fsync_seconds_bucket{le=\"\(bucket.upperBoundSeconds)\"} \(cumulative)\n"
+        }
+        text += "tree_storage_fsync_seconds_bucket{le=\"+Inf\"} \(stats.fsyncs)\n"
+        text += "tree_storage_fsync_seconds_sum \(stats.fsyncLatencySum)\n"
+        text += "tree_storage_fsync_seconds_count \(stats.fsyncs)\n"
+        return Array(text.utf8)
+    }
+}

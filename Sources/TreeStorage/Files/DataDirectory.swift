@@ -1,0 +1,390 @@
+import Glibc
+import Synchronization
+
+/// The data directory of a durable server: one directory per stored session, each with
+/// its snapshot and journal files, and a quarantine for sessions that cannot be loaded.
+/// docs/STORAGE.md describes the layout and the files byte by byte.
+///
+///     <path>/LOCK                          flock()ed while this object lives
+///     <path>/sessions/<id>/snapshot.<g>    the session's snapshot, generation g
+///     <path>/sessions/<id>/journal.<g>     records appended after snapshot g (journal.<g+1>... after a rotation)
+///     <path>/sessions/<id>/*.tmp           a snapshot being written (removed by `open`)
+///     <path>/sessions/.<id>.removing       a session being removed (removed by `init`)
+///     <path>/quarantine/<id>.<unix-time>/  the files of a session moved aside
+///
+/// Every method may be called from any thread.
+public final class DataDirectory: Sendable {
+    /// The directory, as given.
+    public let path: String
+    public let fsync: FsyncMode
+    public let stats = StorageStats()
+    let fs: FileSystem
+    /// The descriptor holding the flock; -1 once closed.
+    private let lockFD: Mutex<Int32>
+    /// The sessions whose files are open (for `syncAll`, and closed by `remove`/`quarantine`).
+    private let openFiles = Mutex<[String: SessionFiles]>([:])
+    /// Numbers the names of removals, so that two never collide.
+    private let removals = Atomic<Int>(0)
+
+    var sessionsPath: String { path + "/sessions" }
+    var quarantinePath: String { path + "/quarantine" }
+
+    /// Creates the directory (its parent must exist) with `sessions/` and `quarantine/` if
+    /// missing, takes `LOCK` (a second `DataDirectory` on the same path, in this process or
+    /// another, throws: "lock ... held by pid N"), and removes what an interrupted `remove`
+    /// left.
+    public init(path: String, fsync: FsyncMode, faults: StorageFaults? = nil) throws(StorageError) {
+        self.path = path
+        self.fsync = fsync
+        let fs = FileSystem(faults: faults)
+        self.fs = fs
+        try fs.makeDirectory(path, existingOK: true)
+        let lockPath = path + "/LOCK"
+        let fd = try fs.open(lockPath, O_RDWR | O_CREAT)
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let e = Glibc.errno
+            let holder = (try? fs.read(fd, count: 64, path: lockPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            fs.close(fd)
+            let who = holder.trimmingWhitespace.isEmpty ? "" : " by pid \(holder.trimmingWhitespace)"
+            throw StorageError(errno: e, operation: "lock (the data directory is in use\(who))", path: lockPath)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+        lockFD = Mutex(fd)
+        do {
+            try fs.makeDirectory(path + "/sessions", existingOK: true)
+            try fs.makeDirectory(path + "/quarantine", existingOK: true)
+            try fs.syncDirectory(path)
+            for name in try fs.list(path + "/sessions") where name.hasPrefix(".") {
+                try fs.removeTree(path + "/sessions/" + name)
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Closes every session's files and releases `LOCK`, so that another `DataDirectory`
+    /// (a restarted server) may open the directory; nothing may be called afterwards.
+    public func close() {
+        let files = openFiles.withLock { table in defer { table = [:] }; return Array(table.values) }
+        for file in files { file.close() }
+        lockFD.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }  // releases the flock
+            fd = -1
+        }
+    }
+
+    /// Throws `EINVAL` unless `id` can name a directory: 1 to 128 of `A-Z a-z 0-9 - _ .`,
+    /// not starting with a dot.
+    static func check(_ id: String) throws(StorageError) {
+        let bytes = Array(id.utf8)
+        let ok = !bytes.isEmpty && bytes.count <= 128 && bytes[0] != UInt8(ascii: ".") && bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: "-") || b == UInt8(ascii: "_") || b == UInt8(ascii: ".")
+        }
+        if !ok { throw StorageError(errno: EINVAL, operation: "session id \"\(id)\" is not a file name", path: "") }
+    }
+
+    func sessionPath(_ id: String) -> String { sessionsPath + "/" + id }
+
+    // MARK: Listing
+
+    /// The ids of the sessions stored (the directories under `sessions/`), sorted.
+    /// - Complexity: one directory read
+    public func storedSessions() throws(StorageError) -> [String] {
+        try fs.list(sessionsPath).filter { name in
+            !name.hasPrefix(".") && (try? Self.check(name)) != nil && fs.isDirectory(sessionPath(name))
+        }
+    }
+
+    /// What a stored session's files are, without reading them: their sizes, and the node
+    /// count from the latest snapshot's header (nil if the header is not a valid image
+    /// header; `open` and `StoreImage.load` will say more). For accounting before loading.
+    /// - Complexity: one directory read, one 48-byte read
+    public func info(_ id: String) throws(StorageError) -> StoredSessionInfo {
+        try Self.check(id)
+        let dir = sessionPath(id)
+        var info = StoredSessionInfo(id: id)
+        for name in try fs.list(dir) {
+            guard let (kind, generation) = StoredFileName.parse(name) else { continue }
+            switch kind {
+            case .snapshot where generation >= (info.snapshotGeneration ?? 0):
+                info.snapshotGeneration = generation
+                info.snapshotBytes = fs.size(dir + "/" + name) ?? 0
+            case .journal:
+                info.journalBytes += fs.size(dir + "/" + name) ?? 0
+            default:
+                break
+            }
+        }
+        if let g = info.snapshotGeneration {
+            let file = dir + "/" + StoredFileName.snapshot(g)
+            let fd = try fs.open(file, O_RDONLY)
+            defer { fs.close(fd) }
+            let header = try fs.read(fd, count: StoreImage.headerSize, path: file)
+            info.nodeCount = header.withUnsafeBytes { StoreImage.nodeCount(header: $0) }
+        }
+        return info
+    }
+
+    // MARK: Creating
+
+    /// Stores a new session: makes its directory, writes its first snapshot (generation 1)
+    /// durably (`snapshot.1.tmp`, fdatasync, rename, directory fsync, then `sessions/`
+    /// fsynced), and opens its empty `journal.1`. `writeSnapshot` is given a sink and writes
+    /// the image (`StoreImage.write(store, caller:) { try sink($0) }`). On failure nothing
+    /// is left. Throws `EEXIST` if the id is stored already.
+    /// - Complexity: O(snapshot bytes), three fsyncs
+    public func create(_ id: String, writeSnapshot: (_ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws(StorageError) -> SessionFiles {
+        try Self.check(id)
+        let dir = sessionPath(id)
+        try fs.makeDirectory(dir, existingOK: false)
+        do {
+            let bytes = try SessionFiles.writeSnapshotFile(directory: dir, generation: 1, fs: fs, stats: stats, writeSnapshot)
+            try fs.syncDirectory(sessionsPath)
+            let fd = try fs.open(dir + "/" + StoredFileName.journal(1), O_WRONLY | O_CREAT | O_EXCL)
+            return register(SessionFiles(id: id, directory: dir, mode: fsync, fs: fs, stats: stats, fd: fd, generation: 1, end: 0,
+                                         snapshotGeneration: 1, snapshotBytes: bytes, oldJournalBytes: 0, directoryDirty: true,
+                                         onClose: onClose))
+        } catch {
+            try? fs.removeTree(dir)
+            throw error
+        }
+    }
+
+    private var onClose: @Sendable (SessionFiles) -> Void {
+        { [weak self] files in
+            self?.openFiles.withLock { open in
+                if open[files.id] === files { open[files.id] = nil }
+            }
+        }
+    }
+
+    private func register(_ files: SessionFiles) -> SessionFiles {
+        openFiles.withLock { $0[files.id] = files }
+        return files
+    }
+
+    // MARK: Opening
+
+    /// Opens a stored session for recovery: the latest snapshot's bytes (not checked: give
+    /// them to `StoreImage.load`, and quarantine the session if it throws), and every
+    /// journal record after it, in order over the generations. Repairs on the way, each
+    /// reported in `events` (and counted in `stats.recoveryEvents`):
+    /// - temporary files (`*.tmp`) are removed, and snapshots and journals older than the
+    ///   latest snapshot (a compaction that did not finish deleting them);
+    /// - a journal ends at its first bad record (a length out of range or past the end, a
+    ///   header cut short, a wrong CRC): the file is cut there (and synced), and the journals
+    ///   of later generations are deleted (they follow records that are lost); likewise when
+    ///   a journal generation is missing (the snapshot's own, or one between two others).
+    ///
+    /// Throws `missingSnapshot` when journals exist without a snapshot (quarantine them),
+    /// `incomplete` for a directory with neither (removed), `io` when a system call fails.
+    /// - Complexity: O(snapshot bytes + journal bytes)
+    public func open(_ id: String) throws(RecoveryError) -> StoredSession {
+        do {
+            try Self.check(id)
+        } catch {
+            throw .io(error)
+        }
+        let dir = sessionPath(id)
+        if openFiles.withLock({ $0[id] != nil }) {
+            throw .io(StorageError(errno: EBUSY, operation: "open (the session's files are open)", path: dir))
+        }
+        var events: [String] = []
+        func event(_ text: String) {
+            events.append(text)
+            stats.recoveryEvent()
+        }
+        do {
+            var snapshots: [UInt64] = [], journals: [UInt64] = []
+            for name in try fs.list(dir) {
+                switch StoredFileName.parse(name) {
+                case (.temporary, _)?:
+                    try fs.unlink(dir + "/" + name)
+                    event("removed \(name) (a snapshot whose writing did not finish)")
+                case (.snapshot, let g)?: snapshots.append(g)
+                case (.journal, let g)?: journals.append(g)
+                case nil: break
+                }
+            }
+            snapshots.sort()
+            journals.sort()
+            guard let generation = snapshots.last else {
+                if journals.isEmpty {
+                    try fs.removeTree(dir)
+                    try fs.syncDirectory(sessionsPath)
+                    throw RecoveryError.incomplete
+                }
+                throw RecoveryError.missingSnapshot
+            }
+            for g in snapshots.dropLast() {
+                try fs.unlink(dir + "/" + StoredFileName.snapshot(g))
+                event("removed snapshot.\(g) (replaced by snapshot.\(generation))")
+            }
+            for g in journals where g < generation {
+                try fs.unlink(dir + "/" + StoredFileName.journal(g))
+                event("removed journal.\(g) (older than snapshot.\(generation))")
+            }
+            journals.removeAll { $0 < generation }
+            let snapshotPath = dir + "/" + StoredFileName.snapshot(generation)
+            let snapshot = try fs.read(snapshotPath)
+
+            // The journals, in order; the first damage ends them all.
+            var records: [JournalRecord] = []
+            var kept: [(generation: UInt64, bytes: Int)] = []
+            var ended = false
+            for (i, g) in journals.enumerated() {
+                let name = StoredFileName.journal(g)
+                let file = dir + "/" + name
+                if ended {
+                    try fs.unlink(file)
+                    event("deleted \(name) (\(fs.size(file) ?? 0) bytes after lost records)")
+                    continue
+                }
+                let expected = i == 0 ? generation : journals[i - 1] + 1
+                if g != expected {
+                    ended = true
+                    try fs.unlink(file)
+                    event("deleted \(name) (journal.\(expected) is missing)")
+                    continue
+                }
+                let bytes = try fs.read(file)
+                let scan = Journal.scan(bytes)
+                records += scan.records.map(\.record)
+                if let damage = scan.damage {
+                    ended = true
+                    let fd = try fs.open(file, O_WRONLY)
+                    defer { fs.close(fd) }
+                    try fs.truncate(fd, to: scan.goodEnd, path: file)
+                    try fs.sync(fd, path: file)
+                    event("\(name): \(damage) at byte \(scan.goodEnd), \(scan.records.count) records kept, truncated \(bytes.count - scan.goodEnd) bytes")
+                }
+                kept.append((g, scan.goodEnd))
+            }
+            if ended { try fs.syncDirectory(dir) }
+
+            // Append to the last journal kept (or a new one for the snapshot's generation).
+            let current = kept.last ?? (generation, 0)
+            let journalPath = dir + "/" + StoredFileName.journal(current.generation)
+            let fd = try fs.open(journalPath, O_WRONLY | O_CREAT)
+            let files = SessionFiles(id: id, directory: dir, mode: fsync, fs: fs, stats: stats, fd: fd,
+                                     generation: current.generation, end: current.bytes, snapshotGeneration: generation,
+                                     snapshotBytes: snapshot.count, oldJournalBytes: kept.dropLast().reduce(0) { $0 + $1.bytes },
+                                     directoryDirty: kept.isEmpty, onClose: onClose)
+            return StoredSession(files: register(files), snapshot: snapshot, snapshotGeneration: generation,
+                                 records: records, events: events)
+        } catch let error as RecoveryError {
+            throw error
+        } catch let error as StorageError {
+            throw .io(error)
+        } catch {
+            fatalError("unexpected \(error)")
+        }
+    }
+
+    // MARK: Removing
+
+    /// Moves a session's directory (its files closed first) to
+    /// `quarantine/<id>.<unix-time>` (`.<n>` added if that exists), both directories
+    /// synced. Returns the new path.
+    public func quarantine(_ id: String) throws(StorageError) -> String {
+        try Self.check(id)
+        openFiles.withLock { $0[id] }?.close()
+        let seconds = time(nil)
+        var target = quarantinePath + "/\(id).\(seconds)"
+        var n = 1
+        while fs.exists(target) {
+            target = quarantinePath + "/\(id).\(seconds).\(n)"
+            n += 1
+        }
+        try fs.rename(sessionPath(id), target)
+        try fs.syncDirectory(quarantinePath)
+        try fs.syncDirectory(sessionsPath)
+        return target
+    }
+
+    /// Removes a session's files (DELETE, expiry), its open files closed first: the
+    /// directory is renamed to `sessions/.<id>.removing.<n>`, `sessions/` synced (from here
+    /// the session is gone, even after a crash), then deleted. Returns the error instead of
+    /// throwing it (nil: removed, or nothing was stored). What is left of a removal that
+    /// failed half-way is deleted by the next `init`.
+    @discardableResult
+    public func remove(_ id: String) -> StorageError? {
+        do {
+            try Self.check(id)
+            openFiles.withLock { $0[id] }?.close()
+            let dir = sessionPath(id)
+            guard fs.exists(dir) else { return nil }
+            let trash = sessionsPath + "/.\(id).removing.\(removals.add(1, ordering: .relaxed).newValue)"
+            try fs.rename(dir, trash)
+            try fs.syncDirectory(sessionsPath)
+            try fs.removeTree(trash)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Syncs every open session's journals, whatever the fsync mode (shutdown). Returns the
+    /// errors (one per session that failed).
+    @discardableResult
+    public func syncAll() -> [StorageError] {
+        let all = openFiles.withLock { Array($0.values) }
+        var errors: [StorageError] = []
+        for files in all {
+            do {
+                try files.sync()
+            } catch {
+                errors.append(error)
+            }
+        }
+        return errors
+    }
+
+    /// The files open now (created or opened, not closed, removed or quarantined).
+    public var openSessionCount: Int { openFiles.withLock { $0.count } }
+}
+
+/// A stored session opened by `DataDirectory.open`.
+public struct StoredSession: Sendable {
+    /// Open for appending after the last good record.
+    public let files: SessionFiles
+    /// The latest snapshot's bytes: a `StoreImage`, not checked yet.
+    public let snapshot: [UInt8]
+    public let snapshotGeneration: UInt64
+    /// Every good journal record after the snapshot, in order.
+    public let records: [JournalRecord]
+    /// What recovery repaired or removed, one line each ("journal.3: a record with a bad
+    /// CRC at byte 4120, 52 records kept, truncated 37 bytes"). Empty after a clean shutdown.
+    public let events: [String]
+}
+
+/// What `DataDirectory.info` finds of a stored session without reading its files.
+public struct StoredSessionInfo: Sendable, Equatable {
+    public var id: String
+    /// The latest snapshot's generation and size (nil, 0: no snapshot).
+    public var snapshotGeneration: UInt64?
+    public var snapshotBytes = 0
+    /// Bytes in all its journal files.
+    public var journalBytes = 0
+    /// The node count in the latest snapshot's image header (nil: no snapshot, or not a
+    /// valid image header).
+    public var nodeCount: Int?
+
+    public init(id: String) {
+        self.id = id
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        String(drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+    }
+}

@@ -1,0 +1,387 @@
+import Foundation
+import HTTP1
+import Testing
+import TreeEngine
+import TreeFormats
+import TreeStorage
+@testable import TreeReference
+@testable import TreeService
+
+/// Sessions in a data directory: what a restart keeps, what it repairs, and what the
+/// service answers when the disk fails.
+@Suite struct DurabilityTests {
+    let directory: TemporaryDirectory
+    let clock = TestClock()
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// A service on the test's data directory (its stored sessions loaded), closed after `body`
+    /// (`shutdown`: as on SIGTERM; otherwise as after a kill).
+    func withService<T>(shutdown: Bool = true, fsync: FsyncMode = .batch, faults: StorageFaults? = nil,
+                        _ configure: (inout ServiceConfiguration) -> Void = { _ in },
+                        _ body: (ServiceHarness) throws -> T) throws -> T {
+        let data = try DataDirectory(path: directory.path, fsync: fsync, faults: faults)
+        defer { data.close() }
+        let h = ServiceHarness(clock: clock, dataDirectory: data, configure)
+        defer { if shutdown { h.service.shutDownStorage() } }
+        return try body(h)
+    }
+
+    /// Every row of a view, with the fields a client sees.
+    static func allRows(_ h: ServiceHarness, _ sid: String, _ query: String = "") -> String {
+        let reply = h.call("GET", "/sessions/\(sid)/rows?limit=1000\(query)")
+        return reply.status == 200 ? String(decoding: JSONValue.array(reply["rows"]?.array ?? []).serialize(), as: UTF8.self) : "status \(reply.status)"
+    }
+
+    static let views = ["", "&filter=ce", "&filter=Layout&match=prefix", "&filter=e&caseSensitive=true"]
+
+    @Test(arguments: [true, false])
+    func aSessionComesBackWithItsVersionETagViewsAndExpansion(shutdown: Bool) throws {
+        var sid = "", before: [String] = [], version = 0
+        try withService(shutdown: shutdown) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+            h.call("PATCH", "/sessions/\(sid)/items/1.2?filter=ce", json: #"{"expanded":false}"#)
+            h.call("POST", "/sessions/\(sid)/items?filter=Layout&match=prefix", json: #"{"nodes":[{"title":"Layout new","children":[{"title":"cell"}]}],"parentId":"1"}"#)
+            h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"title":"Renamed Layout","data":{"k":[1,2]}}"#)
+            h.call("DELETE", "/sessions/\(sid)/items/3")
+            let batch = h.call("POST", "/sessions/\(sid)/batch?filter=e&caseSensitive=true",
+                               json: #"{"operations":[{"op":"expandAll"},{"op":"move","id":"4","parentId":"1","index":0},{"op":"insert","nodes":[{"title":"x"}]}]}"#)
+            #expect(batch.status == 200, "\(batch.text)")
+            before = Self.views.map { Self.allRows(h, sid, $0) }
+            version = h.call("GET", "/sessions/\(sid)")["version"]!.intValue!
+        }
+        try withService { h in
+            let summary = h.call("GET", "/sessions/\(sid)")
+            #expect(summary.status == 200)
+            #expect(summary["version"]?.intValue == version)
+            #expect(summary.headers["etag"] == "\"\(version)\"")
+            #expect(Self.views.map { Self.allRows(h, sid, $0) } == before)
+            // An If-Match from before the restart still works, and the ids generated go on.
+            let next = h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"after"}]}"#, headers: [("If-Match", "\"\(version)\"")])
+            #expect(next.status == 201, "\(next.text)")
+            #expect(next["version"]?.intValue == version + 1)
+        }
+    }
+
+    @Test func aRefusedChangeIsNotReplayed() throws {
+        var sid = "", rows = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"parentId":"1.1"}"#).status == 409)
+            #expect(h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"expandAll"},{"op":"delete","id":"nope"}]}"#).status == 404)
+            rows = Self.allRows(h, sid)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+            #expect(Self.allRows(h, sid) == rows)
+            #expect(h.service.durability.eventCount(.refusedOnReplay) == 0)
+        }
+    }
+
+    @Test func aViewDroppedAfterItChangedIsResetAcrossARestartAsWithout() throws {
+        // Five filters, four kept: naming the first again resets it (a version step).
+        var sid = "", version = 0
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            version = h.call("GET", "/sessions/\(sid)")["version"]!.intValue!
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version)
+            _ = Self.allRows(h, sid, "&filter=a")
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version + 1)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version + 1)
+        }
+    }
+
+    /// An empty batch naming a changed view that was dropped resets it (a version step):
+    /// the replay must step there too (the kill test found it replayed at the wrong version).
+    @Test func anEmptyBatchThatResetsItsViewComesBackAtItsVersion() throws {
+        var sid = "", rows = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            let batch = h.call("POST", "/sessions/\(sid)/batch?filter=a", json: #"{"operations":[]}"#)
+            #expect(batch["version"]?.intValue == 3)
+            h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"expanded":true}"#)
+            rows = Self.allRows(h, sid, "&filter=a")
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 4)
+            #expect(Self.allRows(h, sid, "&filter=a") == rows)
+            #expect(h.service.durability.eventCount(.replayStopped) == 0)
+        }
+    }
+
+    @Test func aSessionThatExpiredWhileTheServerWasDownIsRemoved() throws {
+        var expiring = "", used = ""
+        try withService { h in
+            expiring = h.createSample()
+            used = h.createSample()
+            h.clock.advance(.seconds(20 * 60))
+            // Read only: the last use is recorded by the upkeep (and at shutdown).
+            _ = Self.allRows(h, used)
+            h.service.recordUse()
+        }
+        clock.advance(.seconds(15 * 60))
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(expiring)").status == 404)
+            #expect(h.call("GET", "/sessions/\(used)").status == 200)
+            #expect(h.service.durability.eventCount(.expiredWhileDown) == 1)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/sessions/" + expiring))
+    }
+
+    @Test func deleteRemovesTheFiles() throws {
+        try withService { h in
+            let sid = h.createSample()
+            #expect(FileManager.default.fileExists(atPath: directory.path + "/sessions/" + sid))
+            #expect(h.call("DELETE", "/sessions/\(sid)").status == 204)
+            #expect(!FileManager.default.fileExists(atPath: directory.path + "/sessions/" + sid))
+        }
+    }
+
+    @Test func aSessionStillLoadingAnswers503WithRetryAfter() throws {
+        try withService { h in
+            h.service.registry.willLoad("loading", nodes: 0)
+            let reply = h.call("GET", "/sessions/loading/rows")
+            #expect(reply.status == 503)
+            #expect(reply.headers["retry-after"] == "1")
+            #expect(reply["type"]?.stringValue == "urn:treesessions:problem:unavailable")
+        }
+    }
+
+    @Test func aSnapshotThatFailsItsChecksIsQuarantinedAndTheRestLoads() throws {
+        var damaged = "", intact = ""
+        try withService { h in
+            damaged = h.createSample()
+            intact = h.createSample()
+        }
+        let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.path + "/sessions/" + damaged)
+            .first { $0.hasPrefix("snapshot") && !$0.hasSuffix(".tmp") })
+        let path = directory.path + "/sessions/" + damaged + "/" + snapshot
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(intact)").status == 200)
+            #expect(h.call("GET", "/sessions/\(damaged)").status == 404)
+            #expect(h.service.durability.eventCount(.quarantined) == 1)
+            let metrics = h.call("GET", "/metrics").text
+            #expect(metrics.contains("tree_storage_recovery_events_total{kind=\"quarantined\"} 1"))
+        }
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
+        #expect(quarantined.contains { $0.hasPrefix(damaged) })
+    }
+
+    /// The files of a session, by name.
+    func files(of sid: String) throws -> [String: String] {
+        let dir = directory.path + "/sessions/" + sid
+        var out: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            out[String(name.prefix { $0 != "." })] = dir + "/" + name
+        }
+        return out
+    }
+
+    enum Damage: String, CaseIterable {
+        case unknownVersion, missingSnapshot
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aSessionWhoseSnapshotCannotBeReadIsQuarantined(damage: Damage) throws {
+        var sid = ""
+        try withService { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+        }
+        let snapshot = try #require(try files(of: sid)["snapshot"])
+        switch damage {
+        case .unknownVersion:
+            // The image's format version (bytes 6 and 7), with its header's checksum made right
+            // again: only the version is unknown.
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: snapshot)))
+            bytes[6] = 2
+            let crc = CRC32C.checksum(bytes[0 ..< 44])
+            withUnsafeBytes(of: crc.littleEndian) { for i in 0 ..< 4 { bytes[44 + i] = $0[i] } }
+            try Data(bytes).write(to: URL(fileURLWithPath: snapshot))
+        case .missingSnapshot:
+            try FileManager.default.removeItem(atPath: snapshot)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)").status == 404)
+            #expect(h.service.durability.eventCount(.quarantined) == 1)
+        }
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
+        #expect(quarantined.contains { $0.hasPrefix(sid) })
+    }
+
+    @Test func aTornJournalTailIsCutAndTheChangesBeforeItKept() throws {
+        var sid = "", rowsAfterFirst = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+            rowsAfterFirst = Self.allRows(h, sid)
+            h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"expanded":true}"#)
+        }
+        // The last record loses its last byte, as when the server dies in the middle of a write.
+        let journal = try #require(try files(of: sid)["journal"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int)
+        #expect(truncate(journal, off_t(size - 1)) == 0)
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
+            #expect(Self.allRows(h, sid) == rowsAfterFirst)
+            #expect(h.service.durability.eventCount(.truncatedTail) == 1)
+            // The journal goes on after the cut.
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/3", json: #"{"expanded":true}"#, headers: [("If-Match", "\"2\"")]).status == 200)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+        }
+    }
+
+    @Test func aLongJournalIsCompactedAndTheSessionComesBackTheSame() throws {
+        var sid = "", rows = ""
+        try withService(shutdown: false, { $0.journalCompactionBytes = 2048 }) { h in
+            sid = h.createSample()
+            for i in 0 ..< 200 {
+                h.call("PATCH", "/sessions/\(sid)/items/\(["1", "2", "1.2"][i % 3])", json: "{\"expanded\":\(i % 2 == 0)}")
+            }
+            // A compaction writes its snapshot on another thread.
+            for _ in 0 ..< 100 where h.service.durability.directory!.stats.compactions == 0 { Thread.sleep(forTimeInterval: 0.02) }
+            #expect(h.service.durability.directory!.stats.compactions > 0)
+            rows = Self.allRows(h, sid)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 201)
+            #expect(Self.allRows(h, sid) == rows)
+        }
+    }
+}
+
+/// A disk that refuses writes: 507, and nothing changes.
+extension DurabilityTests {
+    static let changes: [(method: String, path: String, body: String?)] = [
+        ("PATCH", "/items/1", #"{"expanded":true}"#),
+        ("PATCH", "/items/1?filter=ce", #"{"expanded":false}"#),
+        ("PATCH", "", #"{"expandAll":true}"#),
+        ("PATCH", "/items/1.2", #"{"reveal":true}"#),
+        ("POST", "/items", #"{"nodes":[{"title":"new"}],"parentId":"2"}"#),
+        ("DELETE", "/items/3", nil),
+        ("PATCH", "/items/4", #"{"parentId":"1","index":0}"#),
+        ("PATCH", "/items/2", #"{"title":"Renamed"}"#),
+        ("POST", "/batch", #"{"operations":[{"op":"expandAll"},{"op":"delete","id":"2"}]}"#),
+    ]
+
+    @Test(arguments: [StorageFaults.Operation.write, .fsync], [ENOSPC, EIO, EROFS])
+    func aChangeTheDiskRefusesAnswers507AndChangesNothing(operation: StorageFaults.Operation, errno: Int32) throws {
+        let faults = StorageFaults()
+        var sid = "", rows: [String] = []
+        try withService(faults: faults) { h in
+            sid = h.createSample()
+            let views = Self.views.map { Self.allRows(h, sid, $0) }
+            for change in Self.changes {
+                // A full or failing disk: every write (or fsync) fails until it is cleared.
+                faults.inject(operation, errno: errno, times: 1000)
+                let reply = h.call(change.method, "/sessions/\(sid)\(change.path)", json: change.body)
+                if operation == .write {
+                    #expect(reply.status == 507, "\(change): \(reply.text)")
+                    #expect(reply["type"]?.stringValue == "urn:treesessions:problem:insufficient-storage")
+                    // Nothing changed, and reads go on.
+                    #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+                    #expect(Self.views.map { Self.allRows(h, sid, $0) } == views, "\(change)")
+                } else {
+                    // The record was written, its fsync failed: 507, the change is in memory
+                    // and in the journal, and the next change writes a fresh snapshot first.
+                    #expect(reply.status == 507, "\(change): \(reply.text)")
+                }
+                faults.clear()
+            }
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"expanded":true}"#).status == 200)
+            rows = Self.views.map { Self.allRows(h, sid, $0) }
+            #expect(h.service.durability.refusedWrites.load(ordering: .relaxed) == Self.changes.count)
+        }
+        try withService { h in
+            #expect(Self.views.map { Self.allRows(h, sid, $0) } == rows)
+        }
+    }
+
+    @Test func anUploadTheDiskRefusesAnswers507AndLeavesNoSession() throws {
+        let faults = StorageFaults()
+        try withService(faults: faults) { h in
+            faults.inject(.write, errno: ENOSPC, pathContains: "snapshot")
+            let reply = h.call("POST", "/sessions", json: "{\"nodes\": \(ServiceHarness.sampleNodes)}")
+            #expect(reply.status == 507, "\(reply.text)")
+            #expect(h.service.registry.count == 0)
+            #expect(h.service.registry.nodeCount == 0)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/sessions").filter { !$0.hasPrefix(".") }
+            #expect(left.isEmpty)
+            faults.clear()
+            #expect(h.call("POST", "/sessions", json: "{\"nodes\": \(ServiceHarness.sampleNodes)}").status == 201)
+        }
+    }
+
+    @Test func aViewBuiltWhileTheDiskIsFullIsServedAndStoredOnceThereIsRoom() throws {
+        let faults = StorageFaults()
+        var sid = "", rows: [String] = []
+        try withService(shutdown: false, faults: faults) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            faults.inject(.write, errno: ENOSPC, times: 1000)
+            // Four more views: the first one, changed, is dropped; reads work without a journal.
+            for f in ["b", "c", "d", "e"] { #expect(Self.allRows(h, sid, "&filter=\(f)").hasPrefix("[")) }
+            faults.clear()
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=e", json: #"{"expanded":false}"#).status == 200)
+            rows = ["", "&filter=a", "&filter=b", "&filter=e"].map { Self.allRows(h, sid, $0) }
+        }
+        try withService { h in
+            let version = h.call("GET", "/sessions/\(sid)")["version"]?.intValue
+            #expect(["", "&filter=a", "&filter=b", "&filter=e"].map { Self.allRows(h, sid, $0) } == rows)
+            // Naming the dropped, changed view "a" again reset it (a version step) before the restart, not after.
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version)
+        }
+    }
+}
+
+/// The journal's entries and the snapshot's session block, encoded and decoded.
+@Suite struct JournalEntryTests {
+    @Test func entriesRoundTrip() {
+        let time = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let entries: [JournalEntry] = [
+            .change(RecordedChange(route: .itemPatch, view: FilterQuery("é x", mode: .prefix, caseSensitive: true), item: ItemID("7"), body: Array(#"{"expanded":true}"#.utf8))),
+            .change(RecordedChange(route: .batch, view: nil, body: [])),
+            .change(RecordedChange(route: .deleteItem, view: nil, item: ItemID("~3"), body: [])),
+            .views([FilterQuery("a"), FilterQuery("b", mode: .exact)]),
+            .views([]),
+            .touch,
+        ]
+        for entry in entries {
+            let decoded = JournalEntry.decode(entry.encoded(at: time))
+            #expect(decoded?.entry == entry)
+            #expect(decoded?.time == Date(timeIntervalSince1970: 1_800_000_000.123))
+        }
+    }
+
+    @Test func damagedEntriesAreRefused() {
+        let bytes = JournalEntry.views([FilterQuery("abc")]).encoded(at: Date())
+        for n in 0 ..< bytes.count { #expect(JournalEntry.decode(Array(bytes.prefix(n))) == nil) }
+        #expect(JournalEntry.decode(bytes + [0]) == nil)
+        #expect(JournalEntry.decode([9] + bytes.dropFirst()) == nil)
+        // An item route without its item.
+        let noItem = JournalEntry.change(RecordedChange(route: .itemPatch, view: nil, body: [])).encoded(at: Date())
+        #expect(JournalEntry.decode(noItem) == nil)
+    }
+
+    @Test func metadataRoundTrips() {
+        let meta = SessionMetadata(version: 42, createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+                                   lastUse: Date(timeIntervalSince1970: 1_700_000_100.25),
+                                   changedFilters: [FilterQuery("x"), FilterQuery("y", mode: .exact, caseSensitive: true)])
+        #expect(SessionMetadata(meta.encoded) == meta)
+        for n in 0 ..< meta.encoded.count { #expect(SessionMetadata(Array(meta.encoded.prefix(n))) == nil) }
+    }
+}
