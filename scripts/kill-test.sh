@@ -6,7 +6,7 @@
 # at all. Several seeds; each also runs under --fsync always, batch and off. Exits non-zero on
 # any mismatch, printing the seed, the session's step log and the difference.
 #
-#   scripts/kill-test.sh                 # seeds 1..4 (SEEDS=N for more)
+#   scripts/kill-test.sh                 # seeds 1..8 (SEEDS=N for more or fewer)
 #   SEED=7 scripts/kill-test.sh          # replay one seed
 #
 # Environment: TREE_SERVER (default: the debug build, built when missing), SEEDS, SEED, ROUNDS

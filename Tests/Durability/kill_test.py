@@ -27,7 +27,7 @@ repeats for each seed.
 
 Environment:
   TREE_SERVER  the tree-server binary (required)
-  SEEDS        how many seeds (default 4: seeds 1..4); SEED=N runs seed N alone
+  SEEDS        how many seeds (default 8: seeds 1..8); SEED=N runs seed N alone
   ROUNDS       kills per seed (default 3)
   THREADS      client threads (default 4); SESSIONS sessions per seed (default 8)
   DIFF_ONLY=1  no durability flags and no kills: only the differential check of two
@@ -554,8 +554,9 @@ class World:
         diff = compare(request, rs, rr, session)
         if diff:
             raise Failure(f"upload answers differ:\n{diff}", session)
-        self.exchange(session, Request("GET", "/sessions/{sid}/tree", label="tree"), cs, cr)
-        return True
+        tree = self.exchange(session, Request("GET", "/sessions/{sid}/tree", label="tree"), cs, cr,
+                             expect_kill=expect_kill)
+        return tree is not None
 
     # MARK: The operation mix
 
@@ -947,7 +948,7 @@ def main():
     binary = os.path.abspath(os.environ.get("TREE_SERVER") or "")
     if not os.environ.get("TREE_SERVER") or not os.path.isfile(binary) or not os.access(binary, os.X_OK):
         sys.exit("set TREE_SERVER to the tree-server binary (`swift build --show-bin-path`/tree-server)")
-    seeds = [int(os.environ["SEED"])] if os.environ.get("SEED") else list(range(1, int(os.environ.get("SEEDS", "4")) + 1))
+    seeds = [int(os.environ["SEED"])] if os.environ.get("SEED") else list(range(1, int(os.environ.get("SEEDS", "8")) + 1))
     started = time.monotonic()
     print(f"kill test: seeds {seeds}, {ROUNDS} kills each, {THREADS} threads, {SESSIONS} sessions"
           + (" (DIFF_ONLY: two memory-only servers, no kills)" if DIFF_ONLY else ""), flush=True)
