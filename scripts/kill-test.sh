@@ -10,7 +10,8 @@
 #   SEED=7 scripts/kill-test.sh          # replay one seed
 #
 # Environment: TREE_SERVER (default: the debug build, built when missing), SEEDS, SEED, ROUNDS
-# (kills per seed, default 3), THREADS (4), SESSIONS (8), VERBOSE=1, DIFF_ONLY=1 (two
+# (kills per seed, default 3), THREADS (4), SESSIONS (8), VERBOSE=1, S_FLAGS (more flags for the
+# durable server), DIFF_ONLY=1 (two
 # memory-only servers compared, no kills). Needs only python3 (standard library).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -33,6 +33,7 @@ Environment:
   DIFF_ONLY=1  no durability flags and no kills: only the differential check of two
                memory-only servers (for servers without --data-dir)
   VERBOSE=1    print every step
+  S_FLAGS      more flags for S (say a small compaction threshold, so that kills hit compactions)
 
 On a mismatch it prints the seed, the session, its step log and the difference, and exits 1.
 """
@@ -436,7 +437,7 @@ class World:
         return sorted(filters)
 
     def s_flags(self, mode):
-        return [] if DIFF_ONLY else ["--data-dir", self.data_dir, "--fsync", mode]
+        return EXTRA_S_FLAGS + ([] if DIFF_ONLY else ["--data-dir", self.data_dir, "--fsync", mode])
 
     def start_s(self, mode):
         self.S = Server(self.binary, self.s_flags(mode), self.s_log, self.workdir)
@@ -963,6 +964,7 @@ THREADS = int(os.environ.get("THREADS", "4"))
 SESSIONS = int(os.environ.get("SESSIONS", "8"))
 DIFF_ONLY = os.environ.get("DIFF_ONLY") == "1"
 VERBOSE = os.environ.get("VERBOSE") == "1"
+EXTRA_S_FLAGS = os.environ.get("S_FLAGS", "").split()
 
 if __name__ == "__main__":
     main()
