@@ -11,8 +11,8 @@
 #
 # Environment: TREE_SERVER (default: the debug build, built when missing), SEEDS, SEED, ROUNDS
 # (kills per seed, default 3), THREADS (4), SESSIONS (8), VERBOSE=1, S_FLAGS (more flags for the
-# durable server), DIFF_ONLY=1 (two
-# memory-only servers compared, no kills). Needs only python3 (standard library).
+# durable server), DIFF_ONLY=1 (two memory-only servers compared, no kills). Needs only python3
+# (standard library).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH" PYTHONDONTWRITEBYTECODE=1
