@@ -19,9 +19,9 @@ per session: S's version is the acknowledged one, or the in-flight request lande
 replayed on R, and the versions must agree); the summary, every page of the unfiltered view and
 of each filtered view the session keeps, and the tree must equal R's; a change with
 `If-Match` naming the version from before the restart succeeds, a stale one answers 412;
-deleted sessions stay deleted. The run goes on (more operations, another kill) for ROUNDS
-rounds, ends with a SIGTERM (exit status 0) and one more restart and comparison, and
-repeats for each seed.
+deleted sessions stay deleted. Some restarts are killed again while they load. The run goes on
+(more operations, another kill) for ROUNDS rounds, ends with a SIGTERM (exit status 0) and one
+more restart and comparison, and repeats for each seed.
 
   TREE_SERVER=.build/debug/tree-server python3 Tests/Durability/kill_test.py
 
@@ -905,6 +905,13 @@ def run_seed(seed, binary):
                 mode = MODES[(seed + round_no + 1) % 3]
                 world.start_s(mode)
                 lives.append(mode)
+                if rng.random() < 0.4:
+                    # Killed again while it starts (loading, repairing): the next start must
+                    # still find everything.
+                    time.sleep(rng.uniform(0, 0.2))
+                    world.S.kill()
+                    world.start_s(mode)
+                    lives.append(mode + " (the one before killed while starting)")
             world.verify(round_no, restarted=not DIFF_ONLY)
         # The last round ends with SIGTERM: exit status 0, and everything is there after it.
         world.drive(ROUNDS, rng.randint(40, 150), expect_kill=False)
