@@ -34,6 +34,11 @@ Environment:
                memory-only servers (for servers without --data-dir)
   VERBOSE=1    print every step
   S_FLAGS      more flags for S (say a small compaction threshold, so that kills hit compactions)
+  STARTUP_SESSIONS  sessions of the start-up check (default 200; 0 skips it; not run with SEED)
+
+After the seeds, a start-up check: STARTUP_SESSIONS sessions on disk, the server restarted (after
+SIGTERM and after SIGKILL) and polled by 4 threads from the moment it starts: 503 while a
+session loads, never 404, and afterwards every session there with its version.
 
 On a mismatch it prints the seed, the session, its step log and the difference, and exits 1.
 """
@@ -937,6 +942,86 @@ def run_seed(seed, binary):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def startup_check(binary, count, restarts=4):
+    """Many sessions on disk, polled by 4 client threads from the moment the server starts:
+    while they load they may answer 503 (with Retry-After), never 404; afterwards every one
+    answers 200 with its version. Restarts after SIGTERM and after SIGKILL (journals to replay)."""
+    workdir = tempfile.mkdtemp(prefix="kill-test-startup-")
+    log = os.path.join(workdir, "s.log")
+    rng = random.Random("startup")
+    server = None
+    started = time.monotonic()
+    try:
+        server = Server(binary, EXTRA_S_FLAGS + ["--data-dir", os.path.join(workdir, "data")], log, workdir)
+        c = Connection(server.port)
+        versions = {}
+        trees = [body({"nodes": random_forest(rng, 3000, "s"), "expand": 1}, rng) for _ in range(3)]
+        for k in range(count):
+            r = c.send("POST", "/sessions", trees[k % 3])
+            if r.status != 201:
+                raise Failure(f"upload {k}: {r.status} {r.body[:300]!r}")
+            sid = r.json()["id"]
+            for _ in range(rng.randrange(3)):
+                r = c.send("PATCH", f"/sessions/{sid}", body({"expandDepth": rng.randrange(4)}, rng))
+            versions[sid] = json.loads(c.send("GET", f"/sessions/{sid}").body)["version"]
+        c.close()
+        sids = list(versions)
+        for restart in range(restarts):
+            if restart % 2 == 0:
+                status = server.terminate()
+                if status != 0:
+                    raise Failure(f"SIGTERM: exit status {status}")
+            else:
+                server.kill()
+            server = Server(binary, EXTRA_S_FLAGS + ["--data-dir", os.path.join(workdir, "data")], log, workdir)
+            not_found = []
+
+            def poll(part):
+                conn, pending = Connection(server.port), list(part)
+                deadline = time.monotonic() + LOAD_TIMEOUT
+                try:
+                    while pending and time.monotonic() < deadline:
+                        still = []
+                        for sid in pending:
+                            r = conn.send("GET", f"/sessions/{sid}")
+                            if r.status == 404:
+                                not_found.append((sid, round(time.monotonic() - server.started, 3)))
+                            elif r.status != 200:
+                                still.append(sid)
+                        pending = still
+                finally:
+                    conn.close()
+            threads = [threading.Thread(target=poll, args=(sids[k::2] + sids[(k + 1) % 2::2],)) for k in range(2)]
+            threads += [threading.Thread(target=poll, args=(list(reversed(sids[k::2])),)) for k in range(2)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            c = Connection(server.port)
+            lost = [sid for sid in sids if c.send("GET", f"/sessions/{sid}").status != 200]
+            wrong = [sid for sid in sids if sid not in lost and
+                     json.loads(c.send("GET", f"/sessions/{sid}").body)["version"] != versions[sid]]
+            c.close()
+            if not_found or lost or wrong:
+                raise Failure(f"start-up with {count} sessions on disk (restart {restart}, after "
+                              f"{'SIGTERM' if restart % 2 == 0 else 'SIGKILL'}): {len(set(s for s, _ in not_found))} "
+                              f"answered 404 while the server loaded them (session, seconds after exec: "
+                              f"{not_found[:5]}); {len(lost)} do not answer 200 any more (lost: {lost[:5]}); "
+                              f"{len(wrong)} have another version")
+        print(f"start-up: {count} sessions, {restarts} restarts polled by 4 threads: no 404, none lost "
+              f"({time.monotonic() - started:.1f} s)", flush=True)
+        return True
+    except Failure as failure:
+        print(f"\nFAIL: {failure}\n")
+        if server is not None:
+            print("-- the server's log (last 30 lines):\n" + server.tail())
+        return False
+    finally:
+        if server is not None:
+            server.kill()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def report(world, failure, lives):
     print(f"\nFAIL: seed {world.seed} (replay: SEED={world.seed} scripts/kill-test.sh); "
           f"fsync per life of S: {', '.join(lives)}", flush=True)
@@ -962,8 +1047,9 @@ def main():
           + (" (DIFF_ONLY: two memory-only servers, no kills)" if DIFF_ONLY else ""), flush=True)
     failed = [seed for seed in seeds if not run_seed(seed, binary)]
     print(f"kill test: {len(seeds) - len(failed)} of {len(seeds)} seeds passed in {time.monotonic() - started:.0f} s"
-          + (f"; failed: {failed}" if failed else ""))
-    sys.exit(1 if failed else 0)
+          + (f"; failed: {failed}" if failed else ""), flush=True)
+    startup_ok = DIFF_ONLY or os.environ.get("SEED") or STARTUP_SESSIONS == 0 or startup_check(binary, STARTUP_SESSIONS)
+    sys.exit(1 if failed or not startup_ok else 0)
 
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
@@ -972,6 +1058,7 @@ SESSIONS = int(os.environ.get("SESSIONS", "8"))
 DIFF_ONLY = os.environ.get("DIFF_ONLY") == "1"
 VERBOSE = os.environ.get("VERBOSE") == "1"
 EXTRA_S_FLAGS = os.environ.get("S_FLAGS", "").split()
+STARTUP_SESSIONS = int(os.environ.get("STARTUP_SESSIONS", "200"))
 
 if __name__ == "__main__":
     main()
