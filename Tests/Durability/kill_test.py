@@ -445,11 +445,18 @@ class World:
         return EXTRA_S_FLAGS + ([] if DIFF_ONLY else ["--data-dir", self.data_dir, "--fsync", mode])
 
     def start_s(self, mode):
-        self.S = Server(self.binary, self.s_flags(mode), self.s_log, self.workdir)
+        # Each server in a directory of its own: in DIFF_ONLY a server with storage keeps its
+        # default data directory there.
+        self.S = Server(self.binary, self.s_flags(mode), self.s_log, self.subdirectory("s"))
         return self.S
 
     def start_r(self):
-        self.R = Server(self.binary, [] if DIFF_ONLY else ["--data-dir", "none"], self.r_log, self.workdir)
+        self.R = Server(self.binary, [] if DIFF_ONLY else ["--data-dir", "none"], self.r_log, self.subdirectory("r"))
+
+    def subdirectory(self, name):
+        path = os.path.join(self.workdir, name)
+        os.makedirs(path, exist_ok=True)
+        return path
 
     def stop_all(self):
         for server in (self.S, self.R):
