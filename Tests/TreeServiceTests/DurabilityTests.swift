@@ -137,6 +137,22 @@ import TreeStorage
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/sessions/" + expiring))
     }
 
+    @Test func metricsShowTheStorage() throws {
+        try withService(fsync: .always) { h in
+            let sid = h.createSample()
+            for i in 0 ..< 5 { h.call("PATCH", "/sessions/\(sid)/items/1", json: "{\"expanded\":\(i % 2 == 0)}") }
+            let lines = h.call("GET", "/metrics").text.split(separator: "\n").map(String.init)
+            func value(_ name: String) -> Double? { lines.first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last!) } }
+            #expect(value("tree_storage_fsync_seconds_count") == 5)
+            #expect((value("tree_storage_journal_bytes") ?? 0) > 0)
+            #expect(value("tree_sessions_loading") == 0)
+            #expect(value("tree_storage_snapshots_total") == 1)
+            // Cumulative buckets, ending at the count.
+            let buckets = lines.filter { $0.hasPrefix("tree_storage_fsync_seconds_bucket") }.map { Double($0.split(separator: " ").last!)! }
+            #expect(buckets == buckets.sorted() && buckets.last == 5)
+        }
+    }
+
     @Test func deleteRemovesTheFiles() throws {
         try withService { h in
             let sid = h.createSample()

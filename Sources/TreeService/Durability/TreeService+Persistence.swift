@@ -319,15 +319,10 @@ extension TreeService {
         text += "tree_storage_compactions_total \(stats.compactions)\n"
         text += "# HELP tree_storage_refused_writes_total Changes and uploads refused with 507 because the disk failed them.\n# TYPE tree_storage_refused_writes_total counter\n"
         text += "tree_storage_refused_writes_total \(durability.refusedWrites.load(ordering: .relaxed))\n"
-        text += "# HELP tree_storage_fsync_seconds Time of each fsync of a journal.\n# TYPE tree_storage_fsync_seconds histogram\n"
-        var cumulative = 0
-        for bucket in stats.fsyncLatencyBuckets() {
-            cumulative += bucket.count
-            text += "tree_storage_fsync_seconds_bucket{le=\"\(bucket.upperBoundSeconds)\"} \(cumulative)\n"
-        }
-        text += "tree_storage_fsync_seconds_bucket{le=\"+Inf\"} \(stats.fsyncs)\n"
-        text += "tree_storage_fsync_seconds_sum \(stats.fsyncLatencySum)\n"
-        text += "tree_storage_fsync_seconds_count \(stats.fsyncs)\n"
+        // The storage layer counts its buckets cumulatively already.
+        text += Metrics.histogram("tree_storage_fsync_seconds", help: "Time of each fsync round of a journal.",
+                                  buckets: stats.fsyncLatencyBuckets().map { ($0.upperBoundSeconds, $0.count) },
+                                  sum: stats.fsyncLatencySum, count: stats.fsyncs)
         return Array(text.utf8)
     }
 }

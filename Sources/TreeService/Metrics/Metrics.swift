@@ -54,22 +54,27 @@ final class Metrics: Sendable {
                 }
             }
         }
-        text += "# HELP tree_http_request_duration_seconds Time to produce a response.\n"
-        text += "# TYPE tree_http_request_duration_seconds histogram\n"
         var cumulative = 0
-        for (i, bound) in Metrics.buckets.enumerated() {
+        let buckets = Metrics.buckets.enumerated().map { i, bound in
             cumulative += bucketCounts[i].load()
-            text += "tree_http_request_duration_seconds_bucket{le=\"\(bound.seconds)\"} \(cumulative)\n"
+            return (bound.seconds, cumulative)
         }
-        let total = count.load()
-        text += "tree_http_request_duration_seconds_bucket{le=\"+Inf\"} \(total)\n"
-        text += "tree_http_request_duration_seconds_sum \(Duration.microseconds(microseconds.load()).seconds)\n"
-        text += "tree_http_request_duration_seconds_count \(total)\n"
+        text += Metrics.histogram("tree_http_request_duration_seconds", help: "Time to produce a response.", buckets: buckets,
+                                  sum: Duration.microseconds(microseconds.load()).seconds, count: count.load())
         text += "# HELP tree_sessions Live sessions.\n# TYPE tree_sessions gauge\ntree_sessions \(sessions)\n"
         text += "# HELP tree_nodes Nodes over all sessions.\n# TYPE tree_nodes gauge\ntree_nodes \(nodes)\n"
         text += "# HELP process_resident_memory_bytes Resident memory.\n# TYPE process_resident_memory_bytes gauge\n"
         text += "process_resident_memory_bytes \(Metrics.residentBytes())\n"
         return Array(text.utf8)
+    }
+
+    /// A histogram in the Prometheus text format: `buckets` are upper bounds with cumulative
+    /// counts; `count` is the `+Inf` bucket.
+    static func histogram(_ name: String, help: String, buckets: [(upperBound: Double, cumulative: Int)], sum: Double, count: Int) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for bucket in buckets { text += "\(name)_bucket{le=\"\(bucket.upperBound)\"} \(bucket.cumulative)\n" }
+        text += "\(name)_bucket{le=\"+Inf\"} \(count)\n\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        return text
     }
 
     static func residentBytes() -> Int {
