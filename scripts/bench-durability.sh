@@ -179,12 +179,14 @@ function response(status, headers, body)
 end
 LUA
 
+fsync_metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="tree_storage_fsync_seconds$1" '$1 == m {print $2}'; }
 echo "== (b) $CHANGES changes on distinct nodes from $CONNECTIONS connections (wrk -t$THREADS), $RUNS runs each"
 for run in $(seq "$RUNS"); do
   if [ $((run % 2)) = 1 ]; then body='{"expanded":false}'; order="durable memory"; else body='{"expanded":true}'; order="memory durable"; fi
   for name in $order; do
     port=$PORT; [ "$name" = memory ] && port=$MEMORY_PORT
     times="$tmp/b-$name-$run.times"
+    [ "$name" = durable ] && fsyncs_before=$(fsync_metric _count) && fsync_seconds_before=$(fsync_metric _sum)
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WRK_SECONDS:-5}s" --latency -s "$tmp/changes.lua" "http://127.0.0.1:$port" \
       -- "$tmp/$name.paths" "$THREADS" "$CHANGES" "$body" "$times" >"$tmp/b-$name-$run.txt"
     if [ "$(wc -l <"$times" 2>/dev/null || echo 0)" != "$THREADS" ]; then
@@ -193,6 +195,11 @@ for run in $(seq "$RUNS"); do
     if awk '$3 != 0 {bad = 1} END {exit !bad}' "$times"; then echo "(b) $name: answers other than 200"; exit 1; fi
     # changes per second: CHANGES over the time from the first request sent to the last answer.
     awk -v n="$CHANGES" 'NR == 1 || $1 < a {a = $1} $2 > b {b = $2} END {printf "%.0f\n", n / (b - a)}' "$times" >>"$tmp/b-$name.rps"
+    if [ "$name" = durable ]; then
+      # How the changes shared their fsyncs (the server's fsync histogram, before and after).
+      awk -v c0="$fsyncs_before" -v c1="$(fsync_metric _count)" -v s0="$fsync_seconds_before" -v s1="$(fsync_metric _sum)" \
+          -v n="$CHANGES" 'BEGIN { f = c1 - c0; if (f > 0) printf "%d fsyncs, %.1f changes each, %.3f ms each\n", f, n / f, (s1 - s0) / f * 1000 }' >>"$tmp/b-fsyncs"
+    fi
   done
 done
 median() { sort -g "$1" | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
@@ -200,6 +207,7 @@ b_durable=$(median "$tmp/b-durable.rps")
 b_memory=$(median "$tmp/b-memory.rps")
 echo "(b) durable $b_durable changes/s (runs: $(tr '\n' ' ' <"$tmp/b-durable.rps"))"
 echo "(b) memory  $b_memory changes/s (runs: $(tr '\n' ' ' <"$tmp/b-memory.rps"))"
+echo "(b) durable runs' fsyncs: $(paste -sd ';' "$tmp/b-fsyncs" 2>/dev/null || echo "no tree_storage_fsync_seconds in /metrics")"
 
 # (c): SMALL small sessions beside the 7.2M one; then restarts, timed from exec.
 kill "${pids[1]}" 2>/dev/null; wait "${pids[1]}" 2>/dev/null || true   # the memory-only server: not needed any more
