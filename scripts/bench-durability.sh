@@ -358,6 +358,7 @@ for op in sorted(bench):
         if op == "snapshot.load" and "parse" in bench:
             goal += f": {bench['parse'] / bench[op]:.1f}x"
         rows.append((f"tree-bench {op}", f"{bench[op]:.3f} s", "", goal))
+print(f"\nload at the end: {open('/proc/loadavg').read().split()[:3]} (at the start: see above)")
 print(f"\n| {size} nodes | --fsync {fsync} | --data-dir none | goal |\n|---|---|---|---|")
 for row in rows:
     print("| " + " | ".join(row) + " |")
