@@ -1,0 +1,125 @@
+import Foundation
+import HTTP1
+import Synchronization
+import Testing
+import TreeEngine
+import TreeFormats
+import TreeStorage
+@testable import TreeService
+
+/// Durability's edges: start-up with a session it cannot read, requests racing the
+/// background load, removals the disk refuses, changes whose take-back fails, and view
+/// resets answered by reads.
+extension DurabilityTests {
+    /// One session whose files cannot even be read for accounting (here its snapshot is a
+    /// directory: reading it fails with EISDIR) stays on disk answering 503; every other
+    /// session loads as usual.
+    @Test func aSessionThatCannotBeReadDoesNotKeepTheOthersFromLoading() throws {
+        var sid = ""
+        try withService { h in sid = h.createSample() }
+        let unreadable = String(repeating: "B", count: 22)
+        try FileManager.default.createDirectory(atPath: directory.path + "/sessions/\(unreadable)/snapshot.1", withIntermediateDirectories: true)
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)").status == 200)
+            let reply = h.call("GET", "/sessions/\(unreadable)")
+            #expect(reply.status == 503)
+            #expect(h.service.durability.eventCount(.loadFailed) == 1)
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/sessions/\(unreadable)"))
+    }
+
+    /// A request for a session that finishes loading while the request looks it up gets
+    /// 503 or the session, never 404 (and never drops the session it just missed).
+    @Test func aSessionThatFinishesLoadingDuringALookupIsNeither404NorDropped() throws {
+        let h = ServiceHarness(clock: clock)
+        let sample = h.createSample()
+        let store = try #require(h.service.registry.lookup(sample)).state.withReadLock { $0.store }
+        let count = 20_000
+        let ids = (0 ..< count).map { "loading-\($0)" }
+        for id in ids { h.service.registry.willLoad(id, nodes: 0) }
+        let next = Atomic<Int>(0)
+        let notFound = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Asks for the session being loaded now, over and over.
+            while true {
+                let k = next.load(ordering: .sequentiallyConsistent)
+                if k >= count { break }
+                do throws(ServiceError) {
+                    _ = try h.service.liveSession(ids[k])
+                } catch {
+                    if error.type == .notFound { notFound.add(1, ordering: .relaxed) }
+                }
+            }
+            done.signal()
+        }
+        for (k, id) in ids.enumerated() {
+            next.store(k, ordering: .sequentiallyConsistent)
+            h.service.registry.loaded(id, Session(id: id, store: store, clock: clock))
+        }
+        next.store(count, ordering: .sequentiallyConsistent)
+        done.wait()
+        #expect(notFound.load(ordering: .relaxed) == 0)
+        #expect(h.service.registry.loadedCount == count + 1)
+    }
+
+    /// A DELETE whose files cannot be removed (the disk refuses the rename) must not answer
+    /// 204 and then have the session come back after a restart.
+    @Test func aDeleteTheDiskRefusesDoesNotComeBackAfterARestart() throws {
+        let faults = StorageFaults()
+        var sid = "", status = 0
+        try withService(faults: faults) { h in
+            sid = h.createSample()
+            faults.inject(.rename, errno: EROFS, times: 1000)
+            status = h.call("DELETE", "/sessions/\(sid)").status
+            faults.clear()
+            if status != 204 {
+                // Refused: the session is still there, whole.
+                #expect(status == 507)
+                #expect(h.call("GET", "/sessions/\(sid)").status == 200)
+                #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#).status == 200)
+            }
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)").status == (status == 204 ? 404 : 200))
+        }
+    }
+
+    /// A change the engine refuses for a reason that a replay does not see again (here the
+    /// server's node budget: a replay accepts what was accepted), whose journal record
+    /// cannot be taken back: it must not appear after a crash.
+    @Test func aRefusedChangeWhoseTakeBackFailedIsNotReplayed() throws {
+        let faults = StorageFaults()
+        var sid = "", rows = "", nodes = 0
+        try withService { h in
+            sid = h.createSample()
+            nodes = h.service.registry.nodeCount
+        }
+        try withService(shutdown: false, faults: faults, { $0.maxTotalNodes = nodes + 1 }) { h in
+            faults.inject(.truncate, errno: EIO)
+            let reply = h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"one"},{"title":"two"}]}"#)
+            #expect(reply.status == 503, "\(reply.text)")
+            faults.clear()
+            rows = Self.allRows(h, sid)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+            #expect(Self.allRows(h, sid) == rows)
+        }
+    }
+
+    /// Under `--fsync always`, a read that resets a view (a changed view dropped and named
+    /// again: a version step) answers only once that step is durable, like any change.
+    @Test func aReadThatResetsAViewIsDurableBeforeItsResponseUnderAlways() throws {
+        try withService(fsync: .always) { h in
+            let sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            let stats = h.service.durability.directory!.stats
+            let fsyncs = stats.fsyncs
+            let reply = h.call("GET", "/sessions/\(sid)/rows?filter=a")
+            #expect(reply["version"]?.intValue == 3)
+            #expect(stats.fsyncs > fsyncs)
+        }
+    }
+}
