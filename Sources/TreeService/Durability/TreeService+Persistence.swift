@@ -129,7 +129,14 @@ extension TreeService {
         let started = ContinuousClock.now
         var stored: [StoredSessionInfo] = []
         do {
-            for id in try directory.storedSessions() { stored.append(try directory.info(id)) }
+            for id in try directory.storedSessions() {
+                do {
+                    stored.append(try directory.info(id))
+                } catch {
+                    // Its load says what is wrong (it answers 503 meanwhile); the others load.
+                    stored.append(StoredSessionInfo(id: id))
+                }
+            }
         } catch {
             durability.log("storage: cannot list the sessions in the data directory: \(error)")
             return whenLoaded()
