@@ -176,12 +176,19 @@ public final class TreeService: HTTPResponder {
     /// expired (it is then dropped).
     func liveSession(_ sid: String) throws(ServiceError) -> Session {
         let now = registry.clock.now
-        guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+        var found = registry.lookup(sid)
+        if found == nil {
             if registry.isPending(sid) {
                 throw ServiceError(.unavailable, detail: "session \"\(sid)\" is being loaded from the data directory; retry in a moment",
                                    headers: [("Retry-After", "1")])
             }
-            registry.remove(sid)
+            // Loaded since the first look (a loaded session is stored before it stops
+            // being pending).
+            found = registry.lookup(sid)
+        }
+        guard let session = found, !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+            // Only an expired session is dropped (never one loaded since the look).
+            if found != nil { registry.remove(sid) }
             throw TreeService.removedSession(sid)
         }
         session.touch(now)

@@ -91,9 +91,10 @@ final class SessionRegistry: Sendable {
     /// forgets it (nil: it could not be loaded, or had expired; the caller releases what
     /// its replay reserved).
     func loaded(_ id: String, _ session: Session?) {
+        // Stored before it stops being pending: a lookup finds one or the other.
+        if let session { sessions.withLock { $0[id] = session } }
         let announced = pending.withLock { $0.removeValue(forKey: id) } ?? 0
-        guard let session else { return release(announced) }
-        sessions.withLock { $0[id] = session }
+        if session == nil { release(announced) }
     }
 
     /// Accounts for `n` more nodes, or refuses when the budget would be exceeded
