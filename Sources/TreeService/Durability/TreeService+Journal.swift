@@ -32,14 +32,22 @@ extension TreeService {
         return JournalMark(files: files, position: position)
     }
 
-    /// Takes back the entry of a change the engine then refused. Should that fail too,
-    /// replay refuses the change again (it is made by the same code), so nothing differs.
-    func takeBack(_ mark: JournalMark?, _ state: inout Session.State) {
+    /// Takes back the entry of a change the engine then refused. Should that fail, a fresh
+    /// snapshot replaces the journal that holds it: a replay would not always refuse it
+    /// again (the node budget is not enforced on replay, a cancelled build is not
+    /// cancelled then).
+    func takeBack(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) {
         guard let mark else { return }
         do {
             try mark.files.truncate(to: mark.position)
         } catch {
-            durability.log("journal of a session: could not take back a refused change (\(error)); its replay refuses it again")
+            durability.log("journal of session \(session.id): could not take back a refused change (\(error)); writing a fresh snapshot")
+            do {
+                try writeSnapshot(session, &state)
+            } catch {
+                durability.log("storage: no fresh snapshot of session \(session.id) either (\(error)); its next change tries again")
+                state.needsSnapshot = true
+            }
         }
     }
 

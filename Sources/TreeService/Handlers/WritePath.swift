@@ -68,7 +68,7 @@ extension TreeService {
         do throws(ServiceError) {
             outcome = try apply(resolved, recorded.view, &state.store, accounted: &state.accountedNodes, replaying: state.replaying)
         } catch {
-            takeBack(mark, &state)
+            takeBack(mark, session, &state)
             throw error
         }
         if operation.editsTree { state.treeEdited() } else { state.expansionChanged(recorded.view) }
@@ -260,7 +260,7 @@ extension TreeService {
             // The store is as it was, so the registry's count of its nodes goes back too
             // (only reservations: deletions were held).
             registry.release(accounted - accountedBefore)
-            takeBack(mark, &state)
+            takeBack(mark, session, &state)
             throw error
         }
         releaseDeletedNodes(state.store, accounted: &accounted)
