@@ -53,17 +53,21 @@ extension TreeService {
 
     /// Journals the order of the kept filtered views when it differs from what the files
     /// know. A view is not a change: when the entry cannot be written the request goes
-    /// on, and the next change writes a fresh snapshot first.
-    func journalViewOrder(_ session: Session, _ state: inout Session.State) {
-        guard state.files != nil else { return }
+    /// on, and the next change writes a fresh snapshot first. Where the entry ended (nil
+    /// when none was written).
+    @discardableResult
+    func journalViewOrder(_ session: Session, _ state: inout Session.State) -> JournalMark? {
+        guard state.files != nil else { return nil }
         let order = state.store.keptFilters
-        guard order != state.journaledViews else { return }
+        guard order != state.journaledViews else { return nil }
         do {
-            _ = try append(.views(order), session, &state, at: nil)
+            let mark = try append(.views(order), session, &state, at: nil)
             state.journaledViews = order
+            return mark
         } catch {
             durability.log("storage: could not journal the views of session \(session.id) (\(error)); its next change writes a fresh snapshot first")
             state.needsSnapshot = true
+            return nil
         }
     }
 
