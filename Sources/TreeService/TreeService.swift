@@ -23,12 +23,18 @@ public final class TreeService: HTTPResponder {
         self.configuration = configuration
         let durability = Durability(directory: dataDirectory, log: log)
         self.durability = durability
-        registry = SessionRegistry(configuration: configuration, clock: clock) { id, state in
+        registry = SessionRegistry(configuration: configuration, clock: clock) { (id, state) throws(ServiceError) in
             // DELETE and expiry remove the session's files.
             guard let files = state.files, let directory = durability.directory else { return }
+            if let error = directory.remove(id) {
+                // Still in place (the rename failed): the session stays, whole (507 for a DELETE).
+                if FileManager.default.fileExists(atPath: files.directory) {
+                    throw durability.failure(error, writing: "the removal of session \(id)")
+                }
+                log("storage: could not remove the files of session \(id): \(error)")
+            }
             files.close()
             state.files = nil
-            if let error = directory.remove(id) { log("storage: could not remove the files of session \(id): \(error)") }
         }
     }
 

@@ -19,11 +19,11 @@ final class SessionRegistry: Sendable {
     let freedMemory: FreedMemoryReturn
 
     /// Called with a session's id and state (its lock held) when it is dropped: the
-    /// service removes its files.
-    let dropped: @Sendable (String, inout Session.State) -> Void
+    /// service removes its files. When it throws (the disk refuses), the session stays.
+    let dropped: @Sendable (String, inout Session.State) throws(ServiceError) -> Void
 
     init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn(),
-         dropped: @escaping @Sendable (String, inout Session.State) -> Void = { _, _ in }) {
+         dropped: @escaping @Sendable (String, inout Session.State) throws(ServiceError) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.clock = clock
         self.freedMemory = freedMemory
@@ -149,9 +149,9 @@ final class SessionRegistry: Sendable {
         let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
             guard !state.removed else { return nil }
             try check(state)
+            try dropped(id, &state)
             state.removed = true
             defer { state.accountedNodes = 0 }
-            dropped(id, &state)
             return state.accountedNodes
         }
         guard let freed else { return nil }
