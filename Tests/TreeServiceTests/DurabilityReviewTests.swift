@@ -123,3 +123,23 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A change to an item whose id is empty (`/items/` with an empty segment) is journaled
+    /// with its item, and replayed.
+    @Test func aChangeToAnItemWithAnEmptyIdComesBack() throws {
+        var sid = "", version = 0, status = 0
+        try withService(shutdown: false) { h in
+            let created = h.call("POST", "/sessions", json: #"{"nodes":[{"id":"","title":"empty","children":[{"id":"c","title":"child"}]}]}"#)
+            try #require(created.status == 201, "\(created.text)")
+            sid = created["id"]!.stringValue!
+            let reply = h.call("PATCH", "/sessions/\(sid)/items/", json: #"{"title":"renamed"}"#)
+            status = reply.status
+            version = h.call("GET", "/sessions/\(sid)")["version"]!.intValue!
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version, "PATCH answered \(status)")
+            #expect(h.service.durability.eventCount(.replayStopped) == 0)
+        }
+    }
+}
