@@ -388,9 +388,12 @@ extension DurabilityTests {
         for n in 0 ..< bytes.count { #expect(JournalEntry.decode(Array(bytes.prefix(n))) == nil) }
         #expect(JournalEntry.decode(bytes + [0]) == nil)
         #expect(JournalEntry.decode([9] + bytes.dropFirst()) == nil)
-        // An item route without its item.
-        let noItem = JournalEntry.change(RecordedChange(route: .itemPatch, view: nil, body: [])).encoded(at: Date())
-        #expect(JournalEntry.decode(noItem) == nil)
+        // A route without an item, with one.
+        let withItem = JournalEntry.change(RecordedChange(route: .sessionPatch, view: nil, item: ItemID("1"), body: [])).encoded(at: Date())
+        #expect(JournalEntry.decode(withItem) == nil)
+        // An item's id may be empty.
+        let empty = JournalEntry.change(RecordedChange(route: .deleteItem, view: nil, item: ItemID(""), body: []))
+        #expect(JournalEntry.decode(empty.encoded(at: Date()))?.entry == empty)
     }
 
     @Test func metadataRoundTrips() {
