@@ -143,3 +143,31 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// After a views entry the disk refused, the fresh snapshot that the next entry needs
+    /// must not be taken half-way through a view's reset (the view built, its version step
+    /// not yet made): replayed, the reset would be lost, and every change after it.
+    @Test func aResetAfterARefusedViewsEntryComesBackWithItsVersion() throws {
+        let faults = StorageFaults()
+        var sid = "", rows = "", version = 0
+        try withService(shutdown: false, faults: faults) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            faults.inject(.write, errno: ENOSPC, times: 1000)
+            // Four more views: the changed view "a" is dropped; its views entries are refused.
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            faults.clear()
+            // Naming "a" again resets it (a version step), then a change.
+            #expect(h.call("GET", "/sessions/\(sid)/rows?filter=a")["version"]?.intValue == 3)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=a", json: #"{"expanded":false}"#).status == 200)
+            version = h.call("GET", "/sessions/\(sid)")["version"]!.intValue!
+            rows = Self.allRows(h, sid, "&filter=a")
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version)
+            #expect(Self.allRows(h, sid, "&filter=a") == rows)
+            #expect(h.service.durability.eventCount(.replayStopped) == 0)
+        }
+    }
+}
