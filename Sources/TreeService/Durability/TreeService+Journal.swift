@@ -57,7 +57,10 @@ extension TreeService {
     /// when none was written).
     @discardableResult
     func journalViewOrder(_ session: Session, _ state: inout Session.State) -> JournalMark? {
-        guard state.files != nil else { return nil }
+        // With a fresh snapshot due, no entry: the snapshot would be taken here, in the
+        // middle of a reset (the view built, the version not yet stepped), and the entry
+        // replayed over it would not step it. The next change's snapshot holds the views.
+        guard state.files != nil, !state.needsSnapshot else { return nil }
         let order = state.store.keptFilters
         guard order != state.journaledViews else { return nil }
         do {
