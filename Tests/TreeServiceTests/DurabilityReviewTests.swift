@@ -171,3 +171,21 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A loaded session knows which views it keeps before its first change: naming a kept
+    /// view takes no new filter ticket, so it cancels no build running for another request.
+    @Test func aLoadedSessionsKeptViewsCancelNothing() throws {
+        var sid = ""
+        try withService { h in
+            sid = h.createSample()
+            _ = Self.allRows(h, sid, "&filter=ce")
+        }
+        try withService { h in
+            let session = try #require(h.service.registry.lookup(sid))
+            let before = session.filterTicket.load(ordering: .relaxed)
+            _ = h.service.ticket(FilterQuery("ce"), sid)
+            #expect(session.filterTicket.load(ordering: .relaxed) == before)
+        }
+    }
+}
