@@ -220,6 +220,8 @@ extension TreeService {
             }
             state.replaying = false
             state.journaledViews = state.store.keptFilters
+            let kept = Set(state.store.keptFilters)
+            session.keptFilters.withLock { $0 = kept }
             state.recordedUse = lastUse
             state.files = stored.files
         }
