@@ -189,3 +189,29 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A read that resets a view while fsyncs fail is served (reads keep working, as when
+    /// its entry cannot be written); the next change writes a fresh snapshot, so a restart
+    /// has the reset and the change.
+    @Test func aReadThatResetsAViewWhileFsyncsFailIsServed() throws {
+        let faults = StorageFaults()
+        var sid = "", rows = ""
+        try withService(shutdown: false, fsync: .always, faults: faults) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            faults.inject(.fsync, errno: EIO, times: 1000)
+            let reply = h.call("GET", "/sessions/\(sid)/rows?filter=a")
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply["version"]?.intValue == 3)
+            faults.clear()
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=a", json: #"{"expanded":false}"#).status == 200)
+            rows = Self.allRows(h, sid, "&filter=a")
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 4)
+            #expect(Self.allRows(h, sid, "&filter=a") == rows)
+        }
+    }
+}
