@@ -88,4 +88,17 @@ extension TreeService {
         }
         compactIfDue(session)
     }
+
+    /// `waitUntilDurable` for a read that reset a view: when the fsync fails the read is
+    /// served all the same (reads keep working, as when the entry cannot be written), and
+    /// the session's next change writes a fresh snapshot first.
+    func waitUntilDurable(read mark: JournalMark?, _ session: Session) {
+        guard let mark else { return }
+        do {
+            try mark.files.waitDurable(mark.position)
+        } catch {
+            session.state.withLock { $0.needsSnapshot = true }
+            durability.log("storage: a view reset of session \(session.id) is not known durable (\(error)); its next change writes a fresh snapshot first")
+        }
+    }
 }

@@ -20,7 +20,7 @@ extension TreeService {
             let reset = try prepare(filter, session, &state, ticket: ticket)
             return (try item(request, state, itemID, filter)!, reset)
         }
-        try waitUntilDurable(reset, session)
+        waitUntilDurable(read: reset, session)
         return response
     }
 

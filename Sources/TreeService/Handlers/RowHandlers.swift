@@ -21,7 +21,7 @@ extension TreeService {
             let reset = try prepare(filter, session, &state, ticket: ticket)
             return (page(request, state, filter, offset: offset, limit: limit)!, reset)
         }
-        try waitUntilDurable(reset, session)
+        waitUntilDurable(read: reset, session)
         return response
     }
 
