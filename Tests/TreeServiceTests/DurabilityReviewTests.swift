@@ -215,3 +215,27 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A change whose session is deleted while its response waits for the fsync (the lock
+    /// is released by then): the change came first, so it is answered as made, not with a
+    /// 507 that says nothing was changed.
+    @Test func aChangeWhoseSessionIsDeletedWhileItWaitsForItsFsyncIsAnswered() throws {
+        try withService(fsync: .always) { h in
+            let sid = h.createSample()
+            let session = try #require(h.service.registry.lookup(sid))
+            let recorded = RecordedChange(route: .sessionPatch, view: nil, body: Array(#"{"expandAll":true}"#.utf8))
+            // The change under the lock, as mutateSession makes it...
+            let (response, mark) = try h.service.withSession(session) { session, state throws(ServiceError) in
+                try h.service.change(recorded, session, &state, ticket: 0) { store throws(ServiceError) in
+                    try h.service.operation(of: recorded, in: store)
+                }
+            }
+            #expect(response.status == 200)
+            // ...then a DELETE, before the change's response has waited for its fsync.
+            #expect(h.call("DELETE", "/sessions/\(sid)").status == 204)
+            #expect(throws: Never.self) { try h.service.waitUntilDurable(mark, session) }
+            #expect(h.service.durability.refusedWrites.load(ordering: .relaxed) == 0)
+        }
+    }
+}
