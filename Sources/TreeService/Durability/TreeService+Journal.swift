@@ -83,6 +83,9 @@ extension TreeService {
         do {
             try mark.files.waitDurable(mark.position)
         } catch {
+            // Removed meanwhile (DELETE, expiry: its files are closed): the change came
+            // before the removal, which is durable.
+            if session.state.withLock({ $0.removed }) { return }
             session.state.withLock { $0.needsSnapshot = true }
             throw durability.failure(error, writing: "the change durably (fsync)")
         }
