@@ -239,3 +239,23 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A session whose snapshot header could not be read for accounting (announced with no
+    /// nodes) but then loads: its nodes count in the server's budget all the same.
+    @Test func aSessionLoadedWithoutItsHeaderCountIsAccounted() throws {
+        let faults = StorageFaults()
+        var nodes = 0
+        try withService { h in
+            let sid = h.createSample()
+            h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"new"}]}"#)
+            nodes = h.service.registry.nodeCount
+        }
+        // The first open of a snapshot (the header read) fails; the load's succeeds.
+        faults.inject(.open, errno: EIO, pathContains: "snapshot")
+        try withService(faults: faults) { h in
+            #expect(h.service.registry.loadedCount == 1)
+            #expect(h.service.registry.nodeCount == nodes)
+        }
+    }
+}
