@@ -259,3 +259,21 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A session that expired while the server was down, with changes to replay (inserts
+    /// and deletes), leaves nothing in the node budget.
+    @Test func aSessionThatExpiredWhileDownLeavesNoNodesAccounted() throws {
+        try withService(shutdown: false) { h in
+            let sid = h.createSample()
+            h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"a"},{"title":"b"}]}"#)
+            h.call("DELETE", "/sessions/\(sid)/items/1")
+        }
+        clock.advance(.seconds(24 * 3600))
+        try withService { h in
+            #expect(h.service.durability.eventCount(.expiredWhileDown) == 1)
+            #expect(h.service.registry.count == 0)
+            #expect(h.service.registry.nodeCount == 0)
+        }
+    }
+}

@@ -150,7 +150,7 @@ extension TreeService {
             queue.async { [self] in
                 slots.wait()
                 defer { slots.signal(); group.leave() }
-                switch load(info.id) {
+                switch load(info.id, announced: info.nodeCount ?? 0) {
                 case .loaded(let session): registry.loaded(info.id, session)
                 case .gone: registry.loaded(info.id, nil)
                 case .unreadable: break  // stays announced: 503
@@ -168,8 +168,8 @@ extension TreeService {
     /// Loads one stored session: its snapshot, then its journal replayed through the same
     /// code that made the changes. nil when it cannot be served: quarantined (a snapshot
     /// that fails its checks), removed (expired while the server was down), or left on disk
-    /// (an I/O error, logged).
-    func load(_ id: String) -> LoadOutcome {
+    /// (an I/O error, logged). `announced`: the nodes `willLoad` accounted for it.
+    func load(_ id: String, announced: Int = 0) -> LoadOutcome {
         guard let directory = durability.directory else { return .gone }
         let stored: StoredSession
         do {
@@ -196,13 +196,14 @@ extension TreeService {
         }
         var store = image.store
         store.filteredViewCapacity = configuration.filteredViewsPerSession
+        // Announced with another count (its header could not be read): the budget follows the snapshot.
+        try? registry.reserve(store.forest.count - announced, force: true)  // forced: never refused
         let clock = registry.clock
         /// The instant, on the service's clock, of a wall-clock time (at the latest now).
         func instant(_ date: Date) -> ContinuousClock.Instant {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse))
-        let nodes = store.forest.count
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.version = meta.version
@@ -229,7 +230,7 @@ extension TreeService {
         let idle = clock.wallNow.timeIntervalSince(lastUse)
         if idle > Double(configuration.sessionTTL.components.seconds) {
             session.state.withLock { state in
-                registry.release(state.accountedNodes - nodes)
+                registry.release(state.accountedNodes - announced)
                 state.files?.close()
                 state.files = nil
             }
