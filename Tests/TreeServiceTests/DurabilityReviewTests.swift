@@ -277,3 +277,20 @@ extension DurabilityTests {
         }
     }
 }
+
+extension DurabilityTests {
+    /// A session whose journal fsync failed (Linux may drop the pages it covered) gets a
+    /// fresh snapshot at shutdown, however short its journal: a later successful fsync does
+    /// not bring those records back.
+    @Test func aSessionWithAFailedFsyncGetsAFreshSnapshotAtShutdown() throws {
+        let faults = StorageFaults()
+        var sid = ""
+        try withService(faults: faults) { h in
+            sid = h.createSample()
+            faults.inject(.fsync, errno: EIO)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#).status == 507)
+            faults.clear()
+        }
+        #expect(try files(of: sid)["snapshot"].map { $0.hasSuffix("snapshot.1") } == false)
+    }
+}
