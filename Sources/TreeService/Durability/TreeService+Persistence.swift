@@ -104,8 +104,9 @@ extension TreeService {
                 guard let files = state.files, !state.removed else { return }
                 let used = registry.clock.wallTime(of: session.lastUsed)
                 if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
-                // A journal of more than a megabyte, or of more than a tenth of its snapshot.
-                if files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
+                // A journal of more than a megabyte, or of more than a tenth of its snapshot,
+                // or one the files may lack (an entry not written, or not made durable).
+                if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
                     do {
                         try writeSnapshot(session, &state)
                     } catch {
