@@ -294,3 +294,53 @@ extension DurabilityTests {
         #expect(try files(of: sid)["snapshot"].map { $0.hasSuffix("snapshot.1") } == false)
     }
 }
+
+/// Found in review and not fixed (known issues: each test fails once fixed, so that the
+/// `withKnownIssue` is then removed).
+extension DurabilityTests {
+    /// A session that needs a fresh snapshot (here a views entry the disk refused) while a
+    /// compaction of its journal runs on another thread: its next change cannot begin a
+    /// second compaction (`EALREADY`) and answers 507, though the disk has room again.
+    @Test func aChangeNeedingASnapshotWhileACompactionRunsIsNotRefused() throws {
+        let faults = StorageFaults()
+        try withService(faults: faults) { h in
+            let sid = h.createSample()
+            let session = try #require(h.service.registry.lookup(sid))
+            // A compaction under way (begun under the lock, its snapshot not yet written).
+            let (files, compaction) = try session.state.withLock { state throws -> (SessionFiles, Compaction) in
+                state.compacting = true
+                return (state.files!, try state.files!.beginCompaction())
+            }
+            faults.inject(.write, errno: ENOSPC)
+            _ = Self.allRows(h, sid, "&filter=a")  // its views entry is refused
+            faults.clear()
+            withKnownIssue("EALREADY: the fresh snapshot cannot begin while a compaction runs") {
+                let reply = h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+                #expect(reply.status == 200, "\(reply.text)")
+            }
+            try files.finishCompaction(compaction) { sink in
+                let store = session.state.withReadLock { $0.store }
+                _ = try StoreImage.write(store, caller: h.service.metadata(session, session.state.withReadLock { $0 }).encoded, to: sink)
+            }
+            session.state.withLock { $0.compacting = false }
+        }
+    }
+
+    /// A change naming a changed view that was dropped resets it (builds it, a version
+    /// step) before its entry is written; when the disk then refuses the entry the change
+    /// answers 507 ("nothing was changed"), but the version has moved.
+    @Test func aChangeTheDiskRefusesAfterAResetLeavesTheVersion() throws {
+        let faults = StorageFaults()
+        try withService(faults: faults) { h in
+            let sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            faults.inject(.write, errno: ENOSPC, times: 1000)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=a", json: #"{"expanded":true}"#).status == 507)
+            faults.clear()
+            withKnownIssue("the reset made by prepare stays when the change's entry is refused") {
+                #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
+            }
+        }
+    }
+}
