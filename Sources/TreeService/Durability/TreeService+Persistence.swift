@@ -41,6 +41,8 @@ extension TreeService {
     /// an entry that could not be written or made durable, and at shutdown).
     func writeSnapshot(_ session: Session, _ state: inout Session.State) throws(StorageError) {
         guard let files = state.files else { return }
+        // A compaction running on another thread (`compactIfDue`) ends first: only one at a time.
+        files.waitForCompaction()
         let compaction = try files.beginCompaction()
         let store = state.store, caller = metadata(session, state).encoded
         var bytes = 0
