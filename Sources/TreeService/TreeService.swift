@@ -208,19 +208,20 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Builds the named filtered view if needed (409 when a newer filter request on the
-    /// same session cancels the build), and records the order of the kept views when it
-    /// changed (a view built, dropped, or used). When the build was a reset (a change),
-    /// where its entry ended: a read that answers with its version waits until it is
-    /// durable, as a change does.
+    /// same session cancels the build), and (`recordingOrder`, for a read) records the order
+    /// of the kept views when it changed (a view built, dropped, or used; a change's own
+    /// entry replays its `prepare`). When the build was a reset (a change), where its entry
+    /// ended: a read that answers with its version waits until it is durable, as a change does.
     @discardableResult
-    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) -> JournalMark? {
+    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
+                 recordingOrder: Bool = true) throws(ServiceError) -> JournalMark? {
         guard let filter else { return nil }
         let built = try prepare(filter, session, &state.store, ticket: ticket)
         // A view that was changed and then dropped comes back in its initial state:
         // that is a change, so the version moves and stale ETags and splices are refused.
         // (The journal's entry has the version before it: its replay moves it again.)
         let reset = built && state.changedFilters.remove(filter) != nil
-        let mark = journalViewOrder(session, &state)
+        let mark = recordingOrder ? journalViewOrder(session, &state) : nil
         if reset { state.version += 1 }
         return reset ? mark : nil
     }

@@ -23,11 +23,12 @@ extension TreeService {
     }
 
     /// `journal` without the 507: a fresh snapshot first when one is needed, then the entry.
-    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?) throws(StorageError) -> JournalMark? {
+    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?,
+                        version: Int? = nil) throws(StorageError) -> JournalMark? {
         guard let files = state.files else { return nil }
         if state.needsSnapshot { try writeSnapshot(session, &state) }
         let now = time ?? registry.clock.wallNow
-        let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
+        let position = try files.append(version: UInt64(version ?? state.version), payload: entry.encoded(at: now))
         state.recordedUse = max(state.recordedUse, now)
         return JournalMark(files: files, position: position)
     }
@@ -55,8 +56,10 @@ extension TreeService {
     /// know. A view is not a change: when the entry cannot be written the request goes
     /// on, and the next change writes a fresh snapshot first. Where the entry ended (nil
     /// when none was written).
+    /// - Parameter version: the version the entry replays from (the session's unless given:
+    ///   a reset already made has its own).
     @discardableResult
-    func journalViewOrder(_ session: Session, _ state: inout Session.State) -> JournalMark? {
+    func journalViewOrder(_ session: Session, _ state: inout Session.State, version: Int? = nil) -> JournalMark? {
         // With a fresh snapshot due, no entry: the snapshot would be taken here, in the
         // middle of a reset (the view built, the version not yet stepped), and the entry
         // replayed over it would not step it. The next change's snapshot holds the views.
@@ -64,7 +67,7 @@ extension TreeService {
         let order = state.store.keptFilters
         guard order != state.journaledViews else { return nil }
         do {
-            let mark = try append(.views(order), session, &state, at: nil)
+            let mark = try append(.views(order), session, &state, at: nil, version: version)
             state.journaledViews = order
             return mark
         } catch {
