@@ -23,12 +23,18 @@ public final class TreeService: HTTPResponder {
         self.configuration = configuration
         let durability = Durability(directory: dataDirectory, log: log)
         self.durability = durability
-        registry = SessionRegistry(configuration: configuration, clock: clock) { id, state in
+        registry = SessionRegistry(configuration: configuration, clock: clock) { (id, state) throws(ServiceError) in
             // DELETE and expiry remove the session's files.
             guard let files = state.files, let directory = durability.directory else { return }
+            if let error = directory.remove(id) {
+                // Still in place (the rename failed): the session stays, whole (507 for a DELETE).
+                if FileManager.default.fileExists(atPath: files.directory) {
+                    throw durability.failure(error, writing: "the removal of session \(id)")
+                }
+                log("storage: could not remove the files of session \(id): \(error)")
+            }
             files.close()
             state.files = nil
-            if let error = directory.remove(id) { log("storage: could not remove the files of session \(id): \(error)") }
         }
     }
 
@@ -176,12 +182,19 @@ public final class TreeService: HTTPResponder {
     /// expired (it is then dropped).
     func liveSession(_ sid: String) throws(ServiceError) -> Session {
         let now = registry.clock.now
-        guard let session = registry.lookup(sid), !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+        var found = registry.lookup(sid)
+        if found == nil {
             if registry.isPending(sid) {
                 throw ServiceError(.unavailable, detail: "session \"\(sid)\" is being loaded from the data directory; retry in a moment",
                                    headers: [("Retry-After", "1")])
             }
-            registry.remove(sid)
+            // Loaded since the first look (a loaded session is stored before it stops
+            // being pending).
+            found = registry.lookup(sid)
+        }
+        guard let session = found, !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+            // Only an expired session is dropped (never one loaded since the look).
+            if found != nil { registry.remove(sid) }
             throw TreeService.removedSession(sid)
         }
         session.touch(now)
@@ -195,17 +208,22 @@ public final class TreeService: HTTPResponder {
     }
 
     /// Builds the named filtered view if needed (409 when a newer filter request on the
-    /// same session cancels the build), and records the order of the kept views when it
-    /// changed (a view built, dropped, or used).
-    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) {
-        guard let filter else { return }
+    /// same session cancels the build), and (`recordingOrder`, for a read) records the order
+    /// of the kept views when it changed (a view built, dropped, or used; a change's own
+    /// entry replays its `prepare`). When the build was a reset (a change), where its entry
+    /// ended: a read that answers with its version waits until it is durable, as a change does.
+    @discardableResult
+    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
+                 recordingOrder: Bool = true) throws(ServiceError) -> JournalMark? {
+        guard let filter else { return nil }
         let built = try prepare(filter, session, &state.store, ticket: ticket)
         // A view that was changed and then dropped comes back in its initial state:
         // that is a change, so the version moves and stale ETags and splices are refused.
         // (The journal's entry has the version before it: its replay moves it again.)
         let reset = built && state.changedFilters.remove(filter) != nil
-        journalViewOrder(session, &state)
+        let mark = recordingOrder ? journalViewOrder(session, &state) : nil
         if reset { state.version += 1 }
+        return reset ? mark : nil
     }
 
     /// Builds the named filtered view in `store` if needed (409 when a newer filter request

@@ -118,6 +118,25 @@ import TreeStorage
         }
     }
 
+    /// A change the engine refuses after it reset its view: the reset stays (as a read's
+    /// would), and comes back at its version.
+    @Test func aRefusedChangeThatResetItsViewComesBackWithTheReset() throws {
+        var sid = "", rows = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"expanded":false}"#)
+            for f in ["b", "c", "d", "e"] { _ = Self.allRows(h, sid, "&filter=\(f)") }
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1?filter=a", json: #"{"parentId":"1.1"}"#).status == 409)
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+            rows = Self.allRows(h, sid, "&filter=a")
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+            #expect(Self.allRows(h, sid, "&filter=a") == rows)
+            #expect(h.service.durability.eventCount(.replayStopped) == 0)
+        }
+    }
+
     @Test func aSessionThatExpiredWhileTheServerWasDownIsRemoved() throws {
         var expiring = "", used = ""
         try withService { h in
@@ -388,9 +407,12 @@ extension DurabilityTests {
         for n in 0 ..< bytes.count { #expect(JournalEntry.decode(Array(bytes.prefix(n))) == nil) }
         #expect(JournalEntry.decode(bytes + [0]) == nil)
         #expect(JournalEntry.decode([9] + bytes.dropFirst()) == nil)
-        // An item route without its item.
-        let noItem = JournalEntry.change(RecordedChange(route: .itemPatch, view: nil, body: [])).encoded(at: Date())
-        #expect(JournalEntry.decode(noItem) == nil)
+        // A route without an item, with one.
+        let withItem = JournalEntry.change(RecordedChange(route: .sessionPatch, view: nil, item: ItemID("1"), body: [])).encoded(at: Date())
+        #expect(JournalEntry.decode(withItem) == nil)
+        // An item's id may be empty.
+        let empty = JournalEntry.change(RecordedChange(route: .deleteItem, view: nil, item: ItemID(""), body: []))
+        #expect(JournalEntry.decode(empty.encoded(at: Date()))?.entry == empty)
     }
 
     @Test func metadataRoundTrips() {

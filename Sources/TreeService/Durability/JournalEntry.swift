@@ -58,8 +58,9 @@ enum JournalEntry: Equatable {
         case .change:
             guard let route = input.u8().flatMap(RecordedChange.Route.init(rawValue:)),
                   let view = input.view(), let item = input.string() else { return nil }
-            let change = RecordedChange(route: route, view: view, item: item.isEmpty ? nil : ItemID(item), body: input.rest())
-            guard route.namesItem == (change.item != nil) else { return nil }
+            // An item's id may be empty: an item route always has one, the others none.
+            guard route.namesItem || item.isEmpty else { return nil }
+            let change = RecordedChange(route: route, view: view, item: route.namesItem ? ItemID(item) : nil, body: input.rest())
             return (.change(change), time)
         case .views:
             guard let count = input.u32(), count <= 1 << 16 else { return nil }

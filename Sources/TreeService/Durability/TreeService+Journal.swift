@@ -23,39 +23,57 @@ extension TreeService {
     }
 
     /// `journal` without the 507: a fresh snapshot first when one is needed, then the entry.
-    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?) throws(StorageError) -> JournalMark? {
+    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?,
+                        version: Int? = nil) throws(StorageError) -> JournalMark? {
         guard let files = state.files else { return nil }
         if state.needsSnapshot { try writeSnapshot(session, &state) }
         let now = time ?? registry.clock.wallNow
-        let position = try files.append(version: UInt64(state.version), payload: entry.encoded(at: now))
+        let position = try files.append(version: UInt64(version ?? state.version), payload: entry.encoded(at: now))
         state.recordedUse = max(state.recordedUse, now)
         return JournalMark(files: files, position: position)
     }
 
-    /// Takes back the entry of a change the engine then refused. Should that fail too,
-    /// replay refuses the change again (it is made by the same code), so nothing differs.
-    func takeBack(_ mark: JournalMark?, _ state: inout Session.State) {
+    /// Takes back the entry of a change the engine then refused. Should that fail, a fresh
+    /// snapshot replaces the journal that holds it: a replay would not always refuse it
+    /// again (the node budget is not enforced on replay, a cancelled build is not
+    /// cancelled then).
+    func takeBack(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) {
         guard let mark else { return }
         do {
             try mark.files.truncate(to: mark.position)
         } catch {
-            durability.log("journal of a session: could not take back a refused change (\(error)); its replay refuses it again")
+            durability.log("journal of session \(session.id): could not take back a refused change (\(error)); writing a fresh snapshot")
+            do {
+                try writeSnapshot(session, &state)
+            } catch {
+                durability.log("storage: no fresh snapshot of session \(session.id) either (\(error)); its next change tries again")
+                state.needsSnapshot = true
+            }
         }
     }
 
     /// Journals the order of the kept filtered views when it differs from what the files
     /// know. A view is not a change: when the entry cannot be written the request goes
-    /// on, and the next change writes a fresh snapshot first.
-    func journalViewOrder(_ session: Session, _ state: inout Session.State) {
-        guard state.files != nil else { return }
+    /// on, and the next change writes a fresh snapshot first. Where the entry ended (nil
+    /// when none was written).
+    /// - Parameter version: the version the entry replays from (the session's unless given:
+    ///   a reset already made has its own).
+    @discardableResult
+    func journalViewOrder(_ session: Session, _ state: inout Session.State, version: Int? = nil) -> JournalMark? {
+        // With a fresh snapshot due, no entry: the snapshot would be taken here, in the
+        // middle of a reset (the view built, the version not yet stepped), and the entry
+        // replayed over it would not step it. The next change's snapshot holds the views.
+        guard state.files != nil, !state.needsSnapshot else { return nil }
         let order = state.store.keptFilters
-        guard order != state.journaledViews else { return }
+        guard order != state.journaledViews else { return nil }
         do {
-            _ = try append(.views(order), session, &state, at: nil)
+            let mark = try append(.views(order), session, &state, at: nil, version: version)
             state.journaledViews = order
+            return mark
         } catch {
             durability.log("storage: could not journal the views of session \(session.id) (\(error)); its next change writes a fresh snapshot first")
             state.needsSnapshot = true
+            return nil
         }
     }
 
@@ -68,9 +86,25 @@ extension TreeService {
         do {
             try mark.files.waitDurable(mark.position)
         } catch {
+            // Removed meanwhile (DELETE, expiry: its files are closed): the change came
+            // before the removal, which is durable.
+            if session.state.withLock({ $0.removed }) { return }
             session.state.withLock { $0.needsSnapshot = true }
             throw durability.failure(error, writing: "the change durably (fsync)")
         }
         compactIfDue(session)
+    }
+
+    /// `waitUntilDurable` for a read that reset a view: when the fsync fails the read is
+    /// served all the same (reads keep working, as when the entry cannot be written), and
+    /// the session's next change writes a fresh snapshot first.
+    func waitUntilDurable(read mark: JournalMark?, _ session: Session) {
+        guard let mark else { return }
+        do {
+            try mark.files.waitDurable(mark.position)
+        } catch {
+            session.state.withLock { $0.needsSnapshot = true }
+            durability.log("storage: a view reset of session \(session.id) is not known durable (\(error)); its next change writes a fresh snapshot first")
+        }
     }
 }

@@ -41,6 +41,8 @@ extension TreeService {
     /// an entry that could not be written or made durable, and at shutdown).
     func writeSnapshot(_ session: Session, _ state: inout Session.State) throws(StorageError) {
         guard let files = state.files else { return }
+        // A compaction running on another thread (`compactIfDue`) ends first: only one at a time.
+        files.waitForCompaction()
         let compaction = try files.beginCompaction()
         let store = state.store, caller = metadata(session, state).encoded
         var bytes = 0
@@ -104,8 +106,9 @@ extension TreeService {
                 guard let files = state.files, !state.removed else { return }
                 let used = registry.clock.wallTime(of: session.lastUsed)
                 if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
-                // A journal of more than a megabyte, or of more than a tenth of its snapshot.
-                if files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
+                // A journal of more than a megabyte, or of more than a tenth of its snapshot,
+                // or one the files may lack (an entry not written, or not made durable).
+                if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
                     do {
                         try writeSnapshot(session, &state)
                     } catch {
@@ -129,7 +132,14 @@ extension TreeService {
         let started = ContinuousClock.now
         var stored: [StoredSessionInfo] = []
         do {
-            for id in try directory.storedSessions() { stored.append(try directory.info(id)) }
+            for id in try directory.storedSessions() {
+                do {
+                    stored.append(try directory.info(id))
+                } catch {
+                    // Its load says what is wrong (it answers 503 meanwhile); the others load.
+                    stored.append(StoredSessionInfo(id: id))
+                }
+            }
         } catch {
             durability.log("storage: cannot list the sessions in the data directory: \(error)")
             return whenLoaded()
@@ -143,7 +153,7 @@ extension TreeService {
             queue.async { [self] in
                 slots.wait()
                 defer { slots.signal(); group.leave() }
-                switch load(info.id) {
+                switch load(info.id, announced: info.nodeCount ?? 0) {
                 case .loaded(let session): registry.loaded(info.id, session)
                 case .gone: registry.loaded(info.id, nil)
                 case .unreadable: break  // stays announced: 503
@@ -161,8 +171,8 @@ extension TreeService {
     /// Loads one stored session: its snapshot, then its journal replayed through the same
     /// code that made the changes. nil when it cannot be served: quarantined (a snapshot
     /// that fails its checks), removed (expired while the server was down), or left on disk
-    /// (an I/O error, logged).
-    func load(_ id: String) -> LoadOutcome {
+    /// (an I/O error, logged). `announced`: the nodes `willLoad` accounted for it.
+    func load(_ id: String, announced: Int = 0) -> LoadOutcome {
         guard let directory = durability.directory else { return .gone }
         let stored: StoredSession
         do {
@@ -189,13 +199,14 @@ extension TreeService {
         }
         var store = image.store
         store.filteredViewCapacity = configuration.filteredViewsPerSession
+        // Announced with another count (its header could not be read): the budget follows the snapshot.
+        try? registry.reserve(store.forest.count - announced, force: true)  // forced: never refused
         let clock = registry.clock
         /// The instant, on the service's clock, of a wall-clock time (at the latest now).
         func instant(_ date: Date) -> ContinuousClock.Instant {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse))
-        let nodes = store.forest.count
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.version = meta.version
@@ -213,6 +224,8 @@ extension TreeService {
             }
             state.replaying = false
             state.journaledViews = state.store.keptFilters
+            let kept = Set(state.store.keptFilters)
+            session.keptFilters.withLock { $0 = kept }
             state.recordedUse = lastUse
             state.files = stored.files
         }
@@ -220,7 +233,7 @@ extension TreeService {
         let idle = clock.wallNow.timeIntervalSince(lastUse)
         if idle > Double(configuration.sessionTTL.components.seconds) {
             session.state.withLock { state in
-                registry.release(state.accountedNodes - nodes)
+                registry.release(state.accountedNodes - announced)
                 state.files?.close()
                 state.files = nil
             }

@@ -15,10 +15,13 @@ extension TreeService {
         }
         if let read { return read }
         let ticket = ticket(filter, sid)
-        return try withSession(sid) { session, state throws(ServiceError) in
-            try prepare(filter, session, &state, ticket: ticket)
-            return try item(request, state, itemID, filter)!
+        let session = try liveSession(sid)
+        let (response, reset) = try withSession(session) { session, state throws(ServiceError) in
+            let reset = try prepare(filter, session, &state, ticket: ticket)
+            return (try item(request, state, itemID, filter)!, reset)
         }
+        waitUntilDurable(read: reset, session)
+        return response
     }
 
     /// The item in a kept view (or 304), nil when the view would have to be built.

@@ -62,15 +62,22 @@ extension TreeService {
                 decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let operation = try decode(state.store)
         let resolved = try resolve(operation, in: state.store)
-        try prepare(recorded.view, session, &state, ticket: ticket)
+        // The entry first: a disk that refuses it leaves everything as it was, also a view
+        // the change would have built or reset. Its replay prepares the view the same way.
+        let versionBefore = state.version
         let mark = try journal(.change(recorded), session, &state)
         let outcome: ChangeOutcome
         do throws(ServiceError) {
+            try prepare(recorded.view, session, &state, ticket: ticket, recordingOrder: false)
             outcome = try apply(resolved, recorded.view, &state.store, accounted: &state.accountedNodes, replaying: state.replaying)
         } catch {
-            takeBack(mark, &state)
+            takeBack(mark, session, &state)
+            // What the refused change did to the views stays (a view built or reset, as a
+            // read would): recorded as a read records it, at the version before the reset.
+            journalViewOrder(session, &state, version: versionBefore)
             throw error
         }
+        state.journaledViews = state.store.keptFilters
         if operation.editsTree { state.treeEdited() } else { state.expansionChanged(recorded.view) }
         state.version += 1
         return (changeResponse(outcome, session: session, state: &state, view: recorded.view), mark)
@@ -260,7 +267,7 @@ extension TreeService {
             // The store is as it was, so the registry's count of its nodes goes back too
             // (only reservations: deletions were held).
             registry.release(accounted - accountedBefore)
-            takeBack(mark, &state)
+            takeBack(mark, session, &state)
             throw error
         }
         releaseDeletedNodes(state.store, accounted: &accounted)
@@ -269,7 +276,8 @@ extension TreeService {
         if outcome.editsTree { state.treeEdited() }
         if outcome.changesExpansion { state.expansionChanged(view) }
         if !batch.entries.isEmpty { state.version += 1 }
-        journalViewOrder(session, &state)
+        // The batch's entry replays the view it built and the views that dropped.
+        state.journaledViews = state.store.keptFilters
         return (batchResponse(outcome, state: &state, view: view), mark)
     }
 

@@ -19,11 +19,11 @@ final class SessionRegistry: Sendable {
     let freedMemory: FreedMemoryReturn
 
     /// Called with a session's id and state (its lock held) when it is dropped: the
-    /// service removes its files.
-    let dropped: @Sendable (String, inout Session.State) -> Void
+    /// service removes its files. When it throws (the disk refuses), the session stays.
+    let dropped: @Sendable (String, inout Session.State) throws(ServiceError) -> Void
 
     init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn(),
-         dropped: @escaping @Sendable (String, inout Session.State) -> Void = { _, _ in }) {
+         dropped: @escaping @Sendable (String, inout Session.State) throws(ServiceError) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.clock = clock
         self.freedMemory = freedMemory
@@ -91,9 +91,10 @@ final class SessionRegistry: Sendable {
     /// forgets it (nil: it could not be loaded, or had expired; the caller releases what
     /// its replay reserved).
     func loaded(_ id: String, _ session: Session?) {
+        // Stored before it stops being pending: a lookup finds one or the other.
+        if let session { sessions.withLock { $0[id] = session } }
         let announced = pending.withLock { $0.removeValue(forKey: id) } ?? 0
-        guard let session else { return release(announced) }
-        sessions.withLock { $0[id] = session }
+        if session == nil { release(announced) }
     }
 
     /// Accounts for `n` more nodes, or refuses when the budget would be exceeded
@@ -148,9 +149,9 @@ final class SessionRegistry: Sendable {
         let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
             guard !state.removed else { return nil }
             try check(state)
+            try dropped(id, &state)
             state.removed = true
             defer { state.accountedNodes = 0 }
-            dropped(id, &state)
             return state.accountedNodes
         }
         guard let freed else { return nil }

@@ -308,20 +308,25 @@ public final class DataDirectory: Sendable {
         return target
     }
 
-    /// Removes a session's files (DELETE, expiry), its open files closed first: the
-    /// directory is renamed to `sessions/.<id>.removing.<n>`, `sessions/` synced (from here
+    /// Removes a session's files (DELETE, expiry): the directory is renamed to
+    /// `sessions/.<id>.removing.<n>`, its open files closed, `sessions/` synced (from here
     /// the session is gone, even after a crash), then deleted. Returns the error instead of
-    /// throwing it (nil: removed, or nothing was stored). What is left of a removal that
-    /// failed half-way is deleted by the next `init`.
+    /// throwing it (nil: removed, or nothing was stored). When the rename fails nothing
+    /// changed (the files stay open, the session stays stored); what is left of a removal
+    /// that failed after it is deleted by the next `init`.
     @discardableResult
     public func remove(_ id: String) -> StorageError? {
         do {
             try Self.check(id)
-            openFiles.withLock { $0[id] }?.close()
+            let files = openFiles.withLock { $0[id] }
             let dir = sessionPath(id)
-            guard fs.exists(dir) else { return nil }
+            guard fs.exists(dir) else {
+                files?.close()
+                return nil
+            }
             let trash = sessionsPath + "/.\(id).removing.\(removals.add(1, ordering: .relaxed).newValue)"
             try fs.rename(dir, trash)
+            files?.close()
             try fs.syncDirectory(sessionsPath)
             try fs.removeTree(trash)
             return nil

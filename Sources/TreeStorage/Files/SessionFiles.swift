@@ -268,6 +268,15 @@ public final class SessionFiles: @unchecked Sendable {
         return Compaction(generation: next, sequence: state.appended)
     }
 
+    /// Returns once no compaction is under way (the one begun has finished or failed), or
+    /// the files are closed: before `beginCompaction` when one must begin now. It may be
+    /// called under the session's lock, which `finishCompaction` does not need.
+    public func waitForCompaction() {
+        monitor.lock()
+        defer { monitor.unlock() }
+        while state.compacting && !state.closed { monitor.wait() }
+    }
+
     /// Ends a compaction, without the session's lock (readers and writers go on): writes
     /// the snapshot of generation `c.generation` durably (a temporary file, fsync, rename,
     /// directory fsync), then deletes the older snapshot and the journals before
@@ -282,7 +291,10 @@ public final class SessionFiles: @unchecked Sendable {
         do {
             bytes = try Self.writeSnapshotFile(directory: directory, generation: c.generation, fs: fs, stats: stats, writeSnapshot)
         } catch {
-            monitor.withLock { state.compacting = false }
+            monitor.withLock {
+                state.compacting = false
+                monitor.broadcast()
+            }
             throw error
         }
         monitor.lock()
@@ -301,6 +313,7 @@ public final class SessionFiles: @unchecked Sendable {
             state.snapshotBytes = bytes
         }
         state.compacting = false
+        monitor.broadcast()
         monitor.unlock()
         // What the new snapshot replaces; a file left behind is deleted by the next open.
         for name in (try? fs.list(directory)) ?? [] {
