@@ -35,6 +35,11 @@ Environment:
   VERBOSE=1    print every step
   S_FLAGS      more flags for S (say a small compaction threshold, so that kills hit compactions)
   STARTUP_SESSIONS  sessions of the start-up check (default 200; 0 skips it; not run with SEED)
+  COMPACTION_SEED   seed of the compaction run (default 1000; 0 skips it; not run with SEED)
+
+After the seeds, a compaction run: the same with 2 sessions and 1 thread, where session 0 also
+gets updates with 3-5 MB of data, so that its journal passes the compaction threshold (64 MiB)
+and kills land before, during and after compactions.
 
 After the seeds, a start-up check: STARTUP_SESSIONS sessions on disk, the server restarted (after
 SIGTERM and after SIGKILL) and polled by 4 threads from the moment it starts: 503 while a
@@ -218,8 +223,8 @@ class Request:
     def describe(self):
         body = ""
         if self.body is not None:
-            text = self.body.decode(errors="replace")
-            body = " " + (text if len(text) <= 300 else text[:300] + f"...({len(text)} bytes)")
+            text = self.body[:400].decode(errors="replace")
+            body = " " + (text if len(self.body) <= 300 else text[:300] + f"...({len(self.body)} bytes)")
         headers = "".join(f" [{k}: {v}]" for k, v in self.headers.items())
         return f"{self.method} {self.path}{headers}{body}"
 
@@ -405,20 +410,26 @@ def text_diff(a, b):
             except ValueError:
                 return x.decode(errors="replace").splitlines()
         return json.dumps(x, indent=1, ensure_ascii=False, sort_keys=False).splitlines()
-    diff = list(difflib.unified_diff(lines(a), lines(b), "S", "R", lineterm="", n=2))
+    def short(ls):
+        return [line if len(line) <= 400 else line[:400] + f"...({len(line)} characters)" for line in ls]
+    diff = list(difflib.unified_diff(short(lines(a)), short(lines(b)), "S", "R", lineterm="", n=2))
     return "\n".join(diff[:60]) + ("\n..." if len(diff) > 60 else "")
 
 
 class World:
     """One seed's run: servers, sessions, the kill switch."""
 
-    def __init__(self, seed, binary, workdir):
+    def __init__(self, seed, binary, workdir, sessions=None, threads=None, big=False):
         self.seed, self.binary, self.workdir = seed, binary, workdir
+        self.threads = threads or THREADS
+        # Session 0 gets updates with megabytes of data now and then: its journal passes the
+        # compaction threshold (64 MiB) within a round, so kills also land during compactions.
+        self.big = big
         self.rng = random.Random(f"{seed}-main")
         self.data_dir = os.path.join(workdir, "data")
         self.s_log = os.path.join(workdir, "s.log")
         self.r_log = os.path.join(workdir, "r.log")
-        self.sessions = [Session(i) for i in range(SESSIONS)]
+        self.sessions = [Session(i) for i in range(sessions or SESSIONS)]
         self.deleted_s = []
         self.filters = self.pick_filters()
         self.lock = threading.Lock()
@@ -429,6 +440,7 @@ class World:
         self.trees = [random_forest(self.rng, self.rng.randint(80, 400), f"t{k}-") for k in range(3)]
         self.S = self.R = None
         self.stats = collections.Counter()
+        self.generations = 1
         self.ready_times = []
 
     def pick_filters(self):
@@ -680,6 +692,12 @@ class World:
 
     def next_request(self, session, rng):
         view = self.pick_view(rng)
+        if self.big and session.index == 0 and rng.random() < 0.6 and session.ids:
+            node_id = session.ids[rng.choice(list(session.ids)[:3])]
+            size = rng.randint(3 << 20, 5 << 20)
+            payload = {"data": rng.choice(VOCABULARY) + rng.choice("abcdefgh") * size}
+            return Request("PATCH", with_query(f"/sessions/{{sid}}/items/{quote_id(node_id)}", view_query(view, rng)),
+                           body(payload, rng), kind="change", view=view, label=f"update ({size >> 20} MB of data)")
         k = rng.random()
         if k < 0.14:
             limit = rng.choice([0, 5, 50, 200, MAX_PAGE])
@@ -723,7 +741,7 @@ class World:
         self.killed.clear()
         self.stop.clear()
         threads = [threading.Thread(target=self.client, args=(round_no, t, expect_kill), daemon=True)
-                   for t in range(THREADS)]
+                   for t in range(self.threads)]
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + 120
@@ -743,7 +761,7 @@ class World:
 
     def client(self, round_no, t, expect_kill):
         rng = random.Random(f"{self.seed}-{round_no}-{t}")
-        mine = [s for s in self.sessions if s.index % THREADS == t]
+        mine = [s for s in self.sessions if s.index % self.threads == t]
         cs, cr = Connection(self.S.port), Connection(self.R.port)
         session = None
         try:
@@ -801,6 +819,9 @@ class World:
             summaries = {s.index: self.wait_loaded(cs, s.sid_s) for s in self.sessions if s.alive}
             if restarted:
                 self.ready_times.append(time.monotonic() - self.S.started)
+                self.generations = max([self.generations] + [
+                    int(name.split(".")[1]) for _, _, files in os.walk(self.data_dir) for name in files
+                    if name.startswith("snapshot.") and name.split(".")[1].isdigit()])
             for old in self.deleted_s:
                 r = self.wait_loaded(cs, old)
                 if r.status != 404:
@@ -893,9 +914,9 @@ class World:
 
 # MARK: Main
 
-def run_seed(seed, binary):
+def run_seed(seed, binary, big=False):
     workdir = tempfile.mkdtemp(prefix=f"kill-test-{seed}-")
-    world = World(seed, binary, workdir)
+    world = World(seed, binary, workdir, sessions=2 if big else None, threads=1 if big else None, big=big)
     rng = random.Random(f"{seed}-kills")
     started = time.monotonic()
     lives = []
@@ -936,7 +957,9 @@ def run_seed(seed, binary):
         world.verify(ROUNDS, restarted=not DIFF_ONLY)
         versions = sum(s.ack for s in world.sessions if s.alive)
         ready = f"; sessions served {max(world.ready_times):.2f} s after exec at most" if world.ready_times else ""
-        print(f"seed {seed}: ok in {time.monotonic() - started:.1f} s; fsync per life: {', '.join(lives)}; "
+        if big:
+            ready += f"; snapshots up to generation {world.generations} (compactions and shutdown snapshots)"
+        print(f"{'compaction run, ' if big else ''}seed {seed}: ok in {time.monotonic() - started:.1f} s; fsync per life: {', '.join(lives)}; "
               f"{sum(len(s.log) for s in world.sessions)} steps, versions summed {versions}; "
               + (", ".join(f"{k}: {v}" for k, v in sorted(world.stats.items())) or "nothing in flight") + ready,
               flush=True)
@@ -1030,7 +1053,8 @@ def startup_check(binary, count, restarts=4):
 
 
 def report(world, failure, lives):
-    print(f"\nFAIL: seed {world.seed} (replay: SEED={world.seed} scripts/kill-test.sh); "
+    replay = (f"COMPACTION_SEED={world.seed} SEEDS=0 STARTUP_SESSIONS=0" if world.big else f"SEED={world.seed}")
+    print(f"\nFAIL: {'compaction run, ' if world.big else ''}seed {world.seed} (replay: {replay} scripts/kill-test.sh); "
           f"fsync per life of S: {', '.join(lives)}", flush=True)
     session = failure.session
     if session is not None:
@@ -1053,6 +1077,8 @@ def main():
     print(f"kill test: seeds {seeds}, {ROUNDS} kills each, {THREADS} threads, {SESSIONS} sessions"
           + (" (DIFF_ONLY: two memory-only servers, no kills)" if DIFF_ONLY else ""), flush=True)
     failed = [seed for seed in seeds if not run_seed(seed, binary)]
+    if COMPACTION_SEED and not DIFF_ONLY and not os.environ.get("SEED"):
+        failed += [f"compaction {COMPACTION_SEED}"] if not run_seed(COMPACTION_SEED, binary, big=True) else []
     print(f"kill test: {len(seeds) - len(failed)} of {len(seeds)} seeds passed in {time.monotonic() - started:.0f} s"
           + (f"; failed: {failed}" if failed else ""), flush=True)
     startup_ok = DIFF_ONLY or os.environ.get("SEED") or STARTUP_SESSIONS == 0 or startup_check(binary, STARTUP_SESSIONS)
@@ -1066,6 +1092,7 @@ DIFF_ONLY = os.environ.get("DIFF_ONLY") == "1"
 VERBOSE = os.environ.get("VERBOSE") == "1"
 EXTRA_S_FLAGS = os.environ.get("S_FLAGS", "").split()
 STARTUP_SESSIONS = int(os.environ.get("STARTUP_SESSIONS", "200"))
+COMPACTION_SEED = int(os.environ.get("COMPACTION_SEED", "1000"))
 
 if __name__ == "__main__":
     main()
