@@ -35,6 +35,7 @@ Environment:
   VERBOSE=1    print every step
   S_FLAGS      more flags for S (say a small compaction threshold, so that kills hit compactions)
   STARTUP_SESSIONS  sessions of the start-up check (default 200; 0 skips it; not run with SEED)
+  STARTUP_RESTARTS  restarts of the start-up check (default 4)
   COMPACTION_SEED   seed of the compaction run (default 1000; 0 skips it; not run with SEED)
 
 After the seeds, a compaction run: the same with 2 sessions and 1 thread, where session 0 also
@@ -87,9 +88,10 @@ class Failure(Exception):
 # MARK: Servers and connections
 
 class Server:
-    """A tree-server process started with --port 0; `port` is read from its log."""
+    """A tree-server process started with --port 0; `port` is read from its log. With a
+    `port`, it is started on that one and not waited for."""
 
-    def __init__(self, binary, flags, log_path, cwd):
+    def __init__(self, binary, flags, log_path, cwd, port=None):
         self.flags = flags
         self.log_path = log_path
         self.log = open(log_path, "ab")
@@ -97,11 +99,11 @@ class Server:
         self.log.flush()
         start = self.log.tell()
         self.process = subprocess.Popen(
-            [binary, "--host", "127.0.0.1", "--port", "0", "--access-log", "false", *flags],
+            [binary, "--host", "127.0.0.1", "--port", str(port or 0), "--access-log", "false", *flags],
             stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd)
         self.started = time.monotonic()
         deadline = time.monotonic() + 30
-        self.port = None
+        self.port = port
         while self.port is None:
             with open(log_path, "rb") as f:
                 f.seek(start)
@@ -972,10 +974,12 @@ def run_seed(seed, binary, big=False):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def startup_check(binary, count, restarts=4):
-    """Many sessions on disk, polled by 4 client threads from the moment the server starts:
+def startup_check(binary, count, restarts=None):
+    """Many sessions on disk, polled by 4 client threads from the moment the server starts
+    (mostly the sessions about to be loaded):
     while they load they may answer 503 (with Retry-After), never 404; afterwards every one
     answers 200 with its version. Restarts after SIGTERM and after SIGKILL (journals to replay)."""
+    restarts = restarts or STARTUP_RESTARTS
     workdir = tempfile.mkdtemp(prefix="kill-test-startup-")
     log = os.path.join(workdir, "s.log")
     rng = random.Random("startup")
@@ -996,6 +1000,7 @@ def startup_check(binary, count, restarts=4):
             versions[sid] = json.loads(c.send("GET", f"/sessions/{sid}").body)["version"]
         c.close()
         sids = list(versions)
+        order = {}
         for restart in range(restarts):
             if restart % 2 == 0:
                 status = server.terminate()
@@ -1003,30 +1008,50 @@ def startup_check(binary, count, restarts=4):
                     raise Failure(f"SIGTERM: exit status {status}")
             else:
                 server.kill()
-            server = Server(binary, EXTRA_S_FLAGS + ["--data-dir", os.path.join(workdir, "data")], log, workdir)
-            not_found = []
+            # On a port chosen here, so that the pollers knock from the moment of exec.
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            server = Server(binary, EXTRA_S_FLAGS + ["--data-dir", os.path.join(workdir, "data")], log, workdir,
+                            port=port)
+            not_found, served, lock = [], {}, threading.Lock()
+            # Sessions load in the order of the data directory's listing, the same at every
+            # start: once a start showed it, three threads poll the next few sessions due
+            # (where the moment a load ends is), a fourth sweeps over all of them.
+            expected = sorted(order, key=order.get) if order else list(sids)
 
-            def poll(part):
-                conn, pending = Connection(server.port), list(part)
+            def poll(sweeper):
+                conn = Connection(server.port)
                 deadline = time.monotonic() + LOAD_TIMEOUT
                 try:
-                    while pending and time.monotonic() < deadline:
-                        still = []
-                        for sid in pending:
-                            r = conn.send("GET", f"/sessions/{sid}")
+                    while time.monotonic() < deadline:
+                        with lock:
+                            pending = [sid for sid in expected if sid not in served]
+                        if not pending:
+                            return
+                        for sid in (pending if sweeper or not order else pending[:3]):
+                            try:
+                                r = conn.send("GET", f"/sessions/{sid}")
+                            except ConnectionRefusedError:
+                                if server.process.poll() is not None:
+                                    return
+                                time.sleep(0.001)
+                                break
                             if r.status == 404:
-                                not_found.append((sid, round(time.monotonic() - server.started, 3)))
-                            elif r.status != 200:
-                                still.append(sid)
-                        pending = still
+                                with lock:
+                                    not_found.append((sid, round(time.monotonic() - server.started, 3)))
+                            elif r.status == 200:
+                                with lock:
+                                    served.setdefault(sid, time.monotonic())
                 finally:
                     conn.close()
-            threads = [threading.Thread(target=poll, args=(sids[k::2] + sids[(k + 1) % 2::2],)) for k in range(2)]
-            threads += [threading.Thread(target=poll, args=(list(reversed(sids[k::2])),)) for k in range(2)]
+            threads = [threading.Thread(target=poll, args=(k == 3,)) for k in range(4)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
+            if not order:
+                order = dict(served)
             c = Connection(server.port)
             lost = [sid for sid in sids if c.send("GET", f"/sessions/{sid}").status != 200]
             wrong = [sid for sid in sids if sid not in lost and
@@ -1093,6 +1118,7 @@ VERBOSE = os.environ.get("VERBOSE") == "1"
 EXTRA_S_FLAGS = os.environ.get("S_FLAGS", "").split()
 STARTUP_SESSIONS = int(os.environ.get("STARTUP_SESSIONS", "200"))
 COMPACTION_SEED = int(os.environ.get("COMPACTION_SEED", "1000"))
+STARTUP_RESTARTS = int(os.environ.get("STARTUP_RESTARTS", "4"))
 
 if __name__ == "__main__":
     main()
