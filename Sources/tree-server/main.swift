@@ -110,11 +110,12 @@ do {
             log("\(entry.method) \(entry.logTag ?? entry.target) \(entry.status) \(String(format: "%.2f", ms))ms \(entry.bodyBytes)B \(entry.remoteAddress)")
         }
     }
+    // The stored sessions are announced before the server listens (each answers 503 with
+    // Retry-After until it is loaded, never 404) and load in the background.
+    service.loadStoredSessions()
     let server = HTTPServer(configuration: s.http, responder: service)
     try server.start()
     log("tree-server: listening on \(s.http.host):\(server.boundPort)")
-    // Listens at once: a stored session answers 503 with Retry-After until it is loaded.
-    service.loadStoredSessions()
     let upkeep = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
     upkeep.schedule(deadline: .now() + 10, repeating: 10)
     upkeep.setEventHandler { service.recordUse() }
