@@ -57,10 +57,19 @@ public final class TreeService: HTTPResponder {
         } catch {
             response = error.response(logTag: route?.template.rawValue ?? Route.unmatchedLabel)
         }
-        response.logTag = route?.template.rawValue ?? Route.unmatchedLabel
-        addCORS(request, &response)
-        metrics.record(route: route?.template, method: request.method, status: response.status,
-                       duration: start.duration(to: registry.clock.now))
+        let logTag = route?.template.rawValue ?? Route.unmatchedLabel
+        // A change that waits for its fsync is finished (and counted) when it is sent.
+        @Sendable func finished(_ response: HTTPResponse) -> HTTPResponse {
+            var response = response
+            response.logTag = logTag
+            addCORS(request, &response)
+            metrics.record(route: route?.template, method: request.method, status: response.status,
+                           duration: start.duration(to: registry.clock.now))
+            return response
+        }
+        guard let deferral = response.deferral else { return finished(response) }
+        response.logTag = logTag
+        response.deferral = { send in deferral { send(finished($0)) } }
         return response
     }
 

@@ -42,7 +42,17 @@ struct ServiceHarness {
         var h = HTTPHeaders(headers)
         if json != nil { h.add(name: "Content-Type", value: contentType) }
         let request = HTTPRequest(method: method, target: target, headers: h, body: Array((json ?? "").utf8))
-        let response = service.respond(to: request)
+        var response = service.respond(to: request)
+        if let deferral = response.deferral {
+            // Sent later (after an fsync shared with other changes), as the server would.
+            let sent = Mutex<HTTPResponse?>(nil), done = DispatchSemaphore(value: 0)
+            deferral { final in
+                sent.withLock { $0 = final }
+                done.signal()
+            }
+            precondition(done.wait(timeout: .now() + 60) == .success, "a deferred response was never sent")
+            response = sent.withLock { $0 }!
+        }
         var body: [UInt8] = []
         switch response.body {
         case .bytes(let b): body = b

@@ -271,7 +271,8 @@ extension StoredSession {
             }
             #expect(failures.load(ordering: .relaxed) == 0)
             let last = session.withLock { $0.version }
-            #expect(dir.stats.compactions > 3)
+            // Some begin while another runs (EALREADY, skipped): how many end depends on the timing.
+            #expect(dir.stats.compactions >= 1)
             files.close()
             let stored = try dir.open("s")
             #expect(try Versions.replay(stored) == Array(1 ... last))

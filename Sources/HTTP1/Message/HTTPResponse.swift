@@ -7,6 +7,12 @@ public struct HTTPResponse: Sendable {
     public var body: HTTPBody
     /// A label for the access log, e.g. the route template `"/trees/{id}"`.
     public var logTag: String?
+    /// When set, the server does not send this response when the responder returns:
+    /// it calls `deferral` with a function that sends the response it is given (this
+    /// one, or another), from any thread, once; meanwhile the worker thread is free and
+    /// the connection waits (what a response that waits for an fsync shared with other
+    /// requests needs). The response sent must have no deferral of its own.
+    public var deferral: (@Sendable (_ send: @escaping @Sendable (HTTPResponse) -> Void) -> Void)?
 
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: HTTPBody = .bytes([]), logTag: String? = nil) {
         self.status = status

@@ -282,52 +282,74 @@ final class ConnectionChannel: Sendable {
     // MARK: Worker side
 
     /// Runs the responder and writes the response; then, if pipelined bytes complete
-    /// another request, serves it too on this worker.
+    /// another request, serves it too on this worker. A deferred response
+    /// (`HTTPResponse.deferral`) frees the worker: it is written, and the requests after it
+    /// served, on a worker when its sender is called.
     private func serve(_ first: HTTPRequest, keepAlive firstKeepAlive: Bool) {
         var request = first
         var keepAlive = firstKeepAlive
         while true {
             let started = MonotonicInstant.now()
             let response = context.responder.respond(to: request)
-            let outcome = write(response, for: request, keepAlive: keepAlive)
-            // Done with the body (the response is written or abandoned): before the next
-            // pipelined request reserves its own.
-            request.bodyReservation?.release()
-            if let log = context.configuration.accessLog {
-                log(HTTPAccessLogEntry(
-                    remoteAddress: remoteAddress, method: request.method, target: request.target,
-                    version: request.version, status: outcome.status, bodyBytes: outcome.bodyBytes,
-                    duration: MonotonicInstant.now().duration(since: started), logTag: response.logTag))
-            }
-            var resumeReading = false
-            let work = state.withLock { s -> Work in
-                guard s.phase.isSocketOpen else { return .none }
-                guard outcome.ok, !s.phase.isBroken else {
-                    breakConnection(&s)
-                    return .close
-                }
-                let now = MonotonicInstant.now()
-                let paused = s.phase.isReadPaused
-                let work = run(s.machine.responseCompleted(keepAlive: outcome.keepAlive, now: now), &s, now: now)
-                if paused && s.machine.wantsRead {
-                    if case .open(true, let writerWaiting) = s.phase {
-                        s.phase = .open(readPaused: false, writerWaiting: writerWaiting)
+            if let deferral = response.deferral {
+                let sent = Atomic<Bool>(false)
+                deferral { [self, request, keepAlive] final in
+                    guard !sent.exchange(true, ordering: .relaxed) else { return }
+                    context.workers.async { [self] in
+                        var final = final
+                        final.deferral = nil
+                        guard let (next, nextKeepAlive) = finish(final, for: request, keepAlive: keepAlive, started: started) else { return }
+                        serve(next, keepAlive: nextKeepAlive)
                     }
-                    resumeReading = true
                 }
-                return work
-            }
-            if resumeReading { loop.execute { self.loop.resumeReading(self) } }
-            switch work {
-            case .respond(let next, let nextKeepAlive):
-                request = next
-                keepAlive = nextKeepAlive
-            case .close:
-                loop.execute { self.closeNow() }
-                return
-            case .none:
                 return
             }
+            guard let next = finish(response, for: request, keepAlive: keepAlive, started: started) else { return }
+            (request, keepAlive) = next
+        }
+    }
+
+    /// Writes the response to `request`, logs it, and moves the connection on: the next
+    /// pipelined request to serve, or nil when there is none now (or the connection closes).
+    private func finish(_ response: HTTPResponse, for request: HTTPRequest, keepAlive: Bool,
+                        started: MonotonicInstant) -> (HTTPRequest, Bool)? {
+        let outcome = write(response, for: request, keepAlive: keepAlive)
+        // Done with the body (the response is written or abandoned): before the next
+        // pipelined request reserves its own.
+        request.bodyReservation?.release()
+        if let log = context.configuration.accessLog {
+            log(HTTPAccessLogEntry(
+                remoteAddress: remoteAddress, method: request.method, target: request.target,
+                version: request.version, status: outcome.status, bodyBytes: outcome.bodyBytes,
+                duration: MonotonicInstant.now().duration(since: started), logTag: response.logTag))
+        }
+        var resumeReading = false
+        let work = state.withLock { s -> Work in
+            guard s.phase.isSocketOpen else { return .none }
+            guard outcome.ok, !s.phase.isBroken else {
+                breakConnection(&s)
+                return .close
+            }
+            let now = MonotonicInstant.now()
+            let paused = s.phase.isReadPaused
+            let work = run(s.machine.responseCompleted(keepAlive: outcome.keepAlive, now: now), &s, now: now)
+            if paused && s.machine.wantsRead {
+                if case .open(true, let writerWaiting) = s.phase {
+                    s.phase = .open(readPaused: false, writerWaiting: writerWaiting)
+                }
+                resumeReading = true
+            }
+            return work
+        }
+        if resumeReading { loop.execute { self.loop.resumeReading(self) } }
+        switch work {
+        case .respond(let next, let nextKeepAlive):
+            return (next, nextKeepAlive)
+        case .close:
+            loop.execute { self.closeNow() }
+            return nil
+        case .none:
+            return nil
         }
     }
 

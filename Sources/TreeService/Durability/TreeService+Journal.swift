@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import TreeEngine
 import TreeStorage
 
@@ -77,22 +78,46 @@ extension TreeService {
         }
     }
 
-    /// Waits, without the session's lock, until the change's entry is durable as `--fsync`
-    /// asks; then starts a compaction when the journal has outgrown its snapshot. 507 when
-    /// the fsync fails: the change is applied and journaled but not known durable, so the
-    /// session's next change writes a fresh snapshot first.
-    func waitUntilDurable(_ mark: JournalMark?, _ session: Session) throws(ServiceError) {
-        guard let mark else { return }
+    /// With `--fsync always`, waits under the session's lock until the change's entry is
+    /// durable (no reader sees a change before it is), and gives nil; otherwise gives the
+    /// entry back for `sentWhenDurable`. 507 when the fsync fails: the change is applied and
+    /// journaled but not known durable, so the session's next change writes a fresh snapshot first.
+    func durableUnderLock(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) throws(ServiceError) -> JournalMark? {
+        guard let mark, durability.directory?.fsync == .always else { return mark }
         do {
             try mark.files.waitDurable(mark.position)
         } catch {
-            // Removed meanwhile (DELETE, expiry: its files are closed): the change came
-            // before the removal, which is durable.
-            if session.state.withLock({ $0.removed }) { return }
-            session.state.withLock { $0.needsSnapshot = true }
+            state.needsSnapshot = true
             throw durability.failure(error, writing: "the change durably (fsync)")
         }
-        compactIfDue(session)
+        return nil
+    }
+
+    /// The response to a change, sent once its entry is durable (`--fsync batch`): the
+    /// session's committer waits for the fsync off the request's thread, so the changes
+    /// that arrive meanwhile share the next one; then a compaction starts when the journal
+    /// has outgrown its snapshot. 507 instead when the fsync fails (see `durableUnderLock`).
+    func sentWhenDurable(_ response: HTTPResponse, _ mark: JournalMark?, _ session: Session) -> HTTPResponse {
+        guard let mark else { return response }
+        guard durability.directory?.fsync == .batch else {
+            compactIfDue(session)
+            return response
+        }
+        var deferred = response
+        deferred.deferral = { [self] send in
+            session.committer.whenDurable(mark) { [self] error in
+                // Removed meanwhile (DELETE, expiry: its files are closed): the change came
+                // before the removal, which is durable.
+                if let error, !session.state.withLock({ $0.removed }) {
+                    session.state.withLock { $0.needsSnapshot = true }
+                    send(durability.failure(error, writing: "the change durably (fsync)").response(logTag: response.logTag))
+                } else {
+                    send(response)
+                    compactIfDue(session)
+                }
+            }
+        }
+        return deferred
     }
 
     /// `waitUntilDurable` for a read that reset a view: when the fsync fails the read is

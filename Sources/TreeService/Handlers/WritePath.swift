@@ -19,11 +19,12 @@ import TreeFormats
 ///    version moves by one;
 /// 7. the response lists the splices of that view, with the new version as `ETag`.
 ///
-/// Between 4 and 5 the change is written to the session's journal (when the server keeps
-/// a data directory), as the request that made it; when 5 fails it is taken back. The
-/// response is sent once the entry is durable (`--fsync`), after the lock is released so
-/// that changes arriving meanwhile share one fsync. Replaying the journal runs steps 3 to 6
-/// again from the entries.
+/// Between 3 and 4 the change is written to the session's journal (when the server keeps
+/// a data directory), as the request that made it; when 4 or 5 fails it is taken back. The
+/// response is sent once the entry is durable (`--fsync`): with `always` before the lock
+/// is released; with `batch` after, without holding a worker thread, so that the changes
+/// arriving meanwhile share one fsync. Replaying the journal runs steps 3 to 6 again from
+/// the entries.
 ///
 /// A batch (`mutateSession(_:_:_:batch:)`) runs 4 and the journal once, then 3 and 5 for
 /// each of its operations in order, inside one `TreeStore.transaction`, then 6 and 7 once.
@@ -49,10 +50,10 @@ extension TreeService {
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
         let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            return try change(recorded, session, &state, ticket: ticket, decode: decode)
+            let (response, entry) = try change(recorded, session, &state, ticket: ticket, decode: decode)
+            return (response, try durableUnderLock(entry, session, &state))
         }
-        try waitUntilDurable(entry, session)
-        return response
+        return sentWhenDurable(response, entry, session)
     }
 
     /// Steps 3 to 7 of a change, for a request and for its replay from the journal: the
@@ -239,10 +240,10 @@ extension TreeService {
         let session = try liveSession(sid)
         let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            return try change(recorded, batch, session, &state, ticket: ticket)
+            let (response, entry) = try change(recorded, batch, session, &state, ticket: ticket)
+            return (response, try durableUnderLock(entry, session, &state))
         }
-        try waitUntilDurable(entry, session)
-        return response
+        return sentWhenDurable(response, entry, session)
     }
 
     /// A batch's steps under the lock, for a request and for its replay. The named view is

@@ -18,6 +18,8 @@ final class Session: Sendable {
     /// cancels nothing.
     let keptFilters = Mutex<Set<FilterQuery>>([])
     let state: ReadWriteLocked<State>
+    /// Answers the session's changes once their journal entries are durable (`--fsync batch`).
+    let committer = Committer()
     /// The instant of the last request (readers update it too), on the service's clock.
     private let lastUse: AtomicInstant
 

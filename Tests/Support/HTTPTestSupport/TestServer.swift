@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HTTP1
+import Synchronization
 
 /// Starts an `HTTPServer` on a free loopback port (`127.0.0.1:0`, two event loops, then
 /// `configure`), runs `body` with the server and its port, and shuts it down however `body`
@@ -22,10 +23,15 @@ public func withServer<T>(
 }
 
 /// The responder the HTTP loopback tests talk to: `/echo` describes the request, `/sum` checks
-/// an upload byte for byte, `/stream`, `/bigwrites`, `/slow`, `/close`, `/nocontent`,
+/// an upload byte for byte, `/stream`, `/bigwrites`, `/slow`, `/park` (a deferred response,
+/// sent by `/release`), `/close`, `/nocontent`,
 /// `/badheader`; anything else answers "ok".
 public struct TestResponder: HTTPResponder {
     public init() {}
+
+    /// The senders of the deferred responses of `/park`, until `/release` (tests using
+    /// them do not run in parallel with each other: see `DeferredResponseTests`).
+    static let parked = Mutex<[@Sendable (HTTPResponse) -> Void]>([])
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let first = request.pathSegments.first ?? ""
@@ -58,6 +64,15 @@ public struct TestResponder: HTTPResponder {
         case "slow":
             usleep(UInt32(Int(request.queryValue("ms") ?? "300")! * 1000))
             return HTTPResponse(status: 200, contentType: "text/plain", body: Array("slow".utf8))
+        case "park":
+            // A deferred response: sent ("parked") when /release is called.
+            var response = HTTPResponse(status: 202, contentType: "text/plain", body: Array("unsent".utf8))
+            response.deferral = { send in TestResponder.parked.withLock { $0.append(send) } }
+            return response
+        case "release":
+            let senders = TestResponder.parked.withLock { parked in defer { parked = [] }; return parked }
+            for send in senders { send(HTTPResponse(status: 200, contentType: "text/plain", body: Array("parked".utf8))) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Array("\(senders.count)".utf8))
         case "close":
             return HTTPResponse(status: 200, headers: ["Connection": "close"], body: .bytes(Array("bye".utf8)))
         case "nocontent":
