@@ -129,8 +129,8 @@ import TreeEngine
                 if damage == 6 { bytes[6] = 2 } else { bytes[damage] ^= 0x04 }
                 try writeFile(snapshot, bytes)
                 let stored = try dir.open(id)
-                #expect(stored.snapshot == bytes)
-                #expect(StoreImageTests.loadError(stored.snapshot) == expected)
+                #expect(stored.snapshot.bytes == bytes)
+                #expect(StoreImageTests.loadError(stored.snapshot.bytes) == expected)
                 let moved = try dir.quarantine(id)
                 #expect(moved.hasPrefix(path + "/quarantine/\(id)."))
                 #expect(try listDirectory(moved) == ["journal.1", "snapshot.1"])

@@ -232,7 +232,9 @@ public final class DataDirectory: Sendable {
             }
             journals.removeAll { $0 < generation }
             let snapshotPath = dir + "/" + StoredFileName.snapshot(generation)
-            let snapshot = try fs.read(snapshotPath)
+            let snapshotFD = try fs.open(snapshotPath, O_RDONLY)
+            defer { fs.close(snapshotFD) }
+            let snapshot = try SnapshotBytes(fd: snapshotFD, count: try fs.size(snapshotFD, path: snapshotPath), path: snapshotPath, fs: fs)
 
             // The journals, in order; the first damage ends them all.
             var records: [JournalRecord] = []
@@ -361,8 +363,8 @@ public final class DataDirectory: Sendable {
 public struct StoredSession: Sendable {
     /// Open for appending after the last good record.
     public let files: SessionFiles
-    /// The latest snapshot's bytes: a `StoreImage`, not checked yet.
-    public let snapshot: [UInt8]
+    /// The latest snapshot's bytes (mapped): a `StoreImage`, not checked yet.
+    public let snapshot: SnapshotBytes
     public let snapshotGeneration: UInt64
     /// Every good journal record after the snapshot, in order.
     public let records: [JournalRecord]
