@@ -12,7 +12,7 @@ public final class SnapshotBytes: @unchecked Sendable {
     /// Maps the file open at `fd` (`count` bytes long), or reads it.
     init(fd: Int32, count: Int, path: String, fs: FileSystem) throws(StorageError) {
         self.count = count
-        if count > 0, let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED {
+        if count > 0, let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), mapped != MAP_FAILED {
             base = UnsafeRawPointer(mapped)
             copy = nil
         } else {
