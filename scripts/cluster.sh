@@ -107,10 +107,13 @@ up() {
   for name in "${INSTANCES[@]}"; do echo "$name 127.0.0.1:$(port_of "$name")"; done >"$CLUSTER_DIR/instances"
   deploy/render-nginx.sh --listen "127.0.0.1:$CLUSTER_PORT" --access-log "$CLUSTER_DIR/nginx/access.log" \
     "$CLUSTER_DIR/instances" >"$CLUSTER_DIR/nginx/nginx.conf"
+  # Whatever goes wrong from here stops what was started.
+  trap 'say "up failed; stopping what it started"; down' EXIT
   for name in "${INSTANCES[@]}"; do start_instance "$name"; done
   "$NGINX" -p "$CLUSTER_DIR/nginx" -c "$CLUSTER_DIR/nginx/nginx.conf" -e "$CLUSTER_DIR/nginx/error.log" \
-    -g "pid $CLUSTER_DIR/nginx/nginx.pid;" || die "nginx did not start: $(tail -3 "$CLUSTER_DIR/nginx/error.log")"
+    -g "pid $CLUSTER_DIR/nginx/nginx.pid;" || die "nginx did not start: $(tail -1 "$CLUSTER_DIR/nginx/error.log")"
   for name in "${INSTANCES[@]}"; do wait_healthy "$name"; done
+  trap - EXIT
   say "instances ${INSTANCES[*]} on ports $((CLUSTER_PORT + 1))-$((CLUSTER_PORT + ${#INSTANCES[@]})), data and logs in $CLUSTER_DIR"
   echo "$BASE"
 }
