@@ -14,7 +14,8 @@
 # Environment: CLUSTER_PORT (nginx, default 8088; the instances listen on the three ports
 # after it), CLUSTER_DIR (data directories, pids, logs, the rendered nginx.conf; default
 # $TMPDIR/tree-cluster-$CLUSTER_PORT, so that later subcommands find it), TREE_SERVER (a
-# built tree-server; default: a release build). Other TREE_* variables reach the instances.
+# built tree-server; default: a release build), CLUSTER_ACCESS_LOG (nginx's access log, default
+# $CLUSTER_DIR/nginx/access.log; off for none). Other TREE_* variables reach the instances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -105,7 +106,7 @@ up() {
   # The proxy's configuration: the template rendered for these addresses.
   local name
   for name in "${INSTANCES[@]}"; do echo "$name 127.0.0.1:$(port_of "$name")"; done >"$CLUSTER_DIR/instances"
-  deploy/render-nginx.sh --listen "127.0.0.1:$CLUSTER_PORT" --access-log "$CLUSTER_DIR/nginx/access.log" \
+  deploy/render-nginx.sh --listen "127.0.0.1:$CLUSTER_PORT" --access-log "${CLUSTER_ACCESS_LOG:-$CLUSTER_DIR/nginx/access.log}" \
     "$CLUSTER_DIR/instances" >"$CLUSTER_DIR/nginx/nginx.conf"
   # Whatever goes wrong from here stops what was started.
   trap 'say "up failed; stopping what it started"; down' EXIT
@@ -140,5 +141,5 @@ case "${1:-}" in
     wait_healthy "$2"
     ;;
   down) down ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac
