@@ -19,6 +19,13 @@ if ! deploy/render-nginx.sh deploy/instances | diff -u deploy/nginx.conf - ; the
   exit 1
 fi
 
+[ -x /usr/sbin/nginx ] || scripts/cluster.sh install
+mkdir -p "${TMPDIR:-/tmp}/cluster-test-nginx"
+/usr/sbin/nginx -t -q -p "${TMPDIR:-/tmp}/cluster-test-nginx" -c "$PWD/deploy/nginx.conf" -e /dev/null \
+  -g "pid ${TMPDIR:-/tmp}/cluster-test-nginx/nginx.pid;"
+rm -rf "${TMPDIR:-/tmp}/cluster-test-nginx"
+echo "   and nginx accepts it"
+
 if [ -z "${TREE_SERVER:-}" ]; then
   swift build -c release --product tree-server 2>&1 | tail -1
   TREE_SERVER="$(swift build -c release --show-bin-path)/tree-server"

@@ -10,6 +10,7 @@
 #   scripts/cluster.sh restart NAME  stop NAME if it runs (SIGTERM), start it again on the same
 #                                    data directory; returns once it answers through the proxy
 #   scripts/cluster.sh down          stop everything `up` started (the data stays in $CLUSTER_DIR)
+#   scripts/cluster.sh install       install Debian's nginx and curl if missing (`up` does it too)
 #
 # Environment: CLUSTER_PORT (nginx, default 8088; the instances listen on the three ports
 # after it), CLUSTER_DIR (data directories, pids, logs, the rendered nginx.conf; default
@@ -94,9 +95,19 @@ stop_instance() {
   rm -f "$CLUSTER_DIR/$1/pid"
 }
 
+# Debian's nginx and curl, when missing (as root).
+install() {
+  local missing=()
+  [ -x "$NGINX" ] || missing+=(nginx)
+  command -v curl >/dev/null || missing+=(curl)
+  [ "${#missing[@]}" -eq 0 ] && return
+  say "installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
 up() {
-  [ -x "$NGINX" ] || { say "installing nginx"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
-  command -v curl >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
+  install
   running_pid "$CLUSTER_DIR/nginx/nginx.pid" >/dev/null && die "a cluster runs already in $CLUSTER_DIR ($BASE); scripts/cluster.sh down first"
   local server
   server=$(tree_server_binary)
@@ -131,6 +142,7 @@ down() {
 
 case "${1:-}" in
   up) up ;;
+  install) install ;;
   kill) [ $# -eq 2 ] || die "usage: $0 kill NAME"; port_of "$2" >/dev/null; stop_instance "$2" -KILL ;;
   restart)
     [ $# -eq 2 ] || die "usage: $0 restart NAME"
@@ -141,5 +153,5 @@ case "${1:-}" in
     wait_healthy "$2"
     ;;
   down) down ;;
-  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac
