@@ -26,7 +26,7 @@ public struct ServiceConfiguration: Sendable {
     public var journalCompactionBytes: Int = 64 << 20
     /// This server's name among several behind a proxy (`--instance`): the ids of the
     /// sessions it creates start with it and a dot, and an id that names another instance
-    /// answers 404 (see Instance.swift). nil: ids have no prefix.
+    /// answers 404 (see ServiceConfiguration+Instance.swift). nil: ids have no prefix.
     public var instance: String? = nil
 
     public init() {}

@@ -5,6 +5,7 @@ import TreeStorage
 extension ServiceConfiguration {
     /// Whether `name` can name an instance: 1 to 32 of `a-z`, `0-9` and `-`. (Never a dot,
     /// which ends the name in a session id; the random part never has one either.)
+    /// - Complexity: O(n) in the name's length
     public static func isValidInstanceName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         return (1 ... 32).contains(bytes.count) && bytes.allSatisfy { b in
@@ -29,6 +30,7 @@ extension ServiceConfiguration {
     /// The other instances whose sessions `directory` holds, sorted: a data directory
     /// belongs to one instance (the proxy routes its sessions' ids to it by name), so
     /// `tree-server` refuses to start on another instance's directory.
+    /// - Complexity: one read of the directory of sessions
     public func otherInstances(in directory: DataDirectory) throws -> [String] {
         Set(try directory.storedSessions().compactMap { otherInstance(named: $0).map(String.init) }).sorted()
     }
