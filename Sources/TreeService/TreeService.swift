@@ -190,6 +190,9 @@ public final class TreeService: HTTPResponder {
     /// The session with this id, marked used now; 404 when there is none or it has
     /// expired (it is then dropped).
     func liveSession(_ sid: String) throws(ServiceError) -> Session {
+        if let other = configuration.otherInstance(named: sid) {
+            throw ServiceError.notFound("no session \"\(sid)\" here: it names instance \(other), and this is instance \(configuration.instance ?? "")")
+        }
         let now = registry.clock.now
         var found = registry.lookup(sid)
         if found == nil {
@@ -253,7 +256,7 @@ public final class TreeService: HTTPResponder {
     /// view must be built takes a new one, and so cancels a build still running for an
     /// older request; naming a kept view cancels nothing.
     func ticket(_ filter: FilterQuery?, _ sid: String) -> Int {
-        guard let filter, let session = registry.lookup(sid) else { return 0 }
+        guard let filter, configuration.otherInstance(named: sid) == nil, let session = registry.lookup(sid) else { return 0 }
         if session.keptFilters.withLock({ $0.contains(filter) }) {
             return session.filterTicket.load(ordering: .relaxed)
         }

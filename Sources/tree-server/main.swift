@@ -60,6 +60,12 @@ let options: [Option] = [
         guard let mode = FsyncMode(rawValue: $0) else { throw UsageError(description: "--fsync must be always, batch or off, not \"\($0)\"") }
         $1.fsync = mode
     },
+    Option(flag: "--instance", variable: "TREE_INSTANCE", help: "this server's name behind a proxy routing by session id: 1 to 32 of a-z, 0-9, -; the ids of its sessions start with it and a dot, and it answers 404 for another instance's (default none)") {
+        guard ServiceConfiguration.isValidInstanceName($0) else {
+            throw UsageError(description: "--instance needs 1 to 32 lowercase letters, digits or -, not \"\($0)\"")
+        }
+        $1.service.instance = $0
+    },
     Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") { $1.accessLog = $0 != "false" },
 ]
 
@@ -99,6 +105,11 @@ do {
     if let path = s.dataDirectory {
         directory = try DataDirectory(path: path, fsync: s.fsync)
         log("tree-server: data directory \(path), fsync \(s.fsync.rawValue)")
+        // Its sessions' ids name the instance that the proxy routes them to.
+        let others = try s.service.otherInstances(in: directory!)
+        if let instance = s.service.instance, !others.isEmpty {
+            throw UsageError(description: "the data directory \(path) holds sessions of instance \(others.joined(separator: ", ")), and this is instance \(instance): a data directory belongs to the instance its session ids name")
+        }
     } else {
         log("tree-server: memory only (--data-dir none): sessions are lost when the server stops")
     }

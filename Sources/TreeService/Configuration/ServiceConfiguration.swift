@@ -24,6 +24,10 @@ public struct ServiceConfiguration: Sendable {
     /// A session's journal is compacted into a fresh snapshot once it grows past the larger
     /// of this and the snapshot's size (with a data directory).
     public var journalCompactionBytes: Int = 64 << 20
+    /// This server's name among several behind a proxy (`--instance`): the ids of the
+    /// sessions it creates start with it and a dot, and an id that names another instance
+    /// answers 404 (see ServiceConfiguration+Instance.swift). nil: ids have no prefix.
+    public var instance: String? = nil
 
     public init() {}
 }

@@ -62,7 +62,8 @@ final class SessionRegistry: Sendable {
         try checkCapacity()
         let nodes = store.forest.count
         try reserve(nodes)
-        let session = Session(id: SessionRegistry.newID(), store: store, clock: clock)
+        let session = Session(id: configuration.instance.map { $0 + "." + SessionRegistry.newID() } ?? SessionRegistry.newID(),
+                              store: store, clock: clock)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
