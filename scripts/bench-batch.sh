@@ -28,13 +28,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 . scripts/lib/side-by-side.sh
 command -v curl >/dev/null || install_bench_tools
 
-swift build -c release --product tree-bench 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)"
-server="${SERVER:-}"
-if [ -z "$server" ]; then
-  swift build -c release --product tree-server 2>&1 | tail -1
-  server="$bin/tree-server"
-fi
+build_release
 
 start_scratch
 "$bin/tree-bench" --emit "$SIZE" >"$tmp/tree.json"

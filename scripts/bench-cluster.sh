@@ -19,11 +19,9 @@ export CLUSTER_PORT="${CLUSTER_PORT:-18288}"
 . scripts/lib/side-by-side.sh
 install_bench_tools
 
-swift build -c release --product tree-server 2>&1 | tail -1
-swift build -c release --product tree-bench 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)"
+build_release
 start_scratch
-export TREE_SERVER="$bin/tree-server" CLUSTER_DIR="$tmp/cluster" CLUSTER_ACCESS_LOG=off TREE_ACCESS_LOG=false
+export TREE_SERVER="$server" CLUSTER_DIR="$tmp/cluster" CLUSTER_ACCESS_LOG=off TREE_ACCESS_LOG=false
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true; cleanup_scratch' EXIT
 base=$(scripts/cluster.sh up | tail -1)
 

@@ -37,13 +37,7 @@ export PATH="/opt/swift/usr/bin:$PATH" PYTHONDONTWRITEBYTECODE=1
 . scripts/lib/side-by-side.sh
 install_bench_tools
 
-swift build -c release --product tree-bench 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)"
-server="${SERVER:-}"
-if [ -z "$server" ]; then
-  swift build -c release --product tree-server 2>&1 | tail -1
-  server="$bin/tree-server"
-fi
+build_release
 
 start_scratch
 data="${DATA_PARENT:-$tmp}/bench-durability-data"

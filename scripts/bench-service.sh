@@ -19,15 +19,13 @@ NGINX_PORT="${NGINX_PORT:-18091}"
 . scripts/lib/side-by-side.sh
 install_bench_tools
 
-swift build -c release --product tree-server 2>&1 | tail -1
-swift build -c release --product tree-bench 2>&1 | tail -1
-bin="$(swift build -c release --show-bin-path)"
+build_release
 
 start_scratch
 
 "$bin/tree-bench" --emit 7.2M >"$tmp/7.2M.json"
 "$bin/tree-bench" --emit 88K >"$tmp/88K.json"
-"$bin/tree-server" --port "$PORT" --access-log false --max-nodes 20000000 --data-dir none >"$tmp/server.log" 2>&1 &
+"$server" --port "$PORT" --access-log false --max-nodes 20000000 --data-dir none >"$tmp/server.log" 2>&1 &
 pids+=($!)
 wait_for_url "http://127.0.0.1:$PORT/healthz"
 

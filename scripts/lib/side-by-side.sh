@@ -17,6 +17,18 @@ install_bench_tools() {
   fi
 }
 
+# build_release: release builds of tree-bench and tree-server; sets `bin` (their directory)
+# and `server` (tree-server, or $SERVER when set: another binary to measure).
+build_release() {
+  swift build -c release --product tree-bench 2>&1 | tail -1
+  bin="$(swift build -c release --show-bin-path)"
+  server="${SERVER:-}"
+  if [ -z "$server" ]; then
+    swift build -c release --product tree-server 2>&1 | tail -1
+    server="$bin/tree-server"
+  fi
+}
+
 # start_scratch: sets `tmp` (a scratch directory) and `pids` (processes to stop), and
 # removes the one and stops the others when the script exits.
 start_scratch() {
