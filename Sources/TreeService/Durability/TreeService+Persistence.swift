@@ -85,7 +85,7 @@ extension TreeService {
     // MARK: Upkeep
 
     /// Records the last use of sessions that were only read since their last entry, so a
-    /// restart keeps their expiry clock (at most a minute behind), and compacts what is due.
+    /// restart keeps their expiry clock (at most a minute behind). Run every 10 s.
     public func recordUse() {
         guard durability.directory != nil else { return }
         for session in registry.all {
@@ -106,8 +106,8 @@ extension TreeService {
                 guard let files = state.files, !state.removed else { return }
                 let used = registry.clock.wallTime(of: session.lastUsed)
                 if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
-                // A journal of more than a megabyte, or of more than a tenth of its snapshot,
-                // or one the files may lack (an entry not written, or not made durable).
+                // A journal over a tenth of its snapshot (at least 4 KiB) or over 1 MiB,
+                // or a session whose files may lack something (an entry not written, or not made durable).
                 if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
                     do {
                         try writeSnapshot(session, &state)
