@@ -42,7 +42,7 @@ awk -v listen="$listen" -v access_log="$access_log" -v list="$1" '
     for (i = 1; i <= count; i++) {
       print "    upstream tree_" name[i] " {"
       print "        server " address[i] ";"
-      print "        keepalive 16;"
+      print "        keepalive 64;"
       print "        keepalive_timeout 50s;  # closes idle connections before the instance does (--idle-timeout 60)"
       print "    }"
     }
