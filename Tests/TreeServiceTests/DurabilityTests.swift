@@ -280,9 +280,10 @@ import TreeStorage
         }
     }
 
-    @Test func aLongJournalIsCompactedAndTheSessionComesBackTheSame() throws {
+    @Test(arguments: FsyncMode.allCases)
+    func aLongJournalIsCompactedAndTheSessionComesBackTheSame(fsync: FsyncMode) throws {
         var sid = "", rows = ""
-        try withService(shutdown: false, { $0.journalCompactionBytes = 2048 }) { h in
+        try withService(shutdown: false, fsync: fsync, { $0.journalCompactionBytes = 2048 }) { h in
             sid = h.createSample()
             for i in 0 ..< 200 {
                 h.call("PATCH", "/sessions/\(sid)/items/\(["1", "2", "1.2"][i % 3])", json: "{\"expanded\":\(i % 2 == 0)}")

@@ -79,9 +79,9 @@ extension TreeService {
     }
 
     /// With `--fsync always`, waits under the session's lock until the change's entry is
-    /// durable (no reader sees a change before it is), and gives nil; otherwise gives the
-    /// entry back for `sentWhenDurable`. 507 when the fsync fails: the change is applied and
-    /// journaled but not known durable, so the session's next change writes a fresh snapshot first.
+    /// durable (no reader sees a change before it is). Gives the entry on to
+    /// `sentWhenDurable`. 507 when the fsync fails: the change is applied and journaled but
+    /// not known durable, so the session's next change writes a fresh snapshot first.
     func durableUnderLock(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) throws(ServiceError) -> JournalMark? {
         guard let mark, durability.directory?.fsync == .always else { return mark }
         do {
@@ -90,13 +90,14 @@ extension TreeService {
             state.needsSnapshot = true
             throw durability.failure(error, writing: "the change durably (fsync)")
         }
-        return nil
+        return mark
     }
 
-    /// The response to a change, sent once its entry is durable (`--fsync batch`): the
+    /// The response to a change, sent once its entry is durable: with `--fsync batch` the
     /// session's committer waits for the fsync off the request's thread, so the changes
-    /// that arrive meanwhile share the next one; then a compaction starts when the journal
-    /// has outgrown its snapshot. 507 instead when the fsync fails (see `durableUnderLock`).
+    /// that arrive meanwhile share the next one (`always` waited under the lock, `off` does
+    /// not wait); then a compaction starts when the journal has outgrown its snapshot. 507
+    /// instead when the fsync fails (see `durableUnderLock`).
     func sentWhenDurable(_ response: HTTPResponse, _ mark: JournalMark?, _ session: Session) -> HTTPResponse {
         guard let mark else { return response }
         guard durability.directory?.fsync == .batch else {
@@ -120,9 +121,9 @@ extension TreeService {
         return deferred
     }
 
-    /// `waitUntilDurable` for a read that reset a view: when the fsync fails the read is
-    /// served all the same (reads keep working, as when the entry cannot be written), and
-    /// the session's next change writes a fresh snapshot first.
+    /// Waits until the entry of a read that reset a view (a version step) is durable: when
+    /// the fsync fails the read is served all the same (reads keep working, as when the
+    /// entry cannot be written), and the session's next change writes a fresh snapshot first.
     func waitUntilDurable(read mark: JournalMark?, _ session: Session) {
         guard let mark else { return }
         do {
