@@ -247,8 +247,8 @@ extension TreeService {
     }
 
     /// A batch's steps under the lock, for a request and for its replay. The named view is
-    /// built inside the transaction (a failed batch keeps none it built); the order of the
-    /// kept views is journaled after the batch, whose replay builds the view again.
+    /// built inside the transaction (a failed batch keeps none it built); the batch's entry
+    /// replays that build and the views it dropped, so no `views` entry follows it.
     func change(_ recorded: RecordedChange, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let view = recorded.view
