@@ -58,6 +58,8 @@ struct ServiceHarness {
         case .bytes(let b): body = b
         case .stream:
             body = Array("(streamed; see LoopbackTests)".utf8)
+        case .push:
+            body = Array("(pushed; see EventStreamTests)".utf8)
         }
         return Reply(status: response.status, headers: response.headers, body: body)
     }

@@ -36,6 +36,11 @@ public enum HTTPBody: Sendable {
     /// closure should then stop. If the closure throws, the connection is closed without
     /// the terminating chunk, so the client sees a truncated body, never a complete-looking one.
     case stream(@Sendable (HTTPBodyWriter) throws -> Void)
+    /// A body that stays open (server-sent events): called on the worker thread after the
+    /// head is queued, with the stream to write to later from any thread; the worker is free
+    /// when the closure returns. Sent chunked to HTTP/1.1 clients, close-delimited to HTTP/1.0
+    /// ones; the connection closes when the stream ends.
+    case push(@Sendable (HTTPPushStream) -> Void)
 }
 
 /// Produces responses. Called on a worker queue, never on an I/O thread, so a slow

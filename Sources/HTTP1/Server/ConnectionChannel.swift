@@ -383,6 +383,9 @@ final class ConnectionChannel: Sendable {
                     if sendBody { try enqueue(body, blocking: true) }
                 }
                 return Outcome(ok: true, keepAlive: keepAlive, status: response.status, bodyBytes: sendBody ? body.count : 0)
+            case .push:
+                // Not served yet: the channel's side of push streams lands with issue 13.
+                return invalidResponse(request)
             case .stream(let produce):
                 let chunked = request.version == .http1_1
                 if !chunked && bodyAllowed && !isHead { keepAlive = false }
