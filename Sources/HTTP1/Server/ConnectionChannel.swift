@@ -22,7 +22,6 @@ final class ConnectionChannel: Sendable {
     let context: ServerContext
     let remoteAddress: String
     private let state: Mutex<State>
-    private let writerWakeup = DispatchSemaphore(value: 0)
 
     struct State {
         var machine: HTTPConnection
@@ -33,6 +32,9 @@ final class ConnectionChannel: Sendable {
         var push: HTTPPushStream? = nil
         /// Body bytes of the push body queued so far (without framing), for the access log.
         var pushedBytes = 0
+        /// Wakes a worker blocked in `enqueue`; made the first time one blocks (most
+        /// connections never do, and an idle one should hold little).
+        var writerWakeup: DispatchSemaphore? = nil
 
         /// Queues `bytes`; the write-stall clock starts now if nothing was queued.
         mutating func queue(_ bytes: [UInt8], now: MonotonicInstant) {
@@ -58,6 +60,11 @@ final class ConnectionChannel: Sendable {
             guard case .open(let readPaused, true) = phase else { return false }
             phase = .open(readPaused: readPaused, writerWaiting: false)
             return true
+        }
+
+        /// Wakes the worker blocked in `enqueue`, if one waits.
+        mutating func wakeWaitingWriter() {
+            if takeWaitingWriter() { writerWakeup?.signal() }
         }
     }
 
@@ -207,7 +214,7 @@ final class ConnectionChannel: Sendable {
     func closeNow() {
         let (wasOpen, push) = state.withLock { s -> (Bool, HTTPPushStream?) in
             guard s.phase.isSocketOpen else { return (false, nil) }
-            if s.takeWaitingWriter() { writerWakeup.signal() }
+            s.wakeWaitingWriter()
             s.phase = .closed
             s.machine.closed()
             s.outbox.removeAll()
@@ -271,9 +278,7 @@ final class ConnectionChannel: Sendable {
         } else {
             s.lastWriteProgress = now
         }
-        if s.outbox.count <= context.configuration.outputLowWaterMark && s.takeWaitingWriter() {
-            writerWakeup.signal()
-        }
+        if s.outbox.count <= context.configuration.outputLowWaterMark { s.wakeWaitingWriter() }
         if s.outbox.isEmpty && s.phase == .finishing {
             s.phase = .writeShutDown
             shutdown(fd, Int32(SHUT_WR))
@@ -282,7 +287,7 @@ final class ConnectionChannel: Sendable {
     }
 
     private func breakConnection(_ s: inout State) {
-        if s.takeWaitingWriter() { writerWakeup.signal() }
+        s.wakeWaitingWriter()
         if s.phase.isSocketOpen { s.phase = .closing(broken: true) }
         s.outbox.removeAll()
     }
@@ -341,7 +346,10 @@ final class ConnectionChannel: Sendable {
                       logTag: response.logTag, started: started)
             return nil
         }
-        logAccess(request, status: outcome.status, bodyBytes: outcome.bodyBytes, logTag: response.logTag, started: started)
+        if let entry = accessLogEntry(request, status: outcome.status, bodyBytes: outcome.bodyBytes,
+                                      logTag: response.logTag, started: started) {
+            context.configuration.accessLog?(entry)
+        }
         var resumeReading = false
         let work = state.withLock { s -> Work in
             guard s.phase.isSocketOpen else { return .none }
@@ -372,14 +380,16 @@ final class ConnectionChannel: Sendable {
         }
     }
 
-    /// One access log entry, if there is a log; the target's `access_token` redacted.
-    private func logAccess(_ request: HTTPRequest, status: Int, bodyBytes: Int, logTag: String?, started: MonotonicInstant) {
-        guard let log = context.configuration.accessLog else { return }
-        log(HTTPAccessLogEntry(
+    /// The access log entry of a response (the target's `access_token` redacted); nil
+    /// without a log.
+    private func accessLogEntry(_ request: HTTPRequest, status: Int, bodyBytes: Int, logTag: String?,
+                                started: MonotonicInstant) -> HTTPAccessLogEntry? {
+        guard context.configuration.accessLog != nil else { return nil }
+        return HTTPAccessLogEntry(
             remoteAddress: remoteAddress, method: request.method,
             target: RequestTarget.redactingAccessToken(request.target), version: request.version,
             status: status, bodyBytes: bodyBytes, duration: MonotonicInstant.now().duration(since: started),
-            logTag: logTag))
+            logTag: logTag)
     }
 
     private struct Outcome {
@@ -474,6 +484,7 @@ final class ConnectionChannel: Sendable {
     func enqueue(_ bytes: [UInt8], blocking: Bool) throws {
         let highWater = context.configuration.outputHighWaterMark
         enum Next { case done, wait, fail, failAndClose }
+        var wakeup: DispatchSemaphore? = nil
         var next = state.withLock { s -> Next in
             guard s.phase.isWritable else { return .fail }
             let now = MonotonicInstant.now()
@@ -482,11 +493,13 @@ final class ConnectionChannel: Sendable {
             if s.phase.isBroken { return .failAndClose }
             guard blocking && s.outbox.count > highWater, case .open(let readPaused, _) = s.phase else { return .done }
             s.phase = .open(readPaused: readPaused, writerWaiting: true)
+            if s.writerWakeup == nil { s.writerWakeup = DispatchSemaphore(value: 0) }
+            wakeup = s.writerWakeup
             return .wait
         }
-        while next == .wait {
+        while next == .wait, let wakeup {
             let timeout = (MonotonicInstant.now() + context.writeTimeout).dispatchTime
-            let signaled = writerWakeup.wait(timeout: timeout) == .success
+            let signaled = wakeup.wait(timeout: timeout) == .success
             var consumeSignal = false
             next = state.withLock { s -> Next in
                 if !signaled {
@@ -501,7 +514,7 @@ final class ConnectionChannel: Sendable {
                 }
                 return s.phase.isWritable ? .done : .fail
             }
-            if consumeSignal { writerWakeup.wait() }
+            if consumeSignal { wakeup.wait() }
         }
         switch next {
         case .done, .wait:
@@ -525,9 +538,13 @@ final class ConnectionChannel: Sendable {
     private func startPush(_ open: @Sendable (HTTPPushStream) -> Void, chunked: Bool, for request: HTTPRequest,
                            status: Int, logTag: String?, started: MonotonicInstant) {
         let stream = HTTPPushStream { [self] output in push(output, chunked: chunked) }
-        stream.onEnd { [self] in
-            let bytes = state.withLock { $0.pushedBytes }
-            logAccess(request, status: status, bodyBytes: bytes, logTag: logTag, started: started)
+        if let entry = accessLogEntry(request, status: status, bodyBytes: 0, logTag: logTag, started: started) {
+            stream.onEnd { [self] in
+                var entry = entry
+                entry.bodyBytes = state.withLock { $0.pushedBytes }
+                entry.duration = MonotonicInstant.now().duration(since: started)
+                context.configuration.accessLog?(entry)
+            }
         }
         var resumeReading = false
         let attached = state.withLock { s -> Bool in
