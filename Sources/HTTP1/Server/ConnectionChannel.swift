@@ -547,18 +547,19 @@ final class ConnectionChannel: Sendable {
             }
         }
         var resumeReading = false
-        let attached = state.withLock { s -> Bool in
-            guard case .open(let readPaused, let writerWaiting) = s.phase else { return false }
-            s.machine.beginStreaming()
+        let (attached, work) = state.withLock { s -> (Bool, Work) in
+            guard case .open(let readPaused, let writerWaiting) = s.phase else { return (false, .none) }
             s.push = stream
             if readPaused {
                 // Paused for pipelined bytes: read again, to discard them and see EOF.
                 s.phase = .open(readPaused: false, writerWaiting: writerWaiting)
                 resumeReading = true
             }
-            return true
+            // `.close` when the peer closed while the responder ran: the stream ends at once.
+            return (true, run(s.machine.beginStreaming(), &s, now: MonotonicInstant.now()))
         }
         if !attached { stream.cancel() }  // the connection is closing already
+        perform(work, onLoop: false)
         if resumeReading { loop.execute { self.loop.resumeReading(self) } }
         open(stream)
         // Draining began before the stream was attached: finish it now (idempotent).
@@ -570,7 +571,7 @@ final class ConnectionChannel: Sendable {
     /// connection is dropped) when the peer is gone or more than `maxPushQueueBytes` stay unsent.
     private func push(_ output: HTTPPushStream.Output, chunked: Bool) -> Bool {
         let (accepted, work) = state.withLock { s -> (Bool, Work) in
-            guard s.phase.isWritable, s.push != nil else { return (false, .none) }
+            guard case .open = s.phase, s.push != nil else { return (false, .none) }
             let now = MonotonicInstant.now()
             switch output {
             case .bytes(let bytes):

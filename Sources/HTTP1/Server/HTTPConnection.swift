@@ -178,11 +178,12 @@ struct HTTPConnection {
     /// The head of a response whose body stays open is queued: from now on the connection
     /// only discards what the peer sends (pipelined requests are dropped: this response is
     /// the last) and holds no parser buffer, until the body ends (``responseCompleted(keepAlive:now:)``)
-    /// or the peer closes (`.close`, from ``nextAction(now:)``).
-    mutating func beginStreaming() {
-        guard mode == .responding else { return }
+    /// or the peer closes (`.close`, from here when it already has, else from ``nextAction(now:)``).
+    mutating func beginStreaming() -> Action {
+        guard mode == .responding else { return .waitForBytes }
         mode = .streaming
         parser = HTTPRequestParser(limits: settings.limits)
+        return peerClosed ? close() : .waitForBytes
     }
 
     /// The last response has been flushed and the write side shut down.
