@@ -35,7 +35,7 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `writeTimeout` | 60 s without progress | close |
 /// | `maxPushQueueBytes` | 1 MiB unsent per push body | the stream ends, close (no terminating chunk) |
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
-/// | `maxConnections` | 10 000 | 503 and close |
+/// | `maxConnections` | 10 000 (open push bodies count) | 503 and close |
 /// | `bodyBudgetCapacity` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
@@ -61,6 +61,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// before closing, so the client reads the response instead of a reset.
     public var lingerTimeout: Duration = .seconds(2)
     public var maxRequestsPerConnection: Int = 10_000
+    /// Open connections, push bodies (server-sent events) included; a newcomer beyond gets
+    /// 503 and is closed. An open push body costs about 1 KiB here plus the kernel's socket
+    /// memory, so the bound is file descriptors more than memory: serving `S` streams, set it
+    /// to `S` plus the requests expected at once (say `S + 2000`), and keep it below the
+    /// process's descriptor limit (`ulimit -n`) less what the process needs besides.
     public var maxConnections: Int = 10_000
     /// Bytes of request bodies held in memory over all connections at once, shared with
     /// the responder through ``HTTPRequest/memoryBudget``. `nil`: a quarter of the
