@@ -76,6 +76,7 @@ do {
     let server = HTTPServer(configuration: configuration, responder: FixedResponder())
     try server.start()
     print("http-bench-server listening on \(configuration.host):\(server.boundPort) (\(payload.count)-byte JSON)")
+    fflush(nil)  // the port, for whoever started it with --port 0 through a pipe
     try server.runUntilTerminated()
 } catch {
     print("http-bench-server: \(error)")

@@ -25,6 +25,12 @@ final class EventLoop: @unchecked Sendable {
     private var channels: [Int32: ConnectionChannel] = [:]
     private var listeners: [Int32] = []
     private var running = true
+    /// A descriptor held in reserve: out of descriptors, the loop frees it to accept and
+    /// refuse a newcomer (see ``shed(_:)``).
+    private var spareFD: Int32 = -1
+    /// Out of descriptors without a spare: the listeners are left out of the poll until the
+    /// next deadline scan, rather than waking the loop without end.
+    private var listenersPaused = false
 
     init(context: ServerContext) throws {
         epfd = Epoll.create()
@@ -49,6 +55,7 @@ final class EventLoop: @unchecked Sendable {
     /// Starts the thread, polling `listeners`.
     func start(listeners: [Int32], name: String) {
         let thread = Thread { [self] in
+            spareFD = Self.openSpare()
             for fd in listeners {
                 self.listeners.append(fd)
                 Epoll.add(epfd, fd, events: Epoll.input)
@@ -105,11 +112,16 @@ final class EventLoop: @unchecked Sendable {
             }
             let after = MonotonicInstant.now()
             if after >= nextScan {
+                if listenersPaused {
+                    listenersPaused = false
+                    for fd in listeners { Epoll.add(epfd, fd, events: Epoll.input) }
+                }
                 for channel in Array(channels.values) { channel.checkTimeouts(now: after) }
                 nextScan = after + scanInterval
             }
         }
         for channel in Array(channels.values) { channel.abort() }
+        if spareFD >= 0 { close(spareFD) }
         tasks.withLock { t in
             t.closed = true
             t.items = []
@@ -131,7 +143,10 @@ final class EventLoop: @unchecked Sendable {
 
     private func accept(from listener: Int32) {
         for _ in 0..<4 {
-            guard let (fd, address) = Socket.accept(listener) else { return }
+            guard let (fd, address) = Socket.accept(listener) else {
+                if errno == EMFILE || errno == ENFILE { shed(listener) }
+                return
+            }
             let open = context.openConnections.add(1, ordering: .relaxed).newValue
             if open > context.configuration.maxConnections || context.draining.load(ordering: .relaxed) {
                 context.openConnections.subtract(1, ordering: .relaxed)
@@ -143,6 +158,27 @@ final class EventLoop: @unchecked Sendable {
             channels[fd] = channel
             Epoll.add(epfd, fd, events: Epoll.input | Epoll.output | Epoll.readHangUp | Epoll.edgeTriggered)
         }
+    }
+
+    /// Out of file descriptors: the newcomer would wait in the backlog while the
+    /// (level-triggered) listener wakes the loop again at once, forever. Frees the spare
+    /// descriptor, accepts the newcomer and refuses it (503), and takes the spare again.
+    /// Without a spare (another thread took the number meanwhile) and none to be had, it stops
+    /// polling the listeners until the next deadline scan.
+    private func shed(_ listener: Int32) {
+        if spareFD >= 0 {
+            close(spareFD)
+            if let (fd, _) = Socket.accept(listener) { reject(fd) }
+        }
+        spareFD = Self.openSpare()
+        if spareFD < 0 && !listenersPaused {
+            listenersPaused = true
+            for fd in listeners { Epoll.remove(epfd, fd) }
+        }
+    }
+
+    private static func openSpare() -> Int32 {
+        open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     /// Over the connection limit (or shutting down): a 503 with `Connection: close`, best
