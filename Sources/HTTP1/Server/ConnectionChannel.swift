@@ -427,8 +427,7 @@ final class ConnectionChannel: Sendable {
                 return Outcome(ok: true, keepAlive: keepAlive, status: response.status, bodyBytes: sendBody ? body.count : 0)
             case .push(let open):
                 // The last response of the connection: its body ends when the stream does.
-                let chunked = request.version == .http1_1
-                let framing: ResponseHead.Framing = !bodyAllowed ? .none : chunked ? .chunked : .closeDelimited
+                let (chunked, framing) = Self.openEndedFraming(request.version, bodyAllowed: bodyAllowed)
                 guard let head = ResponseHead.serialize(
                     status: response.status, headers: response.headers, framing: framing,
                     keepAlive: false, requestVersion: request.version)
@@ -443,9 +442,8 @@ final class ConnectionChannel: Sendable {
                 }
                 return Outcome(ok: true, keepAlive: false, status: response.status, bodyBytes: 0, push: open, chunked: chunked)
             case .stream(let produce):
-                let chunked = request.version == .http1_1
+                let (chunked, framing) = Self.openEndedFraming(request.version, bodyAllowed: bodyAllowed)
                 if !chunked && bodyAllowed && !isHead { keepAlive = false }
-                let framing: ResponseHead.Framing = !bodyAllowed ? .none : chunked ? .chunked : .closeDelimited
                 guard let head = ResponseHead.serialize(
                     status: response.status, headers: response.headers, framing: framing,
                     keepAlive: keepAlive, requestVersion: request.version)
@@ -467,6 +465,12 @@ final class ConnectionChannel: Sendable {
         } catch {
             return Outcome(ok: false, keepAlive: false, status: response.status, bodyBytes: 0)
         }
+    }
+
+    /// A body of unknown length: chunked to HTTP/1.1, close-delimited to HTTP/1.0.
+    private static func openEndedFraming(_ version: HTTPVersion, bodyAllowed: Bool) -> (chunked: Bool, framing: ResponseHead.Framing) {
+        let chunked = version == .http1_1
+        return (chunked, !bodyAllowed ? .none : chunked ? .chunked : .closeDelimited)
     }
 
     /// The responder produced a head that cannot be sent safely: answer 500 instead.
