@@ -119,6 +119,25 @@ public final class HTTPTestClient: HTTPRequestSending, @unchecked Sendable {  //
         try? nextResponse(head: head, interim: interim)
     }
 
+    /// Reads a response's status line and headers only, leaving its body unread (for a body
+    /// that stays open); nil at EOF, on a timeout or on bytes that are not a response head.
+    public func readHead() -> HTTPTestResponse? {
+        try? nextHead()
+    }
+
+    /// Reads exactly `count` raw bytes (e.g. the next chunk of an open body); nil at EOF or on
+    /// a timeout before they all arrived.
+    public func readBytes(_ count: Int) -> [UInt8]? {
+        try? take(count)
+    }
+
+    /// Closes the connection (FIN). The client is unusable afterwards.
+    public func disconnect() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+    }
+
     /// Closes the connection with a reset (RST, not FIN): the server's next read fails.
     /// The client is unusable afterwards.
     public func reset() {
@@ -208,18 +227,24 @@ public final class HTTPTestClient: HTTPRequestSending, @unchecked Sendable {  //
         return Array(pending[0..<n])
     }
 
+    private func nextHead() throws -> HTTPTestResponse {
+        let statusLine = try line()
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line: \(statusLine)") }
+        var headers = HTTPHeaders()
+        while true {
+            let l = try line()
+            if l.isEmpty { break }
+            guard let colon = l.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(l)") }
+            headers.add(name: String(l[..<colon]), value: l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPTestResponse(status: status, headers: headers, body: [])
+    }
+
     private func nextResponse(head: Bool, interim: Bool) throws -> HTTPTestResponse {
         while true {
-            let statusLine = try line()
-            let parts = statusLine.split(separator: " ")
-            guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line: \(statusLine)") }
-            var headers = HTTPHeaders()
-            while true {
-                let l = try line()
-                if l.isEmpty { break }
-                guard let colon = l.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(l)") }
-                headers.add(name: String(l[..<colon]), value: l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }
+            let parsed = try nextHead()
+            let (status, headers) = (parsed.status, parsed.headers)
             if status < 200 {
                 if interim { return HTTPTestResponse(status: status, headers: headers, body: []) }
                 continue
