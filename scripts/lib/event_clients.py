@@ -16,28 +16,10 @@ import statistics
 import sys
 import time
 
+from process_memory import rss, settled_rss
+
 MB = 1 << 20
 ID = re.compile(rb"\nid: (\d+)\n")
-
-
-def rss(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise SystemExit(f"no VmRSS for process {pid}")
-
-
-def settled_rss(pid):
-    """RSS once it stops moving."""
-    last = rss(pid)
-    for _ in range(40):
-        time.sleep(0.25)
-        now = rss(pid)
-        if abs(now - last) < 64 * 1024:
-            return now
-        last = now
-    return last
 
 
 def percentile(values, p):
