@@ -10,6 +10,24 @@ public struct HTTPTestResponse: Sendable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Whatever answers a test's requests as the server would: a socket client, or the
+/// service called in process.
+public protocol HTTPRequestSending {
+    func request(_ method: String, _ target: String, json: [UInt8]?, headers: [(String, String)]) throws -> HTTPTestResponse
+}
+
+extension HTTPRequestSending {
+    public func request(_ method: String, _ target: String, json: [UInt8]? = nil) throws -> HTTPTestResponse {
+        try request(method, target, json: json, headers: [])
+    }
 }
 
 /// A blocking HTTP/1.1 client over one loopback socket, for the HTTP and service tests.
@@ -23,7 +41,7 @@ public struct HTTPTestResponse: Sendable {
 ///
 /// Every socket has a send and a receive timeout (also bounding `connect`), so a server that
 /// stalls makes a test fail within `timeout` instead of hanging the whole run.
-public final class HTTPTestClient: @unchecked Sendable {  // used from one thread at a time
+public final class HTTPTestClient: HTTPRequestSending, @unchecked Sendable {  // used from one thread at a time
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         public init(description: String) { self.description = description }
