@@ -196,6 +196,7 @@ function paint(el, row, i) {
     el.removeAttribute("aria-expanded");
     el.removeAttribute("aria-posinset");
     el.removeAttribute("aria-setsize");
+    delete el.dataset.id;
     el.draggable = false;
     el.style.paddingLeft = "";
     el.replaceChildren();
@@ -205,6 +206,7 @@ function paint(el, row, i) {
   if (S.cut && String(S.cut.id) === String(row.id)) el.classList.add("cut");
   el.setAttribute("role", "treeitem");
   el.setAttribute("aria-level", String(row.level + 1));
+  el.dataset.id = String(row.id);
   // The row's place among its parent's children (hidden siblings of a filtered view count).
   if (row.position != null) {
     el.setAttribute("aria-posinset", String(row.position + 1));
@@ -527,6 +529,20 @@ function applyChange(res, opts = {}) {
 function change(method, path, body, opts = {}) {
   const run = async () => {
     if (!S.ready) return null;
+    if (opts.make) {
+      // The request is made now, from the rows as the changes before it left them.
+      let spec;
+      try {
+        spec = await opts.make();
+      } catch (e) {
+        if (e.status === 404) showNotice(`${opts.what}: the item is gone (changed elsewhere).`);
+        else showNotice(`${opts.what} failed: ${e.message}`);
+        return null;
+      }
+      if (!spec || !S.ready) return null;
+      [method, path, body] = spec;
+      opts = Object.assign({}, opts, spec[3]);
+    }
     const gen = S.gen;
     S.mutating++;
     updateBusy();
@@ -725,8 +741,34 @@ function edit(what, method, path, body, opts = {}) {
   return change(method, path, body, Object.assign({ ifMatch: true, what, focusItem: true, keepFocusVisible: true }, opts));
 }
 
-const batch = (what, operations, opts = {}) =>
-  edit(what, "POST", inView(sessionPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts));
+/**
+ * An edit whose request depends on the rows (positions, the focused row): `make()` runs when
+ * its turn in the queue comes, after the changes before it, and returns
+ * `[method, path, body, opts]`, or null to send nothing. So Alt+Up pressed twice moves twice.
+ */
+function editDue(what, make) {
+  return change(null, null, null, { ifMatch: true, what, focusItem: true, keepFocusVisible: true, make });
+}
+
+const batchSpec = (operations, opts) =>
+  ["POST", inView(sessionPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts)];
+
+/** The request that moves item `id` under `parentId` at `index` (undefined: at the end); `expand`: that parent is expanded too. */
+function moveSpec(id, parentId, index, expand) {
+  if (expand) {
+    const op = { op: "move", id, parentId };
+    if (index !== undefined) op.index = index;
+    return batchSpec([op, { op: "expand", id: parentId, expanded: true }]);
+  }
+  return ["PATCH", inView(itemPath(id)), index === undefined ? { parentId } : { parentId, index }];
+}
+
+/** The focused row when an edit's turn comes (fetched when it is not loaded or stale). */
+async function dueRow(what) {
+  const row = S.focus >= 0 ? await rowAt(S.focus) : null;
+  if (!row) showNotice(`${what}: no row is focused.`);
+  return row;
+}
 
 // ---- rename, inline
 
@@ -794,22 +836,29 @@ function renameInserted(res, index, level) {
 }
 
 async function newSibling() {
-  if (!S.ready) return;
-  const row = focusedRow();
-  if (!row && S.total > 0) { showNotice("New sibling: the focused row is still loading."); return; }
-  const body = row ? { nodes: [{ title: NEW_TITLE }], after: row.id } : { nodes: [{ title: NEW_TITLE }] };
-  const res = await edit("New sibling", "POST", inView(sessionPath() + "/items"), body);
-  if (res) renameInserted(res, res.index, row ? row.level : 0);
+  let level = 0;
+  const res = await editDue("New sibling", async () => {
+    if (S.total === 0) return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }] }];
+    const row = await dueRow("New sibling");
+    if (!row) return null;
+    level = row.level;
+    return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }], after: row.id }];
+  });
+  if (res) renameInserted(res, res.index, level);
 }
 
 async function newChild() {
-  const row = needRow("New child");
-  if (!row) return;
-  const res = await batch("New child", [
-    { op: "insert", nodes: [{ title: NEW_TITLE }], parentId: row.id, index: 0 },
-    { op: "expand", id: row.id, expanded: true },
-  ]);
-  if (res) renameInserted(res, res.results[0].index, row.level + 1);
+  let level = 0;
+  const res = await editDue("New child", async () => {
+    const row = await dueRow("New child");
+    if (!row) return null;
+    level = row.level + 1;
+    return batchSpec([
+      { op: "insert", nodes: [{ title: NEW_TITLE }], parentId: row.id, index: 0 },
+      { op: "expand", id: row.id, expanded: true },
+    ]);
+  });
+  if (res) renameInserted(res, res.results[0].index, level);
 }
 
 // ---- delete, with a confirmation for a subtree
@@ -832,21 +881,19 @@ function deleteFocused() {
 
 // ---- move
 
-/** The row of item `id` in the view, with its position (fetched when it is not loaded). */
-async function rowOf(id) {
-  const info = await api("GET", inView(itemPath(id)));
-  if (info.index == null) return null;
-  const cached = S.rows[info.index];
-  if (cached && !cached.stale && sameId(cached.id, id) && cached.position != null) return cached;
-  const page = await api("GET", inView(sessionPath() + "/rows", `offset=${info.index}&limit=1&positions=true`));
-  return page.rows[0] && sameId(page.rows[0].id, id) ? page.rows[0] : null;
-}
-
-/** The row at index j, fetched when it is not loaded. */
+/** The row at index j, fetched when it is not loaded (or stale). */
 async function rowAt(j) {
   if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
   const page = await api("GET", inView(sessionPath() + "/rows", `offset=${j}&limit=1&positions=true`));
   return page.rows[0] || null;
+}
+
+/** The row of item `id` in the view, with its position (fetched when it is not loaded), or null. */
+async function rowOf(id) {
+  const info = await api("GET", inView(itemPath(id)));
+  if (info.index == null) return null;
+  const row = await rowAt(info.index);
+  return row && sameId(row.id, id) ? row : null;
 }
 
 /** The previous sibling of the row at i that the view shows, or null. */
@@ -863,52 +910,43 @@ async function previousSibling(i, row) {
   return sibling && sameId(sibling.parentId, row.parentId) ? sibling : null;
 }
 
-/** Moves `row` under `parentId` at `index` (undefined: at the end); `expand`: that parent is expanded too. */
-function moveItem(what, row, parentId, index, expand) {
-  if (expand) {
-    const op = { op: "move", id: row.id, parentId };
-    if (index !== undefined) op.index = index;
-    return batch(what, [op, { op: "expand", id: parentId, expanded: true }]);
-  }
-  const body = index === undefined ? { parentId } : { parentId, index };
-  return edit(what, "PATCH", inView(itemPath(row.id)), body);
-}
-
 /** Alt+Up / Alt+Down: one place among the siblings. */
 function moveAmongSiblings(delta) {
-  const row = needRow("Move");
-  if (!row || row.position == null) return;
-  const to = row.position + delta;
-  if (to < 0 || to >= row.siblingCount) { showNotice(delta < 0 ? "Already the first of its siblings." : "Already the last of its siblings."); return; }
-  moveItem(delta < 0 ? "Move up" : "Move down", row, row.parentId, to);
+  const what = delta < 0 ? "Move up" : "Move down";
+  editDue(what, async () => {
+    const row = await dueRow(what);
+    if (!row) return null;
+    const to = row.position + delta;
+    if (to < 0 || to >= row.siblingCount) {
+      showNotice(delta < 0 ? "Already the first of its siblings." : "Already the last of its siblings.");
+      return null;
+    }
+    return moveSpec(row.id, row.parentId, to);
+  });
 }
 
 /** Alt+Left: out of its parent, right after it. */
-async function outdent() {
-  const row = needRow("Outdent");
-  if (!row) return;
-  if (row.parentId == null) { showNotice("A root cannot move further out."); return; }
-  try {
+function outdent() {
+  editDue("Outdent", async () => {
+    const row = await dueRow("Outdent");
+    if (!row) return null;
+    if (row.parentId == null) { showNotice("A root cannot move further out."); return null; }
     const parent = await rowOf(row.parentId);
-    if (!parent) { showNotice("Outdent: the parent is not shown in this view."); return; }
-    moveItem("Outdent", row, parent.parentId, parent.position + 1);
-  } catch (e) {
-    showNotice("Outdent failed: " + e.message);
-  }
+    if (!parent) { showNotice("Outdent: the parent is not shown in this view."); return null; }
+    return moveSpec(row.id, parent.parentId, parent.position + 1);
+  });
 }
 
 /** Alt+Right: into its previous sibling, as the last child (the new parent is expanded). */
-async function indentItem() {
-  const row = needRow("Indent");
-  if (!row) return;
-  if (row.position === 0) { showNotice("Indent: there is no previous sibling to move into."); return; }
-  try {
+function indentItem() {
+  editDue("Indent", async () => {
+    const row = await dueRow("Indent");
+    if (!row) return null;
+    if (row.position === 0) { showNotice("Indent: there is no previous sibling to move into."); return null; }
     const sibling = await previousSibling(S.focus, row);
-    if (!sibling) { showNotice("Indent: the previous sibling is not shown in this view."); return; }
-    moveItem("Indent", row, sibling.id, undefined, true);
-  } catch (e) {
-    showNotice("Indent failed: " + e.message);
-  }
+    if (!sibling) { showNotice("Indent: the previous sibling is not shown in this view."); return null; }
+    return moveSpec(row.id, sibling.id, undefined, true);
+  });
 }
 
 /** Ctrl+X marks the focused row; Ctrl+V moves it into the focused row, as its last child. */
@@ -930,24 +968,27 @@ function clearCut() {
 }
 
 function pasteInto() {
-  const row = needRow("Paste");
-  if (!row) return;
   if (!S.cut) { showNotice("Paste: cut a row first (Ctrl+X)."); return; }
   const cut = S.cut;
   clearCut();
-  if (sameId(cut.id, row.id)) return;
-  moveItem("Paste", { id: cut.id }, row.id, undefined, true);
+  editDue("Paste", async () => {
+    const row = await dueRow("Paste");
+    if (!row || sameId(cut.id, row.id)) return null;
+    return moveSpec(cut.id, row.id, undefined, true);
+  });
 }
 
 /** Drag and drop: `zone` is "before", "after" or "into" the target row. */
-function dropOn(target, zone) {
-  const dragged = S.drag;
-  if (!dragged || !target || sameId(dragged.id, target.id)) return;
-  if (zone === "into") { moveItem("Move", dragged, target.id, undefined, true); return; }
-  if (target.position == null) return;
-  const sameParent = sameId(dragged.parentId, target.parentId) || (dragged.parentId == null && target.parentId == null);
-  const shift = sameParent && dragged.position != null && dragged.position < target.position ? 1 : 0;
-  moveItem("Move", dragged, target.parentId, target.position + (zone === "after" ? 1 : 0) - shift);
+function dropOn(draggedId, targetId, zone) {
+  if (sameId(draggedId, targetId)) return;
+  editDue("Move", async () => {
+    if (zone === "into") return moveSpec(draggedId, targetId, undefined, true);
+    const target = await rowOf(targetId), dragged = await rowOf(draggedId);
+    if (!target) return null;
+    const sameParent = dragged && (sameId(dragged.parentId, target.parentId) || (dragged.parentId == null && target.parentId == null));
+    const shift = sameParent && dragged.position < target.position ? 1 : 0;
+    return moveSpec(draggedId, target.parentId, target.position + (zone === "after" ? 1 : 0) - shift);
+  });
 }
 
 // ---------------------------------------------------------------- keys and pointer
@@ -1041,7 +1082,7 @@ ui.tree.addEventListener("dragstart", (e) => {
   const el = e.target.closest && e.target.closest(".row");
   if (!el || !el._row || S.edit) { e.preventDefault(); return; }
   const row = el._row;
-  S.drag = { id: row.id, parentId: row.parentId, position: row.position, title: row.title };
+  S.drag = { id: row.id };
   S.focus = Number(el.dataset.index);
   scheduleRender();
   e.dataTransfer.effectAllowed = "move";
@@ -1073,7 +1114,7 @@ ui.tree.addEventListener("drop", (e) => {
   clearDrop();
   if (!S.drag || !at) return;
   e.preventDefault();
-  dropOn(at.el._row, at.zone);
+  dropOn(S.drag.id, at.el._row.id, at.zone);
   S.drag = null;
 });
 
