@@ -12,6 +12,9 @@ public final class TreeService: HTTPResponder {
     let registry: SessionRegistry
     let metrics = Metrics()
     let durability: Durability
+    /// Event streams open on this server (`--max-streams`).
+    let openStreams = Atomic<Int>(0)
+    let accessTokens = AccessTokens()
 
     /// - Parameters:
     ///   - clock: the service's time; injected so expiry can be tested.
@@ -50,7 +53,7 @@ public final class TreeService: HTTPResponder {
         var response: HTTPResponse
         do throws(ServiceError) {
             guard let route else {
-                if request.method != "OPTIONS" { try authorize(request) }
+                if request.method != "OPTIONS" { try authorize(request, nil) }
                 throw ServiceError.notFound("no resource at \(request.path)")
             }
             response = try handle(request, route)
@@ -76,7 +79,7 @@ public final class TreeService: HTTPResponder {
     private func handle(_ request: HTTPRequest, _ route: Route) throws(ServiceError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         if method == "OPTIONS" { return preflight(request, route) }
-        if route != .health { try authorize(request) }
+        if route != .health { try authorize(request, route) }
         guard route.allowedMethods.contains(request.method) else {
             throw ServiceError(.methodNotAllowed,
                                detail: "\(request.method) is not allowed on \(route.template.rawValue); allowed: \(route.allowedMethods.joined(separator: ", "))",
@@ -100,13 +103,24 @@ public final class TreeService: HTTPResponder {
         case (.item(let sid, let item), "DELETE"): return try deleteItem(request, sid, item)
         case (.item(let sid, let item), _): return try patchItem(request, sid, item)
         case (.batch(let sid), _): return try batch(request, sid)
+        case (.events(let sid), _): return try events(request, sid)
+        case (.eventToken(let sid), _): return try eventToken(request, sid)
         }
     }
 
     // MARK: Access
 
-    private func authorize(_ request: HTTPRequest) throws(ServiceError) {
+    /// With `--token`, every request needs `Authorization: Bearer <token>`; an event
+    /// stream may instead give an access token of its session as `access_token`.
+    private func authorize(_ request: HTTPRequest, _ route: Route?) throws(ServiceError) {
         guard let token = configuration.token else { return }
+        if case .events(let sid)? = route, let access = request.queryValue("access_token") {
+            guard accessTokens.allows(access, session: sid, now: registry.clock.now) else {
+                throw ServiceError(.unauthorized, detail: "the access_token is unknown, expired, or for another session; get a new one with POST /sessions/{sid}/events/token",
+                                   headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\", error=\"invalid_token\"")])
+            }
+            return
+        }
         let given = request.headers["authorization"] ?? ""
         let expected = "Bearer " + token
         // Compare in time independent of where the first difference is.
@@ -206,7 +220,7 @@ public final class TreeService: HTTPResponder {
         }
         guard let session = found, !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
             // Only an expired session is dropped (never one loaded since the look).
-            if found != nil { registry.remove(sid) }
+            if found != nil { registry.remove(sid, .expired) }
             throw TreeService.removedSession(sid)
         }
         session.touch(now)
@@ -234,8 +248,10 @@ public final class TreeService: HTTPResponder {
         // (The journal's entry has the version before it: its replay moves it again.)
         let reset = built && state.changedFilters.remove(filter) != nil
         let mark = recordingOrder ? journalViewOrder(session, &state) : nil
-        if reset { state.version += 1 }
-        return reset ? mark : nil
+        guard reset else { return nil }
+        state.version += 1
+        publishViewReset(filter, session, &state, mark: mark)
+        return mark
     }
 
     /// Builds the named filtered view in `store` if needed (409 when a newer filter request

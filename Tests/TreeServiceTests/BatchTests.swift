@@ -99,7 +99,7 @@ import TreeFormats
         let sid = h.createSample()
         let reply = batch(sid, "")
         #expect(reply.status == 200, "\(reply.text)")
-        #expect(reply.text == "{\"version\":1,\"total\":5,\"changes\":[],\"results\":[]}")
+        #expect(reply.text == "{\"version\":1,\"total\":5,\"changes\":[],\"reload\":[],\"results\":[]}")
         #expect(reply.headers["etag"] == "\"1\"")
         #expect(version(sid) == 1)
     }

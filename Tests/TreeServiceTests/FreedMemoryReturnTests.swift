@@ -34,10 +34,10 @@ import TreeFormats
     @Test func droppingASmallSessionSchedulesNoTrim() throws {
         let registry = Self.registry(Recorder())
         let small = try registry.create(Self.store(nodes: 39))
-        #expect(registry.remove(small.id))
+        #expect(registry.remove(small.id, .deleted))
         #expect(registry.freedMemory.scheduled == 0)
         let large = try registry.create(Self.store(nodes: 40))
-        #expect(registry.remove(large.id))
+        #expect(registry.remove(large.id, .deleted))
         #expect(registry.freedMemory.scheduled == 1)
     }
 
@@ -46,7 +46,7 @@ import TreeFormats
         let registry = Self.registry(recorder)
         let large = try registry.create(Self.store(nodes: 50))
         let caller = pthread_self()
-        #expect(registry.remove(large.id))
+        #expect(registry.remove(large.id, .deleted))
         #expect(recorder.ran.wait(timeout: .now() + 30) == .success)
         let thread = try #require(recorder.threads.withLock { $0.first })
         #expect(pthread_equal(thread, caller) == 0)

@@ -21,7 +21,7 @@ import Testing
         #expect(h.service.registry.nodeCount > 0)
         // The request has looked its session up; the session is removed before it takes the lock.
         let session = try h.service.liveSession(sid)
-        #expect(h.service.registry.remove(sid))
+        #expect(h.service.registry.remove(sid, .deleted))
         #expect(h.service.registry.nodeCount == 0)
         let request = HTTPRequest(method: method, target: "/sessions/\(sid)\(path)",
                                   headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array((body ?? "").utf8))
@@ -46,7 +46,7 @@ import Testing
     @Test func aReadOfASessionRemovedAfterItsLookupAnswers404() throws {
         let sid = h.createSample()
         let session = try h.service.liveSession(sid)
-        h.service.registry.remove(sid)
+        h.service.registry.remove(sid, .deleted)
         var status = 0
         do {
             status = try h.service.readingSession(session) { _, _ throws(ServiceError) in 200 }
@@ -59,8 +59,8 @@ import Testing
     @Test func removingTwiceReleasesTheNodesOnce() {
         let first = h.createSample(), second = h.createSample()
         let perSession = h.service.registry.nodeCount / 2
-        #expect(h.service.registry.remove(first))
-        #expect(!h.service.registry.remove(first))
+        #expect(h.service.registry.remove(first, .deleted))
+        #expect(!h.service.registry.remove(first, .deleted))
         #expect(h.service.registry.nodeCount == perSession)
         #expect(h.call("DELETE", "/sessions/\(second)").status == 204)
         #expect(h.service.registry.nodeCount == 0)

@@ -169,18 +169,20 @@ extension TreeStore {
     }
 
     /// Runs `body` on every view, the unfiltered one first, then the kept filtered
-    /// ones in order; `body` records splices only for the view `filter` names.
+    /// ones in order; `body` records splices only for the view `filter` names (returned)
+    /// and the observed ones (kept in `observedSplices`).
     private mutating func updateViews(_ filter: FilterQuery?,
                                       _ body: (inout ViewState, Forest, inout [Splice]?) -> Void) -> [Splice] {
         var result: [Splice] = []
-        var splices: [Splice]? = filter == nil ? [] : nil
-        body(&unfiltered, forest, &splices)
-        if let splices { result = splices }
-        for i in filtered.indices {
-            splices = filtered[i].query == filter ? [] : nil
-            body(&filtered[i].view, forest, &splices)
-            if let splices { result = splices }
+        func update(_ view: inout ViewState, _ query: FilterQuery?) {
+            let named = query == filter, observed = !named && observedViews.contains(query)
+            var splices: [Splice]? = named || observed ? [] : nil
+            body(&view, forest, &splices)
+            if named { result = splices! }
+            if observed { observedSplices[query, default: []] += splices! }
         }
+        update(&unfiltered, nil)
+        for i in filtered.indices { update(&filtered[i].view, filtered[i].query) }
         return result
     }
 }

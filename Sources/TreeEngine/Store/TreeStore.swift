@@ -17,6 +17,12 @@ public struct TreeStore: Sendable {
     /// How many threads match titles when a filtered view is built; nil: as many as
     /// `ParallelWork.workerCount(items:)` gives for the forest's size.
     var filterWorkers: Int?
+    /// Views (nil: the unfiltered one) whose splices every edit records besides those of
+    /// the view it names, for whoever follows them (event streams): see `takeObservedSplices`.
+    public var observedViews: Set<FilterQuery?> = []
+    /// The splices edits recorded for `observedViews` other than the view they named, since
+    /// the last `takeObservedSplices`, in order.
+    var observedSplices: [FilterQuery?: [Splice]] = [:]
 
     /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -49,6 +55,16 @@ public struct TreeStore: Sendable {
         } catch {
             throw Cancelled()
         }
+    }
+
+    /// The splices recorded for each observed view since the last call, by the edits that
+    /// named another view (a view absent from the result did not change, except the one an
+    /// edit named: its splices are the edit's result). Expanding and collapsing change only
+    /// the view they name. A caller that rolls back (a failed transaction) discards them.
+    /// - Complexity: O(1)
+    public mutating func takeObservedSplices() -> [FilterQuery?: [Splice]] {
+        defer { observedSplices = [:] }
+        return observedSplices
     }
 
     /// Whether the filtered view for `filter` is kept (naming it costs nothing).

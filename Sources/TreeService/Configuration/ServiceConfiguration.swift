@@ -28,6 +28,11 @@ public struct ServiceConfiguration: Sendable {
     /// sessions it creates start with it and a dot, and an id that names another instance
     /// answers 404 (see ServiceConfiguration+Instance.swift). nil: ids have no prefix.
     public var instance: String? = nil
+    /// Most event streams open at once on this server, and on one session (429 beyond).
+    public var maxStreams: Int = 10_000
+    public var maxStreamsPerSession: Int = 1000
+    /// How long an access token for `GET /sessions/{sid}/events?access_token=` lasts.
+    public var accessTokenTTL: Duration = .seconds(60)
 
     public init() {}
 }

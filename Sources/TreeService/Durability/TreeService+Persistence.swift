@@ -31,7 +31,7 @@ extension TreeService {
                 state.recordedUse = registry.clock.wallNow
             }
         } catch {
-            registry.remove(session.id)
+            registry.remove(session.id, .deleted)
             _ = directory.remove(session.id)
             throw durability.failure(error, writing: "the new session")
         }

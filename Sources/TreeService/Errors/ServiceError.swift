@@ -24,6 +24,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case invalidNode = "invalid-node"
     case tooManySessions = "too-many-sessions"
     case tooManyNodes = "too-many-nodes"
+    case tooManyStreams = "too-many-streams"
     case headersTooLarge = "headers-too-large"
     case internalError = "internal-error"
     case notImplemented = "not-implemented"
@@ -47,7 +48,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .unsupportedMediaType: 415
         case .expectationFailed: 417
         case .invalidNode: 422
-        case .tooManySessions, .tooManyNodes: 429
+        case .tooManySessions, .tooManyNodes, .tooManyStreams: 429
         case .headersTooLarge: 431
         case .internalError: 500
         case .notImplemented: 501

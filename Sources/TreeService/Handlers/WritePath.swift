@@ -63,6 +63,7 @@ extension TreeService {
                 decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let operation = try decode(state.store)
         let resolved = try resolve(operation, in: state.store)
+        _ = state.store.takeObservedSplices()  // what a refused batch left
         // The entry first: a disk that refuses it leaves everything as it was, also a view
         // the change would have built or reset. Its replay prepares the view the same way.
         let versionBefore = state.version
@@ -81,7 +82,12 @@ extension TreeService {
         state.journaledViews = state.store.keptFilters
         if operation.editsTree { state.treeEdited() } else { state.expansionChanged(recorded.view) }
         state.version += 1
-        return (changeResponse(outcome, session: session, state: &state, view: recorded.view), mark)
+        let observed = state.store.takeObservedSplices()
+        publish(session, &state, mark: mark) { view, store, version in
+            let splices = view == recorded.view ? outcome.splices : observed[view] ?? []
+            return .change(changeBody(outcome, splices, store, version: version, view: view))
+        }
+        return (changeResponse(outcome, session: session, state: state, view: recorded.view), mark)
     }
 
     /// An operation with its items looked up in the store.
@@ -101,6 +107,8 @@ extension TreeService {
     private struct ChangeOutcome {
         var splices: [Splice]
         var subject: Subject
+        /// Rows that may have changed in place (see `ReloadHint`).
+        var reload: ReloadHint
 
         enum Subject {
             /// The whole session (no `index` in the response).
@@ -158,21 +166,24 @@ extension TreeService {
     private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ store: inout TreeStore,
                        accounted: inout Int, holdingReleases: Bool = false, replaying: Bool = false) throws(ServiceError) -> ChangeOutcome {
         switch operation {
-        case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session)
-        case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session)
-        case .expandToDepth(let depth): return ChangeOutcome(splices: store.expand(toDepth: depth, view), subject: .session)
+        case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session, reload: .everything(view))
+        case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session, reload: .everything(view))
+        case .expandToDepth(let depth):
+            return ChangeOutcome(splices: store.expand(toDepth: depth, view), subject: .session, reload: .everything(view))
         case .setExpanded(let node, let expanded, let recursive):
-            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node))
+            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node), reload: .paths([node], store.forest))
         case .reveal(let node):
-            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node))
+            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .paths([node], store.forest))
         case .move(let node, let parent, let index):
+            let oldParent = store.forest.parent(of: node)
             do throws(EditError) {
-                return ChangeOutcome(splices: try store.move(node, to: parent, index: index, view), subject: .item(node))
+                return ChangeOutcome(splices: try store.move(node, to: parent, index: index, view), subject: .item(node),
+                                     reload: .paths([node] + (oldParent.map { [$0] } ?? []), store.forest))
             } catch {
                 throw ServiceError(error)
             }
         case .update(let node, let title, let data):
-            return ChangeOutcome(splices: store.update(node, title: title, data: data?.serialize(), view), subject: .item(node))
+            return ChangeOutcome(splices: store.update(node, title: title, data: data?.serialize(), view), subject: .item(node), reload: .paths([node], store.forest))
         case .insert(let fragment, let placement):
             // Nodes a batch deleted earlier are still accounted: they make room first.
             let spare = holdingReleases ? accounted - store.forest.count : 0
@@ -186,31 +197,45 @@ extension TreeService {
                 throw ServiceError(error)
             }
             accounted += needed
-            return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots))
+            return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots), reload: .paths(result.roots.prefix(1), store.forest))
         case .delete(let node):
+            let parent = store.forest.parent(of: node)
             let splices = store.delete(node, view)
             if !holdingReleases { releaseDeletedNodes(store, accounted: &accounted) }
-            return ChangeOutcome(splices: splices, subject: .removed)
+            return ChangeOutcome(splices: splices, subject: .removed, reload: .paths(parent.map { [$0] } ?? [], store.forest))
         }
     }
 
     /// The change response: the view's splices, total and version, and what the subject needs.
-    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
-        func response(_ status: Int, index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> HTTPResponse {
-            let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), outcome.splices, index: index, extra: extra)
-            return json(status, body, headers: [("ETag", ETag.of(state.version))])
+    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: Session.State, view: FilterQuery?) -> HTTPResponse {
+        let body = changeBody(outcome, outcome.splices, state.store, version: state.version, view: view)
+        guard case .inserted(let roots) = outcome.subject else { return json(200, body, headers: [("ETag", ETag.of(state.version))]) }
+        var created = json(201, body, headers: [("ETag", ETag.of(state.version))])
+        if let first = roots.first {
+            let id = state.store.forest.id(of: first).description
+            created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
         }
+        return created
+    }
+
+    /// The body of the change response in a kept view: the one the change named, or
+    /// another one an event stream follows (`splices` are then that view's).
+    private func changeBody(_ outcome: ChangeOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: FilterQuery?) -> [UInt8] {
+        let reload = outcome.reload.ranges(in: store, view)
+        func body(_ index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
+            ResponseJSON.changes(version: version, total: store.keptRowCount(view)!, splices, reload: reload, index: index, extra: extra)
+        }
+        func row(_ node: NodeHandle) -> Int? { store.keptPlacement(of: node, view)!.index }
         switch outcome.subject {
         case .session:
-            return response(200, index: .absent)
+            return body(.absent)
         case .item(let node):
-            return response(200, index: .row(state.store.rowIndex(of: node, view)))
+            return body(.row(row(node)))
         case .removed:
-            return response(200, index: .row(nil))
+            return body(.row(nil))
         case .inserted(let roots):
-            let firstIndex: Int? = roots.first.flatMap { state.store.rowIndex(of: $0, view) }
-            let forest = state.store.forest
-            var created = response(201, index: .row(firstIndex)) { out in
+            let forest = store.forest
+            return body(.row(roots.first.flatMap(row))) { out in
                 out.raw(",\"ids\":[")
                 for (i, root) in roots.enumerated() {
                     if i > 0 { out.raw(",") }
@@ -218,11 +243,6 @@ extension TreeService {
                 }
                 out.raw("]")
             }
-            if let first = roots.first {
-                let id = forest.id(of: first).description
-                created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
-            }
-            return created
         }
     }
 }
@@ -273,21 +293,32 @@ extension TreeService {
         }
         releaseDeletedNodes(state.store, accounted: &accounted)
         state.accountedNodes = accounted
-        if let view, built, state.changedFilters.remove(view) != nil { state.version += 1 }
+        if let view, built, state.changedFilters.remove(view) != nil {
+            state.version += 1
+            publishViewReset(view, session, &state, mark: mark)
+        }
         if outcome.editsTree { state.treeEdited() }
         if outcome.changesExpansion { state.expansionChanged(view) }
-        if !batch.entries.isEmpty { state.version += 1 }
+        let observed = state.store.takeObservedSplices()
+        if !batch.entries.isEmpty {
+            state.version += 1
+            publish(session, &state, mark: mark) { other, store, version in
+                let splices = other == view ? outcome.splices : observed[other] ?? []
+                return .change(batchBody(outcome, splices, store, version: version, view: other))
+            }
+        }
         // The batch's entry replays the view it built and the views that dropped.
         state.journaledViews = state.store.keptFilters
-        return (batchResponse(outcome, state: &state, view: view), mark)
+        let body = batchBody(outcome, outcome.splices, state.store, version: state.version, view: view)
+        return (json(200, body, headers: [("ETag", ETag.of(state.version))]), mark)
     }
 
     /// What a batch did, for the response.
     private struct BatchOutcome {
-        /// The rows of the named view before the first operation.
-        var oldTotal: Int
-        /// Every operation's splices, in order.
+        /// Every operation's splices in the named view, in order.
         var splices: [Splice] = []
+        /// What every operation may have changed in place.
+        var reload = ReloadHint()
         var results: [BatchResult] = []
         var editsTree = false
         var changesExpansion = false
@@ -309,7 +340,7 @@ extension TreeService {
     /// Applies the operations of `batch` in order to `store` (inside its transaction).
     private func applyBatch(_ body: [UInt8], _ batch: Batch, _ view: FilterQuery?, _ store: inout TreeStore,
                             accounted: inout Int, replaying: Bool) throws(ServiceError) -> BatchOutcome {
-        var outcome = BatchOutcome(oldTotal: store.rowCount(view))
+        var outcome = BatchOutcome()
         outcome.results.reserveCapacity(batch.entries.count)
         for (k, entry) in batch.entries.enumerated() {
             // Where the operation's bytes start, while byte offsets count from there.
@@ -328,6 +359,7 @@ extension TreeService {
                 let applied = try apply(try resolve(operation, in: store, pointing: true), view, &store, accounted: &accounted,
                                         holdingReleases: true, replaying: replaying)
                 outcome.splices += applied.splices
+                outcome.reload.formUnion(applied.reload)
                 if operation.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
                 let forest = store.forest
                 switch applied.subject {
@@ -351,12 +383,13 @@ extension TreeService {
         return outcome
     }
 
-    /// The change response of a batch: the splices of all its operations as one change of
-    /// the named view, and `results`, one entry per operation, with rows after the batch.
-    private func batchResponse(_ outcome: BatchOutcome, state: inout Session.State, view: FilterQuery?) -> HTTPResponse {
+    /// The change response of a batch in a kept view (the named one, or another one an
+    /// event stream follows): `splices`, that view's splices of all its operations, as one
+    /// change, and `results`, one entry per operation, with rows after the batch.
+    private func batchBody(_ outcome: BatchOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: FilterQuery?) -> [UInt8] {
         func row(_ id: ItemID?) -> Int? {
-            guard let id, let node = state.store.forest.node(withID: id.text) else { return nil }
-            return state.store.rowIndex(of: node, view)
+            guard let id, let node = store.forest.node(withID: id.text) else { return nil }
+            return store.keptPlacement(of: node, view)!.index
         }
         var rows: [Int?] = []
         rows.reserveCapacity(outcome.results.count)
@@ -367,8 +400,10 @@ extension TreeService {
             case .inserted(nil, _): rows.append(nil)
             }
         }
-        let splices = Splice.sequence(outcome.splices, oldTotal: outcome.oldTotal)
-        let body = ResponseJSON.changes(version: state.version, total: state.store.rowCount(view), splices, index: .absent) { out in
+        let total = store.keptRowCount(view)!
+        let oldTotal = splices.reduce(total) { $0 - $1.inserted + $1.removed }
+        return ResponseJSON.changes(version: version, total: total, Splice.sequence(splices, oldTotal: oldTotal),
+                                    reload: outcome.reload.ranges(in: store, view), index: .absent) { out in
             out.raw(",\"results\":[")
             for (i, result) in outcome.results.enumerated() {
                 if i > 0 { out.raw(",") }
@@ -389,6 +424,5 @@ extension TreeService {
             }
             out.raw("]")
         }
-        return json(200, body, headers: [("ETag", ETag.of(state.version))])
     }
 }

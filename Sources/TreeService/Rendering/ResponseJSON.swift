@@ -31,8 +31,9 @@ enum ResponseJSON {
         case row(Int?)
     }
 
-    /// `{"version","total","changes":[...]}`, and `index` unless it is `.absent`.
-    static func changes(version: Int, total: Int, _ splices: [Splice], index: IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
+    /// `{"version","total","changes":[...],"reload":[...]}`, and `index` unless it is `.absent`.
+    static func changes(version: Int, total: Int, _ splices: [Splice], reload: [(index: Int, count: Int)], index: IndexMember,
+                        extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 64 + 48 * splices.count)
         out.raw("{\"version\":")
         out.int(version)
@@ -47,6 +48,15 @@ enum ResponseJSON {
             out.int(s.removed)
             out.raw(",\"inserted\":")
             out.int(s.inserted)
+            out.raw("}")
+        }
+        out.raw("],\"reload\":[")
+        for (i, r) in reload.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"index\":")
+            out.int(r.index)
+            out.raw(",\"count\":")
+            out.int(r.count)
             out.raw("}")
         }
         out.raw("]")

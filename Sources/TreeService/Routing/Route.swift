@@ -13,6 +13,8 @@ enum Route: Equatable {
     case items(String)
     case item(String, String)
     case batch(String)
+    case events(String)
+    case eventToken(String)
 
     /// Matches decoded path segments against the templates; nil when no resource has this path.
     init?(_ segments: [String]) {
@@ -39,6 +41,8 @@ enum Route: Equatable {
         case .items: self = .items(values[0])
         case .item: self = .item(values[0], values[1])
         case .batch: self = .batch(values[0])
+        case .events: self = .events(values[0])
+        case .eventToken: self = .eventToken(values[0])
         }
     }
 
@@ -55,6 +59,8 @@ enum Route: Equatable {
         case items = "/sessions/{sid}/items"
         case item = "/sessions/{sid}/items/{itemId}"
         case batch = "/sessions/{sid}/batch"
+        case events = "/sessions/{sid}/events"
+        case eventToken = "/sessions/{sid}/events/token"
 
         /// The template's path segments: a literal, or a `{placeholder}` (nil).
         var segments: [String?] {
@@ -85,8 +91,8 @@ enum Route: Equatable {
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {
             switch self {
-            case .root, .health, .metrics, .openAPI, .rows, .tree: return ["GET", "HEAD", "OPTIONS"]
-            case .sessions, .items, .batch: return ["POST", "OPTIONS"]
+            case .root, .health, .metrics, .openAPI, .rows, .tree, .events: return ["GET", "HEAD", "OPTIONS"]
+            case .sessions, .items, .batch, .eventToken: return ["POST", "OPTIONS"]
             case .session, .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
             }
         }
@@ -106,6 +112,8 @@ enum Route: Equatable {
         case .items: return .items
         case .item: return .item
         case .batch: return .batch
+        case .events: return .events
+        case .eventToken: return .eventToken
         }
     }
 

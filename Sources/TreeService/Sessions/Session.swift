@@ -20,6 +20,8 @@ final class Session: Sendable {
     let state: ReadWriteLocked<State>
     /// Answers the session's changes once their journal entries are durable (`--fsync batch`).
     let committer = Committer()
+    /// The session's event streams.
+    let events: EventHub
     /// The instant of the last request (readers update it too), on the service's clock.
     private let lastUse: AtomicInstant
 
@@ -74,6 +76,7 @@ final class Session: Sendable {
     init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil) {
         self.id = id
         self.createdAt = createdAt ?? clock.wallNow
+        events = EventHub(committer: committer)
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }

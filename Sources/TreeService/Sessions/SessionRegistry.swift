@@ -126,8 +126,8 @@ final class SessionRegistry: Sendable {
 
     /// Drops a session; false when there was none (or it was already dropped).
     @discardableResult
-    func remove(_ id: String) -> Bool {
-        let freed = drop(id)
+    func remove(_ id: String, _ reason: EventHub.EndReason) -> Bool {
+        let freed = drop(id, reason)
         if let freed { freedMemory.nodesFreed(freed) }
         return freed != nil
     }
@@ -136,7 +136,7 @@ final class SessionRegistry: Sendable {
     /// `If-Match`): the check and the removal run under one exclusive lock of the session,
     /// so no change slips in between. False when there was no session.
     func remove(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Bool {
-        let freed = try drop(id, check: check)
+        let freed = try drop(id, .deleted, check: check)
         if let freed { freedMemory.nodesFreed(freed) }
         return freed != nil
     }
@@ -145,13 +145,15 @@ final class SessionRegistry: Sendable {
     /// the table and releases its nodes; the number of nodes released, nil when there was
     /// no session to drop. A request that waits for the session's lock meanwhile finds it
     /// marked and answers 404, so its nodes are never reserved or released after this.
-    private func drop(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Int? {
+    /// Its event streams end with `reason`.
+    private func drop(_ id: String, _ reason: EventHub.EndReason, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Int? {
         guard let session = sessions.withLock({ $0[id] }) else { return nil }
         let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
             guard !state.removed else { return nil }
             try check(state)
             try dropped(id, &state)
             state.removed = true
+            session.events.end(reason)
             defer { state.accountedNodes = 0 }
             return state.accountedNodes
         }
@@ -164,8 +166,8 @@ final class SessionRegistry: Sendable {
     }
 
     /// `drop` for callers with no check.
-    private func drop(_ id: String) -> Int? {
-        do throws(ServiceError) { return try drop(id, check: { _ in }) } catch { return nil }
+    private func drop(_ id: String, _ reason: EventHub.EndReason) -> Int? {
+        do throws(ServiceError) { return try drop(id, reason, check: { _ in }) } catch { return nil }
     }
 
     /// Drops every session idle for longer than the TTL, at most every 10 s.
@@ -176,7 +178,7 @@ final class SessionRegistry: Sendable {
         var freed = 0
         for session in all where isExpired(lastUsed: session.lastUsed, now: now) {
             // Checked again under the lock: a request may have used the session meanwhile.
-            let dropped = try? drop(session.id) { _ throws(ServiceError) in
+            let dropped = try? drop(session.id, .expired) { _ throws(ServiceError) in
                 if !isExpired(lastUsed: session.lastUsed, now: now) { throw ServiceError.notFound("used again") }
             }
             freed += dropped ?? 0

@@ -92,6 +92,7 @@ extension ModelRun {
             }
         } catch {
             model.restore(checkpoint)
+            _ = store.takeObservedSplices()  // rolled back: nothing changed
             switch error {
             case .unexpected(let text): problem(text)
             case .invalid(let text):

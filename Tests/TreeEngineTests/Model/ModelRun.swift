@@ -364,7 +364,10 @@ final class ModelRun {
         for step in 0 ..< steps {
             if failed { return }
             let inserts = insertCount
+            let observed = observeViews()
             let edited = randomStep()
+            if failed { return }
+            checkObservedSplices(observed, "after op \(log.count - 1)")
             if failed { return }
             checkKeptViews("after op \(log.count - 1)")
             if failed { return }
@@ -378,12 +381,32 @@ final class ModelRun {
         }
     }
 
+    /// Before a step: observes a random choice of the views kept (the unfiltered one
+    /// among them), with their rows now.
+    func observeViews() -> [(FilterQuery?, [RefKey])] {
+        let views = ([nil] + model.kept.map { Optional($0) }).filter { _ in rng.chance(0.7) }
+        store.observedViews = Set(views)
+        _ = store.takeObservedSplices()
+        return views.map { ($0, model.rows($0).map(\.key)) }
+    }
+
+    /// After a step: the splices recorded for each observed view it did not name, still
+    /// kept, turn its rows before the step into its rows now (none recorded: no change).
+    func checkObservedSplices(_ observed: [(FilterQuery?, [RefKey])], _ context: String) {
+        let recorded = store.takeObservedSplices()
+        for (f, old) in observed where f != namedFilter && (f.map { model.isKept($0) } ?? true) {
+            checkSplices(recorded[f] ?? [], old: old, new: model.rows(f).map(\.key), "\(context): observed view \(f.map { "[\($0)]" } ?? "unfiltered")")
+            if failed { return }
+        }
+    }
+
     /// One random operation; returns whether it was an edit of the forest
     /// (or an expansion in the unfiltered view, which lives in the forest's flags).
     @discardableResult
     func randomStep() -> Bool {
         let view = rng.chance(0.4) ? 0 : rng.int(1 ... filters.count)
         let f = filter(view)
+        namedFilter = f
         let vn = viewName(view)
         let old = model.rows(f).map(\.key)
         let hasNodes = !model.roots.isEmpty
@@ -479,6 +502,8 @@ final class ModelRun {
 
     /// Inserts that succeeded (ids are then looked up in full).
     var insertCount = 0
+    /// The view the current step names.
+    var namedFilter: FilterQuery?
 
     func insertStep(_ view: Int, _ old: [RefKey]) {
         let f = filter(view)

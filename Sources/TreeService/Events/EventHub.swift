@@ -1,0 +1,339 @@
+import Dispatch
+import HTTP1
+import Synchronization
+import TreeEngine
+import TreeFormats
+
+/// The event streams of one session (`GET /sessions/{sid}/events`): who follows which
+/// view, the recent events of each followed view, and their delivery in version order.
+///
+/// Every version step of the session is published here under the session's exclusive
+/// lock, as one event per followed view: `change` with that view's splices, or `reset`
+/// when the view's splices are not known (it was dropped from the store's cache, or rebuilt
+/// in a version step). A view is followed from its first subscription while the store keeps
+/// it: its backlog lasts that long, so a client that reconnects with `Last-Event-ID` gets
+/// what it missed even when it was the view's only subscriber.
+///
+/// Delivery runs off the session's lock, one drainer at a time, in publication order; a
+/// publication whose journal entry is not yet durable waits for it (the session's
+/// committer), so a client never sees a change a crash could take back. Sending never
+/// blocks: a client too slow to take its events is dropped by the HTTP layer (it then
+/// reconnects with `Last-Event-ID`).
+final class EventHub: Sendable {
+    /// The backlog of each followed view: its last events, at most this many...
+    static let backlogEvents = 1024
+    /// ...and at most this many bytes.
+    static let backlogBytes = 1 << 20
+
+    /// Why a stream must fetch its rows again.
+    enum ResetReason: String {
+        /// The stream has just started without `Last-Event-ID`.
+        case subscribed
+        /// `Last-Event-ID` names a version the backlog no longer (or never) holds.
+        case backlog
+        /// The view was dropped from the session's cache of filtered views, or built anew
+        /// in a version step: its splices are not known.
+        case view
+    }
+
+    /// Why a session's streams end.
+    enum EndReason: String {
+        case deleted
+        case expired
+    }
+
+    /// What a followed view gets at a version step.
+    enum Event {
+        /// `change` with this data (the change response for that view).
+        case change([UInt8])
+        /// `reset`.
+        case reset
+    }
+
+    private struct View {
+        var subscribers: [ObjectIdentifier: HTTPPushStream] = [:]
+        /// Subscriptions published but not yet delivered (the view stays followed meanwhile).
+        var attaching = 0
+        var backlog: Backlog
+        /// Whether its splices were recorded at every version step since the backlog began
+        /// (false after a step found it dropped, until a reset restarts it kept).
+        var intact = true
+    }
+
+    /// Events of the versions after `start`, oldest first, bounded by `backlogEvents` and `backlogBytes`.
+    private struct Backlog {
+        private(set) var start: Int
+        private var events: [(version: Int, bytes: [UInt8])] = []
+        private var head = 0
+        private var bytes = 0
+
+        init(start: Int) { self.start = start }
+
+        mutating func append(_ version: Int, _ event: [UInt8]) {
+            events.append((version, event))
+            bytes += event.count
+            while events.count - head > EventHub.backlogEvents || bytes > EventHub.backlogBytes {
+                start = events[head].version
+                bytes -= events[head].bytes.count
+                events[head].bytes = []
+                head += 1
+            }
+            if head > 64 && head * 2 > events.count {
+                events.removeFirst(head)
+                head = 0
+            }
+        }
+
+        /// Forgets everything: the view's history starts again after `version`.
+        mutating func restart(at version: Int) {
+            self = Backlog(start: version)
+        }
+
+        /// The events after `version` up to `current`, concatenated (empty when there are
+        /// none); nil when the backlog does not hold them all.
+        func events(after version: Int, current: Int) -> [UInt8]? {
+            guard version >= start, version <= current else { return nil }
+            var out: [UInt8] = []
+            for e in events[head...] where e.version > version { out += e.bytes }
+            return out
+        }
+    }
+
+    private enum Action {
+        /// Send to every subscriber of the view at this point of the order.
+        case send(FilterQuery?, [UInt8])
+        /// Send the first bytes to the stream, which then joins the view's subscribers.
+        case attach(FilterQuery?, HTTPPushStream, [UInt8])
+        /// Send to every subscriber, then end every stream.
+        case end([UInt8])
+    }
+
+    private struct Publication {
+        let sequence: Int
+        var ready: Bool
+        var actions: [Action]
+    }
+
+    private struct State {
+        var views: [FilterQuery?: View] = [:]
+        var queue: [Publication] = []
+        var nextSequence = 0
+        var draining = false
+        /// The `end` event, once the session is removed.
+        var end: [UInt8]?
+        /// Streams open or being opened (for the per-session limit).
+        var streams = 0
+    }
+
+    private let state = Mutex(State())
+    private let committer: Committer
+
+    init(committer: Committer) {
+        self.committer = committer
+    }
+
+    /// The views whose events are published (their splices must be recorded).
+    var followedViews: Set<FilterQuery?> { state.withLock { Set($0.views.keys) } }
+
+    /// The number of streams open (or being opened) on the session.
+    var streamCount: Int { state.withLock { $0.streams } }
+
+    // MARK: Under the session's exclusive lock
+
+    /// Takes one of the session's `limit` stream slots (false when all are taken): a
+    /// stream being opened holds it until it is subscribed (or `releaseSlot`).
+    func takeSlot(limit: Int) -> Bool {
+        state.withLock { s in
+            guard s.streams < limit else { return false }
+            s.streams += 1
+            return true
+        }
+    }
+
+    /// Gives back a slot whose stream was never subscribed.
+    func releaseSlot() {
+        state.withLock { $0.streams -= 1 }
+    }
+
+    /// Subscribes a stream (which holds a slot) to `view`, kept by `store`. It gets
+    /// `retry`, then the events after `lastEventID` from the backlog, or a `reset`; or, when
+    /// the session has ended, `end`. It gives back its slot, and runs `onEnd`, when it ends.
+    func subscribe(_ stream: HTTPPushStream, view: FilterQuery?, lastEventID: Int?, store: TreeStore,
+                   version: Int, mark: JournalMark?, onEnd: @escaping @Sendable () -> Void) {
+        let id = ObjectIdentifier(stream)
+        state.withLock { s in
+            var followed = s.views[view] ?? View(backlog: Backlog(start: version))
+            var first = ServerSentEvent.retry
+            if let lastEventID, followed.intact, let missed = followed.backlog.events(after: lastEventID, current: version) {
+                first += missed
+            } else {
+                first += EventHub.reset(lastEventID == nil ? .subscribed : .backlog, version: version, total: store.keptRowCount(view))
+            }
+            followed.attaching += 1
+            s.views[view] = followed
+            enqueue(&s, mark: mark, [.attach(view, stream, first)])
+        }
+        stream.onEnd { [self] in
+            state.withLock { s in
+                s.streams -= 1
+                s.views[view]?.subscribers[id] = nil
+            }
+            onEnd()
+        }
+        afterEnqueue(mark)
+    }
+
+    /// Publishes a version step: `event` gives each followed view that is kept and intact
+    /// its event (it may read that view with the store's `kept…` accessors); the others get
+    /// a `reset`. A view no longer kept and without subscribers stops being followed.
+    func publish(version: Int, mark: JournalMark?, store: TreeStore, _ event: (FilterQuery?) -> Event) {
+        let published = state.withLock { s -> Bool in
+            guard !s.views.isEmpty else { return false }
+            var actions: [Action] = []
+            for (query, var view) in s.views {
+                let kept = query.map { store.hasView($0) } ?? true
+                let bytes: [UInt8]
+                if kept && view.intact, case .change(let data) = event(query) {
+                    bytes = ServerSentEvent.bytes("change", id: version, data: data)
+                    view.backlog.append(version, bytes)
+                } else {
+                    bytes = EventHub.reset(.view, version: version, total: store.keptRowCount(query))
+                    view.backlog.restart(at: version)
+                    view.intact = kept
+                }
+                if view.subscribers.isEmpty && view.attaching == 0 {
+                    s.views[query] = kept ? view : nil
+                } else {
+                    s.views[query] = view
+                    actions.append(.send(query, bytes))
+                }
+            }
+            if !actions.isEmpty { enqueue(&s, mark: mark, actions) }
+            return !actions.isEmpty
+        }
+        if published { afterEnqueue(mark) }
+    }
+
+    /// The session is removed: every stream gets `end` (after the events before it) and ends,
+    /// also one subscribed later by a request that had looked the session up before.
+    func end(_ reason: EndReason) {
+        state.withLock { s in
+            guard s.end == nil else { return }
+            let end = ServerSentEvent.bytes("end", id: nil, data: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
+            s.end = end
+            enqueue(&s, mark: nil, [.end(end)])
+        }
+        afterEnqueue(nil)
+    }
+
+    // MARK: Any thread
+
+    /// Sends the heartbeat comment to every stream.
+    func heartbeat() {
+        let streams = state.withLock { s in s.views.values.flatMap { $0.subscribers.values } }
+        for stream in streams { stream.send(ServerSentEvent.heartbeat) }
+    }
+
+    // MARK: Delivery
+
+    /// `reset` with the view's `total` when the store keeps it.
+    private static func reset(_ reason: ResetReason, version: Int, total: Int?) -> [UInt8] {
+        var out = JSONWriter(reservingCapacity: 64)
+        out.raw("{\"version\":")
+        out.int(version)
+        if let total {
+            out.raw(",\"total\":")
+            out.int(total)
+        }
+        out.raw(",\"reason\":")
+        out.string(reason.rawValue)
+        out.raw("}")
+        return ServerSentEvent.bytes("reset", id: version, data: out.bytes)
+    }
+
+    private func enqueue(_ s: inout State, mark: JournalMark?, _ actions: [Action]) {
+        s.queue.append(Publication(sequence: s.nextSequence, ready: mark == nil, actions: actions))
+        s.nextSequence += 1
+    }
+
+    /// After a publication was queued (outside the hub's lock): waits for its entry to be
+    /// durable, or starts delivering.
+    private func afterEnqueue(_ mark: JournalMark?) {
+        guard let mark else { return startDraining() }
+        let sequence = state.withLock { $0.nextSequence - 1 }
+        committer.whenDurable(mark) { [self] _ in
+            // A failed fsync answered 507, but the change stays applied: readers see it, so
+            // the streams do too.
+            state.withLock { s in
+                if let i = s.queue.firstIndex(where: { $0.sequence == sequence }) { s.queue[i].ready = true }
+            }
+            startDraining()
+        }
+    }
+
+    private func startDraining() {
+        let start = state.withLock { s -> Bool in
+            guard !s.draining, s.queue.first?.ready == true else { return false }
+            s.draining = true
+            return true
+        }
+        if start { DispatchQueue.global(qos: .userInitiated).async { self.drain() } }
+    }
+
+    /// One delivery: the streams, the bytes, and whether the streams end after them.
+    private struct Delivery {
+        var streams: [HTTPPushStream]
+        var bytes: [UInt8]
+        var finish = false
+    }
+
+    /// Delivers the ready publications at the head of the queue, in order, until none is left.
+    private func drain() {
+        while true {
+            let deliveries = state.withLock { s -> [Delivery]? in
+                var out: [Delivery] = []
+                var taken = 0
+                while taken < s.queue.count, s.queue[taken].ready {
+                    for action in s.queue[taken].actions { resolve(action, &s, into: &out) }
+                    taken += 1
+                }
+                guard taken > 0 else {
+                    s.draining = false
+                    return nil
+                }
+                s.queue.removeFirst(taken)
+                return out
+            }
+            guard let deliveries else { return }
+            for delivery in deliveries {
+                for stream in delivery.streams {
+                    stream.send(delivery.bytes)
+                    if delivery.finish { stream.finish() }
+                }
+            }
+        }
+    }
+
+    /// The streams an action goes to, as of its place in the order.
+    private func resolve(_ action: Action, _ s: inout State, into out: inout [Delivery]) {
+        switch action {
+        case .send(let query, let bytes):
+            guard let subscribers = s.views[query]?.subscribers, !subscribers.isEmpty else { return }
+            out.append(Delivery(streams: Array(subscribers.values), bytes: bytes))
+        case .attach(let query, let stream, let bytes):
+            if let end = s.end {
+                out.append(Delivery(streams: [stream], bytes: bytes + end, finish: true))
+                return
+            }
+            s.views[query]!.attaching -= 1
+            // Ended meanwhile (its end handler has run, or runs after this and removes it).
+            guard stream.isOpen else { return }
+            s.views[query]!.subscribers[ObjectIdentifier(stream)] = stream
+            out.append(Delivery(streams: [stream], bytes: bytes))
+        case .end(let bytes):
+            let all = s.views.values.flatMap { $0.subscribers.values }
+            s.views = [:]
+            out.append(Delivery(streams: all, bytes: bytes, finish: true))
+        }
+    }
+}

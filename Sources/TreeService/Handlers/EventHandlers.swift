@@ -1,0 +1,95 @@
+import HTTP1
+import TreeEngine
+import TreeFormats
+
+extension TreeService {
+    /// `GET /sessions/{sid}/events?filter=&match=&caseSensitive=` (with `Last-Event-ID`, or
+    /// `lastEventId`): the session's version steps as server-sent events in the named view
+    /// (see `EventHub`).
+    ///
+    /// Everything that can fail is checked before the head is sent: the view is built (as
+    /// a read builds it: 409 when a newer filter request cancels the build), and the stream
+    /// takes a slot of the server's and of the session's (429 when none is free). Once the
+    /// head is sent, the stream is subscribed under the session's lock.
+    func events(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        let filter = try request.filterQuery()
+        let lastEventID = try request.lastEventID()
+        let ticket = ticket(filter, sid)
+        let session = try liveSession(sid)
+        let reset = try withSession(session) { session, state throws(ServiceError) in
+            try prepare(filter, session, &state, ticket: ticket)
+        }
+        waitUntilDurable(read: reset, session)
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                                   ("X-Accel-Buffering", "no")])  // nginx: pass events on at once
+        if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
+        try takeStreamSlot(session)
+        return HTTPResponse(status: 200, headers: headers, body: .push { [self] stream in
+            subscribe(stream, session, filter, lastEventID: lastEventID)
+        })
+    }
+
+    /// `POST /sessions/{sid}/events/token`: a token that opens the session's event streams
+    /// as `access_token` for a short while (`EventSource` cannot send `Authorization`).
+    func eventToken(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        let session = try liveSession(sid)
+        let now = registry.clock.now
+        let token = accessTokens.issue(for: session.id, now: now, expires: now + configuration.accessTokenTTL)
+        var out = JSONWriter(reservingCapacity: 128)
+        out.raw("{\"token\":")
+        out.string(token)
+        out.raw(",\"expiresIn\":")
+        out.int(Int(configuration.accessTokenTTL.components.seconds))
+        out.raw("}")
+        return json(201, out.bytes, headers: [("Cache-Control", "no-store")])
+    }
+
+    /// Takes a slot for a new stream on the server and on the session, or 429.
+    private func takeStreamSlot(_ session: Session) throws(ServiceError) {
+        guard openStreams.add(1, ordering: .relaxed).newValue <= configuration.maxStreams else {
+            openStreams.subtract(1, ordering: .relaxed)
+            throw ServiceError(.tooManyStreams, detail: "the server has its maximum of \(configuration.maxStreams) event streams open",
+                               headers: [("Retry-After", "10")])
+        }
+        guard session.events.takeSlot(limit: configuration.maxStreamsPerSession) else {
+            openStreams.subtract(1, ordering: .relaxed)
+            throw ServiceError(.tooManyStreams, detail: "session \(session.id) has its maximum of \(configuration.maxStreamsPerSession) event streams open",
+                               headers: [("Retry-After", "10")])
+        }
+    }
+
+    /// Subscribes a stream whose head is sent (it holds its slots). When the session was
+    /// removed meanwhile, or a newer filter request cancelled the view's rebuild, the stream
+    /// just ends: the client reconnects and learns what happened.
+    private func subscribe(_ stream: HTTPPushStream, _ session: Session, _ filter: FilterQuery?, lastEventID: Int?) {
+        let ticket = ticket(filter, session.id)
+        do throws(ServiceError) {
+            try withSession(session) { session, state throws(ServiceError) in
+                let reset = try prepare(filter, session, &state, ticket: ticket)
+                session.events.subscribe(stream, view: filter, lastEventID: lastEventID, store: state.store,
+                                         version: state.version, mark: reset) { [self] in
+                    openStreams.subtract(1, ordering: .relaxed)
+                }
+                state.store.observedViews = session.events.followedViews
+            }
+        } catch {
+            session.events.releaseSlot()
+            openStreams.subtract(1, ordering: .relaxed)
+            stream.finish()
+        }
+    }
+}
+
+extension HTTPRequest {
+    /// The version after which a stream resumes: the `Last-Event-ID` header (which
+    /// `EventSource` sends when it reconnects), else the `lastEventId` query parameter.
+    func lastEventID() throws(ServiceError) -> Int? {
+        let given = headers["last-event-id"].map { ($0, "the Last-Event-ID header") }
+            ?? queryValue("lastEventId").map { ($0, "query parameter lastEventId") }
+        guard let (text, name) = given, !text.isEmpty else { return nil }
+        guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
+            throw .badQueryParameter("\(name) must be a version (a non-negative integer), not \"\(text)\"")
+        }
+        return n
+    }
+}
