@@ -86,9 +86,25 @@ def session(base_url):
     return call(base_url, "POST", "/sessions", {"nodes": NODES})["id"]
 
 
+def window(browser, context):
+    """A page in a window of its own (a browser context): pages that share a window are
+    background tabs but one, and chromium runs a background tab's animation frames and timers
+    at most once a second. Its errors go to `context.errors`."""
+    ctx = browser.new_context(viewport={"width": 1200, "height": 760}, device_scale_factor=1,
+                              color_scheme="light", locale="en-US")
+    ctx.set_default_timeout(20000)
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: context.errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: context.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("response", lambda r: context.errors.append(f"HTTP {r.status}: {r.request.method} {r.url}") if r.status >= 400 else None)
+    page.on("close", lambda _: ctx.close())
+    return page
+
+
 @pytest.fixture(scope="module")
-def tabs(context, base_url, session):
-    a, b = context.new_page(), context.new_page()
+def tabs(browser, context, base_url, session):
+    """Tab A and tab B on one session, each in its own window."""
+    a, b = window(browser, context), window(browser, context)
     for p in (a, b):
         p.goto(f"{base_url}/?session={session}")
         p.wait_for_function("document.getElementById('counts').textContent === '8 rows of 9 nodes'")
@@ -168,11 +184,11 @@ def test_keyboard_moves_show_in_the_other_tab(tabs, base_url, session):
     assert [r[0] for r in want[:7]] == ["Alpha", "Apple pie", "Apricot", "Almond", "Almond milk", "Avocado", "Bravo"]
     a.keyboard.press("Alt+ArrowUp")
     a.keyboard.press("Alt+ArrowUp")
-    want = step(tabs, base_url, session, "(() => document.querySelector('#row-2 .title').textContent === 'Almond milk')()")
+    want = step(tabs, base_url, session, "(() => document.querySelector('#row-2 .title')?.textContent === 'Almond milk')()")
     assert [r[0] for r in want[:5]] == ["Alpha", "Apple pie", "Almond milk", "Apricot", "Almond"]
     assert a.get_attribute("#tree", "aria-activedescendant") == "row-2"  # the focus follows the item
     a.keyboard.press("Alt+ArrowDown")
-    want = step(tabs, base_url, session, "(() => document.querySelector('#row-3 .title').textContent === 'Almond milk')()")
+    want = step(tabs, base_url, session, "(() => document.querySelector('#row-3 .title')?.textContent === 'Almond milk')()")
     a.keyboard.press("Alt+ArrowRight")  # into Apricot, its previous sibling (expanded for it)
     want = step(tabs, base_url, session, has("Almond milk", 3))
     assert [r[:2] for r in want[:5]] == [["Alpha", 1], ["Apple pie", 2], ["Apricot", 2], ["Almond milk", 3], ["Almond", 2]]
@@ -280,9 +296,9 @@ def test_a_change_behind_the_page_gives_412_and_a_reload(browser, base_url, sess
         page.close()
 
 
-def test_keyboard_only_editing(context, base_url):
+def test_keyboard_only_editing(browser, context, base_url):
     sid = call(base_url, "POST", "/sessions", {"nodes": NODES})["id"]
-    page = context.new_page()
+    page = window(browser, context)
     try:
         page.goto(f"{base_url}/?session={sid}")
         page.wait_for_function("document.getElementById('counts').textContent === '8 rows of 9 nodes'")
@@ -334,9 +350,9 @@ def test_keyboard_only_editing(context, base_url):
         page.close()
 
 
-def test_session_deleted_elsewhere_ends_the_stream(context, base_url):
+def test_session_deleted_elsewhere_ends_the_stream(browser, context, base_url):
     sid = call(base_url, "POST", "/sessions", {"nodes": NODES})["id"]
-    page = context.new_page()
+    page = window(browser, context)
     try:
         page.goto(f"{base_url}/?session={sid}")
         page.wait_for_function("document.getElementById('live').dataset.state === 'live'", timeout=5000)
@@ -347,6 +363,8 @@ def test_session_deleted_elsewhere_ends_the_stream(context, base_url):
         page.close()
 
 
-def test_no_page_errors(context):
-    # The 412 of test_a_change_behind... is in its own context; nothing else may fail here.
+def test_no_page_errors(tabs, context):
+    # The 412 of test_a_change_behind... is in a context of its own; nothing else may fail here.
+    for p in tabs:
+        p.close()
     assert context.errors == []

@@ -483,8 +483,10 @@ async function reload(note) {
 /**
  * Patches the cache with one change (a response of ours or a `change` event) whose version is
  * one past the held one; starts over from `total` and `version` otherwise.
- * `opts.item`: only the item's own row goes stale (its `expanded` changed); otherwise every
- * loaded row does (an edit can change other rows' `hasChildren`, positions, match marks).
+ * Rows that may have changed in place go stale (they stay shown and are fetched again): those
+ * of `reload` (titles, flags, match marks), and every loaded one when rows moved (their
+ * `position`/`siblingCount` may have changed) or when the answer has no `reload`.
+ * `opts.item`: a toggle of ours: only the item's own row and `reload` (positions stay).
  * `opts.target(res)`: the item's row after the change (default `res.index`).
  */
 function applyChange(res, opts = {}) {
@@ -500,13 +502,18 @@ function applyChange(res, opts = {}) {
       const moved = mapIndex(S.edit.index, changes, -1);
       if (moved < 0) { finishEdit(false); showNotice("The item being renamed was removed elsewhere."); } else S.edit.index = moved;
     }
+    const reload = Array.isArray(res.reload) ? res.reload : null;
     if (opts.item) {
       const i = res.index;
       if (i != null && S.rows[i]) S.rows[i] = Object.assign({}, S.rows[i], { expanded: opts.expanded ?? S.rows[i].expanded, stale: true });
-    } else {
+    } else if (changes.length > 0 || !reload) {
       for (const r of S.rows) if (r) r.stale = true;
-      if (opts.patch && target != null && S.rows[target]) S.rows[target] = Object.assign({}, S.rows[target], opts.patch);
     }
+    // Our own toggle changed the item's row only (`reload` also names its ancestors' rows).
+    for (const { index, count } of (opts.item ? null : reload) || []) {
+      for (let k = Math.max(0, index); k < Math.min(S.total, index + count); k++) if (S.rows[k]) S.rows[k].stale = true;
+    }
+    if (opts.patch && target != null && S.rows[target]) S.rows[target] = Object.assign({}, S.rows[target], opts.patch, { stale: true });
   } else {
     resetCache(res.total, res.version);
   }
@@ -671,6 +678,7 @@ function drainEvents(before) {
 
 /** Drops the cached rows for those of `version` (`total` rows): the visible ones are fetched again. */
 function refetchAt(data) {
+  if (data.total == null) { reload(); return; }  // a reset of a view the session did not keep
   const top = virtualTop();
   resetCache(data.total, data.version);
   setVirtualTop(top);
