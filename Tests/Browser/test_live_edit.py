@@ -244,6 +244,28 @@ def test_delete_asks_for_a_subtree_and_shows_in_the_other_tab(tabs, base_url, se
     assert a.locator(".title", has_text="Apricot").count() == 0
 
 
+def test_a_filtered_tab_follows_its_own_view(tabs, base_url, session):
+    """B shows a filtered view: it subscribes to that view, and A's edit reaches it as that
+    view's splices."""
+    a, b = tabs
+    b.fill("#search", "an")
+    b.press("#search", "Enter")
+    b.wait_for_function("document.getElementById('counts').textContent.includes('match')")
+    b.wait_for_function("document.getElementById('live').dataset.state === 'live'", timeout=5000)
+    settle(b, base_url, session, "&filter=an")
+    focus_row(a, "Date")
+    a.keyboard.press("F2")
+    a.keyboard.type("Mandarin")
+    a.keyboard.press("Enter")
+    a.wait_for_function(has("Mandarin", 2))
+    want = server_rows(base_url, session, "&filter=an")
+    assert ["Mandarin", 2, 1, 2] in want
+    b.wait_for_function(SHOWS, arg=want, timeout=1000)
+    b.fill("#search", "")
+    b.press("#search", "Enter")
+    settle(b, base_url, session)
+
+
 def test_positions_match_the_tree(tabs, base_url, session):
     places = tree_places(base_url, session)
     for p in tabs:
