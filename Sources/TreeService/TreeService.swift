@@ -90,7 +90,7 @@ public final class TreeService: HTTPResponder {
         case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
         case (.metrics, _):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                body: metrics.render(sessions: registry.loadedCount, nodes: registry.nodeCount) + storageMetrics())
+                                body: metrics.render(sessions: registry.loadedCount, nodes: registry.nodeCount) + eventMetrics() + storageMetrics())
         case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)

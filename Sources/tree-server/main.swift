@@ -23,6 +23,9 @@ struct Settings {
     /// nil: memory only.
     var dataDirectory: String? = "tree-sessions-data"
     var fsync = FsyncMode.batch
+    /// nil: `--max-streams` and room for as many requests as there are workers' worth.
+    var maxConnections: Int? = nil
+    var heartbeat = 15
 }
 
 struct UsageError: Error, CustomStringConvertible {
@@ -46,7 +49,10 @@ let options: [Option] = [
     Option(flag: "--max-batch", variable: "TREE_MAX_BATCH", help: "most operations in one batch, 413 beyond (default 100000)") { $1.service.maxBatchOperations = try integer($0, "--max-batch", minimum: 1) },
     Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824)") { $1.http.maxBodySize = try integer($0, "--max-body", minimum: 1) },
     Option(flag: "--max-buffered-bodies", variable: "TREE_MAX_BUFFERED_BODIES", help: "bytes of request bodies and their parses in memory at once, 503 beyond, 413 for one larger than all of it (default a quarter of memory: \(MemoryBudget.defaultCapacity))") { $1.http.bodyBudgetCapacity = try integer($0, "--max-buffered-bodies", minimum: 1) },
-    Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, 503 beyond (default 10000)") { $1.http.maxConnections = try integer($0, "--max-connections", minimum: 1) },
+    Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, event streams included, 503 beyond (default --max-streams + 1024)") { $1.maxConnections = try integer($0, "--max-connections", minimum: 1) },
+    Option(flag: "--max-streams", variable: "TREE_MAX_STREAMS", help: "most event streams open at once, 429 beyond (default 10000)") { $1.service.maxStreams = try integer($0, "--max-streams", minimum: 0) },
+    Option(flag: "--max-session-streams", variable: "TREE_MAX_SESSION_STREAMS", help: "most event streams open on one session, 429 beyond (default 1000)") { $1.service.maxStreamsPerSession = try integer($0, "--max-session-streams", minimum: 0) },
+    Option(flag: "--sse-heartbeat", variable: "TREE_SSE_HEARTBEAT", help: "seconds between heartbeat comments on event streams (default 15)") { $1.heartbeat = try integer($0, "--sse-heartbeat", minimum: 1) },
     Option(flag: "--header-timeout", variable: "TREE_HEADER_TIMEOUT", help: "seconds to receive a request head, 408 beyond (default 10)") { $1.http.headerReadTimeout = .seconds(try integer($0, "--header-timeout", minimum: 1)) },
     Option(flag: "--body-timeout", variable: "TREE_BODY_TIMEOUT", help: "seconds without body progress, 408 beyond (default 30)") { $1.http.bodyReadTimeout = .seconds(try integer($0, "--body-timeout", minimum: 1)) },
     Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
@@ -96,8 +102,22 @@ func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// Each connection is a file descriptor: the soft limit (often 1024) goes up to what the
+/// connection limit needs, as far as the hard limit allows.
+func raiseOpenFileLimit(to wanted: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+    limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    if limit.rlim_cur < rlim_t(wanted) {
+        log("tree-server: open files are limited to \(limit.rlim_cur) (ulimit -n), fewer than --max-connections needs (\(wanted)); connections beyond fail")
+    }
+}
+
 do {
     var s = try settings()
+    s.http.maxConnections = s.maxConnections ?? s.service.maxStreams + 1024
+    raiseOpenFileLimit(to: s.http.maxConnections + 256)
     // Large blocks (session columns, request bodies) in their own mappings, so that freeing
     // them gives the memory back; see ProcessMemory.
     ProcessMemory.fixAllocatorThresholds()
@@ -131,7 +151,12 @@ do {
     upkeep.schedule(deadline: .now() + 10, repeating: 10)
     upkeep.setEventHandler { service.recordUse() }
     upkeep.resume()
+    let heartbeat = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+    heartbeat.schedule(deadline: .now() + .seconds(s.heartbeat), repeating: .seconds(s.heartbeat))
+    heartbeat.setEventHandler { service.sendHeartbeats() }
+    heartbeat.resume()
     try server.runUntilTerminated(shutdownDeadline: .seconds(10))
+    heartbeat.cancel()
     upkeep.cancel()
     service.shutDownStorage()
     log("tree-server: stopped")

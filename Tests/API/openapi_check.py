@@ -100,6 +100,13 @@ class Spec:
             problems.append(f"undocumented body: {response.text[:200]}")
         return body, problems
 
+    def schema_problems(self, data, schema):
+        """What is wrong with `data` as the component schema `schema` (e.g. an event's data)."""
+        validator = jsonschema.Draft202012Validator(
+            {"$ref": f"urn:spec#/components/schemas/{schema}"}, registry=self.registry,
+            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        return [f"{schema}: {error.message} at {list(error.absolute_path)}" for error in validator.iter_errors(data)][:1]
+
 
 def rows_page_problems(page):
     """What the RowsPage and Row schemas say in words: the members of the two kinds of view."""

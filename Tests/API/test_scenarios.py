@@ -6,6 +6,8 @@ Steps with `view` are change requests: their answer must also turn the view's ro
 its rows after (version + 1, ETag = version, the splices). The steps run in order against one
 session, so a step sees what the steps before it did.
 """
+import json
+
 import pytest
 import yaml
 
@@ -405,3 +407,53 @@ LIMITED = dict(server="limited")
 )
 def test_limits(step, api, state):
     run(step, api, state)
+
+
+# -- event streams (read as they come: the Step runner reads whole bodies) ------------------
+def events_of(response):
+    """The server-sent events of a streamed response, one dict (event, id, data) at a time."""
+    event = {}
+    for line in response.iter_lines(decode_unicode=True):
+        if line == "":
+            if "data" in event:
+                yield event
+            event = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            event[name] = value
+
+
+def test_events(api, state):
+    """A stream's documented head, its reset, a change event that is the change response
+    (ChangeEvent), and the end when the session is deleted."""
+    sid = api.request("POST", "/sessions", body=TREE).json()["id"]
+    with api.http.get(f"{api.bases['main']}/sessions/{sid}/events", stream=True, timeout=10) as stream:
+        _, problems = api.spec.problems("GET", stream, 200)
+        assert not problems, problems
+        events = events_of(stream)
+        reset = next(events)
+        assert reset["event"] == "reset" and reset["id"] == "1", reset
+        assert not api.spec.schema_problems(json.loads(reset["data"]), "ResetEvent"), reset
+        change = api.request("PATCH", f"/sessions/{sid}/items/docs", body={"expanded": True})
+        assert change.status_code == 200, change.text
+        event = next(events)
+        assert event["event"] == "change" and event["id"] == str(change.json()["version"]), event
+        assert json.loads(event["data"]) == change.json(), event
+        assert not api.spec.schema_problems(json.loads(event["data"]), "ChangeEvent"), event
+        assert api.request("DELETE", f"/sessions/{sid}").status_code == 204
+        end = next(events)
+        assert end["event"] == "end" and json.loads(end["data"]) == {"reason": "deleted"}, end
+
+
+def test_event_stream_token(api, state):
+    """With --token, a browser's EventSource opens the stream with an access token (on the
+    limited server's one session, made by test_limits)."""
+    sid = state["first"]
+    base = f"{api.bases['limited']}/sessions/{sid}/events"
+    assert api.http.get(base, timeout=10).status_code == 401
+    granted = api.request("POST", f"/sessions/{sid}/events/token", server="limited", headers=AUTH)
+    body, problems = api.spec.problems("POST", granted, 201)
+    assert not problems, problems
+    with api.http.get(f"{base}?access_token={body['token']}", stream=True, timeout=10) as stream:
+        assert stream.status_code == 200 and next(events_of(stream))["event"] == "reset"
+    assert api.http.get(f"{base}?access_token=wrong", timeout=10).status_code == 401

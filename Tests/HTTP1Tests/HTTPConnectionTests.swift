@@ -196,6 +196,40 @@ import Testing
         _ = m.responseCompleted(keepAlive: true, now: 0)
         #expect(m.mode == .responding)
     }
+
+    /// A push body: the connection reads and discards, holds no parser buffer, has no
+    /// header/body/idle deadline, closes at EOF, and finishes when the body ends.
+    @Test func streamingDiscardsInputAndHasNoTimeouts() throws {
+        var m = machine()
+        let pipelined = "GET /next HTTP/1.1\r\nHost: h\r\n\r\nGET /partial HTTP/1.1\r\n"
+        _ = try #require(respondedRequest(receive(&m, "GET /events HTTP/1.1\r\nHost: h\r\n\r\n" + pipelined)))
+        #expect(m.parser.buffer.capacity > 0)
+        #expect(m.beginStreaming() == .waitForBytes)
+        #expect(m.mode == .streaming)
+        #expect(m.parser.buffer.capacity == 0)
+        #expect(m.parser.bufferedByteCount == 0)
+        #expect(m.wantsRead)
+        #expect(receive(&m, String(repeating: "x", count: 1000), now: at(1)) == .waitForBytes)
+        #expect(m.parser.buffer.capacity == 0)
+        #expect(m.wantsRead)
+        #expect(m.checkTimeouts(now: at(3600)) == .waitForBytes)
+        #expect(m.beginDraining() == .waitForBytes)
+        #expect(m.responseCompleted(keepAlive: true, now: at(3601)) == .finish)
+        #expect(m.mode == .finishing)
+
+        var gone = machine()
+        _ = try #require(respondedRequest(receive(&gone, "GET /events HTTP/1.1\r\nHost: h\r\n\r\n")))
+        #expect(gone.beginStreaming() == .waitForBytes)
+        gone.peerClosedInput()
+        #expect(gone.nextAction(now: at(1)) == .close)
+
+        // The peer closed while the responder ran: streaming ends before it starts.
+        var early = machine()
+        _ = try #require(respondedRequest(receive(&early, "GET /events HTTP/1.1\r\nHost: h\r\n\r\n")))
+        early.peerClosedInput()
+        #expect(early.nextAction(now: 0) == .waitForBytes)
+        #expect(early.beginStreaming() == .close)
+    }
 }
 
 /// Instants as integer literals (nanoseconds since the origin), for readable fake clocks.

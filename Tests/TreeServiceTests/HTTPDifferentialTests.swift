@@ -38,8 +38,8 @@ import TreeFormats
 /// One seeded session: the service over HTTP and the reference side by side.
 struct DifferentialRun {
     var rng: SeededRandom
-    /// A new one after the server restarts (RestartTests).
-    var client: HTTPTestClient
+    /// A new one after the server restarts (RestartTests); or the service in process (EventStreamTests).
+    var client: any HTTPRequestSending
     let sid: String
     let reference: ReferenceForest
     var filters: [FilterQuery] = []
@@ -50,7 +50,7 @@ struct DifferentialRun {
 
     /// `filterCount` filters are named at random: more than the 4 views a session keeps
     /// makes views dropped and built again.
-    init(seed: UInt64, client: HTTPTestClient, filterCount: Int = 2) throws {
+    init(seed: UInt64, client: any HTTPRequestSending, filterCount: Int = 2) throws {
         rng = SeededRandom(seed: seed)
         self.client = client
         let generated = RandomTrees.forest(&rng, nodes: rng.int(0 ... 60), used: &used, extraTilde: -1)
@@ -91,7 +91,8 @@ struct DifferentialRun {
 
     mutating func problem(_ text: String) { problems.append(text) }
 
-    mutating func play(steps: Int) throws {
+    /// Runs `steps` random requests, each checked against the reference; `afterStep` runs after each.
+    mutating func play(steps: Int, afterStep: (Int) throws -> Void = { _ in }) throws {
         for step in 0 ..< steps where problems.isEmpty {
             let filter: FilterQuery? = rng.chance(0.5) ? nil : rng.pick(filters)
             let old = reference.rows(filter).map(\.key)
@@ -157,6 +158,7 @@ struct DifferentialRun {
             }
             try checkRows(filter, step)
             if filter != nil { try checkRows(nil, step) }
+            try afterStep(step)
         }
     }
 

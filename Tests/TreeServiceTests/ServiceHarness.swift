@@ -41,7 +41,12 @@ struct ServiceHarness {
               headers: [(String, String)] = []) -> Reply {
         var h = HTTPHeaders(headers)
         if json != nil { h.add(name: "Content-Type", value: contentType) }
-        let request = HTTPRequest(method: method, target: target, headers: h, body: Array((json ?? "").utf8))
+        return reply(to: HTTPRequest(method: method, target: target, headers: h, body: Array((json ?? "").utf8)))
+    }
+
+    /// The service's response to `request`, as the server would send it; a pushed body
+    /// (an event stream) goes to `stream` when given.
+    func reply(to request: HTTPRequest, stream: HTTPPushStream? = nil) -> Reply {
         var response = service.respond(to: request)
         if let deferral = response.deferral {
             // Sent later (after an fsync shared with other changes), as the server would.
@@ -57,9 +62,15 @@ struct ServiceHarness {
         switch response.body {
         case .bytes(let b): body = b
         case .stream:
-            body = Array("(streamed; see LoopbackTests)".utf8)
-        case .push:
-            body = Array("(pushed; see EventStreamTests)".utf8)
+            // The one streamed body is the export of a tree: made here from the session's forest.
+            if let sid = request.pathSegments.dropFirst().first, request.pathSegments.last == "tree",
+               let session = service.registry.lookup(sid) {
+                session.state.withReadLock { state in state.store.forest.export { body += $0 } }
+            } else {
+                body = Array("(streamed; see LoopbackTests)".utf8)
+            }
+        case .push(let start):
+            if let stream { start(stream) } else { body = Array("(pushed; see EventStreamTests)".utf8) }
         }
         return Reply(status: response.status, headers: response.headers, body: body)
     }
@@ -140,5 +151,14 @@ func withServiceServer<T>(
         http.maxBodySize = 1 << 20
     }, responder: TreeService(configuration: configuration)) { _, port in
         try body("http://127.0.0.1:\(port)", port)
+    }
+}
+
+extension ServiceHarness: HTTPRequestSending {
+    func request(_ method: String, _ target: String, json: [UInt8]?, headers: [(String, String)]) throws -> HTTPTestResponse {
+        var h = HTTPHeaders(headers)
+        if json != nil { h.add(name: "Content-Type", value: "application/json") }
+        let reply = reply(to: HTTPRequest(method: method, target: target, headers: h, body: json ?? []))
+        return HTTPTestResponse(status: reply.status, headers: reply.headers, body: reply.body)
     }
 }

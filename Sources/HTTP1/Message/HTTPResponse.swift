@@ -39,7 +39,14 @@ public enum HTTPBody: Sendable {
     /// A body that stays open (server-sent events): called on the worker thread after the
     /// head is queued, with the stream to write to later from any thread; the worker is free
     /// when the closure returns. Sent chunked to HTTP/1.1 clients, close-delimited to HTTP/1.0
-    /// ones; the connection closes when the stream ends.
+    /// ones; the connection closes when the stream ends. For HEAD (or a status without a
+    /// body) the closure gets a stream that has already ended.
+    ///
+    /// The stream's `onEnd` handlers run once: on the thread that called `finish()`, or
+    /// whose `send` was refused (the peer is gone, or more than
+    /// ``HTTPServerConfiguration/maxPushQueueBytes`` stay unsent); on a worker when the
+    /// server ends it (the peer closed, a write stalled for `writeTimeout`, shutdown); never
+    /// under a lock of the server's.
     case push(@Sendable (HTTPPushStream) -> Void)
 }
 

@@ -111,4 +111,27 @@ enum RequestTarget {
         }
         return .success(Parts(path: path, segments: segments, query: query))
     }
+
+    /// `target` with the value of every `access_token` query parameter (the name as the
+    /// query is decoded, so `access%5Ftoken` too) replaced by `REDACTED`, for logs: a bearer
+    /// token in a URI must never be logged (RFC 6750 §5.3). The target itself when it has none.
+    /// - Complexity: O(target length)
+    static func redactingAccessToken(_ target: String) -> String {
+        let bytes = Array(target.utf8)
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        var out = Array(bytes[...question])
+        var redacted = false
+        for (i, part) in bytes[(question + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).enumerated() {
+            if i > 0 { out.append(UInt8(ascii: "&")) }
+            let name = part.prefix { $0 != UInt8(ascii: "=") }
+            if PercentDecoding.decode(Array(name), plusAsSpace: true) == "access_token" {
+                out.append(contentsOf: name)
+                out.append(contentsOf: "=REDACTED".utf8)
+                redacted = true
+            } else {
+                out.append(contentsOf: part)
+            }
+        }
+        return redacted ? String(decoding: out, as: UTF8.self) : target
+    }
 }

@@ -12,19 +12,35 @@ import Synchronization
 /// is in `state`, behind one `Mutex`; the fd is only used under that lock while the
 /// phase is not `.closed`, and only the loop closes it, so an fd number is never reused
 /// under a writer's feet.
+///
+/// A push body (``HTTPBody/push(_:)``) is written from any thread through its
+/// ``HTTPPushStream``, whose sink takes this lock under the stream's own; so the channel
+/// never calls into the stream while holding its lock: it ends the stream from a worker.
 final class ConnectionChannel: Sendable {
     let fd: Int32
     let loop: EventLoop
     let context: ServerContext
     let remoteAddress: String
     private let state: Mutex<State>
-    private let writerWakeup = DispatchSemaphore(value: 0)
 
     struct State {
         var machine: HTTPConnection
         var outbox = OutboundQueue()
         var phase = Phase.open(readPaused: false, writerWaiting: false)
         var lastWriteProgress: MonotonicInstant
+        /// The open push body, until the connection closes.
+        var push: HTTPPushStream? = nil
+        /// Body bytes of the push body queued so far (without framing), for the access log.
+        var pushedBytes = 0
+        /// Wakes a worker blocked in `enqueue`; made the first time one blocks (most
+        /// connections never do, and an idle one should hold little).
+        var writerWakeup: DispatchSemaphore? = nil
+
+        /// Queues `bytes`; the write-stall clock starts now if nothing was queued.
+        mutating func queue(_ bytes: [UInt8], now: MonotonicInstant) {
+            if outbox.isEmpty { lastWriteProgress = now }
+            outbox.append(bytes)
+        }
 
         /// The last response is queued: flush, then shut down the write side.
         mutating func requestFinish() {
@@ -44,6 +60,11 @@ final class ConnectionChannel: Sendable {
             guard case .open(let readPaused, true) = phase else { return false }
             phase = .open(readPaused: readPaused, writerWaiting: false)
             return true
+        }
+
+        /// Wakes the worker blocked in `enqueue`, if one waits.
+        mutating func wakeWaitingWriter() {
+            if takeWaitingWriter() { writerWakeup?.signal() }
         }
     }
 
@@ -172,13 +193,15 @@ final class ConnectionChannel: Sendable {
         perform(work, onLoop: true)
     }
 
-    /// Server shutdown begins: idle connections close, busy ones finish their request.
+    /// Server shutdown begins: idle connections close, busy ones finish their request, an
+    /// open push body is finished (its terminating chunk sent), on a worker.
     func beginDraining() {
-        let work = state.withLock { s -> Work in
-            guard s.phase.isSocketOpen else { return .none }
-            return run(s.machine.beginDraining(), &s, now: MonotonicInstant.now())
+        let (work, push) = state.withLock { s -> (Work, HTTPPushStream?) in
+            guard s.phase.isSocketOpen else { return (.none, nil) }
+            return (run(s.machine.beginDraining(), &s, now: MonotonicInstant.now()), s.push)
         }
         perform(work, onLoop: true)
+        if let push { context.workers.async { push.finish() } }
     }
 
     /// Drops the connection without further output. Loop thread only.
@@ -189,18 +212,21 @@ final class ConnectionChannel: Sendable {
 
     /// Closes the socket and unregisters it. Loop thread only; idempotent.
     func closeNow() {
-        let wasOpen = state.withLock { s -> Bool in
-            guard s.phase.isSocketOpen else { return false }
-            if s.takeWaitingWriter() { writerWakeup.signal() }
+        let (wasOpen, push) = state.withLock { s -> (Bool, HTTPPushStream?) in
+            guard s.phase.isSocketOpen else { return (false, nil) }
+            s.wakeWaitingWriter()
             s.phase = .closed
             s.machine.closed()
             s.outbox.removeAll()
-            return true
+            defer { s.push = nil }
+            return (true, s.push)
         }
         guard wasOpen else { return }
         loop.unregister(self)
         close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)
+        // Ends the stream (if it has not ended already): its handlers run on a worker, not here.
+        if let push { context.workers.async { push.cancel() } }
     }
 
     // MARK: Shared (under the lock)
@@ -252,9 +278,7 @@ final class ConnectionChannel: Sendable {
         } else {
             s.lastWriteProgress = now
         }
-        if s.outbox.count <= context.configuration.outputLowWaterMark && s.takeWaitingWriter() {
-            writerWakeup.signal()
-        }
+        if s.outbox.count <= context.configuration.outputLowWaterMark { s.wakeWaitingWriter() }
         if s.outbox.isEmpty && s.phase == .finishing {
             s.phase = .writeShutDown
             shutdown(fd, Int32(SHUT_WR))
@@ -263,7 +287,7 @@ final class ConnectionChannel: Sendable {
     }
 
     private func breakConnection(_ s: inout State) {
-        if s.takeWaitingWriter() { writerWakeup.signal() }
+        s.wakeWaitingWriter()
         if s.phase.isSocketOpen { s.phase = .closing(broken: true) }
         s.outbox.removeAll()
     }
@@ -317,11 +341,14 @@ final class ConnectionChannel: Sendable {
         // Done with the body (the response is written or abandoned): before the next
         // pipelined request reserves its own.
         request.bodyReservation?.release()
-        if let log = context.configuration.accessLog {
-            log(HTTPAccessLogEntry(
-                remoteAddress: remoteAddress, method: request.method, target: request.target,
-                version: request.version, status: outcome.status, bodyBytes: outcome.bodyBytes,
-                duration: MonotonicInstant.now().duration(since: started), logTag: response.logTag))
+        if outcome.ok, let open = outcome.push {
+            startPush(open, chunked: outcome.chunked, for: request, status: outcome.status,
+                      logTag: response.logTag, started: started)
+            return nil
+        }
+        if let entry = accessLogEntry(request, status: outcome.status, bodyBytes: outcome.bodyBytes,
+                                      logTag: response.logTag, started: started) {
+            context.configuration.accessLog?(entry)
         }
         var resumeReading = false
         let work = state.withLock { s -> Work in
@@ -353,11 +380,26 @@ final class ConnectionChannel: Sendable {
         }
     }
 
+    /// The access log entry of a response (the target's `access_token` redacted); nil
+    /// without a log.
+    private func accessLogEntry(_ request: HTTPRequest, status: Int, bodyBytes: Int, logTag: String?,
+                                started: MonotonicInstant) -> HTTPAccessLogEntry? {
+        guard context.configuration.accessLog != nil else { return nil }
+        return HTTPAccessLogEntry(
+            remoteAddress: remoteAddress, method: request.method,
+            target: RequestTarget.redactingAccessToken(request.target), version: request.version,
+            status: status, bodyBytes: bodyBytes, duration: MonotonicInstant.now().duration(since: started),
+            logTag: logTag)
+    }
+
     private struct Outcome {
         var ok: Bool
         var keepAlive: Bool
         var status: Int
         var bodyBytes: Int
+        /// A push body whose head is queued: to be opened (``startPush``).
+        var push: (@Sendable (HTTPPushStream) -> Void)? = nil
+        var chunked = false
     }
 
     private func write(_ response: HTTPResponse, for request: HTTPRequest, keepAlive: Bool) -> Outcome {
@@ -383,9 +425,23 @@ final class ConnectionChannel: Sendable {
                     if sendBody { try enqueue(body, blocking: true) }
                 }
                 return Outcome(ok: true, keepAlive: keepAlive, status: response.status, bodyBytes: sendBody ? body.count : 0)
-            case .push:
-                // Not served yet: the channel's side of push streams lands with issue 13.
-                return invalidResponse(request)
+            case .push(let open):
+                // The last response of the connection: its body ends when the stream does.
+                let chunked = request.version == .http1_1
+                let framing: ResponseHead.Framing = !bodyAllowed ? .none : chunked ? .chunked : .closeDelimited
+                guard let head = ResponseHead.serialize(
+                    status: response.status, headers: response.headers, framing: framing,
+                    keepAlive: false, requestVersion: request.version)
+                else { return invalidResponse(request) }
+                try enqueue(head, blocking: false)
+                if !bodyAllowed || isHead {
+                    // No body: the closure still gets its stream, already ended.
+                    let ended = HTTPPushStream { _ in false }
+                    ended.cancel()
+                    open(ended)
+                    return Outcome(ok: true, keepAlive: false, status: response.status, bodyBytes: 0)
+                }
+                return Outcome(ok: true, keepAlive: false, status: response.status, bodyBytes: 0, push: open, chunked: chunked)
             case .stream(let produce):
                 let chunked = request.version == .http1_1
                 if !chunked && bodyAllowed && !isHead { keepAlive = false }
@@ -428,18 +484,22 @@ final class ConnectionChannel: Sendable {
     func enqueue(_ bytes: [UInt8], blocking: Bool) throws {
         let highWater = context.configuration.outputHighWaterMark
         enum Next { case done, wait, fail, failAndClose }
+        var wakeup: DispatchSemaphore? = nil
         var next = state.withLock { s -> Next in
             guard s.phase.isWritable else { return .fail }
-            s.outbox.append(bytes)
-            flush(&s, now: MonotonicInstant.now())
+            let now = MonotonicInstant.now()
+            s.queue(bytes, now: now)
+            flush(&s, now: now)
             if s.phase.isBroken { return .failAndClose }
             guard blocking && s.outbox.count > highWater, case .open(let readPaused, _) = s.phase else { return .done }
             s.phase = .open(readPaused: readPaused, writerWaiting: true)
+            if s.writerWakeup == nil { s.writerWakeup = DispatchSemaphore(value: 0) }
+            wakeup = s.writerWakeup
             return .wait
         }
-        while next == .wait {
+        while next == .wait, let wakeup {
             let timeout = (MonotonicInstant.now() + context.writeTimeout).dispatchTime
-            let signaled = writerWakeup.wait(timeout: timeout) == .success
+            let signaled = wakeup.wait(timeout: timeout) == .success
             var consumeSignal = false
             next = state.withLock { s -> Next in
                 if !signaled {
@@ -454,7 +514,7 @@ final class ConnectionChannel: Sendable {
                 }
                 return s.phase.isWritable ? .done : .fail
             }
-            if consumeSignal { writerWakeup.wait() }
+            if consumeSignal { wakeup.wait() }
         }
         switch next {
         case .done, .wait:
@@ -465,5 +525,80 @@ final class ConnectionChannel: Sendable {
             loop.execute { self.closeNow() }
             throw HTTPConnectionClosedError()
         }
+    }
+
+    // MARK: Push bodies
+
+    static let crlf: [UInt8] = [ByteClass.cr, ByteClass.lf]
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    /// The head of a push response is queued: the connection turns to streaming, the
+    /// responder's closure gets the stream on this worker, and the worker is free when it
+    /// returns. The access log entry is written when the stream ends.
+    private func startPush(_ open: @Sendable (HTTPPushStream) -> Void, chunked: Bool, for request: HTTPRequest,
+                           status: Int, logTag: String?, started: MonotonicInstant) {
+        let stream = HTTPPushStream { [self] output in push(output, chunked: chunked) }
+        if let entry = accessLogEntry(request, status: status, bodyBytes: 0, logTag: logTag, started: started) {
+            stream.onEnd { [self] in
+                var entry = entry
+                entry.bodyBytes = state.withLock { $0.pushedBytes }
+                entry.duration = MonotonicInstant.now().duration(since: started)
+                context.configuration.accessLog?(entry)
+            }
+        }
+        var resumeReading = false
+        let (attached, work) = state.withLock { s -> (Bool, Work) in
+            guard case .open(let readPaused, let writerWaiting) = s.phase else { return (false, .none) }
+            s.push = stream
+            if readPaused {
+                // Paused for pipelined bytes: read again, to discard them and see EOF.
+                s.phase = .open(readPaused: false, writerWaiting: writerWaiting)
+                resumeReading = true
+            }
+            // `.close` when the peer closed while the responder ran: the stream ends at once.
+            return (true, run(s.machine.beginStreaming(), &s, now: MonotonicInstant.now()))
+        }
+        if !attached { stream.cancel() }  // the connection is closing already
+        perform(work, onLoop: false)
+        if resumeReading { loop.execute { self.loop.resumeReading(self) } }
+        open(stream)
+        // Draining began before the stream was attached: finish it now (idempotent).
+        if context.draining.load(ordering: .relaxed) { stream.finish() }
+    }
+
+    /// The sink of a push stream: called under the stream's lock, in order, never after the
+    /// stream ended. Never blocks: queues, sends what the socket takes, and refuses (the
+    /// connection is dropped) when the peer is gone or more than `maxPushQueueBytes` stay unsent.
+    private func push(_ output: HTTPPushStream.Output, chunked: Bool) -> Bool {
+        let (accepted, work) = state.withLock { s -> (Bool, Work) in
+            guard case .open = s.phase, s.push != nil else { return (false, .none) }
+            let now = MonotonicInstant.now()
+            switch output {
+            case .bytes(let bytes):
+                // An empty chunk would end the body: an empty piece sends nothing.
+                guard !bytes.isEmpty else { return (true, .none) }
+                if chunked {
+                    var sizeLine: [UInt8] = []
+                    sizeLine.reserveCapacity(18)
+                    ResponseHead.appendChunkSize(bytes.count, to: &sizeLine)
+                    s.queue(sizeLine, now: now)
+                    s.outbox.append(bytes)  // shared by every stream of an event: never copied
+                    s.outbox.append(Self.crlf)
+                } else {
+                    s.queue(bytes, now: now)
+                }
+                s.pushedBytes += bytes.count
+                flush(&s, now: now)
+                if !s.phase.isBroken && s.outbox.count > context.configuration.maxPushQueueBytes {
+                    breakConnection(&s)  // too slow a reader: dropped, it resumes elsewhere
+                }
+                return s.phase.isBroken ? (false, .close) : (true, .none)
+            case .finish:
+                if chunked { s.queue(Self.lastChunk, now: now) }
+                return (true, run(s.machine.responseCompleted(keepAlive: false, now: now), &s, now: now))
+            }
+        }
+        perform(work, onLoop: false)
+        return accepted
     }
 }

@@ -48,6 +48,9 @@ struct HTTPConnection {
         case reading
         /// A request is with the responder; reading only buffers.
         case responding
+        /// The response's body stays open (``HTTPBody/push(_:)``): bytes from the peer are
+        /// read and discarded, EOF closes, and no header, body or idle timeout applies.
+        case streaming
         /// The last response is queued; waiting for it to be flushed.
         case finishing
         /// Write side shut down; reading and discarding until EOF or the linger timeout.
@@ -80,7 +83,7 @@ struct HTTPConnection {
     /// Whether the channel should read from the socket now.
     var wantsRead: Bool {
         switch mode {
-        case .reading, .finishing, .lingering: true
+        case .reading, .streaming, .finishing, .lingering: true
         case .responding: parser.bufferedByteCount < settings.maxBufferedBytes
         case .closed: false
         }
@@ -89,14 +92,14 @@ struct HTTPConnection {
     /// Whether nothing is in progress: no bytes of a request, nothing with the responder.
     var isIdle: Bool { mode == .reading && headStartedAt == nil && parser.phase == .idle }
 
-    /// Bytes from the peer. In `finishing`/`lingering` they are discarded.
+    /// Bytes from the peer. In `streaming`/`finishing`/`lingering` they are discarded.
     /// - Complexity: O(bytes.count)
     mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, now: MonotonicInstant) {
         switch mode {
         case .reading, .responding:
             parser.append(bytes)
             if pendingHead != nil { lastBodyProgress = now }
-        case .finishing, .lingering, .closed:
+        case .streaming, .finishing, .lingering, .closed:
             break
         }
     }
@@ -111,7 +114,7 @@ struct HTTPConnection {
         switch mode {
         case .responding, .finishing:
             return .waitForBytes
-        case .lingering:
+        case .streaming, .lingering:
             return peerClosed ? close() : .waitForBytes
         case .closed:
             return .close
@@ -159,17 +162,28 @@ struct HTTPConnection {
         }
     }
 
-    /// The response to the request handed out by `.respond` is fully queued.
-    /// Follow with `nextAction(now:)`.
+    /// The response to the request handed out by `.respond` is fully queued (for a
+    /// streamed one: its body ended properly). Follow with `nextAction(now:)`.
     mutating func responseCompleted(keepAlive: Bool, now: MonotonicInstant) -> Action {
-        guard mode == .responding else { return .waitForBytes }
-        if keepAlive && !draining && !peerClosed {
+        guard mode == .responding || mode == .streaming else { return .waitForBytes }
+        if keepAlive && mode == .responding && !draining && !peerClosed {
             mode = .reading
             idleSince = now
             return nextAction(now: now)
         }
         mode = .finishing
         return .finish
+    }
+
+    /// The head of a response whose body stays open is queued: from now on the connection
+    /// only discards what the peer sends (pipelined requests are dropped: this response is
+    /// the last) and holds no parser buffer, until the body ends (``responseCompleted(keepAlive:now:)``)
+    /// or the peer closes (`.close`, from here when it already has, else from ``nextAction(now:)``).
+    mutating func beginStreaming() -> Action {
+        guard mode == .responding else { return .waitForBytes }
+        mode = .streaming
+        parser = HTTPRequestParser(limits: settings.limits)
+        return peerClosed ? close() : .waitForBytes
     }
 
     /// The last response has been flushed and the write side shut down.
@@ -199,7 +213,7 @@ struct HTTPConnection {
             return .waitForBytes
         case .lingering(let since):
             return now.duration(since: since) >= settings.lingerTimeout ? close() : .waitForBytes
-        case .responding, .finishing:
+        case .responding, .streaming, .finishing:
             return .waitForBytes
         case .closed:
             return .close
@@ -207,7 +221,7 @@ struct HTTPConnection {
     }
 
     /// The server is shutting down: idle connections close now; others finish the request
-    /// in progress and then close.
+    /// in progress and then close (a streaming one once its body ends: the channel ends it).
     mutating func beginDraining() -> Action {
         draining = true
         return isIdle ? close() : .waitForBytes

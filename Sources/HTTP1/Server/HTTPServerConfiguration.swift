@@ -1,16 +1,20 @@
 import Foundation
 
 /// One line of the access log, handed to ``HTTPServerConfiguration/accessLog`` after a
-/// response was written (on the worker thread that wrote it).
+/// response was written (on the worker thread that wrote it); for a push body
+/// (``HTTPBody/push(_:)``), when its stream ended (on the thread that ended it).
 public struct HTTPAccessLogEntry: Sendable {
     public var remoteAddress: String
     public var method: String
+    /// The request-target as received, except that the value of every `access_token` query
+    /// parameter reads `REDACTED` (RFC 6750 §5.3: a token is never logged).
     public var target: String
     public var version: HTTPVersion
     public var status: Int
     /// Body bytes sent (without framing); 0 for HEAD.
     public var bodyBytes: Int
-    /// From the request being complete to the response being queued in full.
+    /// From the request being complete to the response being queued in full (for a push
+    /// body: to the end of its stream).
     public var duration: Duration
     public var logTag: String?
 }
@@ -29,8 +33,9 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `bodyReadTimeout` | 30 s without progress | 408, close |
 /// | `idleTimeout` | 60 s between requests | close |
 /// | `writeTimeout` | 60 s without progress | close |
+/// | `maxPushQueueBytes` | 1 MiB unsent per push body | the stream ends, close (no terminating chunk) |
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
-/// | `maxConnections` | 10 000 | 503 and close |
+/// | `maxConnections` | 10 000 (open push bodies count) | 503 and close |
 /// | `bodyBudgetCapacity` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
@@ -56,6 +61,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// before closing, so the client reads the response instead of a reset.
     public var lingerTimeout: Duration = .seconds(2)
     public var maxRequestsPerConnection: Int = 10_000
+    /// Open connections, push bodies (server-sent events) included; a newcomer beyond gets
+    /// 503 and is closed. An open push body costs about 1 KiB here plus the kernel's socket
+    /// memory, so the bound is file descriptors more than memory: serving `S` streams, set it
+    /// to `S` plus the requests expected at once (say `S + 2000`), and keep it below the
+    /// process's descriptor limit (`ulimit -n`) less what the process needs besides.
     public var maxConnections: Int = 10_000
     /// Bytes of request bodies held in memory over all connections at once, shared with
     /// the responder through ``HTTPRequest/memoryBudget``. `nil`: a quarter of the
@@ -70,6 +80,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var outputLowWaterMark: Int = 64 * 1024
     /// Most pipelined bytes buffered while a response is in progress before reading pauses.
     public var maxBufferedPipelineBytes: Int = 64 * 1024
+    /// Most bytes of a push body (``HTTPBody/push(_:)``) queued and not yet taken by the
+    /// peer: a send that leaves more ends the stream and drops the connection without the
+    /// terminating chunk (a reader this slow reconnects and resumes, e.g. with
+    /// `Last-Event-ID`). A stream never blocks its sender.
+    public var maxPushQueueBytes: Int = 1 << 20
 
     /// Renders every error the server answers by itself (400, 408, 413, 503, ...).
     public var errorRenderer: @Sendable (_ status: Int, _ title: String, _ detail: String) -> (contentType: String, body: [UInt8]) =

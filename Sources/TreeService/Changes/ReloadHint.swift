@@ -8,17 +8,23 @@ import TreeEngine
 struct ReloadHint {
     /// Views in which every row may have changed.
     private var wholeViews: Set<FilterQuery?> = []
-    /// Nodes whose rows, and whose ancestors' rows, may have changed.
-    private var nodes: [ItemID] = []
+    /// Nodes whose rows, and whose ancestors' rows, may have changed: in every view, or
+    /// (a change of expansion) only in the view named.
+    private var nodes: [(id: ItemID, onlyIn: FilterQuery??)] = []
 
     /// Every row of `view` (an expansion of the whole view).
     static func everything(_ view: FilterQuery?) -> ReloadHint {
         ReloadHint(wholeViews: [view])
     }
 
-    /// The rows of `nodes` and of their ancestors, in every view.
+    /// The rows of `nodes` and of their ancestors, in every view (an edit of the tree).
     static func paths(_ nodes: some Sequence<NodeHandle>, _ forest: Forest) -> ReloadHint {
-        ReloadHint(nodes: nodes.map { ItemID(forest.id(of: $0).description) })
+        ReloadHint(nodes: nodes.map { (ItemID(forest.id(of: $0).description), nil) })
+    }
+
+    /// The rows of `node` and of its ancestors in `view` alone (a change of its expansion).
+    static func path(_ node: NodeHandle, _ forest: Forest, in view: FilterQuery?) -> ReloadHint {
+        ReloadHint(nodes: [(ItemID(forest.id(of: node).description), .some(view))])
     }
 
     /// What either hint covers (the operations of a batch).
@@ -35,7 +41,8 @@ struct ReloadHint {
         if wholeViews.contains(view) { return total > 0 ? [(0, total)] : [] }
         let forest = store.forest
         var rows: [Int] = []
-        for id in nodes {
+        for (id, onlyIn) in nodes {
+            if let onlyIn, onlyIn != view { continue }
             guard let node = forest.node(withID: id.text) else { continue }
             for n in forest.path(of: node) + [node] {
                 if let row = store.keptPlacement(of: n, view)?.index { rows.append(row) }

@@ -30,3 +30,15 @@ extension TreeService {
     /// The number of open event streams.
     public var openStreamCount: Int { openStreams.load(ordering: .relaxed) }
 }
+
+extension TreeService {
+    /// The event streams' lines of `/metrics`.
+    func eventMetrics() -> [UInt8] {
+        Array("""
+            # HELP tree_event_streams_open Event streams open (GET /sessions/{sid}/events).
+            # TYPE tree_event_streams_open gauge
+            tree_event_streams_open \(openStreamCount)
+
+            """.utf8)
+    }
+}

@@ -171,9 +171,11 @@ extension TreeService {
         case .expandToDepth(let depth):
             return ChangeOutcome(splices: store.expand(toDepth: depth, view), subject: .session, reload: .everything(view))
         case .setExpanded(let node, let expanded, let recursive):
-            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node), reload: .paths([node], store.forest))
+            // A recursive change may flip rows of the whole subtree that stay visible.
+            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node),
+                                 reload: recursive ? .everything(view) : .path(node, store.forest, in: view))
         case .reveal(let node):
-            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .paths([node], store.forest))
+            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .path(node, store.forest, in: view))
         case .move(let node, let parent, let index):
             let oldParent = store.forest.parent(of: node)
             do throws(EditError) {

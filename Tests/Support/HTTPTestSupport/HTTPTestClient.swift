@@ -10,6 +10,24 @@ public struct HTTPTestResponse: Sendable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Whatever answers a test's requests as the server would: a socket client, or the
+/// service called in process.
+public protocol HTTPRequestSending {
+    func request(_ method: String, _ target: String, json: [UInt8]?, headers: [(String, String)]) throws -> HTTPTestResponse
+}
+
+extension HTTPRequestSending {
+    public func request(_ method: String, _ target: String, json: [UInt8]? = nil) throws -> HTTPTestResponse {
+        try request(method, target, json: json, headers: [])
+    }
 }
 
 /// A blocking HTTP/1.1 client over one loopback socket, for the HTTP and service tests.
@@ -23,7 +41,7 @@ public struct HTTPTestResponse: Sendable {
 ///
 /// Every socket has a send and a receive timeout (also bounding `connect`), so a server that
 /// stalls makes a test fail within `timeout` instead of hanging the whole run.
-public final class HTTPTestClient: @unchecked Sendable {  // used from one thread at a time
+public final class HTTPTestClient: HTTPRequestSending, @unchecked Sendable {  // used from one thread at a time
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         public init(description: String) { self.description = description }
@@ -99,6 +117,25 @@ public final class HTTPTestClient: @unchecked Sendable {  // used from one threa
     /// bytes that are not a response. `head`: no body expected.
     public func readResponse(head: Bool = false, interim: Bool = false) -> HTTPTestResponse? {
         try? nextResponse(head: head, interim: interim)
+    }
+
+    /// Reads a response's status line and headers only, leaving its body unread (for a body
+    /// that stays open); nil at EOF, on a timeout or on bytes that are not a response head.
+    public func readHead() -> HTTPTestResponse? {
+        try? nextHead()
+    }
+
+    /// Reads exactly `count` raw bytes (e.g. the next chunk of an open body); nil at EOF or on
+    /// a timeout before they all arrived.
+    public func readBytes(_ count: Int) -> [UInt8]? {
+        try? take(count)
+    }
+
+    /// Closes the connection (FIN). The client is unusable afterwards.
+    public func disconnect() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
     }
 
     /// Closes the connection with a reset (RST, not FIN): the server's next read fails.
@@ -190,18 +227,24 @@ public final class HTTPTestClient: @unchecked Sendable {  // used from one threa
         return Array(pending[0..<n])
     }
 
+    private func nextHead() throws -> HTTPTestResponse {
+        let statusLine = try line()
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line: \(statusLine)") }
+        var headers = HTTPHeaders()
+        while true {
+            let l = try line()
+            if l.isEmpty { break }
+            guard let colon = l.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(l)") }
+            headers.add(name: String(l[..<colon]), value: l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPTestResponse(status: status, headers: headers, body: [])
+    }
+
     private func nextResponse(head: Bool, interim: Bool) throws -> HTTPTestResponse {
         while true {
-            let statusLine = try line()
-            let parts = statusLine.split(separator: " ")
-            guard parts.count >= 2, let status = Int(parts[1]) else { throw Failure(description: "bad status line: \(statusLine)") }
-            var headers = HTTPHeaders()
-            while true {
-                let l = try line()
-                if l.isEmpty { break }
-                guard let colon = l.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(l)") }
-                headers.add(name: String(l[..<colon]), value: l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            }
+            let parsed = try nextHead()
+            let (status, headers) = (parsed.status, parsed.headers)
             if status < 200 {
                 if interim { return HTTPTestResponse(status: status, headers: headers, body: []) }
                 continue
