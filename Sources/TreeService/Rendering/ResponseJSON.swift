@@ -139,7 +139,8 @@ enum ResponseJSON {
     }
 
     /// The place of each row's node among its parent's children: each parent's children are
-    /// listed once, however many of them the page holds.
+    /// listed once, however many of them the page holds. A page's rows that share a parent come
+    /// in the order of its children (depth first), so one walk over them finds them all.
     private static func siblingPlaces(of rows: [Row], in forest: Forest) -> [NodeHandle: (position: Int, count: Int)] {
         var wanted: [NodeHandle?: [NodeHandle]] = [:]
         for row in rows { wanted[row.parent, default: []].append(row.node) }
@@ -147,9 +148,10 @@ enum ResponseJSON {
         places.reserveCapacity(rows.count)
         for (parent, nodes) in wanted {
             let children = forest.children(of: parent)
-            let mine = Set(nodes)
-            for (i, child) in children.enumerated() where mine.contains(child) {
+            var next = 0
+            for (i, child) in children.enumerated() where next < nodes.count && child == nodes[next] {
                 places[child] = (i, children.count)
+                next += 1
             }
         }
         return places
