@@ -159,6 +159,32 @@ import Glibc
         }
     }
 
+    /// The responder's closure gets its stream exactly once, also when the head cannot be
+    /// sent (the client reset the connection while the responder ran): a service that took a
+    /// slot for the stream gives it back in the stream's end handler.
+    @Test func theClosureGetsAnEndedStreamWhenTheHeadCannotBeSent() throws {
+        final class SlowPush: HTTPResponder {
+            let go = DispatchSemaphore(value: 0)
+            let opened = Mutex<[HTTPPushStream]>([])
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                go.wait()
+                return HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"],
+                                    body: .push { [self] stream in opened.withLock { $0.append(stream) } })
+            }
+        }
+        let responder = SlowPush()
+        try withServer(responder: responder) { _, port in
+            let client = try HTTPTestClient(port: port)
+            client.send("GET /push HTTP/1.1\r\nHost: h\r\n\r\n")
+            usleep(50_000)  // the request is with the responder
+            client.reset()
+            usleep(50_000)  // the reset has arrived: sending the head fails
+            responder.go.signal()
+            #expect(eventually { responder.opened.withLock { $0.count } == 1 })
+            #expect(responder.opened.withLock { $0.allSatisfy { !$0.isOpen } })
+        }
+    }
+
     @Test func aReaderThatNeverReadsIsDroppedPastTheQueueBound() throws {
         let responder = PushResponder()
         try withServer({ $0.maxPushQueueBytes = 64 * 1024 }, responder: responder) { server, port in

@@ -135,6 +135,18 @@ def stream_digest(path, port=None):
     return r.status, r.headers, digest.hexdigest(), size
 
 
+def read_event(response):
+    """The next server-sent event of a streamed response, as a dict (event, id, data)."""
+    event = {}
+    while True:
+        line = response.readline().decode().rstrip("\n")
+        if line == "" and "data" in event:
+            return event
+        if line and not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            event[name] = value
+
+
 def main():
     # ---- placement: 30 sessions through nginx land on every instance
     sessions = [create_sample()[0] for _ in range(30)]
@@ -170,6 +182,22 @@ def main():
         batch = call("POST", f"{p}/batch", {"operations": [{"op": "expand", "id": "1", "expanded": False},
                                                            {"op": "expandAll"}]})
         check(batch.status == 200 and batch.json["version"] == 6 and len(batch.json["results"]) == 2, f"{name}: batch")
+
+    # ---- an event stream through nginx: events pass at once (no buffering), in order
+    sid = by_instance["b"][1]
+    events = connect()
+    events.request("GET", f"/sessions/{sid}/events")
+    stream = events.getresponse()
+    check(stream.status == 200 and stream.getheader("Content-Type") == "text/event-stream", "b: an event stream through nginx")
+    first = read_event(stream)
+    t = time.monotonic()
+    change = call("PATCH", f"/sessions/{sid}/items/1", {"expanded": True})
+    event = read_event(stream)
+    took = time.monotonic() - t
+    check(first.get("event") == "reset" and event.get("event") == "change" and event.get("id") == "2"
+          and json.loads(event["data"]) == change.json and took < 1,
+          f"b: a change's event arrives through nginx in {took * 1000:.0f} ms, equal to its response")
+    events.close()
 
     # nginx's own answers: an id of no instance, an id without an instance.
     for path in ["/sessions/zz.AAAAAAAAAAAAAAAAAAAAAA/rows", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"]:

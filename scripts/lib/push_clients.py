@@ -12,28 +12,9 @@ import statistics
 import sys
 import time
 
+from process_memory import rss, settled_rss
+
 MB = 1 << 20
-
-
-def rss(pid):
-    """VmRSS of `pid` in bytes."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise SystemExit(f"no VmRSS for process {pid}")
-
-
-def settled_rss(pid):
-    """RSS once it stops moving (allocations of the last connections done)."""
-    last = rss(pid)
-    for _ in range(20):
-        time.sleep(0.25)
-        now = rss(pid)
-        if abs(now - last) < 64 * 1024:
-            return now
-        last = now
-    return last
 
 
 def get(port, path):

@@ -427,18 +427,30 @@ final class ConnectionChannel: Sendable {
                 return Outcome(ok: true, keepAlive: keepAlive, status: response.status, bodyBytes: sendBody ? body.count : 0)
             case .push(let open):
                 // The last response of the connection: its body ends when the stream does.
+                // Whatever happens, the closure gets its stream once (already ended when there
+                // is no body to send, or the head could not be).
+                func openEnded() {
+                    let ended = HTTPPushStream { _ in false }
+                    ended.cancel()
+                    open(ended)
+                }
                 let chunked = request.version == .http1_1
                 let framing: ResponseHead.Framing = !bodyAllowed ? .none : chunked ? .chunked : .closeDelimited
                 guard let head = ResponseHead.serialize(
                     status: response.status, headers: response.headers, framing: framing,
                     keepAlive: false, requestVersion: request.version)
-                else { return invalidResponse(request) }
-                try enqueue(head, blocking: false)
+                else {
+                    openEnded()
+                    return invalidResponse(request)
+                }
+                do {
+                    try enqueue(head, blocking: false)
+                } catch {
+                    openEnded()
+                    throw error
+                }
                 if !bodyAllowed || isHead {
-                    // No body: the closure still gets its stream, already ended.
-                    let ended = HTTPPushStream { _ in false }
-                    ended.cancel()
-                    open(ended)
+                    openEnded()
                     return Outcome(ok: true, keepAlive: false, status: response.status, bodyBytes: 0)
                 }
                 return Outcome(ok: true, keepAlive: false, status: response.status, bodyBytes: 0, push: open, chunked: chunked)

@@ -48,9 +48,18 @@ extension TreeService {
     /// even if the session is removed before it gets the lock).
     func mutateSession(_ request: HTTPRequest, _ session: Session, _ recorded: RecordedChange, ticket: Int,
                        decode: (TreeStore) throws(ServiceError) -> SessionOperation) throws(ServiceError) -> HTTPResponse {
+        try committing(request, session) { session, state throws(ServiceError) in
+            try change(recorded, session, &state, ticket: ticket, decode: decode)
+        }
+    }
+
+    /// Steps 1, 2 and 7 around a change (`apply`, steps 3 to 6): under the session's lock,
+    /// `If-Match`, then the change; the response once its entry is durable.
+    private func committing(_ request: HTTPRequest, _ session: Session,
+                            _ apply: (Session, inout Session.State) throws(ServiceError) -> (HTTPResponse, JournalMark?)) throws(ServiceError) -> HTTPResponse {
         let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.version)
-            let (response, entry) = try change(recorded, session, &state, ticket: ticket, decode: decode)
+            let (response, entry) = try apply(session, &state)
             return (response, try durableUnderLock(entry, session, &state))
         }
         return sentWhenDurable(response, entry, session)
@@ -259,13 +268,9 @@ extension TreeService {
     /// step for the whole batch, none for an empty one.
     func mutateSession(_ request: HTTPRequest, _ sid: String, _ recorded: RecordedChange, batch: Batch) throws(ServiceError) -> HTTPResponse {
         let ticket = ticket(recorded.view, sid)
-        let session = try liveSession(sid)
-        let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
-            try request.checkIfMatch(version: state.version)
-            let (response, entry) = try change(recorded, batch, session, &state, ticket: ticket)
-            return (response, try durableUnderLock(entry, session, &state))
+        return try committing(request, try liveSession(sid)) { session, state throws(ServiceError) in
+            try change(recorded, batch, session, &state, ticket: ticket)
         }
-        return sentWhenDurable(response, entry, session)
     }
 
     /// A batch's steps under the lock, for a request and for its replay. The named view is

@@ -39,27 +39,12 @@ enum ResponseJSON {
         out.int(version)
         out.raw(",\"total\":")
         out.int(total)
-        out.raw(",\"changes\":[")
-        for (i, s) in splices.enumerated() {
-            if i > 0 { out.raw(",") }
-            out.raw("{\"index\":")
-            out.int(s.index)
-            out.raw(",\"removed\":")
-            out.int(s.removed)
-            out.raw(",\"inserted\":")
-            out.int(s.inserted)
-            out.raw("}")
+        out.raw(",\"changes\":")
+        integerObjects(splices, keys: ["{\"index\":", ",\"removed\":", ",\"inserted\":"], &out) { s, k in
+            k == 0 ? s.index : k == 1 ? s.removed : s.inserted
         }
-        out.raw("],\"reload\":[")
-        for (i, r) in reload.enumerated() {
-            if i > 0 { out.raw(",") }
-            out.raw("{\"index\":")
-            out.int(r.index)
-            out.raw(",\"count\":")
-            out.int(r.count)
-            out.raw("}")
-        }
-        out.raw("]")
+        out.raw(",\"reload\":")
+        integerObjects(reload, keys: ["{\"index\":", ",\"count\":"], &out) { r, k in k == 0 ? r.index : r.count }
         if case .row(let row) = index {
             out.raw(",\"index\":")
             if let row { out.int(row) } else { out.null() }
@@ -67,6 +52,22 @@ enum ResponseJSON {
         extra?(&out)
         out.raw("}")
         return out.bytes
+    }
+
+    /// `[{...},...]`: one object per item, its members integers: `keys[k]` (the text before the
+    /// k-th value, from `{`) then `value(item, k)`.
+    private static func integerObjects<T>(_ items: [T], keys: [StaticString], _ out: inout JSONWriter,
+                                          _ value: (T, Int) -> Int) {
+        out.raw("[")
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.raw(",") }
+            for k in keys.indices {
+                out.raw(keys[k])
+                out.int(value(item, k))
+            }
+            out.raw("}")
+        }
+        out.raw("]")
     }
 
     /// A page of rows; with `positions`, each row also has `position` (its index among its
