@@ -266,7 +266,7 @@ def test_attach_to_an_existing_session(page, context, base_url):
         other.goto(f"{base_url}/?session={sid}")
         counts(other, "88,572 rows of 88,572 nodes")
         check_rows_match(visible(other), lambda i: MODEL[i])
-        # A change made in one tab reaches the other (it polls the version).
+        # A change made in one tab reaches the other (its event stream; polling when offline).
         other.locator("#row-0 button.disc").click()
         counts(other, "59,049 rows of 88,572 nodes")
         page.wait_for_function("document.getElementById('counts').textContent === '59,049 rows of 88,572 nodes'",

@@ -7,7 +7,9 @@ import Foundation
 /// page served puts each one in place of the tag that refers to it.
 ///
 /// The page talks to the API of `docs/API.md` only: it creates or attaches to a session, shows its
-/// visible rows in a virtualized ARIA tree, and patches its row cache from the `changes` splices.
+/// visible rows in a virtualized ARIA tree, patches its row cache from the `changes` splices of
+/// its own change responses and of its view's event stream (`GET /sessions/{sid}/events`), and
+/// edits the tree (rename, insert, delete, move) with `If-Match`.
 enum DemoPage {
     /// The whole page, UTF-8. Built once.
     static let html: [UInt8] = Array(assemble(

@@ -1,8 +1,10 @@
 // The TreeSessions demo: the script of index.html, served inline in the page at GET /.
 // It talks to the API of docs/API.md only. State lives in `S`; the row cache `S.rows` has one
 // slot per visible row of the current view (null: not loaded), is filled by offset pages and
-// patched from the `changes` splices of every change response. Only the rows near the viewport
-// are in the DOM.
+// patched from the `changes` splices of every change response and of every `change` event of
+// the view's event stream (GET /sessions/{sid}/events), so that tabs on one session stay in
+// step. Edits (rename, insert, delete, move) carry `If-Match` with the version the page holds.
+// Only the rows near the viewport are in the DOM.
 "use strict";
 (() => {
 const ROW_H = 26;              // px, must match --row
@@ -12,7 +14,9 @@ const PREFETCH = 150;          // rows fetched ahead above and below the viewpor
 const MAX_LIMIT = 1000;        // the service's largest page
 const MAX_INFLIGHT = 3;        // concurrent page requests
 const CACHE_CAP = 200000;      // loaded rows kept; farther ones are dropped past it
-const POLL_MS = 5000;          // how often to look for changes made by another client
+const POLL_MS = 5000;          // without a live event stream: how often to look for others' changes
+const RESUBSCRIBE_MS = 5000;   // after the event stream failed for good (EventSource gave up)
+const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline at once
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -20,7 +24,8 @@ const ui = {
   search: $("search"), match: $("match"), caseSensitive: $("case"), counts: $("counts"),
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"), empty: $("empty"),
-  request: $("status-request"), view: $("status-view"),
+  request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
+  confirm: $("confirm"), confirmText: $("confirm-text"), editBar: $("edit-bar"),
 };
 const fmt = (n) => Number(n).toLocaleString("en-US");
 const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
@@ -34,6 +39,8 @@ const S = {
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
   focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, createdNote: "",
+  es: null, lastEventId: null, events: [], resubscribeTimer: 0, // the view's event stream and its events not applied yet
+  edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -63,9 +70,9 @@ function showMessage(text, isError) {
   ui.request.textContent = text;
 }
 
-/** One request; JSON in and out. Throws ApiError with the problem's detail. */
-async function api(method, path, body, quiet) {
-  const init = { method, headers: {} };
+/** One request; JSON in and out (`headers`: more request headers). Throws ApiError with the problem's detail. */
+async function api(method, path, body, quiet, headers) {
+  const init = { method, headers: Object.assign({}, headers) };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -187,13 +194,28 @@ function paint(el, row, i) {
     el.setAttribute("role", "none");
     el.removeAttribute("aria-level");
     el.removeAttribute("aria-expanded");
+    el.removeAttribute("aria-posinset");
+    el.removeAttribute("aria-setsize");
+    delete el.dataset.id;
+    el.draggable = false;
     el.style.paddingLeft = "";
     el.replaceChildren();
     return;
   }
   el.className = S.filter && !row.match ? "row context" : "row";
+  if (S.cut && String(S.cut.id) === String(row.id)) el.classList.add("cut");
   el.setAttribute("role", "treeitem");
   el.setAttribute("aria-level", String(row.level + 1));
+  el.dataset.id = String(row.id);
+  // The row's place among its parent's children (hidden siblings of a filtered view count).
+  if (row.position != null) {
+    el.setAttribute("aria-posinset", String(row.position + 1));
+    el.setAttribute("aria-setsize", String(row.siblingCount));
+  } else {
+    el.removeAttribute("aria-posinset");
+    el.removeAttribute("aria-setsize");
+  }
+  el.draggable = true;
   if (row.hasChildren) el.setAttribute("aria-expanded", row.expanded ? "true" : "false");
   else el.removeAttribute("aria-expanded");
   el.style.paddingLeft = indent(row.level).toFixed(2) + "px";
@@ -240,8 +262,14 @@ function render() {
     const focused = i === S.focus;
     if (el._focused !== focused) { el._focused = focused; el.classList.toggle("focused", focused); }
   }
+  if (S.edit) {
+    const row = S.rows[S.edit.index];
+    const level = row ? row.level : S.edit.level;
+    editor.style.transform = "translateY(" + Math.round(S.edit.index * ROW_H + shift) + "px)";
+    editor.style.left = (indent(level) + 24).toFixed(0) + "px";
+  }
   const active = S.els.get(S.focus);
-  if (active && active._row) ui.tree.setAttribute("aria-activedescendant", active.id);
+  if (active && active._row && !S.edit) ui.tree.setAttribute("aria-activedescendant", active.id);
   else ui.tree.removeAttribute("aria-activedescendant");
   ui.empty.hidden = !(S.ready && S.total === 0);
   ui.empty.textContent = S.filter ? "No title matches “" + S.filter + "”." : "The tree is empty.";
@@ -259,6 +287,23 @@ function updateCounts() {
     ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
     : `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"} of ${fmt(S.nodeCount)} nodes`;
   ui.view.textContent = S.sid ? `session ${S.sid} · v${S.version}` : "";
+}
+
+/** A notice that stays in view for a while (conflicts, refused edits): `role="alert"`. */
+function showNotice(text) {
+  clearTimeout(S.noticeTimer);
+  ui.notice.textContent = text;
+  ui.notice.hidden = false;
+  S.noticeTimer = setTimeout(() => { ui.notice.hidden = true; ui.notice.textContent = ""; }, 8000);
+}
+
+/** The live indicator: "live" while the event stream is open, else "connecting" or "offline". */
+function setLive(state, detail) {
+  ui.live.dataset.state = state;
+  ui.live.textContent = state === "live" ? "● live" : state === "connecting" ? "○ connecting…" : "○ offline";
+  ui.live.title = detail || (state === "live"
+    ? "Changes made in other tabs or by other clients show up at once (server-sent events)"
+    : "Not receiving changes as they happen: the page looks for them every few seconds");
 }
 
 // ---------------------------------------------------------------- the row cache
@@ -375,7 +420,7 @@ function ensureRows() {
 function fetchRows(from, to) {
   const gen = S.gen, req = { from, to };
   S.inflight.push(req);
-  api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=${to - from}`)).then((page) => {
+  api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`)).then((page) => {
     if (gen !== S.gen || S.mutating > 0) return;
     if (page.version !== S.version) {
       if (page.version > S.version) resync(page);
@@ -412,19 +457,99 @@ function resync(page) {
 
 function lost(e) {
   S.ready = false;
+  unsubscribe("offline", "The session is gone");
+  finishEdit(false);
   showMessage(`Session ${S.sid} is gone (${e.message}). Load a sample to start a new one.`, true);
   updateBusy();
+}
+
+/** Fetches the rows around the viewport again (after a 412, or when events were missed). */
+async function reload(note) {
+  const gen = S.gen;
+  const [a] = visibleRange();
+  const from = Math.max(0, a - OVERSCAN);
+  try {
+    const page = await api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=200&positions=true`));
+    if (gen === S.gen) resync(page); else ensureRows();
+  } catch (e) {
+    if (e.status === 404) { lost(e); return; }
+    showMessage("Could not reload the rows: " + e.message, true);
+  }
+  if (note) showNotice(note);
 }
 
 // ---------------------------------------------------------------- changes
 
 /**
+ * Patches the cache with one change (a response of ours or a `change` event) whose version is
+ * one past the held one; starts over from `total` and `version` otherwise.
+ * Rows that may have changed in place go stale (they stay shown and are fetched again): those
+ * of `reload` (titles, flags, match marks), and every loaded one when rows moved (their
+ * `position`/`siblingCount` may have changed) or when the answer has no `reload`.
+ * `opts.item`: a toggle of ours: only the item's own row and `reload` (positions stay).
+ * `opts.target(res)`: the item's row after the change (default `res.index`).
+ */
+function applyChange(res, opts = {}) {
+  const before = S.focus, top = virtualTop();
+  const target = opts.target ? opts.target(res) : res.index;
+  const changes = res.changes || [];
+  S.gen++;
+  S.inflight = [];
+  if (res.version === S.version + 1 && applySplices(changes, res.total)) {
+    S.version = res.version;
+    S.focus = mapIndex(before, changes, opts.fallback ?? res.index ?? undefined);
+    if (S.edit) {
+      const moved = mapIndex(S.edit.index, changes, -1);
+      if (moved < 0) { finishEdit(false); showNotice("The item being renamed was removed elsewhere."); } else S.edit.index = moved;
+    }
+    const reload = Array.isArray(res.reload) ? res.reload : null;
+    if (opts.item) {
+      const i = res.index;
+      if (i != null && S.rows[i]) S.rows[i] = Object.assign({}, S.rows[i], { expanded: opts.expanded ?? S.rows[i].expanded, stale: true });
+    } else if (changes.length > 0 || !reload) {
+      for (const r of S.rows) if (r) r.stale = true;
+    }
+    // Our own toggle changed the item's row only (`reload` also names its ancestors' rows).
+    for (const { index, count } of (opts.item ? null : reload) || []) {
+      for (let k = Math.max(0, index); k < Math.min(S.total, index + count); k++) if (S.rows[k]) S.rows[k].stale = true;
+    }
+    if (opts.patch && target != null && S.rows[target]) S.rows[target] = Object.assign({}, S.rows[target], opts.patch, { stale: true });
+  } else {
+    resetCache(res.total, res.version);
+  }
+  if (opts.focusItem && target != null) S.focus = target;
+  if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
+  setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
+  if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
+  updateCounts();
+  scheduleRender();
+  ensureRows();
+}
+
+/**
  * Runs one change request after the previous ones, then patches the cache from its splices.
- * `item`: the item's own row goes stale (its `expanded` changed); otherwise every loaded row does.
+ * `opts.ifMatch`: sent with `If-Match` naming the version the page holds (every edit of the
+ * tree); a 412 means the session changed elsewhere: the rows are fetched again and a notice
+ * says so. Events that arrive meanwhile wait (see `drainEvents`): those before this change's
+ * version are applied first, this change's own event is skipped.
  */
 function change(method, path, body, opts = {}) {
   const run = async () => {
     if (!S.ready) return null;
+    if (opts.make) {
+      // The request is made now, from the rows as the changes before it left them.
+      let spec;
+      try {
+        spec = await opts.make();
+      } catch (e) {
+        if (e.status === 404) showNotice(`${opts.what}: the item is gone (changed elsewhere).`);
+        else showNotice(`${opts.what} failed: ${e.message}`);
+        return null;
+      }
+      if (!spec || !S.ready) return null;
+      [method, path, body] = spec;
+      opts = Object.assign({}, opts, spec[3]);
+    }
     const gen = S.gen;
     S.mutating++;
     updateBusy();
@@ -432,7 +557,8 @@ function change(method, path, body, opts = {}) {
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          res = await api(method, path, body);
+          const headers = opts.ifMatch ? { "If-Match": '"' + S.version + '"' } : undefined;
+          res = await api(method, path, body, false, headers);
           break;
         } catch (e) {
           if (!superseded(e) || attempt >= 20) throw e;  // nothing was changed: send it again
@@ -440,40 +566,125 @@ function change(method, path, body, opts = {}) {
         }
       }
     } catch (e) {
-      if (e.status === 404 && !opts.item) lost(e);
-      else showMessage(`${method} failed: ${e.message}`, true);
-      return null;
-    } finally {
       S.mutating--;
-    }
-    if (gen !== S.gen) { ensureRows(); return res; }  // the view was switched meanwhile
-    const before = S.focus, top = virtualTop();
-    const ours = res.version === S.version + 1;
-    S.gen++;
-    S.inflight = [];
-    if (ours && applySplices(res.changes || [], res.total)) {
-      S.version = res.version;
-      S.focus = mapIndex(before, res.changes || [], res.index ?? undefined);
-      if (opts.item) {
-        const i = res.index;
-        if (i != null && S.rows[i]) S.rows[i] = Object.assign({}, S.rows[i], { expanded: opts.expanded ?? S.rows[i].expanded, stale: true });
-      } else {
-        for (const r of S.rows) if (r) r.stale = true;
+      if (e.status === 412) {
+        await reload("Changed elsewhere; reloaded, try again.");
+        drainEvents();
+        return null;
       }
-    } else {
-      resetCache(res.total, res.version);
+      if (e.status === 404 && !opts.item && !opts.ifMatch) lost(e);
+      else if (opts.ifMatch) showNotice(`${opts.what || method} failed: ${e.message}`);
+      else showMessage(`${method} failed: ${e.message}`, true);
+      drainEvents();
+      return null;
     }
-    if (opts.focusItem && res.index != null) S.focus = res.index;
-    if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
-    setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
-    if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
-    updateCounts();
-    scheduleRender();
-    ensureRows();
+    S.mutating--;
+    if (gen !== S.gen) { ensureRows(); drainEvents(); return res; }  // the view was switched meanwhile
+    drainEvents(res.version);  // others' changes made before this one
+    if (res.version > S.version) applyChange(res, opts);
+    else if (opts.focusItem && res.version === S.version) {  // its event came first
+      const target = opts.target ? opts.target(res) : res.index;
+      if (target != null) { S.focus = clamp(target, 0, S.total - 1); if (opts.keepFocusVisible) scrollToRow(S.focus); scheduleRender(); }
+    }
+    drainEvents();
     return res;
   };
   S.queue = S.queue.then(run, run);
   return S.queue;
+}
+
+// ---------------------------------------------------------------- the event stream
+
+/** Closes the view's event stream, if any. */
+function unsubscribe(state, detail) {
+  clearTimeout(S.resubscribeTimer);
+  S.resubscribeTimer = 0;
+  if (S.es) S.es.close();
+  S.es = null;
+  S.events = [];
+  setLive(state || "offline", detail);
+}
+
+/**
+ * Subscribes to the current view (`filter`, `match`, `caseSensitive` as the rows requests
+ * name it). `resume`: the last event id seen, after the stream failed for good.
+ */
+function subscribe(resume) {
+  unsubscribe("connecting");
+  if (!S.sid || typeof EventSource !== "function") { setLive("offline"); return; }
+  if (!resume) S.lastEventId = null;
+  const es = new EventSource(inView(sessionPath() + "/events", resume != null ? "lastEventId=" + encodeURIComponent(resume) : ""));
+  S.es = es;
+  const mine = (f) => (e) => { if (S.es === es) f(e); };
+  es.addEventListener("open", mine(() => setLive("live")));
+  for (const type of ["reset", "change"]) {
+    es.addEventListener(type, mine((e) => {
+      setLive("live");
+      if (e.lastEventId) S.lastEventId = e.lastEventId;
+      let data;
+      try { data = JSON.parse(e.data); } catch (err) { return; }
+      S.events.push({ type, data });
+      drainEvents();
+    }));
+  }
+  es.addEventListener("end", mine((e) => {
+    let reason = "";
+    try { reason = JSON.parse(e.data).reason || ""; } catch (err) { /* none */ }
+    unsubscribe("offline", "The session is gone");
+    S.ready = false;
+    finishEdit(false);
+    showMessage(`Session ${S.sid} is gone${reason ? " (" + reason + ")" : ""}. Load a sample to start a new one.`, true);
+    updateBusy();
+  }));
+  es.addEventListener("error", mine(() => {
+    if (es.readyState !== EventSource.CLOSED) { setLive("connecting"); return; }  // EventSource retries by itself
+    // Refused (404, 429, 503...): is the session still there? Then try again a little later.
+    setLive("offline");
+    const sid = S.sid, resumeAt = S.lastEventId;
+    api("GET", sessionPath(), undefined, true).then(() => {
+      if (S.es !== es || S.sid !== sid) return;
+      S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
+    }).catch((err) => {
+      if (S.es !== es || S.sid !== sid) return;
+      if (err.status === 404) lost(err);
+      else S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
+    });
+  }));
+}
+
+/**
+ * Applies the waiting events in order (only while no change request of ours is out: its
+ * answer decides first): a change one past the held version is patched in, one at or below
+ * it was seen already (our own, or in rows fetched later), one further on means some were
+ * missed: the rows are fetched again. `before`: only the events below that version.
+ */
+function drainEvents(before) {
+  if (!S.ready || S.mutating > 0) return;
+  while (S.events.length && (before == null || S.events[0].data.version < before)) {
+    const { type, data } = S.events.shift();
+    if (type === "reset") {
+      // At subscription: rows held at that version or later stay; any other reason refetches.
+      if (data.reason === "subscribed" && data.version <= S.version) continue;
+      refetchAt(data);
+    } else if (data.version <= S.version) {
+      continue;
+    } else if (data.version === S.version + 1) {
+      applyChange(data);
+    } else {
+      refetchAt(data);
+    }
+  }
+}
+
+/** Drops the cached rows for those of `version` (`total` rows): the visible ones are fetched again. */
+function refetchAt(data) {
+  if (data.total == null) { reload(); return; }  // a reset of a view the session did not keep
+  const top = virtualTop();
+  resetCache(data.total, data.version);
+  setVirtualTop(top);
+  updateCounts();
+  scheduleRender();
+  ensureRows();
 }
 
 function toggle(i, expanded, recursive) {
@@ -517,31 +728,334 @@ async function focusParent(i) {
 
 function pageRows() { return Math.max(1, Math.floor(ui.tree.clientHeight / ROW_H) - 1); }
 
+// ---------------------------------------------------------------- editing
+// Every edit is a change request with If-Match (see `change`); the item's row after it is
+// focused. Moves name the new parent and the index among its children, counted once the item
+// has left its old place (rows carry `position` and `siblingCount`, asked with positions=true).
+
+const idText = (id) => String(id);
+const sameId = (a, b) => a != null && b != null && idText(a) === idText(b);
+const focusedRow = () => (S.focus >= 0 ? S.rows[S.focus] : null) || null;
+
+function needRow(what) {
+  const row = focusedRow();
+  if (!S.ready) return null;
+  if (!row) { showNotice(S.total ? `${what}: the focused row is still loading.` : `${what}: no row is focused.`); return null; }
+  return row;
+}
+
+/** One edit: `If-Match`, and the item's row focused after it. */
+function edit(what, method, path, body, opts = {}) {
+  return change(method, path, body, Object.assign({ ifMatch: true, what, focusItem: true, keepFocusVisible: true }, opts));
+}
+
+/**
+ * An edit whose request depends on the rows (positions, the focused row): `make()` runs when
+ * its turn in the queue comes, after the changes before it, and returns
+ * `[method, path, body, opts]`, or null to send nothing. So Alt+Up pressed twice moves twice.
+ */
+function editDue(what, make) {
+  return change(null, null, null, { ifMatch: true, what, focusItem: true, keepFocusVisible: true, make });
+}
+
+const batchSpec = (operations, opts) =>
+  ["POST", inView(sessionPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts)];
+
+/** The request that moves item `id` under `parentId` at `index` (undefined: at the end); `expand`: that parent is expanded too. */
+function moveSpec(id, parentId, index, expand) {
+  if (expand) {
+    const op = { op: "move", id, parentId };
+    if (index !== undefined) op.index = index;
+    return batchSpec([op, { op: "expand", id: parentId, expanded: true }]);
+  }
+  return ["PATCH", inView(itemPath(id)), index === undefined ? { parentId } : { parentId, index }];
+}
+
+/** The focused row when an edit's turn comes (fetched when it is not loaded or stale). */
+async function dueRow(what) {
+  const row = S.focus >= 0 ? await rowAt(S.focus) : null;
+  if (!row) showNotice(`${what}: no row is focused.`);
+  return row;
+}
+
+// ---- rename, inline
+
+const editor = document.createElement("input");
+editor.id = "editor";
+editor.type = "text";
+editor.hidden = true;
+editor.spellcheck = false;
+editor.autocomplete = "off";
+editor.setAttribute("aria-label", "Title");
+ui.layer.appendChild(editor);
+
+/** Shows the inline title input over row i (`id`, `title`, `level`: the row's, when it is not loaded yet). */
+function startRename(i, known) {
+  const row = S.rows[i];
+  const item = known || (row && { id: row.id, title: row.title, level: row.level });
+  if (!item || !S.ready) return;
+  finishEdit(false);
+  S.focus = i;
+  S.edit = { index: i, id: item.id, original: String(item.title), level: item.level, isNew: !!(known && known.isNew) };
+  editor.value = String(item.title);
+  editor.hidden = false;
+  scrollToRow(i);
+  render();
+  editor.focus({ preventScroll: true });
+  editor.select();
+}
+
+/** Hides the inline input; `commit`: sends the new title when it changed. */
+function finishEdit(commit) {
+  const ed = S.edit;
+  if (!ed) return;
+  S.edit = null;
+  const title = editor.value;
+  const hadFocus = document.activeElement === editor;
+  editor.hidden = true;
+  if (hadFocus) ui.tree.focus({ preventScroll: true });
+  scheduleRender();
+  if (commit && title !== ed.original) {
+    if (!title.trim()) { showNotice("A title cannot be empty: the rename was not sent."); return; }
+    edit("Rename", "PATCH", inView(itemPath(ed.id)), { title }, { patch: { title, matchRanges: [] } });
+  }
+}
+
+editor.addEventListener("keydown", (e) => {
+  e.stopPropagation();  // the tree's keys do not apply while typing
+  if (e.key === "Enter") { e.preventDefault(); finishEdit(true); }
+  else if (e.key === "Escape") { e.preventDefault(); finishEdit(false); }
+});
+editor.addEventListener("blur", () => finishEdit(true));
+for (const type of ["mousedown", "click", "dblclick"]) editor.addEventListener(type, (e) => e.stopPropagation());
+
+function renameFocused() {
+  const row = needRow("Rename");
+  if (row) startRename(S.focus, null);
+}
+
+// ---- insert
+
+/** After an insert: the new item's title is edited in place (when the view shows it). */
+function renameInserted(res, index, level) {
+  if (!res) return;
+  if (index == null) { showNotice("The new item is not shown in this view (the filter hides it)."); return; }
+  startRename(index, { id: res.ids ? res.ids[0] : res.results[0].ids[0], title: NEW_TITLE, level, isNew: true });
+}
+
+async function newSibling() {
+  let level = 0;
+  const res = await editDue("New sibling", async () => {
+    if (S.total === 0) return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }] }];
+    const row = await dueRow("New sibling");
+    if (!row) return null;
+    level = row.level;
+    return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }], after: row.id }];
+  });
+  if (res) renameInserted(res, res.index, level);
+}
+
+async function newChild() {
+  let level = 0;
+  const res = await editDue("New child", async () => {
+    const row = await dueRow("New child");
+    if (!row) return null;
+    level = row.level + 1;
+    return batchSpec([
+      { op: "insert", nodes: [{ title: NEW_TITLE }], parentId: row.id, index: 0 },
+      { op: "expand", id: row.id, expanded: true },
+    ]);
+  });
+  if (res) renameInserted(res, res.results[0].index, level);
+}
+
+// ---- delete, with a confirmation for a subtree
+
+function deleteFocused() {
+  const row = needRow("Delete");
+  if (!row) return;
+  const remove = () => edit("Delete", "DELETE", inView(itemPath(row.id)), undefined, { focusItem: false });
+  if (!row.hasChildren) { remove(); return; }
+  ui.confirmText.textContent = `“${row.title}” has children. Delete it with everything inside it?`;
+  ui.confirm.returnValue = "";
+  ui.confirm.onclose = () => {
+    ui.confirm.onclose = null;
+    ui.tree.focus({ preventScroll: true });
+    if (ui.confirm.returnValue === "delete") remove();
+  };
+  ui.confirm.showModal();
+  $("confirm-delete").focus();
+}
+
+// ---- move
+
+/** The row at index j, fetched when it is not loaded (or stale). */
+async function rowAt(j) {
+  if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
+  const page = await api("GET", inView(sessionPath() + "/rows", `offset=${j}&limit=1&positions=true`));
+  return page.rows[0] || null;
+}
+
+/** The row of item `id` in the view, with its position (fetched when it is not loaded), or null. */
+async function rowOf(id) {
+  const info = await api("GET", inView(itemPath(id)));
+  if (info.index == null) return null;
+  const row = await rowAt(info.index);
+  return row && sameId(row.id, id) ? row : null;
+}
+
+/** The previous sibling of the row at i that the view shows, or null. */
+async function previousSibling(i, row) {
+  if (i <= 0) return null;
+  const above = await rowAt(i - 1);
+  if (!above || above.level < row.level) return null;
+  if (above.level === row.level) return sameId(above.parentId, row.parentId) ? above : null;
+  // The row above is inside the previous sibling's subtree: its ancestor at this row's level.
+  const info = await api("GET", inView(itemPath(above.id)));
+  const id = info.path[row.level];
+  if (id == null) return null;
+  const sibling = await rowOf(id);
+  return sibling && sameId(sibling.parentId, row.parentId) ? sibling : null;
+}
+
+/** Alt+Up / Alt+Down: one place among the siblings. */
+function moveAmongSiblings(delta) {
+  const what = delta < 0 ? "Move up" : "Move down";
+  editDue(what, async () => {
+    const row = await dueRow(what);
+    if (!row) return null;
+    const to = row.position + delta;
+    if (to < 0 || to >= row.siblingCount) {
+      showNotice(delta < 0 ? "Already the first of its siblings." : "Already the last of its siblings.");
+      return null;
+    }
+    return moveSpec(row.id, row.parentId, to);
+  });
+}
+
+/** Alt+Left: out of its parent, right after it. */
+function outdent() {
+  editDue("Outdent", async () => {
+    const row = await dueRow("Outdent");
+    if (!row) return null;
+    if (row.parentId == null) { showNotice("A root cannot move further out."); return null; }
+    const parent = await rowOf(row.parentId);
+    if (!parent) { showNotice("Outdent: the parent is not shown in this view."); return null; }
+    return moveSpec(row.id, parent.parentId, parent.position + 1);
+  });
+}
+
+/** Alt+Right: into its previous sibling, as the last child (the new parent is expanded). */
+function indentItem() {
+  editDue("Indent", async () => {
+    const row = await dueRow("Indent");
+    if (!row) return null;
+    if (row.position === 0) { showNotice("Indent: there is no previous sibling to move into."); return null; }
+    const sibling = await previousSibling(S.focus, row);
+    if (!sibling) { showNotice("Indent: the previous sibling is not shown in this view."); return null; }
+    return moveSpec(row.id, sibling.id, undefined, true);
+  });
+}
+
+/** Ctrl+X marks the focused row; Ctrl+V moves it into the focused row, as its last child. */
+function cutFocused() {
+  const row = needRow("Cut");
+  if (!row) return;
+  S.cut = { id: row.id, title: row.title };
+  for (const el of S.els.values()) el._row = undefined;  // repaint the marks
+  scheduleRender();
+  showMessage(`Cut “${row.title}”: focus the new parent and press Ctrl+V (Escape cancels).`);
+}
+
+function clearCut() {
+  if (!S.cut) return false;
+  S.cut = null;
+  for (const el of S.els.values()) el._row = undefined;
+  scheduleRender();
+  return true;
+}
+
+function pasteInto() {
+  if (!S.cut) { showNotice("Paste: cut a row first (Ctrl+X)."); return; }
+  const cut = S.cut;
+  clearCut();
+  editDue("Paste", async () => {
+    const row = await dueRow("Paste");
+    if (!row || sameId(cut.id, row.id)) return null;
+    return moveSpec(cut.id, row.id, undefined, true);
+  });
+}
+
+/** Drag and drop: `zone` is "before", "after" or "into" the target row. */
+function dropOn(draggedId, targetId, zone) {
+  if (sameId(draggedId, targetId)) return;
+  editDue("Move", async () => {
+    if (zone === "into") return moveSpec(draggedId, targetId, undefined, true);
+    const target = await rowOf(targetId), dragged = await rowOf(draggedId);
+    if (!target) return null;
+    const sameParent = dragged && (sameId(dragged.parentId, target.parentId) || (dragged.parentId == null && target.parentId == null));
+    const shift = sameParent && dragged.position < target.position ? 1 : 0;
+    return moveSpec(draggedId, target.parentId, target.position + (zone === "after" ? 1 : 0) - shift);
+  });
+}
+
+// ---------------------------------------------------------------- keys and pointer
+
 ui.tree.addEventListener("keydown", (e) => {
-  if (!S.ready || S.total === 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (!S.ready || e.metaKey) return;
   const f = S.focus < 0 ? 0 : S.focus;
   const row = S.rows[f];
+  if (e.altKey && !e.ctrlKey) {
+    switch (e.key) {
+      case "ArrowUp": moveAmongSiblings(-1); break;
+      case "ArrowDown": moveAmongSiblings(1); break;
+      case "ArrowLeft": outdent(); break;
+      case "ArrowRight": indentItem(); break;
+      default: return;
+    }
+    e.preventDefault();
+    return;
+  }
+  if (e.ctrlKey && !e.altKey) {
+    switch (e.key.toLowerCase()) {
+      case "x": cutFocused(); break;
+      case "v": pasteInto(); break;
+      case "enter": if (e.shiftKey) newChild(); else newSibling(); break;
+      default: return;
+    }
+    e.preventDefault();
+    return;
+  }
+  if (e.altKey || e.ctrlKey) return;
   switch (e.key) {
-    case "ArrowDown": setFocus(S.focus < 0 ? 0 : f + 1); break;
-    case "ArrowUp": setFocus(f - 1); break;
-    case "PageDown": setFocus(f + pageRows()); break;
-    case "PageUp": setFocus(f - pageRows()); break;
-    case "Home": setFocus(0); break;
-    case "End": setFocus(S.total - 1); break;
-    case "ArrowRight":
-      if (row && row.hasChildren) {
-        if (!row.expanded) toggle(f, true, e.shiftKey);
-        else setFocus(f + 1);
+    case "F2": renameFocused(); break;
+    case "Insert": if (e.shiftKey) newChild(); else newSibling(); break;
+    case "Delete": deleteFocused(); break;
+    case "Escape": if (!clearCut()) return; showMessage("Cut cancelled."); break;
+    default:
+      if (S.total === 0) return;
+      switch (e.key) {
+        case "ArrowDown": setFocus(S.focus < 0 ? 0 : f + 1); break;
+        case "ArrowUp": setFocus(f - 1); break;
+        case "PageDown": setFocus(f + pageRows()); break;
+        case "PageUp": setFocus(f - pageRows()); break;
+        case "Home": setFocus(0); break;
+        case "End": setFocus(S.total - 1); break;
+        case "ArrowRight":
+          if (row && row.hasChildren) {
+            if (!row.expanded) toggle(f, true, e.shiftKey);
+            else setFocus(f + 1);
+          }
+          break;
+        case "ArrowLeft":
+          if (row && row.hasChildren && row.expanded) toggle(f, false, e.shiftKey);
+          else focusParent(f);
+          break;
+        case "Enter":
+          if (row && row.hasChildren) toggle(f, undefined, e.shiftKey);
+          break;
+        default: return;
       }
-      break;
-    case "ArrowLeft":
-      if (row && row.hasChildren && row.expanded) toggle(f, false, e.shiftKey);
-      else focusParent(f);
-      break;
-    case "Enter":
-      if (row && row.hasChildren) toggle(f, undefined, e.shiftKey);
-      break;
-    default: return;
   }
   e.preventDefault();
 });
@@ -557,12 +1071,76 @@ ui.tree.addEventListener("click", (e) => {
 
 ui.tree.addEventListener("dblclick", (e) => {
   const el = e.target.closest(".row");
-  if (el && !e.target.closest(".disc")) toggle(Number(el.dataset.index));
+  if (el && el._row && !e.target.closest(".disc")) startRename(Number(el.dataset.index), null);
 });
 
 ui.tree.addEventListener("mousedown", (e) => {
-  // Keep the keyboard focus on the tree (the disclosure buttons are not tab stops).
-  if (e.target.closest(".row")) { e.preventDefault(); ui.tree.focus({ preventScroll: true }); }
+  // Keep the keyboard focus on the tree (the disclosure buttons are not tab stops). Rows are
+  // not focusable, so a click on one focuses the tree; its default is kept for dragging.
+  if (e.target.closest(".disc")) e.preventDefault();
+  if (e.target.closest(".row")) ui.tree.focus({ preventScroll: true });
+});
+
+function clearDrop() {
+  if (S.dropEl) S.dropEl.classList.remove("drop-before", "drop-after", "drop-into");
+  S.dropEl = null;
+}
+
+ui.tree.addEventListener("dragstart", (e) => {
+  const el = e.target.closest && e.target.closest(".row");
+  if (!el || !el._row || S.edit) { e.preventDefault(); return; }
+  const row = el._row;
+  S.drag = { id: row.id };
+  S.focus = Number(el.dataset.index);
+  scheduleRender();
+  e.dataTransfer.effectAllowed = "move";
+  e.dataTransfer.setData("text/plain", String(row.title));
+});
+
+/** Where a drop at this pointer position would go: before, after or into the row under it. */
+function dropZone(e) {
+  const el = e.target.closest && e.target.closest(".row");
+  if (!el || !el._row) return null;
+  const box = el.getBoundingClientRect(), y = (e.clientY - box.top) / box.height;
+  return { el, zone: y < 0.25 ? "before" : y > 0.75 ? "after" : "into" };
+}
+
+ui.tree.addEventListener("dragover", (e) => {
+  if (!S.drag) return;
+  const at = dropZone(e);
+  if (!at) { clearDrop(); return; }
+  e.preventDefault();
+  e.dataTransfer.dropEffect = "move";
+  if (S.dropEl !== at.el) clearDrop();
+  S.dropEl = at.el;
+  at.el.classList.remove("drop-before", "drop-after", "drop-into");
+  at.el.classList.add("drop-" + at.zone);
+});
+
+ui.tree.addEventListener("drop", (e) => {
+  const at = dropZone(e);
+  clearDrop();
+  if (!S.drag || !at) return;
+  e.preventDefault();
+  dropOn(S.drag.id, at.el._row.id, at.zone);
+  S.drag = null;
+});
+
+ui.tree.addEventListener("dragend", () => { clearDrop(); S.drag = null; });
+ui.tree.addEventListener("dragleave", (e) => { if (!ui.tree.contains(e.relatedTarget)) clearDrop(); });
+
+// The toolbar acts on the focused row, then gives the keyboard focus back to the tree.
+const actions = {
+  rename: renameFocused, "new-sibling": newSibling, "new-child": newChild, delete: deleteFocused,
+  "move-up": () => moveAmongSiblings(-1), "move-down": () => moveAmongSiblings(1), outdent, indent: indentItem,
+  cut: cutFocused, paste: pasteInto,
+};
+ui.editBar.addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-action]");
+  if (!button) return;
+  const action = actions[button.dataset.action];
+  if (button.dataset.action !== "delete" && button.dataset.action !== "rename") ui.tree.focus({ preventScroll: true });
+  action();
 });
 
 ui.tree.addEventListener("scroll", () => { scheduleRender(); ensureRows(); }, { passive: true });
@@ -573,6 +1151,8 @@ new ResizeObserver(() => { scheduleRender(); ensureRows(); }).observe(ui.tree);
 /** Loads the current view from scratch, at `restore` (saved scroll offset and focus) if given. */
 async function openView(restore) {
   const gen = ++S.gen;
+  unsubscribe("connecting");
+  finishEdit(false);
   S.ready = false;
   S.inflight = [];
   S.rows = [];
@@ -586,7 +1166,7 @@ async function openView(restore) {
   let page;
   for (let attempt = 1; !page; attempt++) {
     try {
-      page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200`));
+      page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200&positions=true`));
     } catch (e) {
       if (gen !== S.gen) return;
       if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
@@ -599,6 +1179,7 @@ async function openView(restore) {
   S.matchCount = page.matchCount ?? null;
   store(page.rows);
   S.ready = true;
+  subscribe();  // its first event (reset) names the version: rows older than it are fetched again
   if (S.createdNote) { showMessage(S.createdNote); S.createdNote = ""; }
   S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
   setVirtualTop(restore ? restore.top : 0);
@@ -753,9 +1334,10 @@ async function loadFile(file) {
 ui.loader.addEventListener("submit", (e) => { e.preventDefault(); loadSample(); });
 ui.file.addEventListener("change", () => { if (ui.file.files.length) loadFile(ui.file.files[0]); });
 
-// Changes made by another client (another tab on ?session=ID) show up within POLL_MS.
+// Changes made by another client (another tab on ?session=ID) arrive as events; while the
+// event stream is not open, they show up within POLL_MS.
 setInterval(async () => {
-  if (!S.ready || S.mutating > 0 || document.hidden) return;
+  if (!S.ready || S.mutating > 0 || document.hidden || ui.live.dataset.state === "live") return;
   const gen = S.gen;
   try {
     const page = await api("GET", inView(sessionPath() + "/rows", "limit=0"), undefined, true);
@@ -765,6 +1347,7 @@ setInterval(async () => {
   }
 }, POLL_MS);
 
+setLive("offline");
 const wanted = new URLSearchParams(location.search).get("session");
 if (wanted) attach(wanted);
 else loadSample();

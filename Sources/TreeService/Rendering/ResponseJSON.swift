@@ -70,10 +70,14 @@ enum ResponseJSON {
         out.raw("]")
     }
 
-    /// A page of rows.
+    /// A page of rows; with `positions`, each row also has `position` (its index among its
+    /// parent's children, or among the roots, in the tree: hidden siblings count) and
+    /// `siblingCount` (their number).
+    /// - Complexity: O(rows), plus with `positions` O(children) of each parent of a row
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
-                     matchCount: Int?, offset: Int, limit: Int) -> [UInt8] {
+                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false) -> [UInt8] {
         let forest = store.forest
+        let places = positions ? siblingPlaces(of: rows, in: forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
         out.raw("{\"version\":")
         out.int(version)
@@ -104,6 +108,12 @@ enum ResponseJSON {
             out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
             out.raw(",\"parentId\":")
             if let parent = row.parent { forest.writeID(of: parent, to: &out) } else { out.null() }
+            if let place = places[row.node] {
+                out.raw(",\"position\":")
+                out.int(place.position)
+                out.raw(",\"siblingCount\":")
+                out.int(place.count)
+            }
             if let filter {
                 out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":[" : ",\"match\":false,\"matchRanges\":[")
                 if row.isMatch {
@@ -127,6 +137,25 @@ enum ResponseJSON {
         }
         out.raw("]}")
         return out.bytes
+    }
+
+    /// The place of each row's node among its parent's children: each parent's children are
+    /// listed once, however many of them the page holds. A page's rows that share a parent come
+    /// in the order of its children (depth first), so one walk over them finds them all.
+    private static func siblingPlaces(of rows: [Row], in forest: Forest) -> [NodeHandle: (position: Int, count: Int)] {
+        var wanted: [NodeHandle?: [NodeHandle]] = [:]
+        for row in rows { wanted[row.parent, default: []].append(row.node) }
+        var places: [NodeHandle: (position: Int, count: Int)] = [:]
+        places.reserveCapacity(rows.count)
+        for (parent, nodes) in wanted {
+            let children = forest.children(of: parent)
+            var next = 0
+            for (i, child) in children.enumerated() where next < nodes.count && child == nodes[next] {
+                places[child] = (i, children.count)
+                next += 1
+            }
+        }
+        return places
     }
 
     /// RFC 3339 UTC with milliseconds.

@@ -1,0 +1,56 @@
+import Testing
+import TreeEngine
+import TreeFormats
+@testable import TreeService
+
+/// `GET rows?positions=true`: each row's place among its parent's children (`position`, from 0)
+/// and their number (`siblingCount`), as the demo's `aria-posinset` / `aria-setsize` need them.
+@Suite struct RowPositionTests {
+    let h = ServiceHarness()
+
+    /// (position, siblingCount) of every node by id, counted in the unfiltered view of a session
+    /// whose every node is expanded (all nodes are rows there, children after their parent).
+    func expected(_ sid: String) -> [String: (Int, Int)] {
+        let rows = h.call("GET", "/sessions/\(sid)/rows?limit=1000")["rows"]!.array!
+        var seen: [String: Int] = [:], place: [String: Int] = [:]
+        for row in rows {
+            let parent = row.member("parentId")?.stringValue ?? ""
+            place[row.member("id")!.stringValue!] = seen[parent, default: 0]
+            seen[parent, default: 0] += 1
+        }
+        var out: [String: (Int, Int)] = [:]
+        for row in rows {
+            let id = row.member("id")!.stringValue!
+            out[id] = (place[id]!, seen[row.member("parentId")?.stringValue ?? ""]!)
+        }
+        return out
+    }
+
+    @Test(arguments: ["", "&filter=Li", "&filter=Grid&match=prefix"])
+    func everyRowCarriesItsPlaceAmongItsSiblings(view: String) {
+        let sid = h.createSample(expand: "\"all\"")
+        // A moved node and an inserted root: positions follow the edits.
+        #expect(h.call("PATCH", "/sessions/\(sid)/items/1.2.4.2", json: #"{"parentId": "1", "index": 0}"#).status == 200)
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes": [{"title": "Lone root"}], "index": 2}"#).status == 201)
+        let want = expected(sid)
+        let page = h.call("GET", "/sessions/\(sid)/rows?limit=1000&positions=true\(view)")
+        #expect(page.status == 200)
+        let rows = page["rows"]!.array!
+        #expect(!rows.isEmpty)
+        for row in rows {
+            let id = row.member("id")!.stringValue!
+            #expect(row.member("position")?.intValue == want[id]?.0, "\(id)")
+            #expect(row.member("siblingCount")?.intValue == want[id]?.1, "\(id)")
+        }
+        // A page that starts in the middle of a run of siblings counts them all the same.
+        let mid = h.call("GET", "/sessions/\(sid)/rows?offset=3&limit=2&positions=true\(view)")["rows"]!.array!
+        for row in mid { #expect(row.member("position")?.intValue == want[row.member("id")!.stringValue!]?.0) }
+    }
+
+    @Test func withoutTheParameterRowsStayAsTheyWere() {
+        let sid = h.createSample(expand: "\"all\"")
+        let row = h.call("GET", "/sessions/\(sid)/rows?limit=1")["rows"]!.array![0]
+        #expect(row.member("position") == nil && row.member("siblingCount") == nil)
+        #expect(h.call("GET", "/sessions/\(sid)/rows?positions=yes").status == 400)
+    }
+}
