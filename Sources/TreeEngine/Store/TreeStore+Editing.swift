@@ -131,7 +131,10 @@ extension TreeStore {
     /// every kept view to follow the edit.
     private mutating func use(_ filter: FilterQuery?) {
         if let filter { try! prepareView(filter) }
-        for i in filtered.indices { filtered[i].view.prepareForEdits(forest) }
+        for i in filtered.indices {
+            filtered[i].view.prepareForEdits(forest)
+            filtered[i].view.filter!.matchIndex = nil  // positions and matches are about to move
+        }
     }
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views

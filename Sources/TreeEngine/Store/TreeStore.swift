@@ -194,6 +194,34 @@ public struct TreeStore: Sendable {
         forest.withTitle(of: node) { TitleMatcher(filter).matchRanges($0) }
     }
 
+    // MARK: Matches in tree order
+
+    /// Builds the index of a kept filtered view's matches in tree order, unless it has one
+    /// (`keptMatch`, `keptMatchRank` need it).
+    /// - Complexity: O(positions) to build, O(views) when it has one
+    public mutating func prepareMatchIndex(_ filter: FilterQuery) {
+        guard let i = filtered.lastIndex(where: { $0.query == filter }), filtered[i].view.filter!.matchIndex == nil else { return }
+        filtered[i].view.filter!.matchIndex = MatchIndex(forest, matches: filtered[i].view.filter!.matches)
+    }
+
+    private func keptMatchIndex(_ filter: FilterQuery) -> MatchIndex? { keptView(filter)?.filter?.matchIndex }
+
+    /// Whether the kept filtered view has its match index (reading matches needs no build).
+    public func hasMatchIndex(_ filter: FilterQuery) -> Bool { keptMatchIndex(filter) != nil }
+
+    /// The number of matches of the view before `node` in tree order (its ordinal when it
+    /// matches); with `including`, also `node` itself. Needs the match index.
+    /// - Complexity: O(views + 64)
+    public func keptMatchRank(of node: NodeHandle, including: Bool = false, _ filter: FilterQuery) -> Int {
+        keptMatchIndex(filter)!.rank(forest.position(of: node) + (including ? 1 : 0))
+    }
+
+    /// The match of the view with `ordinal` matches before it in tree order. Needs the match index.
+    /// - Complexity: O(views + log n + 64)
+    public func keptMatch(_ ordinal: Int, _ filter: FilterQuery) -> NodeHandle {
+        NodeHandle(slot: forest.slot(at: keptMatchIndex(filter)!.select(ordinal)))
+    }
+
     // MARK: Expansion
 
     /// Expands or collapses `node` in the view; with `recursive`, expanding also

@@ -31,6 +31,9 @@ struct ViewState: Sendable {
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
         let workers: Int
+        /// The matches in tree order, for rank and select: built when first asked for,
+        /// dropped by every edit of the forest.
+        var matchIndex: MatchIndex? = nil
 
         @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { ancestors.contains(Int(slot)) }
         /// In A or in M: never excluded.

@@ -251,6 +251,20 @@ final class ModelRun {
                 expectEqual(placement.match, ReferenceForest.matches(node, f, needle: needle), "\(what): isMatch of \(node.key)")
             }
             if failed { return }
+            if rng.chance(0.3) { checkMatchIndex(f, nodes: nodes, sample: sample, what) }
+        }
+    }
+
+    /// The matches of a kept view in tree order (rank and select) against the reference's.
+    func checkMatchIndex(_ f: FilterQuery, nodes: [RefNode], sample: [RefNode], _ what: String) {
+        store.prepareMatchIndex(f)
+        let needle = ReferenceForest.needle(f)
+        let matches = nodes.filter { ReferenceForest.matches($0, f, needle: needle) }.map(\.key)
+        let got = (0 ..< matches.count).map { store.forest.id(of: store.keptMatch($0, f)).description }
+        expectEqual(got, matches, "\(what): the matches in tree order")
+        for node in sample {
+            let before = nodes.prefix { $0 !== node }.filter { ReferenceForest.matches($0, f, needle: needle) }.count
+            expectEqual(store.keptMatchRank(of: handle(node)!, f), before, "\(what): matches before \(node.key)")
         }
     }
 
