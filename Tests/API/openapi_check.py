@@ -113,14 +113,14 @@ def rows_page_problems(page):
     if page["filter"] is None:
         if "matchCount" in page:
             return ["an unfiltered page has matchCount"]
-        if any("match" in row or "matchRanges" in row for row in page["rows"]):
-            return ["an unfiltered page has rows with match/matchRanges"]
+        if any("match" in row or "matchRanges" in row or "matchesBelow" in row for row in page["rows"]):
+            return ["an unfiltered page has rows with match/matchRanges/matchesBelow"]
         return []
     if "matchCount" not in page:
         return ["a filtered page without matchCount"]
     for row in page["rows"]:
-        if "match" not in row or "matchRanges" not in row:
-            return [f"a row of a filtered page without match/matchRanges: {row}"]
+        if "match" not in row or "matchRanges" not in row or "matchesBelow" not in row:
+            return [f"a row of a filtered page without match/matchRanges/matchesBelow: {row}"]
         if not row["match"] and row["matchRanges"]:
             return [f"a row that does not match has matchRanges: {row}"]
     return []

@@ -244,6 +244,15 @@ struct DifferentialRun {
             problem("step \(step): matchCount \(page["matchCount"]!) != \(reference.matchCount(filter))")
         }
         if let filter {
+            let needle = ReferenceForest.needle(filter)
+            for (row, ref) in zip(rows, reference.allNodesVisible(expected)) {
+                var below: [RefNode] = []
+                for child in ref.children { child.appendSubtree(to: &below) }
+                let count = below.filter { ReferenceForest.matches($0, filter, needle: needle) }.count
+                if row["matchesBelow"]?.intValue != count {
+                    problem("step \(step): matchesBelow of \(ref.key) \(row["matchesBelow"] ?? .null) != \(count)")
+                }
+            }
             for (row, ref) in zip(rows, reference.allNodesVisible(expected)) where row["match"]?.boolValue == true {
                 let ranges = (row["matchRanges"]?.array ?? []).map { $0.array!.map { $0.intValue! } }
                 if ranges != ReferenceForest.matchRanges(title: ref.title, filter) {

@@ -120,7 +120,8 @@ public struct TreeStore: Sendable {
             let parent = forest.parentSlot[Int(slot)]
             rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
                             isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
-                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p, in: forest)))
+                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p, in: forest),
+                            matchesBelow: view.filter?.matchesBelow.map { Int($0[Int(slot)]) }))
             index += 1
         }
         return rows
@@ -287,4 +288,6 @@ public struct Row: Hashable, Sendable {
     public var parent: NodeHandle?
     /// Whether the node matches the view's filter (false in the unfiltered view).
     public var isMatch: Bool
+    /// Filtered views: the matches among the node's descendants (itself not counted).
+    public var matchesBelow: Int?
 }

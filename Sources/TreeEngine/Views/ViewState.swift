@@ -25,8 +25,7 @@ struct ViewState: Sendable {
         /// Ancestors of matches (A).
         var ancestors: Bitset
         /// The number of matches among each node's descendants (not zero exactly in A):
-        /// counted when the view first follows an edit, so that a view that is only
-        /// read costs no more than its bits and its index.
+        /// counted when the view is built (rows show it as `matchesBelow`), kept by edits.
         var matchesBelow: ContiguousArray<UInt32>?
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
@@ -99,7 +98,7 @@ struct ViewState: Sendable {
         let ancestors = ancestorBits(forest, matches: matches)
         if isCancelled() { throw Cancelled() }
         let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
-                                matchesBelow: nil, matchCount: matches.population, workers: workers)
+                                matchesBelow: matchesBelow(forest, matches: matches), matchCount: matches.population, workers: workers)
         return ViewState(filter: state, index: CoverIndex(covers: filteredCovers(forest, state)))
     }
 
@@ -361,7 +360,9 @@ struct ViewState: Sendable {
         filter!.matches = matches
         filter!.matchCount = matchCount
         filter!.matchesBelow = nil
+        filter!.matchIndex = nil
         reserveSlots(forest)
+        filter!.matchesBelow = ViewState.matchesBelow(forest, matches: filter!.matches)
         filter!.ancestors = ViewState.ancestorBits(forest, matches: filter!.matches)
         reindex(forest)
     }

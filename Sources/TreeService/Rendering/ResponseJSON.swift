@@ -127,7 +127,8 @@ enum ResponseJSON {
                         out.raw("]")
                     }
                 }
-                out.raw("]")
+                out.raw("],\"matchesBelow\":")
+                out.int(row.matchesBelow ?? 0)
             }
             if forest.hasData(row.node) {
                 out.raw(",\"data\":")
