@@ -105,6 +105,7 @@ public final class TreeService: HTTPResponder {
         case (.batch(let sid), _): return try batch(request, sid)
         case (.events(let sid), _): return try events(request, sid)
         case (.eventToken(let sid), _): return try eventToken(request, sid)
+        case (.matches(let sid), _): return try matches(request, sid)
         }
     }
 

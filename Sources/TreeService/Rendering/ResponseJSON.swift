@@ -54,6 +54,48 @@ enum ResponseJSON {
         return out.bytes
     }
 
+    /// `[[start, length], ...]`
+    static func matchRanges(_ ranges: [(start: Int, length: Int)], _ out: inout JSONWriter) {
+        out.raw("[")
+        for (k, r) in ranges.enumerated() {
+            out.raw(k > 0 ? ",[" : "[")
+            out.int(r.start)
+            out.raw(",")
+            out.int(r.length)
+            out.raw("]")
+        }
+        out.raw("]")
+    }
+
+    /// `{"version","matchCount","matches":[{"ordinal","id","title","matchRanges","index"}]}`:
+    /// the matches of a kept filtered view with these ordinals (their places among all the
+    /// view's matches in tree order).
+    static func matches(_ ordinals: [Int], store: TreeStore, filter: FilterQuery, version: Int) -> [UInt8] {
+        let forest = store.forest
+        var out = JSONWriter(reservingCapacity: 64 + 128 * ordinals.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"matchCount\":")
+        out.int(store.keptMatchCount(filter)!)
+        out.raw(",\"matches\":[")
+        for (i, ordinal) in ordinals.enumerated() {
+            let node = store.keptMatch(ordinal, filter)
+            out.raw(i > 0 ? ",{\"ordinal\":" : "{\"ordinal\":")
+            out.int(ordinal)
+            out.raw(",\"id\":")
+            forest.writeID(of: node, to: &out)
+            out.raw(",\"title\":")
+            forest.writeTitle(of: node, to: &out)
+            out.raw(",\"matchRanges\":")
+            matchRanges(store.matchRanges(of: node, filter), &out)
+            out.raw(",\"index\":")
+            if let row = store.keptPlacement(of: node, filter)!.index { out.int(row) } else { out.null() }
+            out.raw("}")
+        }
+        out.raw("]}")
+        return out.bytes
+    }
+
     /// `[{...},...]`: one object per item, its members integers: `keys[k]` (the text before the
     /// k-th value, from `{`) then `value(item, k)`.
     private static func integerObjects<T>(_ items: [T], keys: [StaticString], _ out: inout JSONWriter,
@@ -115,19 +157,9 @@ enum ResponseJSON {
                 out.int(place.count)
             }
             if let filter {
-                out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":[" : ",\"match\":false,\"matchRanges\":[")
-                if row.isMatch {
-                    let ranges = store.matchRanges(of: row.node, filter)
-                    for (k, r) in ranges.enumerated() {
-                        if k > 0 { out.raw(",") }
-                        out.raw("[")
-                        out.int(r.start)
-                        out.raw(",")
-                        out.int(r.length)
-                        out.raw("]")
-                    }
-                }
-                out.raw("],\"matchesBelow\":")
+                out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
+                matchRanges(row.isMatch ? store.matchRanges(of: row.node, filter) : [], &out)
+                out.raw(",\"matchesBelow\":")
                 out.int(row.matchesBelow ?? 0)
             }
             if forest.hasData(row.node) {

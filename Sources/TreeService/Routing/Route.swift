@@ -15,6 +15,7 @@ enum Route: Equatable {
     case batch(String)
     case events(String)
     case eventToken(String)
+    case matches(String)
 
     /// Matches decoded path segments against the templates; nil when no resource has this path.
     init?(_ segments: [String]) {
@@ -43,6 +44,7 @@ enum Route: Equatable {
         case .batch: self = .batch(values[0])
         case .events: self = .events(values[0])
         case .eventToken: self = .eventToken(values[0])
+        case .matches: self = .matches(values[0])
         }
     }
 
@@ -61,6 +63,7 @@ enum Route: Equatable {
         case batch = "/sessions/{sid}/batch"
         case events = "/sessions/{sid}/events"
         case eventToken = "/sessions/{sid}/events/token"
+        case matches = "/sessions/{sid}/matches"
 
         /// The template's path segments: a literal, or a `{placeholder}` (nil).
         var segments: [String?] {
@@ -91,7 +94,7 @@ enum Route: Equatable {
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {
             switch self {
-            case .root, .health, .metrics, .openAPI, .rows, .tree, .events: return ["GET", "HEAD", "OPTIONS"]
+            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches: return ["GET", "HEAD", "OPTIONS"]
             case .sessions, .items, .batch, .eventToken: return ["POST", "OPTIONS"]
             case .session, .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
             }
@@ -114,6 +117,7 @@ enum Route: Equatable {
         case .batch: return .batch
         case .events: return .events
         case .eventToken: return .eventToken
+        case .matches: return .matches
         }
     }
 

@@ -1,0 +1,58 @@
+import HTTP1
+import TreeEngine
+
+extension TreeService {
+    /// `GET /sessions/{sid}/matches?filter=&match=&caseSensitive=&after=|before=&limit=&wrap=`:
+    /// the view's matches in tree order from a place (after or before an item, exclusive;
+    /// neither: from the first), `limit` of them (default 1), going on from the other end
+    /// with `wrap`. `before` lists the nearest first. O(log n) a match.
+    ///
+    /// Read beside other readers when the view is kept with its match index (made once per
+    /// version of the tree); else built under the session's exclusive lock.
+    func matches(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        guard let filter = try request.filterQuery() else {
+            throw .badQueryParameter("query parameter filter is required: the matches of which filtered view")
+        }
+        let after = request.queryValue("after"), before = request.queryValue("before")
+        if after != nil && before != nil { throw .badQueryParameter("give query parameter after or before, not both") }
+        let limit = try request.integerQuery("limit", default: 1, maximum: configuration.maxPageLimit)
+        let wrap = try request.booleanQuery("wrap") ?? false
+        func page(_ state: Session.State) throws(ServiceError) -> HTTPResponse? {
+            guard state.store.hasMatchIndex(filter) else { return nil }
+            if let notModified = notModified(request, version: state.version) { return notModified }
+            let store = state.store
+            let count = store.keptMatchCount(filter)!
+            var next: Int, step: Int
+            if let after {
+                next = store.keptMatchRank(of: try node(after, in: store), including: true, filter)
+                step = 1
+            } else if let before {
+                next = store.keptMatchRank(of: try node(before, in: store), filter) - 1
+                step = -1
+            } else {
+                (next, step) = (0, 1)
+            }
+            var ordinals: [Int] = []
+            while ordinals.count < min(limit, count) {
+                if next == count || next < 0 {
+                    guard wrap else { break }
+                    next = next < 0 ? count - 1 : 0
+                }
+                ordinals.append(next)
+                next += step
+            }
+            let body = ResponseJSON.matches(ordinals, store: store, filter: filter, version: state.version)
+            return json(200, body, headers: [("ETag", ETag.of(state.version))])
+        }
+        if let read = try readingSession(sid, { (_, state) throws(ServiceError) in try page(state) }) { return read }
+        let ticket = ticket(filter, sid)
+        let session = try liveSession(sid)
+        let (response, reset) = try withSession(session) { session, state throws(ServiceError) in
+            let reset = try prepare(filter, session, &state, ticket: ticket)
+            state.store.prepareMatchIndex(filter)
+            return (try page(state)!, reset)
+        }
+        waitUntilDurable(read: reset, session)
+        return response
+    }
+}
