@@ -21,7 +21,7 @@ const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline 
 const $ = (id) => document.getElementById(id);
 const ui = {
   loader: $("loader"), sample: $("sample"), expand: $("expand"), file: $("file"), session: $("session"),
-  search: $("search"), match: $("match"), caseSensitive: $("case"), counts: $("counts"),
+  search: $("search"), match: $("match"), caseSensitive: $("case"), counts: $("counts"), matchPlace: $("match-place"), prevMatch: $("prev-match"), nextMatch: $("next-match"),
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"), empty: $("empty"),
   request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
@@ -232,6 +232,14 @@ function paint(el, row, i) {
     lead.className = "leaf";
   }
   el.replaceChildren(lead, titleElement(row));
+  // A collapsed folder of a filtered view says how many matches it hides.
+  if (S.filter && row.hasChildren && !row.expanded && row.matchesBelow > 0) {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = fmt(row.matchesBelow) + " inside";
+    badge.title = `${fmt(row.matchesBelow)} ${row.matchesBelow === 1 ? "match" : "matches"} inside`;
+    el.append(badge);
+  }
 }
 
 function render() {
@@ -282,6 +290,7 @@ function updateBusy() {
 }
 
 function updateCounts() {
+  ui.prevMatch.disabled = ui.nextMatch.disabled = !S.ready || !S.filter;
   if (!S.ready) { ui.counts.textContent = ""; return; }
   ui.counts.textContent = S.filter
     ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
@@ -1001,6 +1010,14 @@ function dropOn(draggedId, targetId, zone) {
 
 // ---------------------------------------------------------------- keys and pointer
 
+ui.prevMatch.addEventListener("click", () => goToMatch(false));
+ui.nextMatch.addEventListener("click", () => goToMatch(true));
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "F3") return;
+  e.preventDefault();
+  goToMatch(!e.shiftKey);
+});
+
 ui.tree.addEventListener("keydown", (e) => {
   if (!S.ready || e.metaKey) return;
   const f = S.focus < 0 ? 0 : S.focus;
@@ -1196,6 +1213,7 @@ function applySearch() {
   if (!S.filter && S.ready) S.saved = { top: virtualTop(), focus: S.focus };
   S.viewKey = key;
   S.filter = text;
+  ui.matchPlace.textContent = "";
   S.match = ui.match.value;
   S.caseSensitive = ui.caseSensitive.checked;
   // The unfiltered view comes back where it was left; its expansion state is the server's.
@@ -1206,7 +1224,36 @@ ui.search.addEventListener("input", () => {
   clearTimeout(S.searchTimer);
   S.searchTimer = setTimeout(applySearch, ui.search.value ? 250 : 0);
 });
+/**
+ * Goes to the next (or previous) match of the filtered view after (before) the focused row,
+ * around the end: `GET matches`, then `reveal` when a collapsed ancestor hides it.
+ */
+async function goToMatch(forward) {
+  if (!S.filter || !S.ready) return;
+  const here = S.focus >= 0 ? S.rows[S.focus] : null;
+  const place = here ? `&${forward ? "after" : "before"}=${encodeURIComponent(String(here.id))}` : "";
+  const gen = S.gen;
+  let page;
+  try {
+    page = await api("GET", inView(sessionPath() + "/matches", "wrap=true" + place));
+  } catch (e) {
+    showNotice(`Next match failed: ${e.message}`);
+    return;
+  }
+  const m = page.matches[0];
+  if (gen !== S.gen) return;
+  if (!m) { ui.matchPlace.textContent = "no match"; return; }
+  ui.matchPlace.textContent = `match ${fmt(m.ordinal + 1)} of ${fmt(page.matchCount)}`;
+  if (m.index != null) { setFocus(m.index); return; }
+  await change("PATCH", inView(itemPath(m.id)), { reveal: true }, { focusItem: true, keepFocusVisible: true });
+}
+
 ui.search.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && S.filter && S.filter === ui.search.value) {
+    e.preventDefault();
+    goToMatch(!e.shiftKey);
+    return;
+  }
   if (e.key === "Enter") applySearch();
   if (e.key === "ArrowDown") { e.preventDefault(); applySearch(); ui.tree.focus(); }
 });

@@ -1,0 +1,89 @@
+"""Going from match to match in the demo (GET /sessions/{sid}/matches): Enter and Shift+Enter in
+the search box, F3 and Shift+F3, the buttons; "match N of M"; a match hidden under a collapsed
+row is revealed; a collapsed row of a filtered view shows how many matches it hides.
+
+Expected answers come from the API itself (the matches in tree order, the rows' matchesBelow),
+so the test checks the page against the server, on the outline sample (38 nodes, all expanded).
+"""
+import json
+import re
+import urllib.request
+
+import pytest
+
+FOCUSED = "() => { const e = document.querySelector('#tree .row.focused'); return e ? e.dataset.id : null; }"
+
+
+@pytest.fixture(scope="module")
+def page(context, base_url):
+    p = context.new_page()
+    p.goto(base_url + "/")
+    p.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")
+    return p
+
+
+def get(base_url, path):
+    with urllib.request.urlopen(base_url + path, timeout=10) as r:
+        return json.load(r)
+
+
+def idle(page):
+    page.wait_for_timeout(50)
+    page.wait_for_function("document.getElementById('tree').getAttribute('aria-busy') === 'false'")
+
+
+def test_next_and_previous_match(page, base_url):
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    page.fill("#search", "ce")
+    page.wait_for_function("document.getElementById('counts').textContent.startsWith('6 matches')")
+    idle(page)
+    everything = get(base_url, f"/sessions/{sid}/matches?filter=ce&limit=100")
+    ids = [str(m["id"]) for m in everything["matches"]]
+    assert len(ids) == everything["matchCount"] == 6
+
+    def expect_at(k):
+        page.wait_for_function(f"document.getElementById('match-place').textContent === 'match {k + 1} of 6'")
+        page.wait_for_function(f"({FOCUSED})() === {json.dumps(ids[k])}")
+
+    # From the focused row (not a match) to the next match, and on, around the end.
+    here = page.evaluate(FOCUSED)
+    first = 0 if here is None else \
+        get(base_url, f"/sessions/{sid}/matches?filter=ce&wrap=true&after={here}")["matches"][0]["ordinal"]
+    page.press("#search", "Enter")
+    expect_at(first)
+    for step in range(1, 7):
+        page.press("#search", "Enter")
+        expect_at((first + step) % 6)
+    page.press("#search", "Shift+Enter")
+    expect_at((first + 5) % 6)
+    page.keyboard.press("F3")
+    expect_at(first % 6)
+    page.click("#prev-match")
+    expect_at((first + 5) % 6)
+    page.click("#next-match")
+    expect_at(first % 6)
+
+
+def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_url):
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    # Collapse the first root in the filtered view: its matches are hidden, its row counts them.
+    page.locator("#row-0 button.disc").click()
+    idle(page)
+    rows = get(base_url, f"/sessions/{sid}/rows?filter=ce&limit=100")["rows"]
+    assert rows[0]["expanded"] is False and rows[0]["matchesBelow"] > 0
+    badge = page.locator("#row-0 .badge")
+    assert badge.text_content() == f"{rows[0]['matchesBelow']} inside"
+    assert page.locator("#tree .badge").count() == sum(
+        1 for r in rows if r["hasChildren"] and not r["expanded"] and r["matchesBelow"] > 0)
+    # The first match is under it: going there reveals it.
+    first = get(base_url, f"/sessions/{sid}/matches?filter=ce")["matches"][0]
+    assert first["index"] is None
+    page.locator("#row-0").click()
+    page.click("#next-match")
+    page.wait_for_function(f"({FOCUSED})() === {json.dumps(str(first['id']))}")
+    idle(page)
+    assert page.locator("#row-0").get_attribute("aria-expanded") == "true"
+    assert page.locator("#row-0 .badge").count() == 0
+    assert page.text_content("#match-place") == "match 1 of 6"
+    page.fill("#search", "")
+    page.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")
