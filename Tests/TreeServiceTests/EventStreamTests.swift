@@ -203,6 +203,24 @@ import TreeStorage
         #expect(plain.wait(forCount: 3).map(\.id) == [1, 2, 3])
     }
 
+    @Test func aRefusedBatchLeavesNoSplicesForTheNextBatch() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let plain = try #require(h.openStream(events(sid)).1)
+        _ = plain.wait(forCount: 1)
+        // Through another view: the first operation is applied (and observed in the
+        // unfiltered view), the second refused, so the whole batch is rolled back.
+        let refused = h.call("POST", "/sessions/\(sid)/batch?filter=ce", json: #"{"operations":[{"op":"delete","id":"5"},{"op":"delete","id":"nope"}]}"#)
+        #expect(refused.status == 404)
+        let rename = h.call("POST", "/sessions/\(sid)/batch?filter=ce", json: #"{"operations":[{"op":"update","id":"1","title":"Layouts"}]}"#)
+        #expect(rename.status == 200)
+        let event = plain.wait(forCount: 2)[1]
+        #expect(event.name == "change" && event.id == 2)
+        // Nothing was deleted: a rename splices nothing in the unfiltered view.
+        #expect(event.json["changes"]?.array?.isEmpty == true)
+        #expect(event.json["total"]?.intValue == 5)
+    }
+
     // MARK: Against the model
 
     static let seeds = Int(ProcessInfo.processInfo.environment["EVENT_MODEL_SEEDS"] ?? "") ?? 30

@@ -274,6 +274,7 @@ extension TreeService {
     func change(_ recorded: RecordedChange, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let view = recorded.view
+        _ = state.store.takeObservedSplices()  // what a refused batch left
         // Also an empty batch: it may build its view (a reset, a version step).
         let mark = try journal(.change(recorded), session, &state)
         let accountedBefore = state.accountedNodes
