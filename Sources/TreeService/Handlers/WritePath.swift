@@ -70,7 +70,7 @@ extension TreeService {
         let mark = try journal(.change(recorded), session, &state)
         let outcome: ChangeOutcome
         do throws(ServiceError) {
-            try prepare(recorded.view, session, &state, ticket: ticket, recordingOrder: false)
+            try prepare(recorded.view, session, &state, ticket: ticket, recordingOrder: false, changeEntry: mark)
             outcome = try apply(resolved, recorded.view, &state.store, accounted: &state.accountedNodes, replaying: state.replaying)
         } catch {
             takeBack(mark, session, &state)
