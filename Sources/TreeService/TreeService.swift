@@ -239,16 +239,17 @@ public final class TreeService: HTTPResponder {
     /// of the kept views when it changed (a view built, dropped, or used; a change's own
     /// entry replays its `prepare`). When the build was a reset (a change), where its entry
     /// ended: a read that answers with its version waits until it is durable, as a change does.
+    /// A change gives its own entry (`changeEntry`), which replays the reset: its event waits for it.
     @discardableResult
     func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
-                 recordingOrder: Bool = true) throws(ServiceError) -> JournalMark? {
+                 recordingOrder: Bool = true, changeEntry: JournalMark? = nil) throws(ServiceError) -> JournalMark? {
         guard let filter else { return nil }
         let built = try prepare(filter, session, &state.store, ticket: ticket)
         // A view that was changed and then dropped comes back in its initial state:
         // that is a change, so the version moves and stale ETags and splices are refused.
         // (The journal's entry has the version before it: its replay moves it again.)
         let reset = built && state.changedFilters.remove(filter) != nil
-        let mark = recordingOrder ? journalViewOrder(session, &state) : nil
+        let mark = recordingOrder ? journalViewOrder(session, &state) : changeEntry
         guard reset else { return nil }
         state.version += 1
         publishViewReset(filter, session, &state, mark: mark)

@@ -203,6 +203,82 @@ import TreeStorage
         #expect(plain.wait(forCount: 3).map(\.id) == [1, 2, 3])
     }
 
+    @Test func aRefusedBatchLeavesNoSplicesForTheNextBatch() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let plain = try #require(h.openStream(events(sid)).1)
+        _ = plain.wait(forCount: 1)
+        // Through another view: the first operation is applied (and observed in the
+        // unfiltered view), the second refused, so the whole batch is rolled back.
+        let refused = h.call("POST", "/sessions/\(sid)/batch?filter=ce", json: #"{"operations":[{"op":"delete","id":"5"},{"op":"delete","id":"nope"}]}"#)
+        #expect(refused.status == 404)
+        let rename = h.call("POST", "/sessions/\(sid)/batch?filter=ce", json: #"{"operations":[{"op":"update","id":"1","title":"Layouts"}]}"#)
+        #expect(rename.status == 200)
+        let event = plain.wait(forCount: 2)[1]
+        #expect(event.name == "change" && event.id == 2)
+        // Nothing was deleted: a rename splices nothing in the unfiltered view.
+        #expect(event.json["changes"]?.array?.isEmpty == true)
+        #expect(event.json["total"]?.intValue == 5)
+    }
+
+    /// A harness whose session files wait for fsyncs (`--fsync batch`) that `faults` may hold back.
+    func withHeldFsyncs(_ body: (ServiceHarness, StorageFaults) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        let faults = StorageFaults()
+        let data = try DataDirectory(path: directory.path, fsync: .batch, faults: faults)
+        defer { data.close() }
+        let h = ServiceHarness(dataDirectory: data)
+        defer {
+            faults.releaseFsyncs()
+            h.service.shutDownStorage()
+        }
+        try body(h, faults)
+    }
+
+    /// A change made in process, its response not waited for (it waits for its fsync).
+    func changeWithoutWaiting(_ h: ServiceHarness, _ target: String, json: String) -> Int {
+        let request = HTTPRequest(method: "PATCH", target: target, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                                  body: Array(json.utf8))
+        return h.service.respond(to: request).status
+    }
+
+    @Test func aViewResetByAChangeWaitsForTheChangesFsync() throws {
+        try withHeldFsyncs { h, faults in
+            let sid = h.createSample(expand: "\"all\"")
+            let s = try #require(h.openStream(events(sid, "?filter=ce")).1)
+            h.call("PATCH", "/sessions/\(sid)/items/1?filter=ce", json: #"{"expanded":false}"#)  // the view now differs from a fresh build
+            #expect(s.wait(forCount: 2).map(\.id) == [1, 2])
+            for f in ["a", "b", "c", "d"] { #expect(h.call("GET", "/sessions/\(sid)/rows?filter=\(f)").status == 200) }
+            // Naming the dropped view rebuilds it (a reset, version 3) before the change (version 4):
+            // both are in the change's journal entry, so neither is sent before it is durable.
+            faults.holdFsyncs()
+            #expect(changeWithoutWaiting(h, "/sessions/\(sid)/items/2?filter=ce", json: #"{"expanded":false}"#) == 200)
+            let early = s.wait(timeout: .seconds(1)) { $0.count > 2 }
+            faults.releaseFsyncs()
+            #expect(!early, "sent before the change was durable: \(s.events.dropFirst(2))")
+            #expect(s.wait(forCount: 4).dropFirst(2).map(\.name) == ["reset", "change"])
+        }
+    }
+
+    @Test func aNewStreamWaitsForTheLastChangesFsync() throws {
+        try withHeldFsyncs { h, faults in
+            let sid = h.createSample()
+            let first = try #require(h.openStream(events(sid)).1)
+            _ = first.wait(forCount: 1)
+            first.stream.cancel()
+            faults.holdFsyncs()
+            #expect(changeWithoutWaiting(h, "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#) == 200)
+            // Version 2 is not durable yet: neither its change (replayed) nor a reset at it is sent.
+            let resumed = try #require(h.openStream(events(sid), headers: [("Last-Event-ID", "1")]).1)
+            let fresh = try #require(h.openStream(events(sid)).1)
+            let early = resumed.wait(timeout: .seconds(1)) { !$0.isEmpty } || !fresh.events.isEmpty
+            faults.releaseFsyncs()
+            #expect(!early, "sent before the change was durable: \(resumed.events) \(fresh.events)")
+            #expect(resumed.wait(forCount: 1).map(\.name) == ["change"])
+            #expect(fresh.wait(forCount: 1).map(\.id) == [2])
+        }
+    }
+
     // MARK: Against the model
 
     static let seeds = Int(ProcessInfo.processInfo.environment["EVENT_MODEL_SEEDS"] ?? "") ?? 30

@@ -3,6 +3,7 @@ import HTTP1
 import Synchronization
 import TreeEngine
 import TreeFormats
+import TreeStorage
 
 /// The event streams of one session (`GET /sessions/{sid}/events`): who follows which
 /// view, the recent events of each followed view, and their delivery in version order.
@@ -123,6 +124,9 @@ final class EventHub: Sendable {
         var end: [UInt8]?
         /// Streams open or being opened (for the per-session limit).
         var streams = 0
+        /// The journal entry of the last version step: a stream starts at that version, so
+        /// not before it is durable.
+        var lastMark: JournalMark?
     }
 
     private let state = Mutex(State())
@@ -161,7 +165,7 @@ final class EventHub: Sendable {
     func subscribe(_ stream: HTTPPushStream, view: FilterQuery?, lastEventID: Int?, store: TreeStore,
                    version: Int, mark: JournalMark?, onEnd: @escaping @Sendable () -> Void) {
         let id = ObjectIdentifier(stream)
-        state.withLock { s in
+        let mark = state.withLock { s -> JournalMark? in
             var followed = s.views[view] ?? View(backlog: Backlog(start: version))
             var first = ServerSentEvent.retry
             if let lastEventID, followed.intact, let missed = followed.backlog.events(after: lastEventID, current: version) {
@@ -171,7 +175,9 @@ final class EventHub: Sendable {
             }
             followed.attaching += 1
             s.views[view] = followed
-            enqueue(&s, mark: mark, [.attach(view, stream, first)])
+            let pending = (mark ?? s.lastMark).flatMap { $0.files.isDurable($0.position) ? nil : $0 }
+            enqueue(&s, mark: pending, [.attach(view, stream, first)])
+            return pending
         }
         stream.onEnd { [self] in
             state.withLock { s in
@@ -188,6 +194,7 @@ final class EventHub: Sendable {
     /// a `reset`. A view no longer kept and without subscribers stops being followed.
     func publish(version: Int, mark: JournalMark?, store: TreeStore, _ event: (FilterQuery?) -> Event) {
         let published = state.withLock { s -> Bool in
+            if let mark { s.lastMark = mark }
             guard !s.views.isEmpty else { return false }
             var actions: [Action] = []
             for (query, var view) in s.views {

@@ -79,7 +79,7 @@ extension TreeService {
         let mark = try journal(.change(recorded), session, &state)
         let outcome: ChangeOutcome
         do throws(ServiceError) {
-            try prepare(recorded.view, session, &state, ticket: ticket, recordingOrder: false)
+            try prepare(recorded.view, session, &state, ticket: ticket, recordingOrder: false, changeEntry: mark)
             outcome = try apply(resolved, recorded.view, &state.store, accounted: &state.accountedNodes, replaying: state.replaying)
         } catch {
             takeBack(mark, session, &state)
@@ -279,6 +279,7 @@ extension TreeService {
     func change(_ recorded: RecordedChange, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let view = recorded.view
+        _ = state.store.takeObservedSplices()  // what a refused batch left
         // Also an empty batch: it may build its view (a reset, a version step).
         let mark = try journal(.change(recorded), session, &state)
         let accountedBefore = state.accountedNodes

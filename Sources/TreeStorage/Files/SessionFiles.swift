@@ -174,6 +174,11 @@ public final class SessionFiles: @unchecked Sendable {
         }
     }
 
+    /// Whether `waitDurable(position)` would return at once (without a sync).
+    public func isDurable(_ position: JournalPosition) -> Bool {
+        mode == .off || monitor.withLock { state.durable >= position.sequence }
+    }
+
     /// Syncs every record appended so far, whatever the fsync mode (shutdown).
     public func sync() throws(StorageError) {
         monitor.lock()

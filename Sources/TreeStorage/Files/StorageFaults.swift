@@ -24,6 +24,7 @@ public final class StorageFaults: Sendable {
         var rules: [Rule] = []
         var calls: [Operation: Int] = [:]
         var fsyncDelay = 0.0
+        var fsyncsHeld = false
     }
 
     private let state = Mutex(State())
@@ -40,6 +41,16 @@ public final class StorageFaults: Sendable {
     /// Every fsync (journal and snapshot) sleeps this long before it runs: a slow disk.
     public func setFsyncDelay(seconds: Double) {
         state.withLock { $0.fsyncDelay = seconds }
+    }
+
+    /// Every fsync from now on waits until `releaseFsyncs()`: a disk that has not answered yet.
+    public func holdFsyncs() {
+        state.withLock { $0.fsyncsHeld = true }
+    }
+
+    /// Lets the held fsyncs (and those after) run.
+    public func releaseFsyncs() {
+        state.withLock { $0.fsyncsHeld = false }
     }
 
     /// Forgets every rule not used up yet.
@@ -70,6 +81,7 @@ public final class StorageFaults: Sendable {
             return (errno, delay)
         }
         if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
+        while operation == .fsync && state.withLock({ $0.fsyncsHeld }) { usleep(1000) }
         return error
     }
 }
