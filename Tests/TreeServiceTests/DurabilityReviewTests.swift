@@ -55,7 +55,7 @@ extension DurabilityTests {
         }
         for (k, id) in ids.enumerated() {
             next.store(k, ordering: .sequentiallyConsistent)
-            h.service.registry.loaded(id, Session(id: id, store: store, clock: clock))
+            h.service.registry.loaded(id, Session(id: id, store: store, clock: clock, linger: .seconds(300)))
         }
         next.store(count, ordering: .sequentiallyConsistent)
         done.wait()

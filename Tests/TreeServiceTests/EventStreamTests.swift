@@ -103,6 +103,41 @@ import TreeStorage
         #expect(recent.wait(forCount: 3).map(\.name) == ["change", "change", "change"])
     }
 
+    /// A change whose event would be too large to queue to every stream (a batch of many
+    /// operations) is a `reset` (`large`), and the backlog starts again after it.
+    @Test func aTooLargeChangeIsAReset() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let s = try #require(h.openStream(events(sid)).1)
+        _ = s.wait(forCount: 1)
+        let operations = Array(repeating: #"{"op":"expand","id":"1","expanded":true}"#, count: 30_000).joined(separator: ",")
+        let batch = h.call("POST", "/sessions/\(sid)/batch", json: "{\"operations\":[\(operations)]}")
+        #expect(batch.status == 200 && batch.body.count > EventHub.maxEventBytes)
+        let event = s.wait(forCount: 2)[1]
+        #expect(event.name == "reset" && event.id == 2 && event.json["reason"]?.stringValue == "large" && event.json["total"]?.intValue == 8)
+        let resumed = try #require(h.openStream(events(sid), headers: [("Last-Event-ID", "1")]).1)
+        #expect(resumed.wait(forCount: 1)[0].json["reason"]?.stringValue == "backlog")
+        h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":false}"#)
+        #expect(s.wait(forCount: 3)[2].name == "change")
+    }
+
+    /// A view nobody follows any more keeps its backlog for a while (`eventBacklogLinger`),
+    /// then stops being followed: a late reconnect gets a reset.
+    @Test func anUnfollowedViewForgetsItsBacklogAfterTheLinger() throws {
+        for linger in [Duration.zero, .seconds(300)] {
+            let h = ServiceHarness { $0.eventBacklogLinger = linger }
+            let sid = h.createSample()
+            let s = try #require(h.openStream(events(sid, "?filter=ce")).1)
+            _ = s.wait(forCount: 1)
+            s.stream.cancel()
+            h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
+            let keeps = h.service.registry.lookup(sid)!.events.followedViews.contains(FilterQuery("ce"))
+            #expect(keeps == (linger > .zero))
+            let resumed = try #require(h.openStream(events(sid, "?filter=ce"), headers: [("Last-Event-ID", "1")]).1)
+            #expect(resumed.wait(forCount: 1)[0].name == (linger > .zero ? "change" : "reset"))
+        }
+    }
+
     @Test func deletionAndExpiryEndTheStreams() throws {
         let h = ServiceHarness { $0.sessionTTL = .seconds(60) }
         let sid = h.createSample()

@@ -31,6 +31,8 @@ public struct ServiceConfiguration: Sendable {
     /// Most event streams open at once on this server, and on one session (429 beyond).
     public var maxStreams: Int = 10_000
     public var maxStreamsPerSession: Int = 1000
+    /// How long a view whose last event stream left keeps its backlog for a reconnect.
+    public var eventBacklogLinger: Duration = .seconds(300)
     /// How long an access token for `GET /sessions/{sid}/events?access_token=` lasts.
     public var accessTokenTTL: Duration = .seconds(60)
 

@@ -206,7 +206,8 @@ extension TreeService {
         func instant(_ date: Date) -> ContinuousClock.Instant {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
-        let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse))
+        let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse),
+                              linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.version = meta.version

@@ -9,22 +9,26 @@ final class AccessTokens: Sendable {
         let session: String
         let expires: ContinuousClock.Instant
     }
-    private let grants = Mutex<[String: Grant]>([:])
+    private let grants = Mutex<(table: [String: Grant], pruned: ContinuousClock.Instant?)>(([:], nil))
 
-    /// A new token for `session`, valid until `expires`; expired tokens are forgotten.
+    /// A new token for `session`, valid until `expires`; expired tokens are forgotten (at
+    /// most once a second, so that many clients asking at once cost no more than that).
     func issue(for session: String, now: ContinuousClock.Instant, expires: ContinuousClock.Instant) -> String {
         let token = SessionRegistry.newID() + SessionRegistry.newID()  // 256 random bits
-        grants.withLock { table in
-            table = table.filter { $0.value.expires > now }
-            table[token] = Grant(session: session, expires: expires)
+        grants.withLock { g in
+            if g.pruned.map({ now - $0 >= .seconds(1) }) ?? true {
+                g.table = g.table.filter { $0.value.expires > now }
+                g.pruned = now
+            }
+            g.table[token] = Grant(session: session, expires: expires)
         }
         return token
     }
 
     /// Whether `token` was issued for `session` and has not expired.
     func allows(_ token: String, session: String, now: ContinuousClock.Instant) -> Bool {
-        grants.withLock { table in
-            guard let grant = table[token] else { return false }
+        grants.withLock { g in
+            guard let grant = g.table[token] else { return false }
             return grant.session == session && grant.expires > now
         }
     }

@@ -23,8 +23,12 @@ import TreeStorage
 final class EventHub: Sendable {
     /// The backlog of each followed view: its last events, at most this many...
     static let backlogEvents = 1024
-    /// ...and at most this many bytes.
-    static let backlogBytes = 1 << 20
+    /// ...and at most this many bytes: half of what the HTTP layer lets a stream queue
+    /// (`maxPushQueueBytes`), so that a reconnecting client can take a whole replay.
+    static let backlogBytes = 512 << 10
+    /// A change whose event would be larger (a batch of many thousands of operations) is
+    /// sent as a `reset` (`large`): the client fetches its rows instead.
+    static let maxEventBytes = 256 << 10
 
     /// Why a stream must fetch its rows again.
     enum ResetReason: String {
@@ -35,6 +39,8 @@ final class EventHub: Sendable {
         /// The view was dropped from the session's cache of filtered views, or built anew
         /// in a version step: its splices are not known.
         case view
+        /// The change's event would be larger than `maxEventBytes`.
+        case large
     }
 
     /// Why a session's streams end.
@@ -55,6 +61,8 @@ final class EventHub: Sendable {
         var subscribers: [ObjectIdentifier: HTTPPushStream] = [:]
         /// Subscriptions published but not yet delivered (the view stays followed meanwhile).
         var attaching = 0
+        /// When its last subscriber left (nil while it has one).
+        var idleSince: ContinuousClock.Instant? = nil
         var backlog: Backlog
         /// Whether its splices were recorded at every version step since the backlog began
         /// (false after a step found it dropped, until a reset restarts it kept).
@@ -131,9 +139,13 @@ final class EventHub: Sendable {
 
     private let state = Mutex(State())
     private let committer: Committer
+    /// How long a view nobody follows any more keeps its backlog (for a client that
+    /// reconnects): after that it stops being followed at its next version step.
+    private let linger: Duration
 
-    init(committer: Committer) {
+    init(committer: Committer, linger: Duration) {
         self.committer = committer
+        self.linger = linger
     }
 
     /// The views whose events are published (their splices must be recorded).
@@ -174,6 +186,7 @@ final class EventHub: Sendable {
                 first += EventHub.reset(lastEventID == nil ? .subscribed : .backlog, version: version, total: store.keptRowCount(view))
             }
             followed.attaching += 1
+            followed.idleSince = nil
             s.views[view] = followed
             let pending = (mark ?? s.lastMark).flatMap { $0.files.isDurable($0.position) ? nil : $0 }
             enqueue(&s, mark: pending, [.attach(view, stream, first)])
@@ -183,6 +196,7 @@ final class EventHub: Sendable {
             state.withLock { s in
                 s.streams -= 1
                 s.views[view]?.subscribers[id] = nil
+                if s.views[view]?.subscribers.isEmpty == true { s.views[view]?.idleSince = .now }
             }
             onEnd()
         }
@@ -191,25 +205,33 @@ final class EventHub: Sendable {
 
     /// Publishes a version step: `event` gives each followed view that is kept and intact
     /// its event (it may read that view with the store's `kept…` accessors); the others get
-    /// a `reset`. A view no longer kept and without subscribers stops being followed.
+    /// a `reset`. A view without subscribers stops being followed once it is no longer kept,
+    /// or nobody has followed it for `linger`.
     func publish(version: Int, mark: JournalMark?, store: TreeStore, _ event: (FilterQuery?) -> Event) {
         let published = state.withLock { s -> Bool in
             if let mark { s.lastMark = mark }
             guard !s.views.isEmpty else { return false }
             var actions: [Action] = []
+            let now = ContinuousClock.now
             for (query, var view) in s.views {
                 let kept = query.map { store.hasView($0) } ?? true
+                if view.subscribers.isEmpty && view.attaching == 0 && (!kept || view.idleSince.map { now - $0 >= linger } ?? false) {
+                    s.views[query] = nil
+                    continue
+                }
+                var data: [UInt8]? = nil
+                if kept && view.intact, case .change(let change) = event(query) { data = change }
                 let bytes: [UInt8]
-                if kept && view.intact, case .change(let data) = event(query) {
+                if let data, data.count <= EventHub.maxEventBytes {
                     bytes = ServerSentEvent.bytes("change", id: version, data: data)
                     view.backlog.append(version, bytes)
                 } else {
-                    bytes = EventHub.reset(.view, version: version, total: store.keptRowCount(query))
+                    bytes = EventHub.reset(data == nil ? .view : .large, version: version, total: store.keptRowCount(query))
                     view.backlog.restart(at: version)
                     view.intact = kept
                 }
                 if view.subscribers.isEmpty && view.attaching == 0 {
-                    s.views[query] = kept ? view : nil
+                    s.views[query] = view
                 } else {
                     s.views[query] = view
                     actions.append(.send(query, bytes))

@@ -73,10 +73,12 @@ final class Session: Sendable {
 
     /// A session made now, or (recovered from the data directory) made at `createdAt`
     /// and last used at `lastUsed`.
-    init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil) {
+    /// - Parameter linger: how long a view nobody follows keeps its events (`EventHub`).
+    init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil,
+         linger: Duration) {
         self.id = id
         self.createdAt = createdAt ?? clock.wallNow
-        events = EventHub(committer: committer)
+        events = EventHub(committer: committer, linger: linger)
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }

@@ -63,7 +63,7 @@ final class SessionRegistry: Sendable {
         let nodes = store.forest.count
         try reserve(nodes)
         let session = Session(id: configuration.instance.map { $0 + "." + SessionRegistry.newID() } ?? SessionRegistry.newID(),
-                              store: store, clock: clock)
+                              store: store, clock: clock, linger: configuration.eventBacklogLinger)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
