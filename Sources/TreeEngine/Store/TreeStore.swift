@@ -48,7 +48,11 @@ public struct TreeStore: Sendable {
             return
         }
         do {
-            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
+            // A kept view whose query the new one narrows: only its matches can match.
+            let base = filtered.filter { filter.isNarrowing($0.query) }
+                .min { $0.view.filter!.matchCount < $1.view.filter!.matchCount }
+            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers,
+                                              narrowing: base?.view.filter!.matches, isCancelled: isCancelled)
             filtered.append((filter, view))
             // A transaction drops no view (see `transaction`).
             if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }

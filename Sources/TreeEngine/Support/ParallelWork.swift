@@ -30,6 +30,18 @@ public enum ParallelWork {
             DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
         }
     }
+
+    /// Runs `body(0 ..< items)` on up to `workers` threads (one: in order, on this thread)
+    /// and returns when all are done: for more items than threads, so that the threads
+    /// share the work evenly.
+    static func run(_ items: Int, workers: Int, _ body: (Int) -> Void) {
+        if items <= 0 { return }
+        if workers <= 1 || items == 1 { for i in 0 ..< items { body(i) }; return }
+        withoutActuallyEscaping(body) { body in
+            let box = SendableBox(body)
+            DispatchQueue.concurrentPerform(iterations: items) { box.value($0) }
+        }
+    }
 }
 
 /// Moves a value into a concurrent closure whose synchronization is known to be safe.
