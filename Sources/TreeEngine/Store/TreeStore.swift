@@ -23,6 +23,8 @@ public struct TreeStore: Sendable {
     /// The splices edits recorded for `observedViews` other than the view they named, since
     /// the last `takeObservedSplices`, in order.
     var observedSplices: [FilterQuery?: [Splice]] = [:]
+    /// How many filtered views were built from a kept view's matches (`FilterQuery.isNarrowing`).
+    var narrowedBuilds = 0
 
     /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -49,10 +51,13 @@ public struct TreeStore: Sendable {
         }
         do {
             // A kept view whose query the new one narrows: only its matches can match.
-            let base = filtered.filter { filter.isNarrowing($0.query) }
-                .min { $0.view.filter!.matchCount < $1.view.filter!.matchCount }
+            let slots = forest.flags.count
+            let base = filtered.lazy.map { ($0.query, $0.view.filter!) }
+                .filter { filter.isNarrowing($0.0) && $0.1.matches.count == slots }
+                .min { $0.1.matchCount < $1.1.matchCount }?.1.matches
             let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers,
-                                              narrowing: base?.view.filter!.matches, isCancelled: isCancelled)
+                                              narrowing: base, isCancelled: isCancelled)
+            if base != nil { narrowedBuilds += 1 }
             filtered.append((filter, view))
             // A transaction drops no view (see `transaction`).
             if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }

@@ -1,4 +1,3 @@
-import Foundation
 /// Building a filtered view in its initial state, on several threads.
 ///
 /// In the initial state exactly A is expanded, so the visible rows are A ∪ M and the
@@ -25,9 +24,6 @@ extension ViewState {
     /// - Complexity: O(positions / workers + matched title length / workers)
     static func buildFiltered(_ forest: Forest, query: FilterQuery, narrowing base: Bitset?, workers: Int,
                               isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
-        let clock = ContinuousClock(); var t0 = clock.now; var phases: [String] = []
-        func lap(_ name: String) { let n = clock.now; phases.append("\(name) \((n - t0).components.attoseconds / 1_000_000_000_000)"); t0 = n }
-        defer { if ProcessInfo.processInfo.environment["TREE_PHASES"] != nil { print("phases", query.text, base != nil, phases) } }
         let matcher = TitleMatcher(query)
         let slots = forest.flags.count
         let capacity = forest.capacity
@@ -45,7 +41,7 @@ extension ViewState {
                         matches.withWordBuffer { out in
                             let run = { (baseWords: UnsafeBufferPointer<UInt64>?) in
                                 let job = MatchJob(flags: flags, titleRef: titleRef, pool: pool, out: out, base: baseWords,
-                                                   matcher: matcher, kernel: ProcessInfo.processInfo.environment["NOKERNEL"] == nil ? ASCIIKernel(matcher) : nil, counts: counts,
+                                                   matcher: matcher, kernel: ASCIIKernel(matcher), counts: counts,
                                                    isCancelled: isCancelled, stop: stop)
                                 ParallelWork.run(workers) { job.run(part: $0, of: workers) }
                             }
@@ -57,7 +53,6 @@ extension ViewState {
         }
         if stop.isSet || isCancelled() { throw Cancelled() }
         for c in counts { matchCount += c }
-        lap("match")
 
         // 2.–4. By position, in chunks of whole words.
         let posWords = (capacity + 63) >> 6
@@ -101,7 +96,6 @@ extension ViewState {
                     }
                     firstMatch[chunk] = first
                 }
-                lap("mpos")
                 // The first match after each chunk.
                 var next = Int.max
                 for chunk in stride(from: chunks - 1, through: 0, by: -1) {
@@ -133,7 +127,6 @@ extension ViewState {
                     }
                 }
                 if isCancelled() { stop.set(); return }
-                lap("A")
                 // 4. Covers, forwards: 0 in A ∪ M, else the parent's + 1.
                 let apr = UnsafeBufferPointer(ap)
                 @inline(__always) func visible(_ p: Int) -> Bool {
@@ -164,7 +157,6 @@ extension ViewState {
                         p += 1
                     }
                 }
-                lap("covers")
                 // A by slot.
                 let slotWords = a.count
                 let slotChunkWords = max(64, (slotWords + 4 * workers - 1) / (4 * workers))
@@ -182,13 +174,11 @@ extension ViewState {
             }}}}}}}}}}}
             initialized = capacity
         }
-        lap("aslot")
         if stop.isSet || isCancelled() { throw Cancelled() }
         let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
                                 matchesBelow: nil, matchCount: matchCount, workers: workers)
         let index = CoverIndex(covers: covers, parts: workers)
         covers = []
-        lap("index")
         return ViewState(filter: state, index: index)
     }
 

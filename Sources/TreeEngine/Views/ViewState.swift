@@ -94,7 +94,7 @@ struct ViewState: Sendable {
     static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil, narrowing base: Bitset? = nil,
                          isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
-        let base = base.flatMap { $0.count == forest.flags.count ? $0 : nil }
+        precondition(base.map { $0.count == forest.flags.count } ?? true, "the narrowed view's matches cover every slot")
         return try buildFiltered(forest, query: query, narrowing: base, workers: workers, isCancelled: isCancelled)
     }
 
