@@ -52,9 +52,8 @@ public struct TreeStore: Sendable {
         do {
             // A kept view whose query the new one narrows: only its matches can match.
             let slots = forest.flags.count
-            let base = filtered.lazy.map { ($0.query, $0.view.filter!) }
-                .filter { filter.isNarrowing($0.0) && $0.1.matches.count == slots }
-                .min { $0.1.matchCount < $1.1.matchCount }?.1.matches
+            let base = filtered.lazy.filter { filter.isNarrowing($0.query) && $0.view.filter!.matches.count == slots }
+                .min { $0.view.filter!.matchCount < $1.view.filter!.matchCount }?.view
             let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers,
                                               narrowing: base, isCancelled: isCancelled)
             if base != nil { narrowedBuilds += 1 }

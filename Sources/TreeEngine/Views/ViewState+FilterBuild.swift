@@ -10,9 +10,9 @@
 /// words, so no word is written by two threads:
 /// 1. the matches by slot (M): every title, or only the matches of a kept view whose
 ///    query the new one narrows (`FilterQuery.isNarrowing`);
-/// 2. the matches by position, and each chunk's first match;
-/// 3. A by position, backwards in each chunk: a node is in A exactly when the first
-///    match after it lies inside its subtree (before `endAt`);
+/// 2. each chunk's first match by position;
+/// 3. M and A by position, backwards in each chunk: a node is in A exactly when the
+///    first match after it lies inside its subtree (before `endAt`);
 /// 4. the covers, forwards in each chunk, starting from the chunk's first node's
 ///    ancestors; and A by slot;
 /// 5. the cover index's leaves (`CoverIndex(covers:parts:)`).
@@ -22,8 +22,9 @@ extension ViewState {
     /// `narrowing`: the matches of a view of the same forest whose query `query`
     /// narrows; only those titles are matched.
     /// - Complexity: O(positions / workers + matched title length / workers)
-    static func buildFiltered(_ forest: Forest, query: FilterQuery, narrowing base: Bitset?, workers: Int,
+    static func buildFiltered(_ forest: Forest, query: FilterQuery, narrowing baseView: ViewState?, workers: Int,
                               isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
+        let base = baseView?.filter!.matches
         let matcher = TitleMatcher(query)
         let slots = forest.flags.count
         let capacity = forest.capacity
@@ -53,6 +54,13 @@ extension ViewState {
         }
         if stop.isSet || isCancelled() { throw Cancelled() }
         for c in counts { matchCount += c }
+        // The same matches as the narrowed view (a subset of them, as many): when that view
+        // is still in its initial state (exactly A expanded), it is this view already.
+        if let kept = baseView?.filter, kept.matchCount == matchCount, kept.expanded == kept.ancestors {
+            let state = FilterState(matcher: matcher, matches: kept.matches, expanded: kept.expanded, ancestors: kept.ancestors,
+                                    matchesBelow: kept.matchesBelow, matchCount: matchCount, workers: workers)
+            return ViewState(filter: state, index: baseView!.index)
+        }
 
         // 2.–4. By position, in chunks of whole words.
         let posWords = (capacity + 63) >> 6
@@ -78,22 +86,14 @@ extension ViewState {
                 func range(_ chunk: Int) -> Range<Int> {
                     (chunk * chunkWords << 6) ..< min(capacity, (chunk + 1) * chunkWords << 6)
                 }
-                // 2. M by position; each chunk's first match.
+                @inline(__always) func isMatch(_ p: Int) -> Bool {
+                    let s = Int(slotAt[p])
+                    return s >= 0 && m[s >> 6] & (1 << UInt64(s & 63)) != 0
+                }
+                // 2. Each chunk's first match (a scan that mostly stops at once).
                 ParallelWork.run(chunks, workers: workers) { chunk in
                     var first = Int.max
-                    let r = range(chunk)
-                    var w = r.lowerBound >> 6
-                    while w << 6 < r.upperBound {
-                        var word: UInt64 = 0
-                        let start = w << 6
-                        for p in start ..< min(r.upperBound, start + 64) {
-                            let s = Int(slotAt[p])
-                            if s >= 0 && m[s >> 6] & (1 << UInt64(s & 63)) != 0 { word |= 1 << UInt64(p - start) }
-                        }
-                        mp[w] = word
-                        if word != 0 && first == Int.max { first = start + word.trailingZeroBitCount }
-                        w += 1
-                    }
+                    for p in range(chunk) where isMatch(p) { first = p; break }
                     firstMatch[chunk] = first
                 }
                 // The first match after each chunk.
@@ -104,29 +104,34 @@ extension ViewState {
                     if own != Int.max { next = own }
                 }
                 if isCancelled() { stop.set(); return }
-                // 3. A by position, backwards.
-                let mpr = UnsafeBufferPointer(mp)
+                // 3. M and A by position, backwards.
                 ParallelWork.run(chunks, workers: workers) { chunk in
                     let r = range(chunk)
                     var next = firstMatch[chunk]  // the first match after p
                     var w = (r.upperBound - 1) >> 6
                     while w >= r.lowerBound >> 6 {
                         let start = w << 6
-                        let matchWord = mpr[w]
+                        var matchWord: UInt64 = 0
                         var word: UInt64 = 0
                         var p = min(r.upperBound, start + 64) - 1
                         while p >= start {
-                            if slotAt[p] >= 0 {
+                            let s = Int(slotAt[p])
+                            if s >= 0 {
                                 if next < Int(endAt[p]) { word |= 1 << UInt64(p - start) }
-                                if matchWord & (1 << UInt64(p - start)) != 0 { next = p }
+                                if m[s >> 6] & (1 << UInt64(s & 63)) != 0 {
+                                    matchWord |= 1 << UInt64(p - start)
+                                    next = p
+                                }
                             }
                             p -= 1
                         }
+                        mp[w] = matchWord
                         ap[w] = word
                         w -= 1
                     }
                 }
                 if isCancelled() { stop.set(); return }
+                let mpr = UnsafeBufferPointer(mp)
                 // 4. Covers, forwards: 0 in A ∪ M, else the parent's + 1.
                 let apr = UnsafeBufferPointer(ap)
                 @inline(__always) func visible(_ p: Int) -> Bool {
@@ -134,7 +139,20 @@ extension ViewState {
                 }
                 ParallelWork.run(chunks, workers: workers) { chunk in
                     let r = range(chunk)
-                    var byDepth: [Int32] = []  // the cover of the open node at each level
+                    // The cover of the open node at each level.
+                    var levels = 64
+                    var byDepth = UnsafeMutablePointer<Int32>.allocate(capacity: levels)
+                    defer { byDepth.deallocate() }
+                    @inline(__always) func set(_ d: Int, _ c: Int32) {
+                        if d >= levels {
+                            let more = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * d)
+                            more.update(from: byDepth, count: levels)
+                            byDepth.deallocate()
+                            byDepth = more
+                            levels = 2 * d
+                        }
+                        byDepth[d] = c
+                    }
                     var p = r.lowerBound
                     while p < r.upperBound && slotAt[p] < 0 { out[p] = CoverIndex.gapCover; p += 1 }
                     if p < r.upperBound {
@@ -143,9 +161,9 @@ extension ViewState {
                         var s = parentSlot[Int(slotAt[p])]
                         while s >= 0 { path.append(Int(positionOf[Int(s)])); s = parentSlot[Int(s)] }
                         var c: Int32 = 0
-                        for q in path.reversed() {
+                        for (d, q) in path.reversed().enumerated() {
                             c = visible(q) ? 0 : c + 1
-                            byDepth.append(c)
+                            set(d, c)
                         }
                     }
                     while p < r.upperBound {
@@ -153,7 +171,7 @@ extension ViewState {
                         let d = Int(depth[p])
                         let c: Int32 = visible(p) ? 0 : (d == 0 ? 1 : byDepth[d - 1] + 1)
                         out[p] = c
-                        if d < byDepth.count { byDepth[d] = c } else { byDepth.append(c) }
+                        set(d, c)
                         p += 1
                     }
                 }

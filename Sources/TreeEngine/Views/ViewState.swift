@@ -87,14 +87,16 @@ struct ViewState: Sendable {
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
     /// ancestors of matches expanded. The build runs on `workers` threads (by default as
     /// many as `ParallelWork.workerCount` gives for the forest's size); see
-    /// `ViewState+FilterBuild.swift`. `narrowing`: the matches of a view of this forest
-    /// whose query `query` narrows (`FilterQuery.isNarrowing`): only their titles are
-    /// matched, and the view is the same as without.
-    /// - Complexity: O(positions + total title length), divided by the workers
-    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil, narrowing base: Bitset? = nil,
+    /// `ViewState+FilterBuild.swift`. `narrowing`: a filtered view of this forest whose
+    /// query `query` narrows (`FilterQuery.isNarrowing`): only its matches' titles are
+    /// matched, and the view is the same as without (when the matches are all of that
+    /// view's and it is in its initial state, it is that view's index and bits, shared).
+    /// - Complexity: O(positions + total title length), divided by the workers;
+    ///   narrowing a view with the same matches: O(matched title length / workers + slots / 64)
+    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil, narrowing base: ViewState? = nil,
                          isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
-        precondition(base.map { $0.count == forest.flags.count } ?? true, "the narrowed view's matches cover every slot")
+        precondition(base.map { $0.filter!.matches.count == forest.flags.count } ?? true, "the narrowed view's matches cover every slot")
         return try buildFiltered(forest, query: query, narrowing: base, workers: workers, isCancelled: isCancelled)
     }
 

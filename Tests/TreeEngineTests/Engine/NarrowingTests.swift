@@ -96,6 +96,27 @@ import TreeFormats
         #expect(narrowed == Self.typed.count - 1)
     }
 
+    /// Narrowing a view to the same matches shares its bits and index only while it is
+    /// in its initial state: a kept view the user expanded is not the new view.
+    @Test func sameMatchesShareTheViewOnlyInItsInitialState() throws {
+        var store = try Self.editedStore(levels: 6, workers: 1)
+        try store.prepareView(FilterQuery("Level 1"))
+        try store.prepareView(FilterQuery("Level 1,"))  // the same matches: shared
+        var fresh = store
+        fresh.arrangeViews([])
+        try fresh.prepareView(FilterQuery("Level 1,"))
+        Self.expectSameView(store.filtered.last!.view, fresh.filtered.last!.view, store.forest, "Level 1,")
+        // Expand everything in the kept view: "Level 1, " narrows it to the same matches,
+        // but its view is built, not shared.
+        _ = store.expandAll(FilterQuery("Level 1,"))
+        store.arrangeViews([FilterQuery("Level 1,")])
+        try store.prepareView(FilterQuery("Level 1, "))
+        fresh.arrangeViews([])
+        try fresh.prepareView(FilterQuery("Level 1, "))
+        Self.expectSameView(store.filtered.last!.view, fresh.filtered.last!.view, store.forest, "Level 1, ")
+        #expect(store.rowCount(FilterQuery("Level 1,")) > store.rowCount(FilterQuery("Level 1, ")))
+    }
+
     /// The kept view with the fewest matches is the one narrowed; a view built from it
     /// follows edits like any other.
     @Test func narrowsTheSmallestKeptViewAndFollowsEdits() throws {
