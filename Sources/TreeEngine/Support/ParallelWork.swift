@@ -31,15 +31,14 @@ public enum ParallelWork {
         }
     }
 
-    /// Runs `body(0 ..< items)` on up to `workers` threads (one: in order, on this thread)
-    /// and returns when all are done: for more items than threads, so that the threads
-    /// share the work evenly.
+    /// Runs `body(0 ..< items)` on `min(workers, items)` threads (one: in order, on this
+    /// thread), thread k taking items k, k + workers, …, and returns when all are done: for
+    /// more items than threads, so that uneven items even out.
     static func run(_ items: Int, workers: Int, _ body: (Int) -> Void) {
         if items <= 0 { return }
-        if workers <= 1 || items == 1 { for i in 0 ..< items { body(i) }; return }
-        withoutActuallyEscaping(body) { body in
-            let box = SendableBox(body)
-            DispatchQueue.concurrentPerform(iterations: items) { box.value($0) }
+        let parts = max(1, min(workers, items))
+        run(parts) { part in
+            for i in stride(from: part, to: items, by: parts) { body(i) }
         }
     }
 }
