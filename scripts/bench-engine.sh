@@ -86,7 +86,7 @@ def runs(side):
 sides = {s: runs(s) for s in ("before", "after")}
 
 # (row name, op, field, unit): the figure each round gives; the median over rounds is shown.
-reads = ["parse", "collapseAll", "expandAll", "toggle", "page", "indexOf", "filter"]
+reads = ["parse", "collapseAll", "expandAll", "toggle", "page", "indexOf", "filter", "filterTyping", "filterTyping.total"]
 rows = [(op, op, "median_s", "s") for op in reads]
 rows += [(op + ".edited", op + ".edited", "median_s", "s") for op in ["toggle", "page", "indexOf", "filter"]]
 rows += [("insert.first", "insert.first", "median_s", "s")]

@@ -197,6 +197,30 @@ struct SplitMix64: RandomNumberGenerator {
     return workers
 }
 
+/// The query typed one character at a time: each prefix's view is built (`prepareView`) on a
+/// store that keeps the views of the previous prefixes (`filteredViewCapacity` 4, as the
+/// service), in a copy of `store` that starts with no filtered view; `rounds` times.
+/// Reports the median per keystroke (over all rounds) and the median total of a round.
+@MainActor func measureTyping(_ d: Dataset, nodes: Int, _ store: TreeStore, text: String, rounds: Int) {
+    var keystrokes: [Double] = []
+    var totals: [Double] = []
+    for _ in 0 ..< rounds {
+        var copy = store
+        copy.filteredViewCapacity = 4
+        copy.arrangeViews([])
+        var total = 0.0
+        for length in 1 ... text.count {
+            let query = FilterQuery(String(text.prefix(length)))
+            let elapsed = seconds { try! copy.prepareView(query) }
+            keystrokes.append(elapsed)
+            total += elapsed
+        }
+        totals.append(total)
+    }
+    report(d, nodes: nodes, op: "filterTyping", samples: keystrokes, extra: ["keystrokes": Double(text.count)])
+    report(d, nodes: nodes, op: "filterTyping.total", samples: totals)
+}
+
 // MARK: Runs
 
 // Resident memory is only honest in a fresh process (an allocator keeps what earlier
@@ -282,6 +306,7 @@ for size in sizes {
     let query = FilterQuery("item: 2")
     let filterWorkers = measureReads(d, nodes: nodes, &store!, handles: handles, query: query,
                                      filterRuns: big ? 5 : 9, rng: &rng)
+    measureTyping(d, nodes: nodes, store, text: "Level 13, item: 2", rounds: big ? 3 : 5)
     // The threads that matched the titles: one per active processor, capped.
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"filter.workers\",\"workers\":\(filterWorkers),"

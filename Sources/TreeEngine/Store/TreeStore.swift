@@ -23,6 +23,8 @@ public struct TreeStore: Sendable {
     /// The splices edits recorded for `observedViews` other than the view they named, since
     /// the last `takeObservedSplices`, in order.
     var observedSplices: [FilterQuery?: [Splice]] = [:]
+    /// How many filtered views were built from a kept view's matches (`FilterQuery.isNarrowing`).
+    var narrowedBuilds = 0
 
     /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -48,7 +50,13 @@ public struct TreeStore: Sendable {
             return
         }
         do {
-            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers, isCancelled: isCancelled)
+            // A kept view whose query the new one narrows: only its matches can match.
+            let slots = forest.flags.count
+            let base = filtered.lazy.filter { filter.isNarrowing($0.query) && $0.view.filter!.matches.count == slots }
+                .min { $0.view.filter!.matchCount < $1.view.filter!.matchCount }?.view
+            let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers,
+                                              narrowing: base, isCancelled: isCancelled)
+            if base != nil { narrowedBuilds += 1 }
             filtered.append((filter, view))
             // A transaction drops no view (see `transaction`).
             if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }

@@ -30,6 +30,17 @@ public enum ParallelWork {
             DispatchQueue.concurrentPerform(iterations: parts) { box.value($0) }
         }
     }
+
+    /// Runs `body(0 ..< items)` on `min(workers, items)` threads (one: in order, on this
+    /// thread), thread k taking items k, k + workers, …, and returns when all are done: for
+    /// more items than threads, so that uneven items even out.
+    static func run(_ items: Int, workers: Int, _ body: (Int) -> Void) {
+        if items <= 0 { return }
+        let parts = max(1, min(workers, items))
+        run(parts) { part in
+            for i in stride(from: part, to: items, by: parts) { body(i) }
+        }
+    }
 }
 
 /// Moves a value into a concurrent closure whose synchronization is known to be safe.

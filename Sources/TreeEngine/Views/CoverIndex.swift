@@ -44,6 +44,47 @@ struct CoverIndex: Sendable {
         while node >= 1 { pull(node); node -= 1 }
     }
 
+    /// Builds the index over the given covers, the leaves on `parts` threads.
+    /// - Complexity: O(n / parts + n / 64)
+    init(covers: ContiguousArray<Int32>, parts: Int) {
+        count = covers.count
+        cover = covers
+        let blocks = max(1, (covers.count + CoverIndex.blockSize - 1) >> CoverIndex.blockShift)
+        var leaves = 1
+        while leaves < blocks { leaves <<= 1 }
+        self.leaves = leaves
+        var minimum = ContiguousArray(repeating: CoverIndex.emptyMinimum, count: 2 * leaves)
+        var minimumCount = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
+        pending = ContiguousArray(repeating: 0, count: 2 * leaves)
+        let n = covers.count
+        let perChunk = 1024
+        covers.withUnsafeBufferPointer { cov in
+            minimum.withUnsafeMutableBufferPointer { minimum in
+                minimumCount.withUnsafeMutableBufferPointer { minimumCount in
+                    ParallelWork.run((blocks + perChunk - 1) / perChunk, workers: parts) { chunk in
+                        for block in chunk * perChunk ..< min(blocks, (chunk + 1) * perChunk) {
+                            let start = block << CoverIndex.blockShift
+                            let end = min(n, start + CoverIndex.blockSize)
+                            guard end > start else { continue }
+                            var m = CoverIndex.emptyMinimum
+                            var c: Int32 = 0
+                            for q in start ..< end {
+                                let v = cov[q]
+                                if v < m { m = v; c = 1 } else if v == m { c += 1 }
+                            }
+                            minimum[leaves + block] = m
+                            minimumCount[leaves + block] = c
+                        }
+                    }
+                }
+            }
+        }
+        self.minimum = minimum
+        self.minimumCount = minimumCount
+        var node = leaves - 1
+        while node >= 1 { pull(node); node -= 1 }
+    }
+
     /// The number of positions with cover zero.
     /// - Complexity: O(1)
     var zeroCount: Int { minimum[1] == 0 ? Int(minimumCount[1]) : 0 }

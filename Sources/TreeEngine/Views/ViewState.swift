@@ -87,19 +87,19 @@ struct ViewState: Sendable {
     }
 
     /// A filtered view of `forest` for `query`, in its initial state: exactly the
-    /// ancestors of matches expanded. Titles are matched by `workers` threads (by
-    /// default as many as `ParallelWork.workerCount` gives for the forest's size).
-    /// - Complexity: O(positions + total title length)
-    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil,
+    /// ancestors of matches expanded. The build runs on `workers` threads (by default as
+    /// many as `ParallelWork.workerCount` gives for the forest's size); see
+    /// `ViewState+FilterBuild.swift`. `narrowing`: a filtered view of this forest whose
+    /// query `query` narrows (`FilterQuery.isNarrowing`): only its matches' titles are
+    /// matched, and the view is the same as without (when the matches are all of that
+    /// view's and it is in its initial state, it is that view's index and bits, shared).
+    /// - Complexity: O(positions + total title length), divided by the workers;
+    ///   narrowing a view with the same matches: O(matched title length / workers + slots / 64)
+    static func filtered(_ forest: Forest, query: FilterQuery, workers: Int? = nil, narrowing base: ViewState? = nil,
                          isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
-        let matcher = TitleMatcher(query)
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
-        let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
-        let ancestors = ancestorBits(forest, matches: matches)
-        if isCancelled() { throw Cancelled() }
-        let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
-                                matchesBelow: matchesBelow(forest, matches: matches), matchCount: matches.population, workers: workers)
-        return ViewState(filter: state, index: CoverIndex(covers: filteredCovers(forest, state)))
+        precondition(base.map { $0.filter!.matches.count == forest.flags.count } ?? true, "the narrowed view's matches cover every slot")
+        return try buildFiltered(forest, query: query, narrowing: base, workers: workers, isCancelled: isCancelled)
     }
 
     /// The ancestors of matches: one pass over the positions with the open ancestors
@@ -174,56 +174,6 @@ struct ViewState: Sendable {
                 let parentInA = d == 0 || inAByDepth[d - 1]
                 return parentInA && !inA && !state.matches.contains(Int(slot))
             })
-    }
-
-    /// Matches every title, splitting the slots between `parts` threads.
-    private static func matchBits(_ forest: Forest, matcher: TitleMatcher, parts: Int,
-                                  isCancelled: () -> Bool) throws(Cancelled) -> Bitset {
-        var bits = Bitset(count: forest.flags.count)
-        let stop = Flag()
-        withoutActuallyEscaping(isCancelled) { isCancelled in
-            forest.flags.withUnsafeBufferPointer { flags in
-                forest.titleRef.withUnsafeBufferPointer { titleRef in
-                    forest.titles.bytes.withUnsafeBytes { pool in
-                        bits.withWordBuffer { out in
-                            let job = MatchJob(flags: flags, titleRef: titleRef, pool: pool, out: out,
-                                               matcher: matcher, isCancelled: isCancelled, stop: stop)
-                            ParallelWork.run(parts) { job.run(part: $0, of: parts) }
-                        }
-                    }
-                }
-            }
-        }
-        if stop.isSet { throw Cancelled() }
-        return bits
-    }
-
-    /// One thread's share of matching: whole 64-position words, so no word is shared.
-    private struct MatchJob: @unchecked Sendable {
-        let flags: UnsafeBufferPointer<NodeFlags>
-        let titleRef: UnsafeBufferPointer<UInt32>
-        let pool: UnsafeRawBufferPointer
-        let out: UnsafeMutableBufferPointer<UInt64>
-        let matcher: TitleMatcher
-        let isCancelled: () -> Bool
-        let stop: Flag
-
-        func run(part: Int, of parts: Int) {
-            let n = flags.count
-            let words = out.count
-            var scratch: [UInt8] = []
-            scratch.reserveCapacity(256)
-            for w in words * part / parts ..< words * (part + 1) / parts {
-                if w & 1023 == 0 && (stop.isSet || (part == 0 && isCancelled())) { stop.set(); return }
-                var word: UInt64 = 0
-                let start = w << 6
-                for slot in start ..< min(n, start + 64) where !flags[slot].contains(.free) {
-                    let title = BytePool.entry(in: pool, at: titleRef[slot])
-                    if matcher.matches(title, scratch: &scratch) { word |= 1 << UInt64(slot - start) }
-                }
-                out[w] = word
-            }
-        }
     }
 
     // MARK: Reading

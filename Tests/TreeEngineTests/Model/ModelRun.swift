@@ -57,6 +57,23 @@ final class ModelRun {
             while filters.contains(f) && tries < 10 { f = randomFilter(); tries += 1 }
             if !filters.contains(f) { filters.append(f) }
         }
+        // Issue 14: filters that extend each other, so that a view is often built from a
+        // kept view whose query it narrows (`FilterQuery.isNarrowing`): a shorter one (the
+        // text cut at the end) and a longer one (a title piece or more of a title added).
+        if let f = filters.first(where: { $0.mode != .exact }), rng.chance(0.6) {
+            let scalars = Array(f.text.unicodeScalars)
+            var variants: [String] = []
+            if scalars.count >= 2 {
+                var s = String.UnicodeScalarView()
+                s.append(contentsOf: scalars[0 ..< rng.int(1 ... scalars.count - 1)])
+                variants.append(String(s))
+            }
+            variants.append(f.text + (rng.chance(0.5) ? rng.pick(RandomTrees.titlePieces) : String(rng.pick(["a", " ", "e", "\u{301}", "é"]))))
+            for text in variants {
+                let query = FilterQuery(text, mode: f.mode, caseSensitive: f.caseSensitive)
+                if !filters.contains(query) { filters.append(query) }
+            }
+        }
         // Sometimes a canonically equivalent twin of a filter (NFC vs NFD): a different view,
         // since matching compares scalars (these once shared a view: Regressions.swift).
         if let f = filters.first, rng.chance(0.3) {

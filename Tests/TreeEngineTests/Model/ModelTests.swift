@@ -32,13 +32,16 @@ import TreeFormats
     @Test(arguments: 0 ..< parts)
     func randomOperations(part: Int) {
         var failures = 0
-        var ops = 0, nodes = 0
+        var ops = 0, nodes = 0, narrowed = 0
         let seeds = Self.seeds(part: part)
-        defer { print("randomOperations part \(part): \(seeds.count) seeds, \(nodes) uploaded nodes, \(ops) operations") }
+        defer {
+            print("randomOperations part \(part): \(seeds.count) seeds, \(nodes) uploaded nodes, \(ops) operations, "
+                + "\(narrowed) views built by narrowing a kept one")
+        }
         for seed in seeds {
             let run = ModelRun(seed: seed, verbose: Self.verbose)
             let uploaded = run.model.allNodes.count
-            defer { ops += run.log.count - 1; nodes += uploaded }
+            defer { ops += run.log.count - 1; nodes += uploaded; narrowed += run.store.narrowedBuilds }
             // Mostly shorter sequences; long ones on small and middling trees.
             let n = run.model.allNodes.count
             let steps = n > 100 ? run.rng.int(20 ... 50) : run.rng.chance(0.25) ? run.rng.int(100 ... 200) : run.rng.int(20 ... 80)
