@@ -92,7 +92,8 @@ struct ViewState: Sendable {
                          isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let matcher = TitleMatcher(query)
         let workers = max(1, workers ?? ParallelWork.workerCount(items: forest.count))
-        let matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
+        var matches = try matchBits(forest, matcher: matcher, parts: workers, isCancelled: isCancelled)
+        if query.leavesOnly { keepLeaves(&matches, forest) }
         let ancestors = ancestorBits(forest, matches: matches)
         if isCancelled() { throw Cancelled() }
         let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
