@@ -196,9 +196,14 @@ extension TitleMatcher {
             case .words:
                 for word in words where !word.isEmpty {
                     var from = 0
+                    let found = spans.count
                     while let at = TitleMatcher.occurrence(of: word, in: hay, from: from) {
                         spans.append((at, word.count))
                         from = at + word.count
+                    }
+                    if spans.count == found {  // a word is missing: no match
+                        spans = []
+                        return
                     }
                 }
             case .fuzzy:
