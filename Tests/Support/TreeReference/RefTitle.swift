@@ -9,6 +9,7 @@ final class RefTitle {
     let scalars: [Unicode.Scalar]
     /// Folds by options (bit 0 case-sensitive, bit 1 diacritic-insensitive), made when first asked.
     private var folds: [Int: [(scalar: Unicode.Scalar, owner: Int)]] = [:]
+    private var foldedScalars: [Int: [Unicode.Scalar]] = [:]
 
     init(_ title: String) {
         self.title = title
@@ -54,6 +55,11 @@ final class RefTitle {
         return (0 ... hay.count - needle.count).filter { Array(hay[$0 ..< $0 + needle.count]) == needle }
     }
 
+    static func occurs(_ needle: [Unicode.Scalar], in hay: [Unicode.Scalar]) -> Bool {
+        guard needle.count <= hay.count else { return false }
+        return (0 ... hay.count - needle.count).contains { hay[$0 ..< $0 + needle.count].elementsEqual(needle) }
+    }
+
     /// Whether `needle` is a subsequence of `hay`.
     static func isSubsequence(_ needle: [Unicode.Scalar], of hay: [Unicode.Scalar]) -> Bool {
         var rest = needle[...]
@@ -63,14 +69,18 @@ final class RefTitle {
 
     // MARK: Matching
 
-    func matches(_ f: FilterQuery) -> Bool {
-        let t = folded(f).map(\.scalar)
-        let q = Self.fold(f.text, f)
-        switch f.mode {
-        case .contains: return !Self.occurrences(q, in: t).isEmpty
+    func matches(_ f: FilterQuery) -> Bool { matches(RefQuery(f)) }
+
+    func matches(_ query: RefQuery) -> Bool {
+        let key = (query.f.caseSensitive ? 1 : 0) | (query.f.diacriticInsensitive ? 2 : 0)
+        let t = foldedScalars[key] ?? folded(query.f).map(\.scalar)
+        foldedScalars[key] = t
+        let q = query.folded
+        switch query.f.mode {
+        case .contains: return Self.occurs(q, in: t)
         case .prefix: return t.starts(with: q)
         case .exact: return t == q
-        case .words: return Self.words(f).allSatisfy { !Self.occurrences($0, in: t).isEmpty }
+        case .words: return query.words.allSatisfy { Self.occurs($0, in: t) }
         case .fuzzy: return Self.isSubsequence(q, of: t)
         }
     }
@@ -175,5 +185,19 @@ final class RefTitle {
             }
             return merged(runs.map { range($0[0], $0[1]) })
         }
+    }
+}
+
+/// A query's text folded once, to match many titles.
+struct RefQuery {
+    let f: FilterQuery
+    let folded: [Unicode.Scalar]
+    /// `words`: the folded words.
+    let words: [[Unicode.Scalar]]
+
+    init(_ f: FilterQuery) {
+        self.f = f
+        folded = RefTitle.fold(f.text, f)
+        words = f.mode == .words ? RefTitle.words(f) : []
     }
 }

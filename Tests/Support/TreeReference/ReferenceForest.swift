@@ -139,24 +139,28 @@ final class ReferenceForest {
 
     /// Whether `node` matches: its title does, and with `leavesOnly` it has no children
     /// (`hasChildren` false).
-    static func matches(_ node: RefNode, _ f: FilterQuery) -> Bool {
-        (!f.leavesOnly || !node.hasChildren) && node.folding.matches(f)
+    static func matches(_ node: RefNode, _ f: FilterQuery) -> Bool { matches(node, RefQuery(f)) }
+
+    static func matches(_ node: RefNode, _ q: RefQuery) -> Bool {
+        (!q.f.leavesOnly || !node.hasChildren) && node.folding.matches(q)
     }
 
     /// M: the matching nodes.
     func matchSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
-        Set(allNodes.filter { Self.matches($0, f) }.map(ObjectIdentifier.init))
+        let q = RefQuery(f)
+        return Set(allNodes.filter { Self.matches($0, q) }.map(ObjectIdentifier.init))
     }
 
     /// A: every ancestor of a matching node.
     func ancestorSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
+        let q = RefQuery(f)
         var result = Set<ObjectIdentifier>()
         /// Whether the subtree of `node` holds a match; a node is in A when a child's does.
         func visit(_ node: RefNode) -> Bool {
             var below = false
             for c in node.children where visit(c) { below = true }
             if below { result.insert(ObjectIdentifier(node)) }
-            return below || Self.matches(node, f)
+            return below || Self.matches(node, q)
         }
         for r in roots { _ = visit(r) }
         return result
@@ -164,8 +168,9 @@ final class ReferenceForest {
 
     /// A as it was before the current edit (in the forest `sync` remembered).
     func ancestorSetBeforeEdit(_ f: FilterQuery) -> Set<ObjectIdentifier> {
+        let q = RefQuery(f)
         var result = Set<ObjectIdentifier>()
-        for entry in synced.values where (!f.leavesOnly || !entry.hasChildren) && entry.title.matches(f) {
+        for entry in synced.values where (!f.leavesOnly || !entry.hasChildren) && entry.title.matches(q) {
             var p = entry.parent
             while let q = p, result.insert(ObjectIdentifier(q)).inserted { p = synced[ObjectIdentifier(q)]!.parent }
         }
@@ -279,12 +284,13 @@ final class ReferenceForest {
             for r in roots { visit(r, 0) }
             return out
         }
+        let q = RefQuery(f)
         let a = ancestorSet(f)
         let expanded = expandedSet(f)
         func visit(_ node: RefNode, _ level: Int, parentInA: Bool) {
             let id = ObjectIdentifier(node)
             let inA = a.contains(id)
-            let match = Self.matches(node, f)
+            let match = Self.matches(node, q)
             let included = parentInA ? (inA || match) : true
             guard included else { return }
             let exp = expanded.contains(id)
