@@ -128,6 +128,10 @@ enum ResponseJSON {
                     }
                 }
                 out.raw("]")
+                if row.isMatch && filter.mode == .fuzzy, let score = store.fuzzyScore(of: row.node, filter) {
+                    out.raw(",\"score\":")
+                    out.int(score)
+                }
             }
             if forest.hasData(row.node) {
                 out.raw(",\"data\":")

@@ -390,7 +390,7 @@ final class ReferenceForest {
     /// when there are too many ways to match to try them all.
     static func fuzzyScore(title: String, _ f: FilterQuery) -> Int?? {
         let t = RefTitle(title)
-        guard t.matches(f) else { return nil }
+        guard f.mode == .fuzzy, t.matches(f) else { return nil }
         return .some(t.fuzzyBest(f).map(\.score))
     }
 }
