@@ -132,7 +132,7 @@ public enum StoreImage {
                     var text = query.text
                     try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
                     try out.u8(modeCode(query.mode))
-                    try out.u8(query.caseSensitive ? 1 : 0)
+                    try out.u8(optionBits(query))
                     try compact.expansion(ofKeptView: v).withUnsafeBytes { try out.bytes($0) }
                 }
             }
@@ -156,7 +156,22 @@ public enum StoreImage {
         case .contains: return 0
         case .prefix: return 1
         case .exact: return 2
+        case .words: return 3
+        case .fuzzy: return 4
         }
+    }
+
+    /// The options byte of a view: bit 0 case-sensitive, bit 1 diacritic-insensitive,
+    /// bit 2 leaves only (a byte of 0 or 1 is what images before these options held).
+    static func optionBits(_ query: FilterQuery) -> UInt8 {
+        (query.caseSensitive ? 1 : 0) | (query.diacriticInsensitive ? 2 : 0) | (query.leavesOnly ? 4 : 0)
+    }
+
+    /// The query of a text, a mode and an options byte; nil when the byte has other bits.
+    static func query(_ text: String, _ mode: FilterQuery.Mode, options: UInt8) -> FilterQuery? {
+        guard options & ~7 == 0 else { return nil }
+        return FilterQuery(text, mode: mode, caseSensitive: options & 1 != 0, diacriticInsensitive: options & 2 != 0,
+                           leavesOnly: options & 4 != 0)
     }
 
     static func mode(_ code: UInt8) -> FilterQuery.Mode? {
@@ -164,6 +179,8 @@ public enum StoreImage {
         case 0: return .contains
         case 1: return .prefix
         case 2: return .exact
+        case 3: return .words
+        case 4: return .fuzzy
         default: return nil
         }
     }
@@ -284,10 +301,9 @@ public enum StoreImage {
             let text = String(decoding: textBytes, as: UTF8.self)
             guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("filtered view \(k) has a bad text") }
             let p = start + length
-            guard let mode = mode(viewSection[p]), viewSection[p + 1] <= 1 else {
+            guard let mode = mode(viewSection[p]), let query = query(text, mode, options: viewSection[p + 1]) else {
                 throw .inconsistent("filtered view \(k) has bad options")
             }
-            let query = FilterQuery(text, mode: mode, caseSensitive: viewSection[p + 1] == 1)
             views.append((query, UnsafeRawBufferPointer(rebasing: viewSection[p + 2 ..< p + 2 + expansionBytes])))
             v = p + 2 + expansionBytes
         }

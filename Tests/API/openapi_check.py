@@ -113,8 +113,8 @@ def rows_page_problems(page):
     if page["filter"] is None:
         if "matchCount" in page:
             return ["an unfiltered page has matchCount"]
-        if any("match" in row or "matchRanges" in row or "matchesBelow" in row for row in page["rows"]):
-            return ["an unfiltered page has rows with match/matchRanges/matchesBelow"]
+        if any(key in row for row in page["rows"] for key in ("match", "matchRanges", "matchesBelow", "score")):
+            return ["an unfiltered page has rows with match/matchRanges/matchesBelow/score"]
         return []
     if "matchCount" not in page:
         return ["a filtered page without matchCount"]
@@ -123,6 +123,8 @@ def rows_page_problems(page):
             return [f"a row of a filtered page without match/matchRanges/matchesBelow: {row}"]
         if not row["match"] and row["matchRanges"]:
             return [f"a row that does not match has matchRanges: {row}"]
+        if "score" in row and not row["match"]:
+            return [f"a row that does not match has a score: {row}"]
     return []
 
 

@@ -163,6 +163,8 @@ def item_is(**members):
     Step("rows: offset -1", "GET", "/sessions/{sid}/rows?offset=-1", 400),
     Step("rows: bad match", "GET", "/sessions/{sid}/rows?match=regex", 400),
     Step("rows: bad caseSensitive", "GET", "/sessions/{sid}/rows?caseSensitive=yes", 400),
+    Step("rows: bad diacritics", "GET", "/sessions/{sid}/rows?diacritics=ignore", 400),
+    Step("rows: bad leavesOnly", "GET", "/sessions/{sid}/rows?filter=a&leavesOnly=yes", 400),
     Step("rows: %00", "GET", "/sessions/{sid}/rows?filter=%00", 400),
     Step("rows: unknown", "GET", f"/sessions/{UNKNOWN}/rows", 404),
     Step("tree", "GET", "/sessions/{sid}/tree", 200, save=lambda s, r, b: s.update(exported=b)),

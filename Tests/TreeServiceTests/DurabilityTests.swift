@@ -64,6 +64,25 @@ import TreeStorage
         }
     }
 
+    /// A view named with every option keeps them through the journal (`shutdown: false`)
+    /// and the snapshot (`shutdown: true`): its collapsed node stays collapsed, and the
+    /// view with the same text but default options is another view.
+    @Test(arguments: [true, false])
+    func viewOptionsSurviveARestart(shutdown: Bool) throws {
+        let view = "&filter=l%20o&match=words&diacritics=insensitive&leavesOnly=true"
+        var sid = "", before: [String] = []
+        try withService(shutdown: shutdown) { h in
+            sid = h.createSample()
+            let collapse = h.call("PATCH", "/sessions/\(sid)/items/1?\(view.dropFirst())", json: #"{"expanded":false}"#)
+            #expect(collapse.status == 200, "\(collapse.text)")
+            before = [Self.allRows(h, sid, view), Self.allRows(h, sid, "&filter=l%20o&match=words")]
+            #expect(before[0] != before[1])
+        }
+        try withService { h in
+            #expect([Self.allRows(h, sid, view), Self.allRows(h, sid, "&filter=l%20o&match=words")] == before)
+        }
+    }
+
     @Test func aRefusedChangeIsNotReplayed() throws {
         var sid = "", rows = ""
         try withService(shutdown: false) { h in
@@ -393,6 +412,9 @@ extension DurabilityTests {
             .change(RecordedChange(route: .batch, view: nil, body: [])),
             .change(RecordedChange(route: .deleteItem, view: nil, item: ItemID("~3"), body: [])),
             .views([FilterQuery("a"), FilterQuery("b", mode: .exact)]),
+            .views([FilterQuery("a b", mode: .words, diacriticInsensitive: true), FilterQuery("é", mode: .fuzzy, leavesOnly: true),
+                    FilterQuery("c", caseSensitive: true, diacriticInsensitive: true, leavesOnly: true)]),
+            .change(RecordedChange(route: .itemPatch, view: FilterQuery("x", mode: .fuzzy, diacriticInsensitive: true), item: ItemID("7"), body: [])),
             .views([]),
             .touch,
         ]
@@ -419,7 +441,8 @@ extension DurabilityTests {
     @Test func metadataRoundTrips() {
         let meta = SessionMetadata(version: 42, createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
                                    lastUse: Date(timeIntervalSince1970: 1_700_000_100.25),
-                                   changedFilters: [FilterQuery("x"), FilterQuery("y", mode: .exact, caseSensitive: true)])
+                                   changedFilters: [FilterQuery("x"), FilterQuery("y", mode: .exact, caseSensitive: true),
+                                                    FilterQuery("x", leavesOnly: true), FilterQuery("x", mode: .words, diacriticInsensitive: true)])
         #expect(SessionMetadata(meta.encoded) == meta)
         for n in 0 ..< meta.encoded.count { #expect(SessionMetadata(Array(meta.encoded.prefix(n))) == nil) }
     }

@@ -377,7 +377,7 @@ struct Follower {
 
     var query: String {
         guard let view else { return "" }
-        return "filter=\(PathSegment.encode(view.text))&match=\(view.mode.rawValue)&caseSensitive=\(view.caseSensitive)"
+        return DifferentialRun.parameters(view)
     }
 
     mutating func connect(_ h: ServiceHarness, lastEventID: Int?) {

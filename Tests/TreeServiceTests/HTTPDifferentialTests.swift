@@ -76,13 +76,27 @@ struct DifferentialRun {
             var text = titles.isEmpty ? "a" : rng.pick(titles)
             if text.count > 1 && rng.chance(0.6) { text = String(text.prefix(rng.int(1 ... text.count))) }
             if rng.chance(0.3) { text = text.uppercased() }
-            filters.append(FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3)))
+            let mode = rng.pick(FilterQuery.Mode.allCases)
+            RandomTrees.vary(&text, mode: mode, &rng)
+            if text.isEmpty { text = "a" }
+            filters.append(FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.4),
+                                       leavesOnly: rng.chance(0.25)))
         }
     }
 
     func query(_ filter: FilterQuery?, first: Bool = true) -> String {
         guard let filter else { return "" }
-        return (first ? "?" : "&") + "filter=\(PathSegment.encode(filter.text))&match=\(filter.mode.rawValue)&caseSensitive=\(filter.caseSensitive)"
+        return (first ? "?" : "&") + DifferentialRun.parameters(filter)
+    }
+
+    /// The query parameters naming `filter`'s view (defaults sometimes left out).
+    static func parameters(_ filter: FilterQuery) -> String {
+        var out = "filter=\(PathSegment.encode(filter.text))&match=\(filter.mode.rawValue)&caseSensitive=\(filter.caseSensitive)"
+        if filter.diacriticInsensitive || filter.text.utf8.count % 2 == 0 {
+            out += "&diacritics=\(filter.diacriticInsensitive ? "insensitive" : "sensitive")"
+        }
+        if filter.leavesOnly || filter.text.utf8.count % 3 == 0 { out += "&leavesOnly=\(filter.leavesOnly)" }
+        return out
     }
 
     func itemPath(_ node: RefNode, _ filter: FilterQuery?) -> String {
@@ -244,19 +258,25 @@ struct DifferentialRun {
             problem("step \(step): matchCount \(page["matchCount"]!) != \(reference.matchCount(filter))")
         }
         if let filter {
-            let needle = ReferenceForest.needle(filter)
+            let query = RefQuery(filter)
             for (row, ref) in zip(rows, reference.allNodesVisible(expected)) {
                 var below: [RefNode] = []
                 for child in ref.children { child.appendSubtree(to: &below) }
-                let count = below.filter { ReferenceForest.matches($0, filter, needle: needle) }.count
+                let count = below.filter { ReferenceForest.matches($0, query) }.count
                 if row["matchesBelow"]?.intValue != count {
                     problem("step \(step): matchesBelow of \(ref.key) \(row["matchesBelow"] ?? .null) != \(count)")
                 }
             }
             for (row, ref) in zip(rows, reference.allNodesVisible(expected)) where row["match"]?.boolValue == true {
                 let ranges = (row["matchRanges"]?.array ?? []).map { $0.array!.map { $0.intValue! } }
-                if ranges != ReferenceForest.matchRanges(title: ref.title, filter) {
-                    problem("step \(step): matchRanges of \(ref.key) \(ranges)")
+                if let want = ReferenceForest.matchRanges(title: ref.title, filter), ranges != want {
+                    problem("step \(step): matchRanges of \(ref.key) \(ranges), want \(want)")
+                }
+                let score = row["score"]?.intValue
+                switch ReferenceForest.fuzzyScore(title: ref.title, filter) {
+                case nil: if row["score"] != nil || filter.mode == .fuzzy { problem("step \(step): score of \(ref.key) \(score.map(String.init) ?? "none"), want none") }
+                case let want??: if score != want { problem("step \(step): score of \(ref.key) \(score.map(String.init) ?? "none"), want \(want)") }
+                case .some(nil): if score == nil { problem("step \(step): no score for \(ref.key)") }
                 }
             }
         }

@@ -68,19 +68,19 @@ import TreeFormats
             try run.play(steps: 25) { step in
                 let filter = rng.pick(filters)
                 if !reference.isKept(filter) { reference.use(filter) }  // built by the request, as a read builds it
-                let needle = ReferenceForest.needle(filter)
+                let query = RefQuery(filter)
                 let nodes = reference.allNodes
-                let matches = nodes.filter { ReferenceForest.matches($0, filter, needle: needle) }.map(\.key)
+                let matches = nodes.filter { ReferenceForest.matches($0, query) }.map(\.key)
                 let anchor = nodes.isEmpty || rng.chance(0.2) ? nil : rng.pick(nodes)
                 let forward = rng.chance(0.5), wrap = rng.chance(0.5), limit = rng.int(0 ... 8)
                 // The reference: from the anchor (exclusive), in the direction asked, wrapping or not.
                 var expected: [String] = []
                 if let anchor {
                     let at = nodes.firstIndex { $0 === anchor }!
-                    let after = nodes[(at + 1)...].filter { ReferenceForest.matches($0, filter, needle: needle) }.map(\.key)
-                    let upTo = nodes[..<at].filter { ReferenceForest.matches($0, filter, needle: needle) }.map(\.key)
+                    let after = nodes[(at + 1)...].filter { ReferenceForest.matches($0, query) }.map(\.key)
+                    let upTo = nodes[..<at].filter { ReferenceForest.matches($0, query) }.map(\.key)
                     // Wrapping goes around to the anchor itself, last when it matches.
-                    let itself = ReferenceForest.matches(anchor, filter, needle: needle) ? [anchor.key] : []
+                    let itself = ReferenceForest.matches(anchor, query) ? [anchor.key] : []
                     expected = forward ? after + (wrap ? upTo + itself : []) : upTo.reversed() + (wrap ? after.reversed() + itself : [])
                 } else {
                     expected = matches

@@ -87,7 +87,7 @@ import TreeEngine
         #expect(h.call("GET", "/sessions/\(sid)/rows?limit=1001").status == 400)
         #expect(h.call("GET", "/sessions/\(sid)/rows?offset=-1").status == 400)
         #expect(h.call("GET", "/sessions/\(sid)/rows?offset=x").status == 400)
-        #expect(h.call("GET", "/sessions/\(sid)/rows?match=fuzzy&filter=a").status == 400)
+        #expect(h.call("GET", "/sessions/\(sid)/rows?match=regex&filter=a").status == 400)
         #expect(h.call("GET", "/sessions/\(sid)/rows?caseSensitive=yes&filter=a").status == 400)
     }
 

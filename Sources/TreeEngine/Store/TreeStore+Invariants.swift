@@ -27,7 +27,8 @@ extension TreeStore {
         var scratch: [UInt8] = []
         var matches = Bitset(count: filter.matches.count)
         for slot in 0 ..< forest.flags.count where !forest.flags[slot].contains(.free) {
-            if forest.withTitle(of: NodeHandle(slot: Slot(slot)), { filter.matcher.matches($0, scratch: &scratch) }) {
+            if (!filter.matcher.query.leavesOnly || ViewState.isLeaf(Slot(slot), in: forest))
+                && forest.withTitle(of: NodeHandle(slot: Slot(slot)), { filter.matcher.matches($0, scratch: &scratch) }) {
                 matches.insert(slot)
             }
         }

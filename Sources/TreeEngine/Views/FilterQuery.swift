@@ -1,8 +1,14 @@
 /// What a filtered view matches titles against.
 ///
-/// Case-insensitive matching compares `title.lowercased()` with `text.lowercased()`
-/// (Swift's full Unicode lowercase mapping, scalar by scalar), and compares Unicode
-/// scalars: no normalization, so "é" precomposed and "e" + U+0301 differ.
+/// Titles and the query text are compared as sequences of Unicode scalars after
+/// *folding*, scalar by scalar (see `TitleMatcher`):
+/// - case-insensitive (the default): each scalar is replaced by its lowercase mapping
+///   (Swift's full Unicode lowercase mapping, as `String.lowercased()` does);
+/// - `diacriticInsensitive`: then each scalar is replaced by its canonical
+///   decomposition (NFD) without the scalars whose canonical combining class is not 0
+///   (the combining marks), so "Café", "cafe\u{301}" and "cafe" fold alike.
+/// Without `diacriticInsensitive` there is no normalization: "é" precomposed and
+/// "e" + U+0301 differ.
 public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     public enum Mode: String, Sendable, CaseIterable {
         /// The title contains the text.
@@ -11,32 +17,51 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
         case prefix
         /// The title is the text.
         case exact
+        /// The title contains every word of the text (split at White_Space scalars), in any order.
+        case words
+        /// The text's scalars occur in the title in order, not necessarily next to each other.
+        case fuzzy
     }
 
     public var text: String
     public var mode: Mode
     public var caseSensitive: Bool
+    /// Combining marks are ignored (canonical decomposition, combining class ≠ 0 dropped).
+    public var diacriticInsensitive: Bool
+    /// Only nodes without children (`hasChildren` false: no child nodes and not uploaded
+    /// with `hasChildren: true`) can match; their ancestors are kept as usual.
+    public var leavesOnly: Bool
 
     /// A query; `text` must not be empty (the empty filter is the unfiltered view).
-    public init(_ text: String, mode: Mode = .contains, caseSensitive: Bool = false) {
+    public init(_ text: String, mode: Mode = .contains, caseSensitive: Bool = false,
+                diacriticInsensitive: Bool = false, leavesOnly: Bool = false) {
         precondition(!text.isEmpty, "the empty filter is the unfiltered view")
         self.text = text
         self.mode = mode
         self.caseSensitive = caseSensitive
+        self.diacriticInsensitive = diacriticInsensitive
+        self.leavesOnly = leavesOnly
     }
 
-    public var description: String { "\(mode.rawValue)(\(caseSensitive ? "case-sensitive" : "any case")): \(text)" }
+    /// `contains(any case): text`, with `, no diacritics` and `, leaves only` when set.
+    public var description: String {
+        "\(mode.rawValue)(\(caseSensitive ? "case-sensitive" : "any case")\(diacriticInsensitive ? ", no diacritics" : "")"
+            + "\(leavesOnly ? ", leaves only" : "")): \(text)"
+    }
 
-    /// Queries are equal when their texts have the same Unicode scalars, not merely
-    /// canonically equivalent ones: matching compares scalars, so "é" and "e\u{301}"
-    /// are different filters.
+    /// Queries are equal when all their options are and their texts have the same
+    /// Unicode scalars, not merely canonically equivalent ones: "é" and "e\u{301}" are
+    /// different filters (even where they match the same titles).
     public static func == (a: FilterQuery, b: FilterQuery) -> Bool {
-        a.mode == b.mode && a.caseSensitive == b.caseSensitive && a.text.utf8.elementsEqual(b.text.utf8)
+        a.mode == b.mode && a.caseSensitive == b.caseSensitive && a.diacriticInsensitive == b.diacriticInsensitive
+            && a.leavesOnly == b.leavesOnly && a.text.utf8.elementsEqual(b.text.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(mode)
         hasher.combine(caseSensitive)
+        hasher.combine(diacriticInsensitive)
+        hasher.combine(leavesOnly)
         for byte in text.utf8 { hasher.combine(byte) }
     }
 }

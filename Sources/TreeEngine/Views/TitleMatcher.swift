@@ -2,22 +2,45 @@
 ///
 /// ASCII titles are lowercased byte by byte; other titles scalar by scalar with
 /// `Unicode.Scalar.Properties.lowercaseMapping`, which is what `String.lowercased()`
-/// does. A UTF-8 substring of valid UTF-8 always starts and ends on scalar
-/// boundaries, so matching bytes is matching scalars.
+/// does, or with the diacritic-insensitive folds of `TitleFolding`. A UTF-8 substring
+/// of valid UTF-8 always starts and ends on scalar boundaries, so matching bytes is
+/// matching scalars. The words and fuzzy modes are in `TitleMatcher+Modes.swift`.
 struct TitleMatcher: Sendable {
     let query: FilterQuery
-    /// The needle as UTF-8, lowercased unless case-sensitive.
+    /// The needle folded as titles are (lowercased unless case-sensitive, combining
+    /// marks dropped when diacritic-insensitive), as UTF-8. Empty only when every scalar
+    /// of a diacritic-insensitive text is a combining mark.
     let needle: [UInt8]
+    /// `words`: each whitespace-separated word of the text, folded; empty otherwise.
+    let words: [[UInt8]]
+    /// `fuzzy`: the scalars of `needle`.
+    let needleScalars: [UInt32]
+    /// The diacritic-insensitive folds (`TitleFolding`), nil when diacritic-sensitive.
+    let folds: [UInt32: [UInt8]]?
 
     init(_ query: FilterQuery) {
         self.query = query
-        needle = Array((query.caseSensitive ? query.text : query.text.lowercased()).utf8)
+        folds = query.diacriticInsensitive ? (query.caseSensitive ? TitleFolding.caseSensitive : TitleFolding.caseInsensitive) : nil
+        let folds = self.folds
+        func fold(_ text: Substring) -> [UInt8] {
+            var out: [UInt8] = []
+            var scalars = String(text)
+            scalars.withUTF8 { TitleMatcher.fold(UnsafeRawBufferPointer($0), into: &out, scalarStarts: nil,
+                                                 caseSensitive: query.caseSensitive, folds: folds) }
+            return out
+        }
+        needle = fold(Substring(query.text))
+        words = query.mode == .words
+            ? query.text.unicodeScalars.split(whereSeparator: \.properties.isWhitespace).map { fold(Substring($0)) }
+            : []
+        needleScalars = query.mode == .fuzzy ? TitleMatcher.scalars(of: needle) : []
     }
 
     /// Whether `title` matches. `scratch` is reused between calls.
     /// - Complexity: O(title length · needle length) worst case, O(title length) typical
     @inline(__always)
     func matches(_ title: UnsafeRawBufferPointer, scratch: inout [UInt8]) -> Bool {
+        if folds != nil || query.mode == .words || query.mode == .fuzzy { return matchesFolding(title, scratch: &scratch) }
         if query.caseSensitive { return find(in: title, from: 0) != nil }
         if TitleMatcher.isASCII(title) {
             return findLoweringASCII(in: title)
@@ -36,7 +59,8 @@ struct TitleMatcher: Sendable {
             return from == 0 && h == n && needle.withUnsafeBytes { bytesEqual($0, haystack) } ? 0 : nil
         case .prefix:
             return from == 0 && h >= n && needle.withUnsafeBytes { bytesEqual($0, UnsafeRawBufferPointer(rebasing: haystack[0 ..< n])) } ? 0 : nil
-        case .contains:
+        case .contains, .words, .fuzzy:
+            if n == 0 { return from <= h ? from : nil }
             if n > h - from { return nil }
             return needle.withUnsafeBufferPointer { nd -> Int? in
                 let first = nd[0]
@@ -69,7 +93,8 @@ struct TitleMatcher: Sendable {
             switch query.mode {
             case .exact: return h == n && equal(at: 0)
             case .prefix: return h >= n && equal(at: 0)
-            case .contains:
+            case .contains, .words, .fuzzy:
+                if n == 0 { return true }
                 if n > h { return false }
                 let first = nd[0]
                 var i = 0
@@ -83,62 +108,63 @@ struct TitleMatcher: Sendable {
     }
 
     /// The match ranges in `title` as `(start, length)` in UTF-16 code units of the
-    /// original title: every non-overlapping occurrence, left to right.
+    /// original title. Each match found in the folded title covers the whole original
+    /// scalars it touches, and the scalars right after them whose fold is empty (the
+    /// combining marks a diacritic-insensitive query drops). `contains`: every
+    /// non-overlapping occurrence, left to right; `prefix`, `exact`: the one match;
+    /// `words`: every non-overlapping occurrence of each word, `fuzzy`: each maximal
+    /// run of consecutive matched scalars (see `fuzzyMatch`), these two sorted with
+    /// overlapping or touching ranges merged. None when the folded query is empty.
     /// - Complexity: O(title length · needle length)
     func matchRanges(_ title: UnsafeRawBufferPointer) -> [(start: Int, length: Int)] {
-        var lowered: [UInt8] = []
-        // scalarStarts[i]: offset in `lowered` where original scalar i's mapping starts (plus one sentinel).
+        var folded: [UInt8] = []
+        // scalarStarts[i]: offset in `folded` where original scalar i's fold starts (plus one sentinel).
         var scalarStarts: [Int] = []
         let ascii = TitleMatcher.isASCII(title)
-        if query.caseSensitive {
-            lowered = Array(title)
-        } else if ascii {
-            lowered = title.map(TitleMatcher.lowerASCII)
+        if ascii {
+            folded = query.caseSensitive ? Array(title) : title.map(TitleMatcher.lowerASCII)
         } else {
-            TitleMatcher.lowercase(title, into: &lowered, scalarStarts: &scalarStarts)
+            TitleMatcher.fold(title, into: &folded, scalarStarts: &scalarStarts, caseSensitive: query.caseSensitive, folds: folds)
         }
-        var byteRanges: [(Int, Int)] = []
-        lowered.withUnsafeBytes { hay in
-            var from = 0
-            while let at = find(in: hay, from: from) {
-                byteRanges.append((at, needle.count))
-                from = at + max(needle.count, 1)
-                if query.mode != .contains { break }
-            }
-        }
+        let byteRanges = foldedSpans(folded)
         if byteRanges.isEmpty { return [] }
-        if ascii { return byteRanges.map { (start: $0.0, length: $0.1) } }
-        // Original UTF-16 offset of each original scalar, and its byte offset.
-        var utf16Start: [Int] = []
-        var byteStart: [Int] = []
-        var u16 = 0
-        var i = 0
-        while i < title.count {
-            let b = title[i]
-            let len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4
-            utf16Start.append(u16)
-            byteStart.append(i)
-            u16 += len == 4 ? 2 : 1
-            i += len
-        }
-        utf16Start.append(u16)
-        byteStart.append(title.count)
-        // Map positions in `lowered` back to original scalar indexes.
-        let starts = query.caseSensitive ? byteStart : scalarStarts
-        func scalarContaining(_ offset: Int) -> Int {
-            // Largest i with starts[i] <= offset.
-            var lo = 0, hi = starts.count - 1
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if starts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+        var ranges: [(start: Int, length: Int)]
+        if ascii {
+            ranges = byteRanges.map { (start: $0.0, length: $0.1) }
+        } else {
+            // Original UTF-16 offset of each original scalar.
+            var utf16Start: [Int] = []
+            var u16 = 0
+            var i = 0
+            while i < title.count {
+                let b = title[i]
+                let len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4
+                utf16Start.append(u16)
+                u16 += len == 4 ? 2 : 1
+                i += len
             }
-            return lo
+            utf16Start.append(u16)
+            // Map positions in `folded` back to original scalar indexes.
+            let starts = scalarStarts
+            func scalarContaining(_ offset: Int) -> Int {
+                // Largest i with starts[i] <= offset: the scalar whose (non-empty) fold holds it.
+                var lo = 0, hi = starts.count - 1
+                while lo < hi {
+                    let mid = (lo + hi + 1) / 2
+                    if starts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+                }
+                return lo
+            }
+            ranges = byteRanges.map { (start, length) in
+                let first = scalarContaining(start)
+                var last = scalarContaining(start + length - 1)
+                // Take in the scalars after it that fold to nothing (combining marks dropped).
+                while last + 2 < starts.count && starts[last + 1] == starts[last + 2] { last += 1 }
+                return (start: utf16Start[first], length: utf16Start[last + 1] - utf16Start[first])
+            }
         }
-        return byteRanges.map { (start, length) in
-            let first = scalarContaining(start)
-            let last = scalarContaining(start + length - 1)
-            return (start: utf16Start[first], length: utf16Start[last + 1] - utf16Start[first])
-        }
+        if query.mode == .words || query.mode == .fuzzy { ranges = TitleMatcher.merged(ranges) }
+        return ranges
     }
 
     @inline(__always)

@@ -21,6 +21,8 @@ extension ViewState {
         /// Ancestors that left A when the subtree left: if it brings them back into A
         /// where it arrives, they keep their expansion (they never left, seen from outside).
         var leftA: [Slot] = []
+        /// The parent the subtree left (-1: it was a root), which may have become a leaf.
+        var parent: Slot = -1
     }
 
     /// Range additions to apply together: +1 or -1 over positions.
@@ -63,9 +65,11 @@ extension ViewState {
         if filter != nil {
             var scratch: [UInt8] = []
             var sums: [UInt32] = [0, 0]
+            let leavesOnly = filter!.matcher.query.leavesOnly
             for p in range.reversed() {
                 let slot = forest.slot(at: p)
-                let isMatch = forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+                let isMatch = (!leavesOnly || !forest.hasChildren(atPosition: p))
+                    && forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
                 let d = forest.level(at: p) - rootDepth
                 while sums.count < d + 2 { sums.append(0) }
                 let inside = sums[d + 1]
@@ -103,6 +107,11 @@ extension ViewState {
             var additions: Additions = []
             filter!.propagate(found, from: parent, included: roots, in: forest, &additions)
             apply(additions, &splices)
+        }
+        // The parent has children now: with leaves only, it stops matching.
+        if parent >= 0 && filter?.matcher.query.leavesOnly == true {
+            var changed: [Slot] = []
+            rematch(parent, in: forest, splices: &splices, changed: &changed)
         }
     }
 
@@ -152,6 +161,14 @@ extension ViewState {
                               changed: &departure.leftA)
             apply(additions, &splices)
         }
+        departure.parent = parent
+        // With leaves only, a parent left without children may start matching; its
+        // ancestors that have just left A keep their expansion when they come back. After
+        // a move, once the subtree has arrived (see `arrived`).
+        if deleted && parent >= 0 && filter!.matcher.query.leavesOnly {
+            var changed: [Slot] = []
+            rematch(parent, in: forest, splices: &splices, keepingExpansionOf: departure.leftA, changed: &changed)
+        }
     }
 
     /// The subtree taken out with `departure` was put at `range` under `parent`
@@ -171,6 +188,17 @@ extension ViewState {
                               in: forest, &additions, keepingExpansionOf: departure.leftA, changed: &entered)
             apply(additions, &splices)
         }
+        // With leaves only: the new parent stops matching (matches only go away, so its
+        // ancestors leave A, if at all, after the subtree's matches came in), then the old
+        // one may start (ancestors that left A on the way keep their expansion).
+        if filter?.matcher.query.leavesOnly == true {
+            var left = departure.leftA
+            if parent >= 0 { rematch(parent, in: forest, splices: &splices, changed: &left) }
+            if departure.parent >= 0 {
+                var changed: [Slot] = []
+                rematch(departure.parent, in: forest, splices: &splices, keepingExpansionOf: left, changed: &changed)
+            }
+        }
     }
 
     // MARK: Renamed nodes
@@ -179,8 +207,20 @@ extension ViewState {
     /// - Complexity: O(title length + depth · log n)
     mutating func retitled(_ slot: Slot, in forest: Forest, splices: inout [Splice]?) {
         guard filter != nil else { return }
+        var changed: [Slot] = []
+        rematch(slot, in: forest, splices: &splices, changed: &changed)
+    }
+
+    /// Matches `slot` again (its title, and with leaves only whether it has children) and
+    /// follows when that changed. Ancestors that enter A are expanded, except those of
+    /// `kept`; those that leave or enter A are appended to `changed`.
+    /// - Complexity: O(title length + depth · log n)
+    mutating func rematch(_ slot: Slot, in forest: Forest, splices: inout [Splice]?, keepingExpansionOf kept: [Slot] = [],
+                          changed: inout [Slot]) {
+        guard filter != nil else { return }
         var scratch: [UInt8] = []
-        let isMatch = forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+        let isMatch = (!filter!.matcher.query.leavesOnly || ViewState.isLeaf(slot, in: forest))
+            && forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
         guard isMatch != filter!.matches.contains(Int(slot)) else { return }
         filter!.matches.set(Int(slot), isMatch)
         filter!.matchCount += isMatch ? 1 : -1
@@ -192,7 +232,8 @@ extension ViewState {
             additions.append((isMatch ? -1 : 1, forest.subtree(of: forest.position(ofSlot: slot))))
         }
         if parent >= 0 {
-            filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &additions)
+            filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &additions,
+                              keepingExpansionOf: kept, changed: &changed)
         }
         apply(additions, &splices)
     }

@@ -54,6 +54,10 @@ extension ViewState {
         }
         if stop.isSet || isCancelled() { throw Cancelled() }
         for c in counts { matchCount += c }
+        if query.leavesOnly {
+            keepLeaves(&matches, forest)
+            matchCount = matches.population
+        }
         // The same matches as the narrowed view (a subset of them, as many): when that view
         // is still in its initial state (exactly A expanded), it is this view already.
         if let kept = baseView?.filter, kept.matchCount == matchCount, kept.expanded == kept.ancestors {

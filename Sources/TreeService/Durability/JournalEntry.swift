@@ -119,15 +119,16 @@ struct ByteWriter {
         bytes.append(contentsOf: s.utf8)
     }
     /// The codes of the match modes (as in the snapshot image): their index here.
-    static let modeCodes: [FilterQuery.Mode] = [.contains, .prefix, .exact]
+    static let modeCodes: [FilterQuery.Mode] = [.contains, .prefix, .exact, .words, .fuzzy]
 
-    /// A view: 0 for the unfiltered one, else 1, the query text, the mode and case sensitivity.
+    /// A view: 0 for the unfiltered one, else 1, the query text, the mode and the options
+    /// (bit 0 case-sensitive, bit 1 diacritic-insensitive, bit 2 leaves only).
     mutating func view(_ query: FilterQuery?) {
         guard let query else { return u8(0) }
         u8(1)
         string(query.text)
         u8(ByteWriter.modeCodes.firstIndex(of: query.mode).map(UInt8.init)!)
-        u8(query.caseSensitive ? 1 : 0)
+        u8((query.caseSensitive ? 1 : 0) | (query.diacriticInsensitive ? 2 : 0) | (query.leavesOnly ? 4 : 0))
     }
 }
 
@@ -166,8 +167,9 @@ struct ByteReader {
         case 0?: return .some(nil)
         case 1?:
             guard let text = string(), !text.isEmpty, let m = u8(), Int(m) < ByteWriter.modeCodes.count,
-                  let c = u8(), c <= 1 else { return nil }
-            return .some(FilterQuery(text, mode: ByteWriter.modeCodes[Int(m)], caseSensitive: c == 1))
+                  let c = u8(), c & ~7 == 0 else { return nil }
+            return .some(FilterQuery(text, mode: ByteWriter.modeCodes[Int(m)], caseSensitive: c & 1 != 0,
+                                     diacriticInsensitive: c & 2 != 0, leavesOnly: c & 4 != 0))
         default: return nil
         }
     }

@@ -22,7 +22,10 @@ struct SessionMetadata: Equatable {
         out.f64(createdAt.timeIntervalSince1970)
         out.f64(lastUse.timeIntervalSince1970)
         // In a stable order, so that the same session gives the same bytes.
-        let changed = changedFilters.sorted { ($0.text, $0.mode.rawValue, $0.caseSensitive ? 1 : 0) < ($1.text, $1.mode.rawValue, $1.caseSensitive ? 1 : 0) }
+        func key(_ q: FilterQuery) -> (String, String, Int) {
+            (q.text, q.mode.rawValue, (q.caseSensitive ? 1 : 0) | (q.diacriticInsensitive ? 2 : 0) | (q.leavesOnly ? 4 : 0))
+        }
+        let changed = changedFilters.sorted { key($0) < key($1) }
         out.u32(UInt32(changed.count))
         for query in changed { out.view(query) }
         return out.bytes

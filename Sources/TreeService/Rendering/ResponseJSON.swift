@@ -161,6 +161,10 @@ enum ResponseJSON {
                 matchRanges(row.isMatch ? store.matchRanges(of: row.node, filter) : [], &out)
                 out.raw(",\"matchesBelow\":")
                 out.int(row.matchesBelow ?? 0)
+                if row.isMatch && filter.mode == .fuzzy, let score = store.fuzzyScore(of: row.node, filter) {
+                    out.raw(",\"score\":")
+                    out.int(score)
+                }
             }
             if forest.hasData(row.node) {
                 out.raw(",\"data\":")

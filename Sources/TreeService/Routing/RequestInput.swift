@@ -4,20 +4,29 @@ import TreeFormats
 
 /// Reading what a request says: query parameters, JSON bodies, preconditions.
 extension HTTPRequest {
-    /// The view named by `filter`, `match` and `caseSensitive`; nil for the unfiltered view.
+    /// The view named by `filter`, `match`, `caseSensitive`, `diacritics` and `leavesOnly`;
+    /// nil for the unfiltered view. Every parameter is checked, even without a filter.
     func filterQuery() throws(ServiceError) -> FilterQuery? {
         let mode: FilterQuery.Mode
         switch queryValue("match") {
         case nil: mode = .contains
         case let text?:
             guard let m = FilterQuery.Mode(rawValue: text) else {
-                throw .badQueryParameter("query parameter match must be contains, prefix or exact, not \"\(text)\"")
+                throw .badQueryParameter("query parameter match must be contains, prefix, exact, words or fuzzy, not \"\(text)\"")
             }
             mode = m
         }
         let caseSensitive = try booleanQuery("caseSensitive") ?? false
+        let diacriticInsensitive: Bool
+        switch queryValue("diacritics") {
+        case nil, "sensitive": diacriticInsensitive = false
+        case "insensitive": diacriticInsensitive = true
+        case let text?: throw .badQueryParameter("query parameter diacritics must be sensitive or insensitive, not \"\(text)\"")
+        }
+        let leavesOnly = try booleanQuery("leavesOnly") ?? false
         guard let text = queryValue("filter"), !text.isEmpty else { return nil }
-        return FilterQuery(text, mode: mode, caseSensitive: caseSensitive)
+        return FilterQuery(text, mode: mode, caseSensitive: caseSensitive, diacriticInsensitive: diacriticInsensitive,
+                           leavesOnly: leavesOnly)
     }
 
     func booleanQuery(_ name: String) throws(ServiceError) -> Bool? {

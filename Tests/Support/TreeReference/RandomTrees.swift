@@ -1,3 +1,4 @@
+import Foundation
 import TreeEngine
 
 /// A node to upload: what the JSON says, before the engine has seen it.
@@ -31,6 +32,12 @@ enum RandomTrees {
         "a", "b", "c", "A", "B", "C", "ab", "AB", "Ab", "x", "X", " ", "/", "\"", "\\", "\t",
         "É", "é", "e\u{301}", "E\u{301}", "\u{301}", "ß", "SS", "ss", "ẞ", "İ", "i", "I", "ı",
         "Σ", "σ", "ς", "😀", "\u{212A}", "k", "K", "\u{2126}", "ω", "Ω", "ﬁ", "ǅ", "Ⅻ", "日本",
+        // For diacritic-insensitive matching: precomposed and decomposed letters, marks
+        // alone and stacked, other scripts (Greek tonos, Cyrillic, Hangul, CJK), emoji
+        // with ZWJ and skin tone, the Angstrom sign (decomposes to A + ring).
+        "Zürich", "zurich", "u\u{308}", "Ü", "\u{308}", "\u{327}\u{301}", "ç", "ệ", "e\u{323}\u{302}",
+        "ά", "Ά", "α", "й", "и\u{306}", "Ё", "е", "한", "ᄒ", "漢字", "\u{212B}", "å",
+        "👨\u{200D}👩\u{200D}👧", "👍🏽", " a", "b ",
     ]
 
     static let stringIDs: [String] = [
@@ -43,6 +50,37 @@ enum RandomTrees {
         "{}", "[]", "null", "1", "-2.5e3", "\"s\"", "true", "{\"k\": [1, 2, {\"z\":null}]}", "[\"\\u00e9é\"]",
         "{\"nested\":{\"a\":[[]]}}",
     ]
+
+    /// Sometimes reshapes a query text: drops its combining marks (NFD without the scalars
+    /// of combining class ≠ 0) or adds one; for `words`, cuts it into words in another
+    /// order (rarely: white space only); for `fuzzy`, drops scalars (a subsequence).
+    static func vary(_ text: inout String, mode: FilterQuery.Mode, _ rng: inout SeededRandom) {
+        if rng.chance(0.2) {
+            var bare = String.UnicodeScalarView()
+            bare.append(contentsOf: text.decomposedStringWithCanonicalMapping.unicodeScalars.filter {
+                $0.properties.canonicalCombiningClass.rawValue == 0
+            })
+            text = String(bare)
+        } else if rng.chance(0.1) {
+            text += rng.pick(["\u{301}", "\u{308}"])
+        }
+        let scalars = Array(text.unicodeScalars)
+        switch mode {
+        case .words where rng.chance(0.05):
+            text = rng.pick([" ", "\t ", "\u{3000}"])
+        case .words where rng.chance(0.6) && scalars.count >= 2:
+            let cut = rng.int(1 ... scalars.count - 1)
+            var pieces = [scalars[..<cut], scalars[cut...]].map { String(String.UnicodeScalarView($0)) }
+            pieces.shuffle(using: &rng)
+            text = pieces.joined(separator: rng.pick([" ", "  ", "\t", "\u{A0}"]))
+        case .fuzzy where rng.chance(0.6) && scalars.count >= 2:
+            var kept = String.UnicodeScalarView()
+            for s in scalars where rng.chance(0.6) { kept.append(s) }
+            if !kept.isEmpty { text = String(kept) }
+        default:
+            break
+        }
+    }
 
     static func title(_ rng: inout SeededRandom) -> String {
         (0 ..< rng.int(0 ... 4)).map { _ in rng.pick(titlePieces) }.joined()

@@ -1,3 +1,4 @@
+import Foundation
 import TreeEngine
 
 /// A node of the naive reference model: an object with a children array.
@@ -11,9 +12,8 @@ final class RefNode {
     var expanded: Bool
     var declaresChildren: Bool
     var data: [UInt8]?
-    /// `title.lowercased()` as UTF-8, and the title as UTF-8.
-    private(set) var loweredUTF8: [UInt8] = []
-    private(set) var titleUTF8: [UInt8] = []
+    /// The title with its folds, made again when the title changes.
+    private(set) var folding = RefTitle("")
 
     init(id: NodeID?, title: String, expanded: Bool, declaresChildren: Bool, data: [UInt8]?) {
         self.id = id
@@ -24,10 +24,7 @@ final class RefNode {
         refreshTitle()
     }
 
-    private func refreshTitle() {
-        loweredUTF8 = Array(title.lowercased().utf8)
-        titleUTF8 = Array(title.utf8)
-    }
+    private func refreshTitle() { folding = RefTitle(title) }
 
     var hasChildren: Bool { !children.isEmpty || declaresChildren }
     var key: String { id!.description }
@@ -106,8 +103,8 @@ final class ReferenceForest {
     struct Synced {
         var node: RefNode
         var parent: RefNode?
-        var titleUTF8: [UInt8]
-        var loweredUTF8: [UInt8]
+        var title: RefTitle
+        var hasChildren: Bool
     }
 
     init(roots: [RefNode], capacity: Int) {
@@ -120,7 +117,7 @@ final class ReferenceForest {
     private func sync() {
         synced.removeAll(keepingCapacity: true)
         for n in allNodes {
-            synced[ObjectIdentifier(n)] = Synced(node: n, parent: n.parent, titleUTF8: n.titleUTF8, loweredUTF8: n.loweredUTF8)
+            synced[ObjectIdentifier(n)] = Synced(node: n, parent: n.parent, title: n.folding, hasChildren: n.hasChildren)
         }
     }
 
@@ -140,51 +137,30 @@ final class ReferenceForest {
 
     // MARK: Matching
 
-    static func needle(_ f: FilterQuery) -> [UInt8] { Array((f.caseSensitive ? f.text : f.text.lowercased()).utf8) }
+    /// Whether `node` matches: its title does, and with `leavesOnly` it has no children
+    /// (`hasChildren` false).
+    static func matches(_ node: RefNode, _ f: FilterQuery) -> Bool { matches(node, RefQuery(f)) }
 
-    static func matches(_ node: RefNode, _ f: FilterQuery, needle: [UInt8]) -> Bool {
-        matches(title: node.titleUTF8, lowered: node.loweredUTF8, f, needle: needle)
-    }
-
-    static func matches(title: [UInt8], lowered: [UInt8], _ f: FilterQuery, needle: [UInt8]) -> Bool {
-        let hay = f.caseSensitive ? title : lowered
-        switch f.mode {
-        case .exact: return hay == needle
-        case .prefix: return occurs(needle, in: hay, at: 0)
-        case .contains:
-            if needle.count > hay.count { return false }
-            for i in 0 ... hay.count - needle.count where occurs(needle, in: hay, at: i) { return true }
-            return false
-        }
-    }
-
-    /// Whether `needle` is found in `hay` at byte `i`.
-    static func occurs(_ needle: [UInt8], in hay: [UInt8], at i: Int) -> Bool {
-        if i + needle.count > hay.count { return false }
-        var j = 0
-        while j < needle.count {
-            if hay[i + j] != needle[j] { return false }
-            j += 1
-        }
-        return true
+    static func matches(_ node: RefNode, _ q: RefQuery) -> Bool {
+        (!q.f.leavesOnly || !node.hasChildren) && node.folding.matches(q)
     }
 
     /// M: the matching nodes.
     func matchSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
-        let needle = Self.needle(f)
-        return Set(allNodes.filter { Self.matches($0, f, needle: needle) }.map(ObjectIdentifier.init))
+        let q = RefQuery(f)
+        return Set(allNodes.filter { Self.matches($0, q) }.map(ObjectIdentifier.init))
     }
 
     /// A: every ancestor of a matching node.
     func ancestorSet(_ f: FilterQuery) -> Set<ObjectIdentifier> {
-        let needle = Self.needle(f)
+        let q = RefQuery(f)
         var result = Set<ObjectIdentifier>()
         /// Whether the subtree of `node` holds a match; a node is in A when a child's does.
         func visit(_ node: RefNode) -> Bool {
             var below = false
             for c in node.children where visit(c) { below = true }
             if below { result.insert(ObjectIdentifier(node)) }
-            return below || Self.matches(node, f, needle: needle)
+            return below || Self.matches(node, q)
         }
         for r in roots { _ = visit(r) }
         return result
@@ -192,9 +168,9 @@ final class ReferenceForest {
 
     /// A as it was before the current edit (in the forest `sync` remembered).
     func ancestorSetBeforeEdit(_ f: FilterQuery) -> Set<ObjectIdentifier> {
-        let needle = Self.needle(f)
+        let q = RefQuery(f)
         var result = Set<ObjectIdentifier>()
-        for entry in synced.values where Self.matches(title: entry.titleUTF8, lowered: entry.loweredUTF8, f, needle: needle) {
+        for entry in synced.values where (!f.leavesOnly || !entry.hasChildren) && entry.title.matches(q) {
             var p = entry.parent
             while let q = p, result.insert(ObjectIdentifier(q)).inserted { p = synced[ObjectIdentifier(q)]!.parent }
         }
@@ -308,13 +284,13 @@ final class ReferenceForest {
             for r in roots { visit(r, 0) }
             return out
         }
-        let needle = Self.needle(f)
+        let q = RefQuery(f)
         let a = ancestorSet(f)
         let expanded = expandedSet(f)
         func visit(_ node: RefNode, _ level: Int, parentInA: Bool) {
             let id = ObjectIdentifier(node)
             let inA = a.contains(id)
-            let match = Self.matches(node, f, needle: needle)
+            let match = Self.matches(node, q)
             let included = parentInA ? (inA || match) : true
             guard included else { return }
             let exp = expanded.contains(id)
@@ -406,33 +382,15 @@ final class ReferenceForest {
 
     // MARK: Match ranges
 
-    /// The match ranges of `title` for `f`, in UTF-16 code units, computed per scalar.
-    static func matchRanges(title: String, _ f: FilterQuery) -> [[Int]] {
-        let scalars = Array(title.unicodeScalars)
-        var lowered: [UInt8] = []
-        var owner: [Int] = []  // for each byte of `lowered`, the index of the original scalar
-        for (i, s) in scalars.enumerated() {
-            let piece = f.caseSensitive ? Array(String(s).utf8) : Array(String(s).lowercased().utf8)
-            lowered += piece
-            owner += Array(repeating: i, count: piece.count)
-        }
-        var utf16Start: [Int] = [0]
-        for s in scalars { utf16Start.append(utf16Start.last! + String(s).utf16.count) }
-        let needle = Self.needle(f)
-        var result: [[Int]] = []
-        func add(_ at: Int) {
-            let first = owner[at], last = owner[at + needle.count - 1]
-            result.append([utf16Start[first], utf16Start[last + 1] - utf16Start[first]])
-        }
-        switch f.mode {
-        case .exact: if lowered == needle { add(0) }
-        case .prefix: if lowered.count >= needle.count && Array(lowered[0 ..< needle.count]) == needle { add(0) }
-        case .contains:
-            var i = 0
-            while i + needle.count <= lowered.count {
-                if Array(lowered[i ..< i + needle.count]) == needle { add(i); i += needle.count } else { i += 1 }
-            }
-        }
-        return result
+    /// The match ranges of `title` for `f`, in UTF-16 code units (see `RefTitle.matchRanges`);
+    /// nil when a fuzzy title has too many ways to match to try them all.
+    static func matchRanges(title: String, _ f: FilterQuery) -> [[Int]]? { RefTitle(title).matchRanges(f) }
+
+    /// The fuzzy score of `title` for a fuzzy `f`; nil when it does not match; `.some(nil)`
+    /// when there are too many ways to match to try them all.
+    static func fuzzyScore(title: String, _ f: FilterQuery) -> Int?? {
+        let t = RefTitle(title)
+        guard f.mode == .fuzzy, t.matches(f) else { return nil }
+        return .some(t.fuzzyBest(f).map(\.score))
     }
 }

@@ -78,7 +78,8 @@ final class ModelRun {
         // since matching compares scalars (these once shared a view: Regressions.swift).
         if let f = filters.first, rng.chance(0.3) {
             let twin = rng.chance(0.5) ? f.text.decomposedStringWithCanonicalMapping : f.text.precomposedStringWithCanonicalMapping
-            let query = FilterQuery(twin, mode: f.mode, caseSensitive: f.caseSensitive)
+            let query = FilterQuery(twin, mode: f.mode, caseSensitive: f.caseSensitive,
+                                    diacriticInsensitive: f.diacriticInsensitive, leavesOnly: f.leavesOnly)
             if !filters.contains(query) { filters.append(query) }
         }
         log.append("capacity \(capacity), filters: " + filters.map { "[\($0)]" }.joined(separator: " "))
@@ -137,8 +138,10 @@ final class ModelRun {
             text = (0 ..< rng.int(1 ... 2)).map { _ in rng.pick(RandomTrees.titlePieces) }.joined()
         }
         if rng.chance(0.3) { text = rng.chance(0.5) ? text.uppercased() : text.lowercased() }
+        RandomTrees.vary(&text, mode: mode, &rng)
         if text.isEmpty { text = "a" }
-        return FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3))
+        return FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.4),
+                           leavesOnly: rng.chance(0.25))
     }
 
     /// A title that likely matches one of the run's filters (or nearly: another case),
@@ -255,7 +258,6 @@ final class ModelRun {
                 return
             }
             expectEqual(store.keptMatchCount(f), model.matchCount(f), "\(what): matchCount")
-            let needle = ReferenceForest.needle(f)
             var rowOf: [String: Int] = [:]
             for (i, r) in expected.enumerated() { rowOf[r.id] = i }
             for node in sample {
@@ -265,7 +267,7 @@ final class ModelRun {
                 }
                 expectEqual(placement.index, rowOf[node.key], "\(what): row index of \(node.key)")
                 expectEqual(placement.expanded, model.isExpanded(node, f), "\(what): expanded of \(node.key) (shown or not)")
-                expectEqual(placement.match, ReferenceForest.matches(node, f, needle: needle), "\(what): isMatch of \(node.key)")
+                expectEqual(placement.match, ReferenceForest.matches(node, f), "\(what): isMatch of \(node.key)")
             }
             if failed { return }
             if rng.chance(0.3) { checkMatchIndex(f, nodes: nodes, sample: sample, what) }
@@ -275,12 +277,12 @@ final class ModelRun {
     /// The matches of a kept view in tree order (rank and select) against the reference's.
     func checkMatchIndex(_ f: FilterQuery, nodes: [RefNode], sample: [RefNode], _ what: String) {
         store.prepareMatchIndex(f)
-        let needle = ReferenceForest.needle(f)
-        let matches = nodes.filter { ReferenceForest.matches($0, f, needle: needle) }.map(\.key)
+        let query = RefQuery(f)
+        let matches = nodes.filter { ReferenceForest.matches($0, query) }.map(\.key)
         let got = (0 ..< matches.count).map { store.forest.id(of: store.keptMatch($0, f)).description }
         expectEqual(got, matches, "\(what): the matches in tree order")
         for node in sample {
-            let before = nodes.prefix { $0 !== node }.filter { ReferenceForest.matches($0, f, needle: needle) }.count
+            let before = nodes.prefix { $0 !== node }.filter { ReferenceForest.matches($0, query) }.count
             expectEqual(store.keptMatchRank(of: handle(node)!, f), before, "\(what): matches before \(node.key)")
         }
     }
@@ -307,13 +309,12 @@ final class ModelRun {
         if let f { expectEqual(store.matchCount(f), model.matchCount(f), "\(what): matchCount") }
         let nodes = model.allNodes
         guard !nodes.isEmpty else { return }
-        let needle = f.map(ReferenceForest.needle)
         for _ in 0 ..< 4 {
             let node = rng.pick(nodes)
             guard let h = handle(node) else { problem("\(what): no node \(node.key)"); continue }
             expectEqual(store.rowIndex(of: h, f), expected.firstIndex { $0.id == node.key }, "\(what): rowIndex of \(node.key)")
             expectEqual(store.isExpanded(h, f), model.isExpanded(node, f), "\(what): isExpanded of \(node.key)")
-            let match = f.map { ReferenceForest.matches(node, $0, needle: needle!) } ?? false
+            let match = f.map { ReferenceForest.matches(node, $0) } ?? false
             expectEqual(store.isMatch(h, f), match, "\(what): isMatch of \(node.key)")
             // The view was just read, so it is kept: the shared readers' placement agrees.
             if let kept = store.keptPlacement(of: h, f) {

@@ -146,28 +146,48 @@ import TreeFormats
         #expect(run.problems.isEmpty, Comment(rawValue: run.problems.joined(separator: "\n")))
     }
 
+    /// Every mode and option on random Unicode titles: the engine's matching, ranges and
+    /// fuzzy score against the reference's definitions (`RefTitle`).
+    /// `MATCH_SEED=S` picks another seed, `MATCH_TITLES=N` tries N titles (30,000).
     @Test func matchRangesAgainstReference() {
-        var rng = SeededRandom(seed: 77)
+        var rng = SeededRandom(seed: Self.environment["MATCH_SEED"].flatMap { UInt64($0) } ?? 77)
         var failures: [String] = []
-        for _ in 0 ..< 20_000 where failures.count < 10 {
+        var matched = [FilterQuery.Mode: Int]()
+        for _ in 0 ..< (Self.environment["MATCH_TITLES"].flatMap { Int($0) } ?? 30_000) where failures.count < 10 {
             let title = RandomTrees.title(&rng)
+            let mode = rng.pick(FilterQuery.Mode.allCases)
             var text = rng.chance(0.5) && !title.isEmpty
                 ? String(title.unicodeScalars.dropFirst(rng.int(0 ... title.unicodeScalars.count - 1)).prefix(rng.int(1 ... 3)))
                 : RandomTrees.title(&rng)
             if rng.chance(0.3) { text = text.uppercased() }
+            RandomTrees.vary(&text, mode: mode, &rng)
             if text.isEmpty { text = rng.pick(RandomTrees.titlePieces) }
-            let filter = FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3))
+            let filter = FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.5))
             let bytes = Array(title.utf8)
             let got = bytes.withUnsafeBytes { TreeStore.matchRanges(title: $0, filter: filter) }.map { [$0.start, $0.length] }
-            let want = ReferenceForest.matchRanges(title: title, filter)
             let node = RefNode(id: nil, title: title, expanded: false, declaresChildren: false, data: nil)
-            let matches = ReferenceForest.matches(node, filter, needle: ReferenceForest.needle(filter))
+            let matches = ReferenceForest.matches(node, filter)
+            let engineMatches = bytes.withUnsafeBytes { raw in
+                var scratch: [UInt8] = []
+                return TitleMatcher(filter).matches(raw, scratch: &scratch)
+            }
+            if matches { matched[mode, default: 0] += 1 }
+            let what = "title \(title.debugDescription) \(title.unicodeScalars.map { String($0.value, radix: 16) }) [\(filter)]"
+            if engineMatches != matches { failures.append("\(what): engine matches \(engineMatches), reference \(matches)") }
+            guard let want = ReferenceForest.matchRanges(title: title, filter) else { continue }
             if got != want {
-                failures.append("title \(title.debugDescription) [\(filter)]: engine \(got), reference \(want)")
-            } else if want.isEmpty == matches {
-                failures.append("title \(title.debugDescription) [\(filter)]: ranges \(want) but match \(matches)")
+                failures.append("\(what): engine \(got), reference \(want)")
+            } else if !want.isEmpty && !matches {
+                failures.append("\(what): ranges \(want) but no match")
+            }
+            if mode == .fuzzy {
+                let score = bytes.withUnsafeBytes { TreeStore.fuzzyScore(title: $0, filter: filter) }
+                let expected = ReferenceForest.fuzzyScore(title: title, filter)
+                if let expected, let wanted = expected, score != wanted { failures.append("\(what): score \(score.map(String.init) ?? "nil"), reference \(wanted)") }
+                if expected == nil && score != nil { failures.append("\(what): score \(score!) but no match") }
             }
         }
         #expect(failures.isEmpty, Comment(rawValue: failures.joined(separator: "\n")))
+        for mode in FilterQuery.Mode.allCases { #expect(matched[mode, default: 0] > 50, "few \(mode) matches: \(matched)") }
     }
 }
