@@ -87,3 +87,30 @@ def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_u
     assert page.text_content("#match-place") == "match 1 of 6"
     page.fill("#search", "")
     page.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")
+
+
+@pytest.mark.parametrize("mode, text, diacritics, leaves", [
+    ("words", "layout comp", False, False),
+    ("fuzzy", "cmpl", False, False),
+    ("contains", "e", False, True),
+    ("contains", "CELL", True, False),
+])
+def test_match_modes_and_options(page, base_url, mode, text, diacritics, leaves):
+    """The mode and option switches name the view: the page shows the counts the API gives."""
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    page.select_option("#match", mode)
+    page.set_checked("#diacritics", diacritics)
+    page.set_checked("#leaves", leaves)
+    page.fill("#search", text)
+    query = f"filter={urllib.request.quote(text)}&match={mode}" \
+        + ("&diacritics=insensitive" if diacritics else "") + ("&leavesOnly=true" if leaves else "")
+    expected = get(base_url, f"/sessions/{sid}/rows?{query}&limit=0")
+    count = expected["matchCount"]
+    text_expected = f"{count:,} {'match' if count == 1 else 'matches'} · {expected['total']:,} {'row' if expected['total'] == 1 else 'rows'}"
+    page.wait_for_function("t => document.getElementById('counts').textContent === t", arg=text_expected)
+    idle(page)
+    page.fill("#search", "")
+    page.select_option("#match", "contains")
+    page.set_checked("#diacritics", False)
+    page.set_checked("#leaves", False)
+    page.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")

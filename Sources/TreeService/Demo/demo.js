@@ -21,7 +21,7 @@ const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline 
 const $ = (id) => document.getElementById(id);
 const ui = {
   loader: $("loader"), sample: $("sample"), expand: $("expand"), file: $("file"), session: $("session"),
-  search: $("search"), match: $("match"), caseSensitive: $("case"), counts: $("counts"), matchPlace: $("match-place"), prevMatch: $("prev-match"), nextMatch: $("next-match"),
+  search: $("search"), match: $("match"), caseSensitive: $("case"), diacritics: $("diacritics"), leavesOnly: $("leaves"), counts: $("counts"), matchPlace: $("match-place"), prevMatch: $("prev-match"), nextMatch: $("next-match"),
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"), empty: $("empty"),
   request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
@@ -34,7 +34,7 @@ const indent = (level) => 11 + 10 * level * Math.exp(-level / Math.max(40, level
 
 const S = {
   sid: null, own: false, nodeCount: 0,
-  filter: "", match: "contains", caseSensitive: false, viewKey: "",
+  filter: "", match: "contains", caseSensitive: false, diacritics: false, leavesOnly: false, viewKey: "",
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
@@ -95,7 +95,7 @@ async function api(method, path, body, quiet, headers) {
 
 const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
 const itemPath = (id) => sessionPath() + "/items/" + encodeURIComponent(String(id));
-/** The path with the current view's query (filter, match, caseSensitive) and `extra`. */
+/** The path with the current view's query (filter and its options) and `extra`. */
 function inView(path, extra) {
   const q = [];
   if (extra) q.push(extra);
@@ -103,6 +103,8 @@ function inView(path, extra) {
     q.push("filter=" + encodeURIComponent(S.filter));
     if (S.match !== "contains") q.push("match=" + S.match);
     if (S.caseSensitive) q.push("caseSensitive=true");
+    if (S.diacritics) q.push("diacritics=insensitive");
+    if (S.leavesOnly) q.push("leavesOnly=true");
   }
   return q.length ? path + "?" + q.join("&") : path;
 }
@@ -615,7 +617,7 @@ function unsubscribe(state, detail) {
 }
 
 /**
- * Subscribes to the current view (`filter`, `match`, `caseSensitive` as the rows requests
+ * Subscribes to the current view (`filter` and its options as the rows requests
  * name it). `resume`: the last event id seen, after the stream failed for good.
  */
 function subscribe(resume) {
@@ -1208,7 +1210,7 @@ async function openView(restore) {
 function applySearch() {
   clearTimeout(S.searchTimer);
   const text = ui.search.value;
-  const key = text ? [text, ui.match.value, ui.caseSensitive.checked].join("\u0000") : "";
+  const key = text ? [text, ui.match.value, ui.caseSensitive.checked, ui.diacritics.checked, ui.leavesOnly.checked].join("\u0000") : "";
   if (key === S.viewKey || !S.sid) return;
   if (!S.filter && S.ready) S.saved = { top: virtualTop(), focus: S.focus };
   S.viewKey = key;
@@ -1216,6 +1218,8 @@ function applySearch() {
   ui.matchPlace.textContent = "";
   S.match = ui.match.value;
   S.caseSensitive = ui.caseSensitive.checked;
+  S.diacritics = ui.diacritics.checked;
+  S.leavesOnly = ui.leavesOnly.checked;
   // The unfiltered view comes back where it was left; its expansion state is the server's.
   openView(text ? null : S.saved);
 }
@@ -1261,6 +1265,8 @@ ui.search.addEventListener("keydown", (e) => {
 const soon = () => { clearTimeout(S.searchTimer); S.searchTimer = setTimeout(applySearch, 120); };
 ui.match.addEventListener("change", soon);
 ui.caseSensitive.addEventListener("change", soon);
+ui.diacritics.addEventListener("change", soon);
+ui.leavesOnly.addEventListener("change", soon);
 
 ui.expandAll.addEventListener("click", () => sessionWide({ expandAll: true }));
 ui.collapseAll.addEventListener("click", () => sessionWide({ collapseAll: true }));
