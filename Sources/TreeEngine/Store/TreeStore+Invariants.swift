@@ -39,6 +39,14 @@ extension TreeStore {
             precondition((below[slot] > 0) == filter.ancestors.contains(slot), "ancestor bit of slot \(slot)")
             if let counted = filter.matchesBelow { precondition(below[slot] == counted[slot], "matches below slot \(slot)") }
         }
+        precondition(filter.matchesBelow != nil || filter.matchIndex != nil, "matches below: neither counts nor an index")
+        if let index = filter.matchIndex {
+            precondition(index.count == filter.matchCount, "match index count")
+            for p in 0 ..< forest.capacity where forest.slotAt[p] >= 0 {
+                let slot = Slot(forest.slotAt[p])
+                precondition(filter.matchesBelow(slot: slot, at: p, in: forest) == Int(below[Int(slot)]), "match index below position \(p)")
+            }
+        }
     }
     #endif
 }

@@ -129,7 +129,7 @@ public struct TreeStore: Sendable {
             rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
                             isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
                             parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p, in: forest),
-                            matchesBelow: view.filter?.matchesBelow.map { Int($0[Int(slot)]) }))
+                            matchesBelow: view.filter?.matchesBelow(slot: slot, at: p, in: forest)))
             index += 1
         }
         return rows

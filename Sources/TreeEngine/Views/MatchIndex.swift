@@ -22,6 +22,12 @@ struct MatchIndex: Sendable {
                 }
             }
         }
+        self.init(positions: words)
+    }
+
+    /// From the match bits by position (a filter build has them).
+    /// - Complexity: O(positions / 64)
+    init(positions words: ContiguousArray<UInt64>) {
         var before = ContiguousArray<Int>()
         before.reserveCapacity(words.count / MatchIndex.blockWords + 2)
         var total = 0

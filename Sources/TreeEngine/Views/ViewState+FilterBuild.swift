@@ -62,7 +62,8 @@ extension ViewState {
         // is still in its initial state (exactly A expanded), it is this view already.
         if let kept = baseView?.filter, kept.matchCount == matchCount, kept.expanded == kept.ancestors {
             let state = FilterState(matcher: matcher, matches: kept.matches, expanded: kept.expanded, ancestors: kept.ancestors,
-                                    matchesBelow: kept.matchesBelow, matchCount: matchCount, workers: workers)
+                                    matchesBelow: kept.matchesBelow, matchCount: matchCount, workers: workers,
+                                    matchIndex: kept.matchIndex)
             return ViewState(filter: state, index: baseView!.index)
         }
 
@@ -197,8 +198,10 @@ extension ViewState {
             initialized = capacity
         }
         if stop.isSet || isCancelled() { throw Cancelled() }
+        // The matches by position are the match index (rank and select; the rows' matchesBelow).
         let state = FilterState(matcher: matcher, matches: matches, expanded: ancestors, ancestors: ancestors,
-                                matchesBelow: matchesBelow(forest, matches: matches), matchCount: matchCount, workers: workers)
+                                matchesBelow: nil, matchCount: matchCount, workers: workers,
+                                matchIndex: MatchIndex(positions: matchAt.words))
         let index = CoverIndex(covers: covers, parts: workers)
         covers = []
         return ViewState(filter: state, index: index)

@@ -25,7 +25,8 @@ struct ViewState: Sendable {
         /// Ancestors of matches (A).
         var ancestors: Bitset
         /// The number of matches among each node's descendants (not zero exactly in A):
-        /// counted when the view is built (rows show it as `matchesBelow`), kept by edits.
+        /// counted when the view first follows an edit, kept by edits. Before that, the match
+        /// index a build leaves gives the same counts (`matchesBelow(slot:at:in:)`).
         var matchesBelow: ContiguousArray<UInt32>?
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
@@ -33,6 +34,14 @@ struct ViewState: Sendable {
         /// The matches in tree order, for rank and select: built when first asked for,
         /// dropped by every edit of the forest.
         var matchIndex: MatchIndex? = nil
+
+        /// The matches among the descendants of the node in `slot` at position `p`: from the
+        /// counts edits keep, or (before the first edit) from the match index a build leaves.
+        /// - Complexity: O(1), or O(64) from the index
+        func matchesBelow(slot: Slot, at p: Position, in forest: Forest) -> Int {
+            if let counts = matchesBelow { return Int(counts[Int(slot)]) }
+            return matchIndex!.rank(forest.subtreeEnd(of: p)) - matchIndex!.rank(p + 1)
+        }
 
         @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { ancestors.contains(Int(slot)) }
         /// In A or in M: never excluded.
