@@ -30,18 +30,7 @@ struct CoverIndex: Sendable {
     /// Builds the index over the given covers.
     /// - Complexity: O(n)
     init(covers: ContiguousArray<Int32>) {
-        count = covers.count
-        cover = covers
-        let blocks = max(1, (covers.count + CoverIndex.blockSize - 1) >> CoverIndex.blockShift)
-        var leaves = 1
-        while leaves < blocks { leaves <<= 1 }
-        self.leaves = leaves
-        minimum = ContiguousArray(repeating: CoverIndex.emptyMinimum, count: 2 * leaves)
-        minimumCount = ContiguousArray(repeating: 0, count: 2 * leaves)
-        pending = ContiguousArray(repeating: 0, count: 2 * leaves)
-        for b in 0 ..< blocks { recomputeLeaf(b) }
-        var node = leaves - 1
-        while node >= 1 { pull(node); node -= 1 }
+        self.init(covers: covers, parts: 1)
     }
 
     /// Builds the index over the given covers, the leaves on `parts` threads.
