@@ -140,21 +140,25 @@ extension TitleMatcher {
     }
 
     /// The first occurrence of `needle` in `hay` at or after `from` (`from` itself for an empty needle).
+    @inline(__always)
     static func occurrence(of needle: [UInt8], in hay: UnsafeRawBufferPointer, from: Int) -> Int? {
         let n = needle.count, h = hay.count
         if n > h - from { return nil }
         if n == 0 { return from }
-        let first = needle[0]
-        var i = from
-        while i <= h - n {
-            if hay[i] == first {
-                var j = 1
-                while j < n && hay[i + j] == needle[j] { j += 1 }
-                if j == n { return i }
+        return needle.withUnsafeBufferPointer { nd -> Int? in
+            let first = nd[0]
+            var i = from
+            let last = h - n
+            while i <= last {
+                if hay[i] == first {
+                    var j = 1
+                    while j < n && hay[i + j] == nd[j] { j += 1 }
+                    if j == n { return i }
+                }
+                i += 1
             }
-            i += 1
+            return nil
         }
-        return nil
     }
 
     /// Whether the ASCII `title` (lowered byte by byte with `lowering`) contains `needle`.

@@ -60,22 +60,7 @@ struct TitleMatcher: Sendable {
         case .prefix:
             return from == 0 && h >= n && needle.withUnsafeBytes { bytesEqual($0, UnsafeRawBufferPointer(rebasing: haystack[0 ..< n])) } ? 0 : nil
         case .contains, .words, .fuzzy:
-            if n == 0 { return from <= h ? from : nil }
-            if n > h - from { return nil }
-            return needle.withUnsafeBufferPointer { nd -> Int? in
-                let first = nd[0]
-                var i = from
-                let last = h - n
-                while i <= last {
-                    if haystack[i] == first {
-                        var j = 1
-                        while j < n && haystack[i + j] == nd[j] { j += 1 }
-                        if j == n { return i }
-                    }
-                    i += 1
-                }
-                return nil
-            }
+            return TitleMatcher.occurrence(of: needle, in: haystack, from: from)
         }
     }
 
