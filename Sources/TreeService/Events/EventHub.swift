@@ -151,9 +151,6 @@ final class EventHub: Sendable {
     /// The views whose events are published (their splices must be recorded).
     var followedViews: Set<FilterQuery?> { state.withLock { Set($0.views.keys) } }
 
-    /// The number of streams open (or being opened) on the session.
-    var streamCount: Int { state.withLock { $0.streams } }
-
     // MARK: Under the session's exclusive lock
 
     /// Takes one of the session's `limit` stream slots (false when all are taken): a
