@@ -33,6 +33,7 @@ var baseline = false
 var editRuns: Int? = nil
 var batchSize = 50_000
 var batchSingles = 2_000
+var formatsOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {
@@ -44,13 +45,16 @@ while let arg = arguments.popFirst() {
     case "--edits": editRuns = Int(arguments.popFirst() ?? "") ?? editRuns
     case "--batch": batchSize = Int(arguments.popFirst() ?? "") ?? batchSize
     case "--batch-singles": batchSingles = Int(arguments.popFirst() ?? "") ?? batchSingles
+    case "--formats": formatsOnly = true
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
-        print("                  [--edits N] [--batch N] [--batch-singles N]")
+        print("                  [--edits N] [--batch N] [--batch-singles N] [--formats]")
         print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else);")
         print("                   0: no edit ops, and no reads of the edited store (toggle.edited, ...)")
         print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
         print("                   sample of the same edits applied one by one, extrapolated to N (2000)")
+        print("       --formats   only the parse of the nested JSON and the import formats (parseCSV, parseNDJSON,")
+        print("                   parsePaths, parseDocument): see Formats.swift")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         exit(0)
@@ -229,7 +233,7 @@ if sizes.count > 1 {
     for size in sizes {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        var childArguments = (json ? ["--json"] : []) + (baseline ? ["--baseline"] : [])
+        var childArguments = (json ? ["--json"] : []) + (baseline ? ["--baseline"] : []) + (formatsOnly ? ["--formats"] : [])
         childArguments += ["--toggles", String(toggleRuns), "--sizes", size]
         if let editRuns { childArguments += ["--edits", String(editRuns)] }
         childArguments += ["--batch", String(batchSize), "--batch-singles", String(batchSingles)]
@@ -286,6 +290,11 @@ for size in sizes {
     let nodes = store.forest.count
     report(d, nodes: nodes, op: "parse", samples: parseSamples,
            extra: ["mb_per_s": Double(bytes.count) / 1e6 / median(parseSamples)])
+    if formatsOnly {
+        store = nil
+        measureFormats(d, parseMedian: median(parseSamples), nestedBytes: bytes.count, runs: big ? 3 : 5)
+        continue
+    }
     #if canImport(TreeStorage)
     measureSnapshot(d, nodes: nodes, store, parseMedian: median(parseSamples), runs: big ? 3 : 5)
     #endif

@@ -155,6 +155,9 @@ extension ServiceError {
         prefix.append(key: String(k))
         error.pointer = prefix.text + (pointer ?? "")
         if let offset = byteOffset { error.byteOffset = base.map { $0 + offset } }
+        // Lines and columns counted inside the operation's bytes would mislead.
+        error.line = nil
+        error.column = nil
         error.detail = "operation \(k): \(detail)"
         return error
     }

@@ -29,6 +29,10 @@ enum SessionOperation: Sendable {
     case update(ItemID, title: String?, data: JSONValue?)
     /// `POST .../items`: the parsed nodes (their ids already checked against the session's), and where they go.
     case insert(Forest, InsertionPoint)
+    /// `POST .../items` with CSV or NDJSON rows or a path list: nodes under existing parents
+    /// (the top level for nil), each group after its parent's last child. Read against the
+    /// session under its lock, so the parents are handles of that state.
+    case insertGroups([FragmentGroup])
     /// `DELETE .../items/{itemId}`: the item and its subtree.
     case delete(ItemID)
 
@@ -45,7 +49,7 @@ enum SessionOperation: Sendable {
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal: return false
-        case .move, .update, .insert, .delete: return true
+        case .move, .update, .insert, .insertGroups, .delete: return true
         }
     }
 }

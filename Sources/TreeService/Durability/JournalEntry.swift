@@ -1,5 +1,6 @@
 import Foundation
 import TreeEngine
+import TreeFormats
 
 /// What one journal record says: the payload the service hands to the storage layer
 /// (which frames it with its length, CRC-32C and the session's version before it).
@@ -39,6 +40,11 @@ enum JournalEntry: Equatable {
             out.u8(change.route.rawValue)
             out.view(change.view)
             out.string(change.item?.text ?? "")
+            if let rows = change.rows {
+                out.u8(rows.code)
+                out.string(rows.separator)
+                out.string(rows.parent?.text ?? "")
+            }
             out.bytes(change.body)
         case .views(let queries):
             out.u32(UInt32(queries.count))
@@ -60,7 +66,13 @@ enum JournalEntry: Equatable {
                   let view = input.view(), let item = input.string() else { return nil }
             // An item's id may be empty: an item route always has one, the others none.
             guard route.namesItem || item.isEmpty else { return nil }
-            let change = RecordedChange(route: route, view: view, item: route.namesItem ? ItemID(item) : nil, body: input.rest())
+            var rows: RowsUpload?
+            if route == .insertRows {
+                guard let code = input.u8(), let separator = input.string(), let parent = input.string(),
+                      let upload = RowsUpload(code: code, separator: separator, parent: parent) else { return nil }
+                rows = upload
+            }
+            let change = RecordedChange(route: route, view: view, item: route.namesItem ? ItemID(item) : nil, body: input.rest(), rows: rows)
             return (.change(change), time)
         case .views:
             guard let count = input.u32(), count <= 1 << 16 else { return nil }
@@ -90,6 +102,8 @@ struct RecordedChange: Equatable, Sendable {
         case deleteItem = 4
         /// `POST /sessions/{sid}/batch`
         case batch = 5
+        /// `POST /sessions/{sid}/items` with CSV or NDJSON rows or a path list
+        case insertRows = 6
 
         var namesItem: Bool { self == .itemPatch || self == .deleteItem }
     }
@@ -100,6 +114,46 @@ struct RecordedChange: Equatable, Sendable {
     var item: ItemID?
     /// The request's body as it came.
     var body: [UInt8]
+    /// The format of an `insertRows` body, and the parent its query names.
+    var rows: RowsUpload? = nil
+}
+
+/// How rows to insert came: their format (CSV, NDJSON or a path list with its separator)
+/// and, for a path list, the node its `parentId` query parameter names.
+struct RowsUpload: Equatable, Sendable {
+    var format: TreeFormat
+    var parent: ItemID?
+
+    /// The format's code in a journal entry: 1 CSV, 2 NDJSON, 3 path list.
+    var code: UInt8 {
+        switch format {
+        case .csv: 1
+        case .ndjson: 2
+        default: 3
+        }
+    }
+
+    /// The separator of a path list, else empty.
+    var separator: String {
+        if case .paths(let separator) = format { return separator }
+        return ""
+    }
+
+    init(format: TreeFormat, parent: ItemID?) {
+        self.format = format
+        self.parent = parent
+    }
+
+    /// The upload a journal entry's code, separator and parent describe; nil when malformed.
+    init?(code: UInt8, separator: String, parent: String) {
+        switch code {
+        case 1 where separator.isEmpty: format = .csv
+        case 2 where separator.isEmpty: format = .ndjson
+        case 3 where !separator.isEmpty: format = .paths(separator: separator)
+        default: return nil
+        }
+        self.parent = parent.isEmpty ? nil : ItemID(parent)
+    }
 }
 
 // MARK: Bytes

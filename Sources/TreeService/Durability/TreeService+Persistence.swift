@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TreeEngine
+import TreeFormats
 import TreeStorage
 
 /// Sessions in the data directory: written when made, compacted, touched, removed, and
@@ -281,6 +282,17 @@ extension TreeService {
         case .insert:
             let (fragment, members) = try parseNodes(recorded.body, 0 ..< recorded.body.count, into: store)
             return .insert(fragment, try SessionOperation.insertionPoint(members))
+        case .insertRows:
+            let rows = recorded.rows!
+            let parent = try rows.parent.map { (id) throws(ServiceError) in try node(id.text, in: store) }
+            let groups = try readBody(recorded.body, as: rows.format) { raw, limits throws(TreeInputError) in
+                switch rows.format {
+                case .csv: try store.parseCSVFragments(raw, limits: limits)
+                case .ndjson: try store.parseNDJSONFragments(raw, limits: limits)
+                default: try store.parsePathFragments(raw, separator: rows.separator, under: parent, limits: limits)
+                }
+            }
+            return .insertGroups(groups)
         case .batch: preconditionFailure("a batch is replayed as a batch")
         }
     }

@@ -8,10 +8,12 @@ import TreeFormats
 enum ProblemType: String, CaseIterable, Sendable {
     case malformedHTTP = "malformed-http"
     case malformedJSON = "malformed-json"
+    case malformedBody = "malformed-body"
     case badQueryParameter = "bad-query-parameter"
     case unauthorized = "unauthorized"
     case notFound = "not-found"
     case methodNotAllowed = "method-not-allowed"
+    case notAcceptable = "not-acceptable"
     case requestTimeout = "request-timeout"
     case cycle = "cycle"
     case filterSuperseded = "filter-superseded"
@@ -36,10 +38,11 @@ enum ProblemType: String, CaseIterable, Sendable {
     /// The HTTP status a problem of this type is answered with.
     var status: Int {
         switch self {
-        case .malformedHTTP, .malformedJSON, .badQueryParameter: 400
+        case .malformedHTTP, .malformedJSON, .malformedBody, .badQueryParameter: 400
         case .unauthorized: 401
         case .notFound: 404
         case .methodNotAllowed: 405
+        case .notAcceptable: 406
         case .requestTimeout: 408
         case .cycle, .filterSuperseded: 409
         case .versionMismatch: 412
@@ -92,6 +95,9 @@ struct ServiceError: Error, Sendable {
     /// A JSON Pointer into the request body, or a byte offset, where it helps.
     var pointer: String? = nil
     var byteOffset: Int? = nil
+    /// The 1-based line and byte column of `byteOffset`, for a body error.
+    var line: Int? = nil
+    var column: Int? = nil
     var headers: [(String, String)] = []
 
     /// The response status, the type's.
@@ -110,21 +116,26 @@ struct ServiceError: Error, Sendable {
         return ServiceError(.invalidNode, detail: detail, pointer: pointer.text)
     }
 
-    /// A body error from TreeFormats' parser: syntax → 400, rule → 422, limit → 429, with location.
-    init(_ error: TreeInputError) {
+    /// A body error from TreeFormats' readers: syntax → 400, rule → 422, limit → 429, with
+    /// its place (line, column, byte, and the pointer in JSON formats). A syntax error of a
+    /// JSON format is `malformed-json`, of CSV or a path list `malformed-body`.
+    init(_ error: TreeInputError, format: TreeFormat = .nodes) {
+        let place = "line \(error.line), column \(error.column), byte \(error.byteOffset)"
+        let pointer = error.path.isEmpty ? nil : error.path
         switch error.kind {
         case .syntax:
-            self.init(.malformedJSON,
-                      detail: "\(error.message) (line \(error.line), column \(error.column), byte \(error.byteOffset))",
-                      pointer: error.path.isEmpty ? nil : error.path, byteOffset: error.byteOffset)
+            let json = switch format { case .csv, .paths: false; default: true }
+            self.init(json ? .malformedJSON : .malformedBody, detail: "\(error.message) (\(place))",
+                      pointer: pointer, byteOffset: error.byteOffset)
         case .limit:
             self.init(.tooManyNodes, detail: "\(error.message): this server's limit per session",
                       pointer: error.path, byteOffset: error.byteOffset)
         case .rule:
-            self.init(.invalidNode,
-                      detail: error.path.isEmpty ? error.message : "\(error.message) at \(error.path)",
+            self.init(.invalidNode, detail: pointer.map { "\(error.message) at \($0) (\(place))" } ?? "\(error.message) (\(place))",
                       pointer: error.path, byteOffset: error.byteOffset)
         }
+        line = error.line
+        column = error.column
     }
 
     /// An edit the engine refused: a move into the node's own subtree → 409, an index
@@ -146,7 +157,9 @@ struct ServiceError: Error, Sendable {
     }
 
     /// The problem document.
-    var body: [UInt8] { Problem.render(type, status: status, detail: detail, pointer: pointer, byteOffset: byteOffset) }
+    var body: [UInt8] {
+        Problem.render(type, status: status, detail: detail, pointer: pointer, byteOffset: byteOffset, line: line, column: column)
+    }
 
     /// The response.
     func response(logTag: String?) -> HTTPResponse {
@@ -161,7 +174,8 @@ enum Problem {
     static let contentType = "application/problem+json"
 
     /// `status` is the type's, except for an error of the HTTP layer that has no type of its own.
-    static func render(_ type: ProblemType, status: Int, detail: String, pointer: String? = nil, byteOffset: Int? = nil) -> [UInt8] {
+    static func render(_ type: ProblemType, status: Int, detail: String, pointer: String? = nil, byteOffset: Int? = nil,
+                       line: Int? = nil, column: Int? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"type\":")
         out.string(type.uri)
@@ -178,6 +192,12 @@ enum Problem {
         if let byteOffset {
             out.raw(",\"byteOffset\":")
             out.int(byteOffset)
+        }
+        if let line, let column {
+            out.raw(",\"line\":")
+            out.int(line)
+            out.raw(",\"column\":")
+            out.int(column)
         }
         out.raw("}")
         return out.bytes

@@ -72,14 +72,34 @@ extension TreeService {
         return try mutateSession(request, sid, RecordedChange(route: .itemPatch, view: view, item: ItemID(itemID), body: request.body), operation)
     }
 
-    /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`.
-    /// The body is read under the session's lock: its ids are checked against the session's.
+    /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
+    /// or CSV / NDJSON rows whose `parentId` names a node of the body or of the session; or
+    /// a path list under the node the query's `parentId` names. The body is read under the
+    /// session's lock: its ids are checked against the session's.
     func insertItems(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
-        try request.requireJSONBody()
-        return try mutateSession(request, sid, RecordedChange(route: .insert, view: view, body: request.body)) { store throws(ServiceError) in
-            let (fragment, members) = try parseNodes(request, into: store)
-            return .insert(fragment, try SessionOperation.insertionPoint(members))
+        let format = try request.uploadFormat()
+        let parent = request.queryValue("parentId").map(ItemID.init)
+        switch format {
+        case .nodes:
+            return try mutateSession(request, sid, RecordedChange(route: .insert, view: view, body: request.body)) { store throws(ServiceError) in
+                let (fragment, members) = try parseNodes(request, into: store)
+                return .insert(fragment, try SessionOperation.insertionPoint(members))
+            }
+        case .document:
+            throw .badQueryParameter("format=document opens a session (POST /sessions); an insert takes nested JSON nodes, CSV or NDJSON rows, or a path list")
+        case .csv, .ndjson:
+            if parent != nil {
+                throw .badQueryParameter("query parameter parentId is for path lists: CSV and NDJSON rows name their parents in parentId")
+            }
+        case .paths:
+            break
+        }
+        let recorded = RecordedChange(route: .insertRows, view: view, body: request.body, rows: RowsUpload(format: format, parent: parent))
+        return try mutateSession(request, sid, recorded) { store throws(ServiceError) in
+            try withParseBudget(request, peak: 3 * request.body.count) { () throws(ServiceError) in
+                try operation(of: recorded, in: store)
+            }
         }
     }
 

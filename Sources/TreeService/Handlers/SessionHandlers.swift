@@ -4,11 +4,12 @@ import TreeEngine
 import TreeFormats
 
 extension TreeService {
-    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array.
+    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array, or
+    /// the tree in another format (`Content-Type`, `format`; see `ContentNegotiation`).
     func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
-        try request.requireJSONBody()
+        let format = try request.uploadFormat()
         try registry.checkCapacity()
-        let (forest, members) = try parseNodes(request, into: nil)
+        let (forest, members) = try parseForest(request, format)
         try members.allowOnly(["expand"])
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
@@ -58,16 +59,61 @@ extension TreeService {
         return try mutateSession(request, sid, RecordedChange(route: .sessionPatch, view: view, body: request.body), operation)
     }
 
-    /// `GET /sessions/{sid}/tree`: the forest in the upload format, streamed from a
-    /// snapshot so the session stays usable while a large export is written. The snapshot
-    /// is taken beside other readers.
+    /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or
+    /// `format`, as CSV, NDJSON or a path list), streamed from a snapshot so the session
+    /// stays usable while a large export is written. The snapshot is taken beside other
+    /// readers. A path list cannot hold every tree: 406 when it cannot hold this one.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+        let format = try request.exportFormat()
         let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
         if let notModified = notModified(request, version: version) { return notModified }
-        let headers = HTTPHeaders([("Content-Type", "application/json"), ("ETag", ETag.of(version))])
+        if case .paths = format, let conflict = snapshot.pathListConflict() {
+            throw ServiceError(.notAcceptable, detail: "the tree cannot be written as a path list: \(conflict); ask for application/json, text/csv or application/x-ndjson")
+        }
+        let headers = HTTPHeaders([("Content-Type", format.mediaType), ("ETag", ETag.of(version)), ("Vary", "Accept")])
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
-            try snapshot.export(chunkSize: 1 << 16) { try writer.write($0) }
+            switch format {
+            case .csv: try snapshot.exportCSV { try writer.write($0) }
+            case .ndjson: try snapshot.exportNDJSON { try writer.write($0) }
+            case .paths(let separator): try snapshot.exportPaths(separator: separator) { try writer.write($0) }
+            case .nodes, .document: try snapshot.export { try writer.write($0) }
+            }
         })
+    }
+
+    /// Parses a whole forest to open a session from, in `format`; only the nested JSON
+    /// format has other members (`expand`).
+    func parseForest(_ request: HTTPRequest, _ format: TreeFormat) throws(ServiceError) -> (Forest, Members) {
+        if format == .nodes { return try parseNodes(request, into: nil) }
+        // The peak beside the body: the columns and strings, and for path lists and
+        // documents the ids (whole paths, pointers) that can outgrow the body.
+        let peak = (format == .csv || format == .ndjson ? 2 : 3) * request.body.count
+        return try withParseBudget(request, peak: peak) { () throws(ServiceError) in
+            let forest = try readBody(request.body, as: format) { raw, limits throws(TreeInputError) in
+                switch format {
+                case .csv: try Forest.parseCSV(raw, limits: limits)
+                case .ndjson: try Forest.parseNDJSON(raw, limits: limits)
+                case .paths(let separator): try Forest.parsePaths(raw, separator: separator, limits: limits)
+                case .document, .nodes: try Forest.parseDocument(raw, limits: limits)
+                }
+            }
+            return (forest, Members([]))
+        }
+    }
+
+    /// Runs a reader of `format` over `range` of `bytes` (all of them by default) within
+    /// this server's limits; its errors become 400, 422 or 429 with their place.
+    func readBody<R>(_ bytes: [UInt8], in range: Range<Int>? = nil, as format: TreeFormat,
+                 _ reader: (UnsafeRawBufferPointer, ForestLimits) throws(TreeInputError) -> R) throws(ServiceError) -> R {
+        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let result: Result<R, TreeInputError> = bytes.withUnsafeBytes { all in
+            let raw = UnsafeRawBufferPointer(rebasing: all[range ?? 0 ..< all.count])
+            do throws(TreeInputError) { return .success(try reader(raw, limits)) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw ServiceError(error, format: format)
+        }
     }
 
     /// Parses an upload body: a whole forest, or (`into` a store) nodes to insert there,
@@ -98,24 +144,15 @@ extension TreeService {
     /// Parses the upload document in `range` of `bytes` (see `parseNodes(_:into:)`); its
     /// errors' byte offsets count from the start of the range.
     func parseNodes(_ bytes: [UInt8], _ range: Range<Int>, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
-        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
-        let parsed: Result<(Forest, [(key: String, value: JSONValue)]), TreeInputError> = bytes.withUnsafeBytes { all in
-            let raw = UnsafeRawBufferPointer(rebasing: all[range])
-            do throws(TreeInputError) {
-                if let store {
-                    let result = try store.parseFragment(raw, limits: limits)
-                    return .success((result.fragment, result.members))
-                }
-                let result = try Forest.parse(raw, limits: limits)
-                return .success((result.forest, result.members))
-            } catch {
-                return .failure(error)
+        let (forest, members) = try readBody(bytes, in: range, as: .nodes) { raw, limits throws(TreeInputError) in
+            if let store {
+                let result = try store.parseFragment(raw, limits: limits)
+                return (result.fragment, result.members)
             }
+            let result = try Forest.parse(raw, limits: limits)
+            return (result.forest, result.members)
         }
-        switch parsed {
-        case .success(let (forest, members)): return (forest, Members(members.map { ($0.key, $0.value) }))
-        case .failure(let error): throw ServiceError(error)
-        }
+        return (forest, Members(members.map { ($0.key, $0.value) }))
     }
 
     /// `304 Not Modified` when `If-None-Match` names the current version.

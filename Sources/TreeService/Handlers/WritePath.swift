@@ -109,6 +109,7 @@ extension TreeService {
         case move(NodeHandle, parent: NodeHandle?, index: Int?)
         case update(NodeHandle, title: String?, data: JSONValue?)
         case insert(Forest, InsertPlacement)
+        case insertGroups([FragmentGroup])
         case delete(NodeHandle)
     }
 
@@ -162,6 +163,7 @@ extension TreeService {
             case .before(let sibling): return .insert(fragment, .before(try node(sibling, "before")))
             case .after(let sibling): return .insert(fragment, .after(try node(sibling, "after")))
             }
+        case .insertGroups(let groups): return .insertGroups(groups)
         case .delete(let item): return .delete(try node(item))
         }
     }
@@ -196,25 +198,49 @@ extension TreeService {
         case .update(let node, let title, let data):
             return ChangeOutcome(splices: store.update(node, title: title, data: data?.serialize(), view), subject: .item(node), reload: .paths([node], store.forest))
         case .insert(let fragment, let placement):
-            // Nodes a batch deleted earlier are still accounted: they make room first.
-            let spare = holdingReleases ? accounted - store.forest.count : 0
-            let needed = max(0, fragment.count - spare)
-            try registry.reserve(needed, force: replaying)
-            let result: (splices: [Splice], roots: [NodeHandle])
-            do throws(EditError) {
-                result = try store.insert(fragment, placement, view)
-            } catch {
-                registry.release(needed)
-                throw ServiceError(error)
-            }
-            accounted += needed
-            return ChangeOutcome(splices: result.splices, subject: .inserted(result.roots), reload: .paths(result.roots.prefix(1), store.forest))
+            return try insert([(fragment, placement)], view, &store, accounted: &accounted, holdingReleases: holdingReleases,
+                              replaying: replaying)
+        case .insertGroups(let groups):
+            let parts = groups.map { ($0.fragment, InsertPlacement.child(of: $0.parent, index: nil)) }
+            return try insert(parts, view, &store, accounted: &accounted, holdingReleases: holdingReleases, replaying: replaying)
         case .delete(let node):
             let parent = store.forest.parent(of: node)
             let splices = store.delete(node, view)
             if !holdingReleases { releaseDeletedNodes(store, accounted: &accounted) }
             return ChangeOutcome(splices: splices, subject: .removed, reload: .paths(parent.map { [$0] } ?? [], store.forest))
         }
+    }
+
+    /// Inserts fragments one after another (in one transaction of the store when there are
+    /// several, so that all or none are in), reserving their nodes in the node budget.
+    private func insert(_ parts: [(Forest, InsertPlacement)], _ view: FilterQuery?, _ store: inout TreeStore,
+                        accounted: inout Int, holdingReleases: Bool, replaying: Bool) throws(ServiceError) -> ChangeOutcome {
+        // Nodes a batch deleted earlier are still accounted: they make room first.
+        let spare = holdingReleases ? accounted - store.forest.count : 0
+        let needed = max(0, parts.reduce(0) { $0 + $1.0.count } - spare)
+        try registry.reserve(needed, force: replaying)
+        func insertAll(_ store: inout TreeStore) throws(EditError) -> (splices: [Splice], roots: [NodeHandle]) {
+            var result: (splices: [Splice], roots: [NodeHandle]) = ([], [])
+            for (fragment, placement) in parts {
+                let inserted = try store.insert(fragment, placement, view)
+                result.splices += inserted.splices
+                result.roots += inserted.roots
+            }
+            return result
+        }
+        let rowsBefore = parts.count > 1 ? store.keptRowCount(view)! : 0
+        let result: (splices: [Splice], roots: [NodeHandle])
+        do throws(EditError) {
+            result = parts.count == 1 ? try insertAll(&store) : try store.transaction(insertAll)
+        } catch {
+            registry.release(needed)
+            throw ServiceError(error)
+        }
+        accounted += needed
+        // Several groups' splices read as one change (a list of bounded length).
+        let splices = parts.count > 1 ? Splice.sequence(result.splices, oldTotal: rowsBefore) : result.splices
+        return ChangeOutcome(splices: splices, subject: .inserted(result.roots),
+                             reload: .paths(result.roots.prefix(1), store.forest))
     }
 
     /// The change response: the view's splices, total and version, and what the subject needs.

@@ -1,0 +1,156 @@
+import HTTP1
+import TreeFormats
+
+/// Which form of a tree a request sends (`Content-Type`) or wants back (`Accept`); the
+/// query parameter `format` names it outright and wins over both, for clients that cannot
+/// set headers (a plain `curl --data-binary`, a download link).
+extension TreeFormat {
+    /// The names `format` takes, with the media type of each.
+    static let names: [(name: String, mediaType: String)] = [
+        ("nodes", "application/json"), ("document", "application/json"), ("csv", "text/csv"),
+        ("ndjson", "application/x-ndjson"), ("paths", "text/plain"),
+    ]
+
+    /// The media type a body of this format is labelled with.
+    var mediaType: String {
+        switch self {
+        case .nodes, .document: "application/json"
+        case .csv: "text/csv; charset=utf-8"
+        case .ndjson: "application/x-ndjson"
+        case .paths: "text/plain; charset=utf-8"
+        }
+    }
+
+    /// The media types an upload may be declared with, for `Accept-Post`.
+    static let uploadMediaTypes = "application/json, text/csv, application/x-ndjson, text/plain"
+
+    /// The format a media type (without parameters, lower case) stands for: JSON is the
+    /// nested upload format; NDJSON also goes by `application/ndjson` and `application/jsonl`.
+    static func named(mediaType type: String, separator: String) -> TreeFormat? {
+        switch type {
+        case "application/json": .nodes
+        case "text/csv": .csv
+        case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines": .ndjson
+        case "text/plain": .paths(separator: separator)
+        default: type.hasPrefix("application/") && type.hasSuffix("+json") ? .nodes : nil
+        }
+    }
+
+    /// The format `format=name` stands for.
+    static func named(_ name: String, separator: String) -> TreeFormat? {
+        switch name {
+        case "nodes": .nodes
+        case "document": .document
+        case "csv": .csv
+        case "ndjson": .ndjson
+        case "paths": .paths(separator: separator)
+        default: nil
+        }
+    }
+}
+
+extension HTTPRequest {
+    /// The format of the body: `format` if given, else `Content-Type` (415 for another
+    /// type, or a charset other than UTF-8). `format=document` needs a JSON body.
+    func uploadFormat() throws(ServiceError) -> TreeFormat {
+        let separator = try pathSeparator()
+        let declared = headers["content-type"].map(MediaType.init)
+        if let charset = declared?.parameters["charset"], charset.lowercased() != "utf-8" {
+            throw unsupported("bodies are read as UTF-8, not charset=\(charset)")
+        }
+        if let name = queryValue("format") {
+            guard let format = TreeFormat.named(name, separator: separator) else {
+                throw .badQueryParameter("query parameter format must be \(TreeFormat.names.map(\.name).joined(separator: ", ")), not \"\(name)\"")
+            }
+            return format
+        }
+        guard let declared else { throw unsupported("the body's Content-Type is undeclared") }
+        guard let format = TreeFormat.named(mediaType: declared.type, separator: separator) else {
+            throw unsupported("the body must be one of \(TreeFormat.uploadMediaTypes), not \"\(declared.type)\"")
+        }
+        return format
+    }
+
+    /// The path separator (`separator`, default `/`): 1 to 16 bytes, no backslash, CR or LF.
+    private func pathSeparator() throws(ServiceError) -> String {
+        guard let separator = queryValue("separator") else { return TreeFormat.defaultSeparator }
+        guard (1 ... 16).contains(separator.utf8.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }) else {
+            throw .badQueryParameter("query parameter separator must be 1 to 16 bytes without a backslash, CR or LF")
+        }
+        return separator
+    }
+
+    private func unsupported(_ detail: String) -> ServiceError {
+        ServiceError(.unsupportedMediaType, detail: detail,
+                     headers: [("Accept-Post", TreeFormat.uploadMediaTypes), ("Accept-Patch", "application/json")])
+    }
+
+    /// The format of an export: `format` if given (not `document`), else the best of
+    /// `Accept` (RFC 9110 §12.5.1: quality values, wildcards; JSON on a tie or without
+    /// `Accept`); 406 when `Accept` takes none of them.
+    func exportFormat() throws(ServiceError) -> TreeFormat {
+        let separator = try pathSeparator()
+        if let name = queryValue("format") {
+            guard let format = TreeFormat.named(name, separator: separator), format != .document else {
+                throw .badQueryParameter("query parameter format must be nodes, csv, ndjson or paths, not \"\(name)\"")
+            }
+            return format
+        }
+        guard let accept = headers["accept"] else { return .nodes }
+        let offered: [(type: String, format: TreeFormat)] = [
+            ("application/json", .nodes), ("text/csv", .csv), ("application/x-ndjson", .ndjson),
+            ("application/ndjson", .ndjson), ("text/plain", .paths(separator: separator)),
+        ]
+        let ranges = accept.split(separator: ",").map { MediaType(String($0)) }.filter { !$0.type.isEmpty }
+        var best: (format: TreeFormat, quality: Double)?
+        for (type, format) in offered {
+            // The most specific range that matches decides the quality (RFC 9110 §12.5.1).
+            let matching = ranges.filter { $0.matches(type) }.max { $0.specificity < $1.specificity }
+            guard let quality = matching?.quality, quality > 0 else { continue }
+            if best == nil || quality > best!.quality { best = (format, quality) }
+        }
+        guard let best else {
+            throw ServiceError(.notAcceptable, detail: "the tree is available as application/json, text/csv, application/x-ndjson and text/plain; Accept takes none of them")
+        }
+        return best.format
+    }
+}
+
+/// A media type or media range with its parameters, as `Content-Type` and `Accept` carry
+/// them: `type/subtype; name=value; q=0.5`.
+struct MediaType {
+    /// `type/subtype`, lower case (`*/*` and `text/*` in a range).
+    var type: String
+    /// Parameters by lower-case name, values unquoted.
+    var parameters: [String: String] = [:]
+
+    init(_ text: String) {
+        let parts = text.split(separator: ";", omittingEmptySubsequences: false)
+        type = parts.first.map { $0.trimmingSpaces().lowercased() } ?? ""
+        for part in parts.dropFirst() {
+            guard let eq = part.firstIndex(of: "=") else { continue }
+            let name = part[..<eq].trimmingSpaces().lowercased()
+            var value = part[part.index(after: eq)...].trimmingSpaces()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            parameters[name] = value
+        }
+    }
+
+    /// The range's quality value (1 when absent or unreadable).
+    var quality: Double {
+        guard let q = parameters["q"], let value = Double(q), (0 ... 1).contains(value) else { return 1 }
+        return value
+    }
+
+    /// 2 for a full type, 1 for `type/*`, 0 for `*/*`.
+    var specificity: Int { type == "*/*" ? 0 : type.hasSuffix("/*") ? 1 : 2 }
+
+    /// Whether this range takes the media type `other` (`type/subtype`).
+    func matches(_ other: String) -> Bool {
+        switch specificity {
+        case 0: true
+        case 1: other.hasPrefix(type.dropLast())
+        default: type == other
+        }
+    }
+}

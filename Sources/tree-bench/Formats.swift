@@ -1,0 +1,119 @@
+// The import formats (`--formats`), in the same run as the nested JSON parse:
+//
+//   parseCSV, parseNDJSON  the tree as adjacency rows, as a database table exports it: ids
+//                          1…n in pre-order, parentId, title (parents before children)
+//   parsePaths             one line per node with the node's path of titles (as `find`
+//                          lists a directory tree)
+//   parseDocument          a JSON document of records of about 300 MB (the size does not
+//                          follow the data set): every member and element becomes a node
+//
+// Each reports mb_per_s, vs_parse (its MB/s over the nested JSON parse's) and the resident
+// bytes per node of the forest it builds beside the same forest built from nested JSON (its
+// own export, ids included): memory_vs_nested is their ratio.
+import Foundation
+import TreeEngine
+import TreeFormats
+
+/// The data set as CSV rows `id,parentId,title` (ids 1…n in pre-order).
+func menuItemsCSV(_ d: Dataset) -> [UInt8] {
+    menuItemsRows(d, header: "id,parentId,title\n") { out, id, parent, title in
+        out += Array("\(id),\(parent.map(String.init) ?? ""),\(title)\n".utf8)
+    }
+}
+
+/// The data set as NDJSON rows `{"id":N,"parentId":P|null,"title":"…"}`.
+func menuItemsNDJSON(_ d: Dataset) -> [UInt8] {
+    menuItemsRows(d, header: "") { out, id, parent, title in
+        out += Array("{\"id\":\(id),\"parentId\":\(parent.map(String.init) ?? "null"),\"title\":\"\(title)\"}\n".utf8)
+    }
+}
+
+/// Walks the data set's tree in pre-order, numbering nodes from 1.
+func menuItemsRows(_ d: Dataset, header: String, _ row: (inout [UInt8], Int, Int?, String) -> Void) -> [UInt8] {
+    var out = Array(header.utf8)
+    out.reserveCapacity(60 * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
+    var next = 1
+    // (level, parent id, next item) frames instead of recursion.
+    var stack: [(level: Int, parent: Int?, item: Int)] = [(0, nil, 1)]
+    while let top = stack.popLast() {
+        guard top.level < d.nestLevel, top.item <= d.itemsInSection else { continue }
+        stack.append((top.level, top.parent, top.item + 1))
+        let id = next
+        next += 1
+        row(&out, id, top.parent, "Level \(top.level), item: \(top.item)")
+        stack.append((top.level + 1, id, 1))
+    }
+    return out
+}
+
+/// The data set as a path list: every node's path of titles, in pre-order.
+func menuItemsPaths(_ d: Dataset) -> [UInt8] {
+    var out: [UInt8] = []
+    var path: [[UInt8]] = []
+    var stack: [(level: Int, item: Int)] = [(0, 1)]
+    while let top = stack.popLast() {
+        guard top.level < d.nestLevel, top.item <= d.itemsInSection else { continue }
+        stack.append((top.level, top.item + 1))
+        path.removeLast(path.count - top.level)
+        path.append(Array("Level \(top.level), item: \(top.item)".utf8))
+        for (k, name) in path.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: "/")) }
+            out += name
+        }
+        out.append(UInt8(ascii: "\n"))
+        stack.append((top.level + 1, 1))
+    }
+    return out
+}
+
+/// A JSON document of about `megabytes` MB: `{"catalog":{"name":…,"records":[…]}}`, records
+/// with numbers, strings, a boolean, a null, a nested object and an array.
+func recordsDocument(megabytes: Int) -> [UInt8] {
+    var out = Array("{\"catalog\":{\"name\":\"generated records\",\"version\":3,\"records\":[".utf8)
+    out.reserveCapacity(megabytes * 1_000_000 + 4096)
+    var k = 0
+    while out.count < megabytes * 1_000_000 {
+        if k > 0 { out.append(UInt8(ascii: ",")) }
+        out += Array(("{\"id\":\(k),\"name\":\"Level \(k % 14), item: \(k % 3 + 1)\",\"price\":\(k % 1000).\(k % 100),"
+            + "\"active\":\(k % 2 == 0),\"note\":null,\"description\":\"A generated record of the benchmark catalog, number \(k)\","
+            + "\"tags\":[\"red\",\"blue\"],\"size\":{\"w\":\(k % 50),\"h\":\(k % 70)}}").utf8)
+        k += 1
+    }
+    out += Array("]}}".utf8)
+    return out
+}
+
+/// Resident bytes per node of the forest `build` makes, measured in this process after
+/// giving freed pages back; the forest is returned for the next step.
+func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
+    returnFreedMemory()
+    let before = residentBytes()
+    let forest = build()
+    return (forest, Double(residentBytes() - before) / Double(max(1, forest.count)))
+}
+
+@MainActor func measureFormats(_ d: Dataset, parseMedian: Double, nestedBytes: Int, runs: Int) {
+    let nestedRate = Double(nestedBytes) / 1e6 / parseMedian
+    func measure(_ op: String, _ input: [UInt8], _ parse: (UnsafeRawBufferPointer) throws -> Forest) {
+        // Memory first, in a process whose allocator has given back what it could.
+        let (built, perNode) = input.withUnsafeBytes { raw in residentPerNode { try! parse(raw) } }
+        let nodes = built.count
+        var nested: [UInt8] = []
+        built.export { nested += $0 }
+        let viaNested: Double = withExtendedLifetime(built) {
+            let (forest, perNode) = nested.withUnsafeBytes { raw in residentPerNode { try! Forest.parse(raw).forest } }
+            return withExtendedLifetime(forest) { perNode }
+        }
+        let samples = (0 ..< runs).map { _ in
+            input.withUnsafeBytes { raw in seconds { _ = try! parse(raw) } }
+        }
+        let rate = Double(input.count) / 1e6 / median(samples)
+        report(d, nodes: nodes, op: op, samples: samples,
+               extra: ["mb": Double(input.count) / 1e6, "mb_per_s": rate, "vs_parse": rate / nestedRate,
+                       "bytes_per_node": perNode, "bytes_per_node_nested": viaNested, "memory_vs_nested": perNode / viaNested])
+    }
+    measure("parseCSV", menuItemsCSV(d)) { try Forest.parseCSV($0) }
+    measure("parseNDJSON", menuItemsNDJSON(d)) { try Forest.parseNDJSON($0) }
+    measure("parsePaths", menuItemsPaths(d)) { try Forest.parsePaths($0) }
+    measure("parseDocument", recordsDocument(megabytes: 300)) { try Forest.parseDocument($0) }
+}
