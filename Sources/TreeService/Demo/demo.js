@@ -74,8 +74,8 @@ function showMessage(text, isError) {
 async function api(method, path, body, quiet, headers) {
   const init = { method, headers: Object.assign({}, headers) };
   if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    if (!init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
+    init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
   }
   const t0 = performance.now();
   let res, text;
@@ -1306,14 +1306,24 @@ function resetSearch() {
   S.saved = null;
 }
 
-async function createSession(body, label) {
-  const mb = body.length / 1048576;
-  showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(body.length) + " bytes"})…`);
+/** Opens a session on `body`; `upload` says how it is sent: the path and Content-Type of another format. */
+async function createSession(body, label, upload) {
+  const size = typeof body === "string" ? body.length : body.size;
+  const mb = size / 1048576;
+  showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(size) + " bytes"})…`);
   S.ready = false;
   updateBusy();
   let summary;
   try {
-    summary = await api("POST", "/sessions", body);
+    summary = await api("POST", upload ? upload.path : "/sessions", body, false,
+      upload ? { "Content-Type": upload.type } : undefined);
+    // Other formats carry their own `expanded` (or none): the Expanded choice follows.
+    const expand = expandChoice();
+    if (upload && expand !== "none") {
+      S.sid = summary.id;
+      const patch = expand === "all" ? { expandAll: true } : { expandDepth: expand };
+      await api("PATCH", sessionPath(), patch);
+    }
   } catch (e) {
     showMessage(`Could not create the session: ${e.message}`, true);
     if (S.sid) openView();
@@ -1370,7 +1380,30 @@ async function loadSample() {
     `${fmt(tree.count)} generated nodes (made in ${ms} ms)`);
 }
 
+/** How a file is sent, by its name (or type): CSV and NDJSON rows and path lists as they are. */
+function uploadOf(file) {
+  const name = file.name.toLowerCase();
+  if (name.endsWith(".csv") || file.type === "text/csv") return { path: "/sessions", type: "text/csv", what: "CSV rows" };
+  if (/\.(ndjson|jsonl)$/.test(name)) return { path: "/sessions", type: "application/x-ndjson", what: "NDJSON rows" };
+  if (!name.endsWith(".json") && file.type !== "application/json") {
+    return { path: "/sessions", type: "text/plain", what: "a path list" };
+  }
+  return null;
+}
+
+/** Whether a parsed JSON file is in the upload format (nodes with titles), not any document. */
+function isNodesDocument(doc) {
+  const nodes = Array.isArray(doc) ? doc : doc && typeof doc === "object" && Array.isArray(doc.nodes) ? doc.nodes : null;
+  return nodes !== null && nodes.every((n) => n && typeof n === "object" && typeof n.title === "string");
+}
+
+/** Opens a file of any format: nested JSON nodes, any JSON document, CSV, NDJSON, a path list. */
 async function loadFile(file) {
+  const upload = uploadOf(file);
+  if (upload) {
+    await createSession(file, `${file.name} (${upload.what})`, upload);
+    return;
+  }
   let doc;
   try {
     doc = JSON.parse(await file.text());
@@ -1378,11 +1411,31 @@ async function loadFile(file) {
     showMessage(`${file.name} is not JSON: ${e.message}`, true);
     return;
   }
+  if (!isNodesDocument(doc)) {
+    await createSession(file, `${file.name} (a JSON document)`, { path: "/sessions?format=document", type: "application/json" });
+    return;
+  }
   const expand = expandChoice();
   if (Array.isArray(doc)) doc = { nodes: doc, expand };
-  else if (doc && typeof doc === "object" && !("expand" in doc)) doc.expand = expand;
+  else if (!("expand" in doc)) doc.expand = expand;
   await createSession(JSON.stringify(doc), file.name);
 }
+
+// A file dropped anywhere on the page opens it (rows dragged inside the tree are moves).
+const dragsFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
+document.addEventListener("dragover", (e) => {
+  if (!dragsFiles(e)) return;
+  e.preventDefault();
+  e.dataTransfer.dropEffect = "copy";
+  document.body.classList.add("file-over");
+});
+document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) document.body.classList.remove("file-over"); });
+document.addEventListener("drop", (e) => {
+  document.body.classList.remove("file-over");
+  if (!dragsFiles(e)) return;
+  e.preventDefault();
+  if (e.dataTransfer.files.length) loadFile(e.dataTransfer.files[0]);
+});
 
 ui.loader.addEventListener("submit", (e) => { e.preventDefault(); loadSample(); });
 ui.file.addEventListener("change", () => { if (ui.file.files.length) loadFile(ui.file.files[0]); });
