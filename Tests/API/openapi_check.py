@@ -81,7 +81,7 @@ class Spec:
         elif content:
             if ctype not in content:
                 problems.append(f"Content-Type {ctype!r}, documented: {list(content)}")
-            elif ctype.endswith("json"):
+            elif ctype == "application/json" or ctype.endswith("+json"):
                 try:
                     body = response.json()
                 except ValueError:

@@ -65,7 +65,16 @@ struct ServiceHarness {
             // The one streamed body is the export of a tree: made here from the session's forest.
             if let sid = request.pathSegments.dropFirst().first, request.pathSegments.last == "tree",
                let session = service.registry.lookup(sid) {
-                session.state.withReadLock { state in state.store.forest.export { body += $0 } }
+                // In the form the response announces (the service picked it from Accept or format).
+                let type = response.headers["content-type"] ?? ""
+                let separator = request.queryValue("separator") ?? "/"
+                session.state.withReadLock { state in
+                    let forest = state.store.forest
+                    if type.hasPrefix("text/csv") { forest.exportCSV { body += $0 } }
+                    else if type.hasPrefix("application/x-ndjson") { forest.exportNDJSON { body += $0 } }
+                    else if type.hasPrefix("text/plain") { forest.exportPaths(separator: separator) { body += $0 } }
+                    else { forest.export { body += $0 } }
+                }
             } else {
                 body = Array("(streamed; see LoopbackTests)".utf8)
             }
