@@ -39,6 +39,8 @@ struct CSVReader {
     var roles: [Role] = []
     var idColumn = 0, parentColumn = 0, titleColumn = 0
     var hasExtras = false
+    /// The header was read and names every required column once.
+    var headerValid = false
     /// The start of the row being read, for errors.
     var rowStart = 0
     var scratch: [UInt8] = []
@@ -73,7 +75,10 @@ struct CSVReader {
             try readRows()
         } catch {
             var failure = error
-            if error.kind != .syntax, let syntax = firstSyntaxError(from: rowStart) {
+            // A rule broken in the header: the rows' field counts mean nothing; check the rest.
+            let syntax = error.kind == .syntax ? nil
+                : headerValid ? firstSyntaxError(from: rowStart, countingFields: true) : firstSyntaxError(from: pos, countingFields: false)
+            if let syntax {
                 failure = syntax
             }
             throw makeError(failure)
@@ -108,24 +113,26 @@ struct CSVReader {
         guard pos < end else {
             throw .rule("the body is empty: a CSV needs a header row with the columns id, parentId and title", at: pos)
         }
-        var seen: [[UInt8]: Int] = [:]
-        var extraNames: [[UInt8]] = []
-        var dataColumn: Int?
-        var firstExtra: Int?
+        var fields: [(name: [UInt8], first: Int)] = []
         var fieldEnd = FieldEnd.comma
         while fieldEnd == .comma {
             let field: Field
             (field, fieldEnd) = try scanField()
-            let name: [UInt8]
             if field.escaped {
                 table.decode(RowSpan(start: field.start, count: field.count, escaped: true), into: &scratch)
-                name = scratch
+                fields.append((scratch, field.first))
             } else {
-                name = Array(UnsafeRawBufferPointer(start: base + field.start, count: field.count))
+                fields.append((Array(UnsafeRawBufferPointer(start: base + field.start, count: field.count)), field.first))
             }
+        }
+        var seen: [[UInt8]: Int] = [:]
+        var extraNames: [[UInt8]] = []
+        var dataColumn: Int?
+        var firstExtra: Int?
+        for (name, first) in fields {
             let text = String(decoding: name, as: UTF8.self)
             if seen[name] != nil {
-                throw .rule("duplicate column \"\(text)\" in the header", at: field.first)
+                throw .rule("duplicate column \"\(text)\" in the header", at: first)
             }
             let column = roles.count
             seen[name] = column
@@ -136,10 +143,10 @@ struct CSVReader {
             case "title": role = .title; titleColumn = column
             case "expanded": role = .expanded
             case "hasChildren": role = .hasChildren
-            case "data": role = .data; dataColumn = field.first
+            case "data": role = .data; dataColumn = first
             default:
                 role = .extra
-                if firstExtra == nil { firstExtra = field.first }
+                if firstExtra == nil { firstExtra = first }
                 var member = JSONWriter(reservingCapacity: name.count + 4)
                 name.withUnsafeBytes { member.string($0) }
                 member.byte(UInt8(ascii: ":"))
@@ -156,6 +163,7 @@ struct CSVReader {
         }
         hasExtras = !extraNames.isEmpty
         table.extraNames = extraNames
+        headerValid = true
     }
 
     /// Reads every row after the header.
@@ -404,7 +412,7 @@ struct CSVReader {
     /// The first syntax error from `start` to the end of the body (quotes, field counts,
     /// UTF-8), or nil. Used after a rule error.
     /// - Complexity: O(n)
-    func firstSyntaxError(from start: Int) -> JSONScanError? {
+    func firstSyntaxError(from start: Int, countingFields: Bool) -> JSONScanError? {
         var copy = self
         copy.pos = start
         do throws(JSONScanError) {
@@ -418,7 +426,7 @@ struct CSVReader {
                     (_, fieldEnd) = try copy.scanField()
                     count &+= 1
                 }
-                if !roles.isEmpty && count != roles.count {
+                if countingFields && count != roles.count {
                     throw .syntax("the row has \(count) field\(count == 1 ? "" : "s"), the header has \(roles.count)", at: recordStart)
                 }
             }

@@ -121,8 +121,15 @@ struct NDJSONReader {
             if JSONScanner.startsValue(scanner.current) {
                 // Not an object: a syntax error if it is not JSON either.
                 valueStack.removeAll(keepingCapacity: true)
-                try scanner.skipValue(stack: &valueStack, maxDepth: table.limits.maxDepth)
+                do {
+                    try scanner.skipValue(stack: &valueStack, maxDepth: table.limits.maxDepth)
+                } catch {
+                    throw lineLimited(error, from: open)
+                }
                 valueStack.removeAll(keepingCapacity: true)
+                if let lineFeed = firstLineFeed(from: open, to: scanner.pos) {
+                    throw .syntax("the line ends inside the row (a row is one JSON object on one line)", at: lineFeed)
+                }
                 throw .rule("a row must be a JSON object", at: open)
             }
             throw unexpected("expected a JSON object")
@@ -225,7 +232,11 @@ struct NDJSONReader {
             }
         case .data:
             valueStack.removeAll(keepingCapacity: true)
-            try scanner.skipValue(stack: &valueStack, maxDepth: table.limits.maxDepth)
+            do {
+                try scanner.skipValue(stack: &valueStack, maxDepth: table.limits.maxDepth)
+            } catch {
+                throw lineLimited(error, from: valueStart)
+            }
             var index = valueStart
             while index < scanner.pos {
                 if scanner.byte(index) == 0x0A {
@@ -283,7 +294,14 @@ struct NDJSONReader {
         }
         let start = scanner.pos
         var stack = ContiguousArray<JSONScanner.ValueFrame>()
-        try scanner.skipValue(stack: &stack, maxDepth: table.limits.maxDepth)
+        do {
+            try scanner.skipValue(stack: &stack, maxDepth: table.limits.maxDepth)
+        } catch {
+            throw lineLimited(error, from: start)
+        }
+        if let lineFeed = firstLineFeed(from: start, to: scanner.pos) {
+            throw .syntax("the line ends inside the row's object (a row is one JSON object on one line)", at: lineFeed)
+        }
         return .rule(message, at: start)
     }
 
@@ -344,6 +362,25 @@ struct NDJSONReader {
 
     // MARK: Errors
 
+    /// The first line feed in `start ..< stop`, if any.
+    func firstLineFeed(from start: Int, to stop: Int) -> Int? {
+        var index = start
+        while index < min(stop, scanner.end) {
+            if scanner.byte(index) == 0x0A { return index }
+            index &+= 1
+        }
+        return nil
+    }
+
+    /// `error`, found while skipping a value from `start`; when the value crossed a line
+    /// end before the error, the error is that line end instead.
+    func lineLimited(_ error: JSONScanError, from start: Int) -> JSONScanError {
+        if let lineFeed = firstLineFeed(from: start, to: error.offset) {
+            return .syntax("the line ends inside the row's object (a row is one JSON object on one line)", at: lineFeed)
+        }
+        return error
+    }
+
     /// The first syntax error from `start` to the end of the body: each non-blank line
     /// must be one JSON value. Used after a rule error.
     /// - Complexity: O(n)
@@ -361,7 +398,11 @@ struct NDJSONReader {
                 }
                 let lineStart = copy.scanner.pos
                 stack.removeAll(keepingCapacity: true)
-                try copy.scanner.skipValue(stack: &stack, maxDepth: Int.max / 2)
+                do {
+                    try copy.scanner.skipValue(stack: &stack, maxDepth: Int.max / 2)
+                } catch {
+                    throw copy.lineLimited(error, from: lineStart)
+                }
                 var index = lineStart
                 while index < copy.scanner.pos {
                     if copy.scanner.byte(index) == 0x0A {
