@@ -137,7 +137,13 @@ public struct ForestBuilder: NodeSink {
         forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {
-            forest.dataRef.removeLast(forest.dataRef.count - n)
+            // Sized to the capacity when data was first set; the columns may have grown since
+            // (a document of very short nodes, e.g. CSV rows, outgrows `expectedBytes / 24`).
+            if forest.dataRef.count > n {
+                forest.dataRef.removeLast(forest.dataRef.count - n)
+            } else {
+                forest.dataRef.append(contentsOf: repeatElement(0, count: n - forest.dataRef.count))
+            }
         }
         if !forest.ids.refs.isEmpty {
             forest.ids.refs.removeLast(max(0, forest.ids.refs.count - n))

@@ -1,0 +1,456 @@
+import TreeEngine
+
+/// Reads a CSV body (RFC 4180, with a header row) into a `RowTable`, one pass, no copy
+/// of the fields: each is a span of the input, decoded (`""` → `"`) only when the node is
+/// built. UTF-8 is validated on the way (eight bytes at a time over ASCII).
+///
+/// Columns: `id`, `parentId`, `title` (required), `expanded`, `hasChildren` (`true`,
+/// `false` or empty), `data` (JSON text), and any others, which become the node's data as
+/// an object of strings. Ids are strings: an empty unquoted `parentId` makes a root; a
+/// quoted empty `""` names the node whose id is the empty string (a root when there is
+/// none), and `""` as an `id` is that empty id (an unquoted empty id is an error).
+struct CSVReader {
+    /// What a column holds.
+    enum Role: UInt8 {
+        case id, parentId, title, expanded, hasChildren, data, extra
+    }
+
+    /// How a field ended.
+    enum FieldEnd {
+        case comma, line, end
+    }
+
+    /// One field: `start ..< start + count` (inside the quotes when quoted).
+    struct Field {
+        var start: Int
+        var count: Int
+        /// Quoted, with `""` inside.
+        var escaped: Bool
+        var quoted: Bool
+        /// The field's first byte (its opening quote when quoted).
+        var first: Int
+    }
+
+    let input: UnsafeRawBufferPointer
+    let base: UnsafeRawPointer
+    let end: Int
+    var pos = 0
+    var table: RowTable
+    var roles: [Role] = []
+    var idColumn = 0, parentColumn = 0, titleColumn = 0
+    var hasExtras = false
+    /// The header was read and names every required column once.
+    var headerValid = false
+    /// The start of the row being read, for errors.
+    var rowStart = 0
+    var scratch: [UInt8] = []
+    var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
+
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits) {
+        self.input = input
+        self.base = input.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+        self.end = input.count
+        self.table = RowTable(syntax: .csv, input: input, limits: limits)
+        scratch.reserveCapacity(256)
+        // A UTF-8 byte order mark at the very start is skipped.
+        if end >= 3, base.load(as: UInt8.self) == 0xEF, base.load(fromByteOffset: 1, as: UInt8.self) == 0xBB,
+           base.load(fromByteOffset: 2, as: UInt8.self) == 0xBF {
+            pos = 3
+        }
+    }
+
+    @inline(__always)
+    func byte(_ index: Int) -> UInt8 { base.load(fromByteOffset: index, as: UInt8.self) }
+
+    // MARK: Reading
+
+    /// Reads the header and every row. A rule error found while reading gives way to a
+    /// syntax error anywhere in the rest of the body (malformed input is always reported
+    /// as such).
+    /// - Complexity: O(n)
+    mutating func read() throws(TreeInputError) {
+        do {
+            try RowTable.checkInputSize(input)
+            try readHeader()
+            try readRows()
+        } catch {
+            var failure = error
+            // A rule broken in the header: the rows' field counts mean nothing; check the rest.
+            let syntax = error.kind == .syntax ? nil
+                : headerValid ? firstSyntaxError(from: rowStart, countingFields: true) : firstSyntaxError(from: pos, countingFields: false)
+            if let syntax {
+                failure = syntax
+            }
+            throw makeError(failure)
+        }
+    }
+
+    /// Turns an internal error into the public one, `line N: ` before the message.
+    func makeError(_ error: JSONScanError) -> TreeInputError {
+        let location = TreeInputError.lineAndColumn(of: error.offset, in: input)
+        return TreeInputError(kind: error.kind, message: "line \(location.line): \(error.message)", byteOffset: error.offset,
+                              line: location.line, column: location.column, path: "")
+    }
+
+    mutating func skipEmptyLines() {
+        while pos < end {
+            let c = byte(pos)
+            if c == 0x0A {
+                pos &+= 1
+            } else if c == 0x0D, pos &+ 1 < end, byte(pos &+ 1) == 0x0A {
+                pos &+= 2
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Reads the header row: column names, each required one once.
+    mutating func readHeader() throws(JSONScanError) {
+        skipEmptyLines()
+        rowStart = pos
+        let headerStart = pos
+        guard pos < end else {
+            throw .rule("the body is empty: a CSV needs a header row with the columns id, parentId and title", at: pos)
+        }
+        var fields: [(name: [UInt8], first: Int)] = []
+        var fieldEnd = FieldEnd.comma
+        while fieldEnd == .comma {
+            let field: Field
+            (field, fieldEnd) = try scanField()
+            if field.escaped {
+                table.decode(RowSpan(start: field.start, count: field.count, escaped: true), into: &scratch)
+                fields.append((scratch, field.first))
+            } else {
+                fields.append((Array(UnsafeRawBufferPointer(start: base + field.start, count: field.count)), field.first))
+            }
+        }
+        var seen: [[UInt8]: Int] = [:]
+        var extraNames: [[UInt8]] = []
+        var dataColumn: Int?
+        var firstExtra: Int?
+        for (name, first) in fields {
+            let text = String(decoding: name, as: UTF8.self)
+            if seen[name] != nil {
+                throw .rule("duplicate column \"\(text)\" in the header", at: first)
+            }
+            let column = roles.count
+            seen[name] = column
+            let role: Role
+            switch text {
+            case "id": role = .id; idColumn = column
+            case "parentId": role = .parentId; parentColumn = column
+            case "title": role = .title; titleColumn = column
+            case "expanded": role = .expanded
+            case "hasChildren": role = .hasChildren
+            case "data": role = .data; dataColumn = first
+            default:
+                role = .extra
+                if firstExtra == nil { firstExtra = first }
+                var member = JSONWriter(reservingCapacity: name.count + 4)
+                name.withUnsafeBytes { member.string($0) }
+                member.byte(UInt8(ascii: ":"))
+                extraNames.append(member.bytes)
+            }
+            roles.append(role)
+        }
+        for required in ["id", "parentId", "title"] where seen[Array(required.utf8)] == nil {
+            throw .rule("the header has no \"\(required)\" column (required: id, parentId, title)", at: headerStart)
+        }
+        if let dataColumn, let firstExtra {
+            throw .rule("a \"data\" column cannot be combined with other columns that are not id, parentId, title, "
+                + "expanded, hasChildren (they would become the data)", at: max(dataColumn, firstExtra))
+        }
+        hasExtras = !extraNames.isEmpty
+        table.extraNames = extraNames
+        headerValid = true
+    }
+
+    /// Reads every row after the header.
+    mutating func readRows() throws(JSONScanError) {
+        let columnCount = roles.count
+        while true {
+            skipEmptyLines()
+            guard pos < end else { return }
+            rowStart = pos
+            try table.checkRowLimit(at: rowStart)
+            var row = Row(id: .empty, parent: .empty, title: .empty, data: .empty,
+                          start: UInt32(truncatingIfNeeded: rowStart), flags: [])
+            if hasExtras {
+                row.data = RowSpan(start: UInt32(truncatingIfNeeded: table.extras.count), bits: 0)
+                row.flags.insert(.extrasData)
+            }
+            var column = 0
+            var fieldEnd = FieldEnd.comma
+            while fieldEnd == .comma {
+                let field: Field
+                (field, fieldEnd) = try scanField()
+                if column < columnCount {
+                    try take(field, role: roles[column], into: &row)
+                }
+                column &+= 1
+            }
+            if column != columnCount {
+                throw .syntax("the row has \(column) field\(column == 1 ? "" : "s"), the header has \(columnCount)", at: rowStart)
+            }
+            table.append(row)
+        }
+    }
+
+    /// Stores one field of a row by its column's role, checking its value.
+    @inline(__always)
+    mutating func take(_ field: Field, role: Role, into row: inout Row) throws(JSONScanError) {
+        try RowTable.checkFieldSize(field.count, at: field.first)
+        let span = RowSpan(start: field.start, count: field.count, escaped: field.escaped)
+        switch role {
+        case .title:
+            row.title = span
+        case .id:
+            if field.count == 0 && !field.quoted {
+                throw .rule("the id is empty (every row needs an id; a quoted \"\" is the empty id)", at: field.first)
+            }
+            row.id = table.settle(span, scratch: &scratch)
+        case .parentId:
+            if field.count > 0 {
+                row.parent = table.settle(span, scratch: &scratch)
+                row.flags.insert(.hasParent)
+            } else if field.quoted {
+                row.parent = span
+                row.flags.insert([.hasParent, .emptyParent])
+            }
+        case .expanded:
+            if try flag(field, column: "expanded") { row.flags.insert(.expanded) }
+        case .hasChildren:
+            if try flag(field, column: "hasChildren") { row.flags.insert(.hasChildren) }
+        case .data:
+            try data(field, into: &row)
+        case .extra:
+            table.extras.append(span)
+        }
+    }
+
+    /// A flag cell: `true`, `false`, or empty (false).
+    @inline(__always)
+    func flag(_ field: Field, column: String) throws(JSONScanError) -> Bool {
+        switch field.count {
+        case 0: return false
+        case 4 where !field.escaped && bytesEqual(base + field.start, StaticString("true").utf8Start, 4): return true
+        case 5 where !field.escaped && bytesEqual(base + field.start, StaticString("false").utf8Start, 5): return false
+        default:
+            let text = String(decoding: UnsafeRawBufferPointer(start: base + field.start, count: field.count), as: UTF8.self)
+            throw .rule("\(column) must be true, false or empty, found \"\(text)\"", at: field.first)
+        }
+    }
+
+    /// A `data` cell: JSON text (blank: no data), validated and kept with its escapes.
+    mutating func data(_ field: Field, into row: inout Row) throws(JSONScanError) {
+        var start = field.start, stop = field.start + field.count
+        while start < stop, Self.isJSONSpace(byte(start)) { start &+= 1 }
+        while stop > start, Self.isJSONSpace(byte(stop &- 1)) { stop &-= 1 }
+        guard start < stop else { return }
+        let span = RowSpan(start: start, count: stop - start, escaped: field.escaped)
+        if field.escaped {
+            table.decode(span, into: &scratch)
+            let failure = scratch.withUnsafeBytes { validateJSON($0) }
+            if let failure {
+                throw .rule("data is not valid JSON: \(failure.message)", at: rawOffset(decoded: failure.offset, in: span))
+            }
+        } else if let failure = validateJSON(UnsafeRawBufferPointer(start: base + start, count: stop - start)) {
+            throw .rule("data is not valid JSON: \(failure.message)", at: start + failure.offset)
+        }
+        row.data = span
+        row.flags.insert(.hasData)
+    }
+
+    /// The first error in `bytes` read as exactly one JSON value, or nil.
+    func validateJSON(_ bytes: UnsafeRawBufferPointer) -> JSONScanError? {
+        var scanner = JSONScanner(bytes)
+        var stack = ContiguousArray<JSONScanner.ValueFrame>()
+        do throws(JSONScanError) {
+            try scanner.skipValue(stack: &stack, maxDepth: table.limits.maxDepth)
+            scanner.skipWhitespace()
+            if !scanner.atEnd { throw scanner.unexpected("unexpected data after the value") }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The input offset of byte `decoded` of an escaped span's decoded text.
+    func rawOffset(decoded: Int, in span: RowSpan) -> Int {
+        var raw = Int(span.start)
+        var index = 0
+        while index < decoded, raw < Int(span.start) + span.count {
+            raw &+= byte(raw) == UInt8(ascii: "\"") ? 2 : 1
+            index &+= 1
+        }
+        return raw
+    }
+
+    @inline(__always)
+    static func isJSONSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    // MARK: Fields
+
+    /// Eight-byte chunks: flags `,` `"` LF CR and bytes >= 0x80 (the lowest flag is a true hit).
+    @inline(__always)
+    static func plainStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let comma = word ^ (ones &* 0x2C)
+        let quote = word ^ (ones &* 0x22)
+        let lf = word ^ (ones &* 0x0A)
+        let cr = word ^ (ones &* 0x0D)
+        return (((comma &- ones) & ~comma) | ((quote &- ones) & ~quote) | ((lf &- ones) & ~lf)
+            | ((cr &- ones) & ~cr) | word) & 0x8080_8080_8080_8080
+    }
+
+    /// Eight-byte chunks: flags `"` and bytes >= 0x80.
+    @inline(__always)
+    static func quotedStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        return (((quote &- ones) & ~quote) | word) & 0x8080_8080_8080_8080
+    }
+
+    /// Reads one field at `pos` and its terminator (consumed).
+    /// - Complexity: O(field length)
+    @inline(__always)
+    mutating func scanField() throws(JSONScanError) -> (Field, FieldEnd) {
+        let first = pos
+        if pos < end, byte(pos) == UInt8(ascii: "\"") {
+            return try scanQuotedField()
+        }
+        var i = pos
+        while true {
+            while i &+ 8 <= end {
+                let hits = Self.plainStops(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if hits != 0 {
+                    i &+= hits.trailingZeroBitCount >> 3
+                    break
+                }
+                i &+= 8
+            }
+            guard i < end else {
+                pos = end
+                return (Field(start: first, count: end - first, escaped: false, quoted: false, first: first), .end)
+            }
+            let c = byte(i)
+            switch c {
+            case UInt8(ascii: ","):
+                pos = i &+ 1
+                return (Field(start: first, count: i - first, escaped: false, quoted: false, first: first), .comma)
+            case 0x0A:
+                pos = i &+ 1
+                return (Field(start: first, count: i - first, escaped: false, quoted: false, first: first), .line)
+            case 0x0D:
+                guard i &+ 1 < end, byte(i &+ 1) == 0x0A else {
+                    throw .syntax("a carriage return outside quotes must be followed by a line feed", at: i)
+                }
+                pos = i &+ 2
+                return (Field(start: first, count: i - first, escaped: false, quoted: false, first: first), .line)
+            case UInt8(ascii: "\""):
+                throw .syntax("a quote inside an unquoted field (quote the whole field and double the quote)", at: i)
+            case 0x80...:
+                guard let next = utf8SequenceEnd(base, at: i, end: end) else { throw invalidUTF8(base, at: i) }
+                i = next
+            default:
+                i &+= 1
+            }
+        }
+    }
+
+    /// Reads a quoted field whose opening quote is at `pos`.
+    mutating func scanQuotedField() throws(JSONScanError) -> (Field, FieldEnd) {
+        let first = pos
+        var i = pos &+ 1
+        var escaped = false
+        while true {
+            while i &+ 8 <= end {
+                let hits = Self.quotedStops(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if hits != 0 {
+                    i &+= hits.trailingZeroBitCount >> 3
+                    break
+                }
+                i &+= 8
+            }
+            guard i < end else {
+                throw .syntax("a quoted field is not closed", at: first)
+            }
+            let c = byte(i)
+            if c == UInt8(ascii: "\"") {
+                if i &+ 1 < end, byte(i &+ 1) == UInt8(ascii: "\"") {
+                    escaped = true
+                    i &+= 2
+                    continue
+                }
+                break
+            } else if c >= 0x80 {
+                guard let next = utf8SequenceEnd(base, at: i, end: end) else { throw invalidUTF8(base, at: i) }
+                i = next
+            } else {
+                i &+= 1
+            }
+        }
+        let field = Field(start: first &+ 1, count: i &- first &- 1, escaped: escaped, quoted: true, first: first)
+        pos = i &+ 1
+        guard pos < end else { return (field, .end) }
+        switch byte(pos) {
+        case UInt8(ascii: ","):
+            pos &+= 1
+            return (field, .comma)
+        case 0x0A:
+            pos &+= 1
+            return (field, .line)
+        case 0x0D where pos &+ 1 < end && byte(pos &+ 1) == 0x0A:
+            pos &+= 2
+            return (field, .line)
+        default:
+            throw .syntax("text after the closing quote of a field", at: pos)
+        }
+    }
+
+    /// The first syntax error from `start` to the end of the body (quotes, field counts,
+    /// UTF-8), or nil. Used after a rule error.
+    /// - Complexity: O(n)
+    func firstSyntaxError(from start: Int, countingFields: Bool) -> JSONScanError? {
+        var copy = self
+        copy.pos = start
+        do throws(JSONScanError) {
+            while true {
+                copy.skipEmptyLines()
+                guard copy.pos < copy.end else { return nil }
+                let recordStart = copy.pos
+                var count = 0
+                var fieldEnd = FieldEnd.comma
+                while fieldEnd == .comma {
+                    (_, fieldEnd) = try copy.scanField()
+                    count &+= 1
+                }
+                if countingFields && count != roles.count {
+                    throw .syntax("the row has \(count) field\(count == 1 ? "" : "s"), the header has \(roles.count)", at: recordStart)
+                }
+            }
+        } catch {
+            return error.kind == .syntax ? error : nil
+        }
+    }
+
+    // MARK: Error places
+
+    /// Where a field of the row starting at `rowStart` begins (rows already read).
+    func locate(_ rowStart: Int, _ field: RowField) -> (offset: Int, path: String) {
+        let column: Int
+        switch field {
+        case .row: return (rowStart, "")
+        case .id: column = idColumn
+        case .parentId: column = parentColumn
+        case .title: column = titleColumn
+        }
+        var copy = self
+        copy.pos = rowStart
+        for _ in 0 ..< column {
+            guard (try? copy.scanField()) != nil else { return (rowStart, "") }
+        }
+        return (copy.pos, "")
+    }
+}

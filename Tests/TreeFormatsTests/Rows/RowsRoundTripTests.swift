@@ -1,0 +1,179 @@
+import Testing
+import TreeEngine
+@testable import TreeFormats
+@testable import TreeReference
+
+/// Export → import round trips of the model's random trees in CSV and NDJSON, in
+/// pre-order (as exported) and shuffled (parents after children, siblings in order).
+@Suite("RowsRoundTripTests")
+struct RowsRoundTripTests {
+    /// Titles and ids that CSV must quote, and other odd bytes.
+    static let oddTexts = [
+        "a,b", ",", "\"", "\"\"", "say \"hi\"", "line\nbreak", "\r\n", "cr\ronly", " lead", "trail ", "", "\n",
+        "x/y", "~0", "tab\there", "日本,語", "{\"json\":1}", "'single'", "\\", "end\"",
+    ]
+
+    /// Gives some nodes odd titles and odd (unique) ids.
+    static func oddify(_ nodes: inout [GenNode], _ rng: inout SeededRandom, counter: inout Int) {
+        for i in nodes.indices {
+            if rng.chance(0.15) { nodes[i].title = rng.pick(oddTexts) }
+            if rng.chance(0.08) {
+                counter += 1
+                nodes[i].id = .string(rng.pick(oddTexts) + "#\(counter)")
+            }
+            oddify(&nodes[i].children, &rng, counter: &counter)
+        }
+    }
+
+    static func randomForest(seed: UInt64) throws -> Forest {
+        var rng = SeededRandom(seed: seed &+ 15_000)
+        var used: Set<String> = []
+        var nodes = RandomTrees.forest(&rng, nodes: RandomTrees.size(&rng), used: &used, extraTilde: 40)
+        var counter = 0
+        oddify(&nodes, &rng, counter: &counter)
+        return try Rows.forest(json: RandomTrees.json(nodes, &rng))
+    }
+
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func exportThenImportGivesTheSameForest(format: Rows.Format) throws {
+        var failures = 0
+        for seed in 0 ..< UInt64(Rows.seedCount) {
+            let original = try Self.randomForest(seed: seed)
+            let expected = Rows.describe(original, types: format == .ndjson)
+            let body = Rows.export(original, format, chunkSize: Int(seed % 7) * 40 + 1)
+            switch Rows.parse(body, format) {
+            case .success(let back):
+                let got = Rows.describe(back, types: format == .ndjson)
+                if got != expected {
+                    Issue.record("seed \(seed): \(format) round trip differs\nexport:\n\(String(decoding: body, as: UTF8.self))\nexpected:\n\(expected.joined(separator: "\n"))\ngot:\n\(got.joined(separator: "\n"))")
+                    failures += 1
+                }
+            case .failure(let error):
+                Issue.record("seed \(seed): \(format) import failed: \(error)\n\(String(decoding: body, as: UTF8.self))")
+                failures += 1
+            }
+            if failures >= 3 { return }
+        }
+    }
+
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func parentsAfterChildren(format: Rows.Format) throws {
+        var failures = 0
+        for seed in 0 ..< UInt64(Rows.seedCount) {
+            let original = try Self.randomForest(seed: seed)
+            let expected = Rows.describe(original, types: format == .ndjson)
+            var rng = SeededRandom(seed: seed &+ 77)
+            let rows = Rows.shuffledKeepingSiblings(Rows.rows(original, format), &rng)
+            var body: [UInt8] = format == .csv ? Array("\u{FEFF}id,parentId,title,expanded,hasChildren,data\r\n".utf8) : []
+            for row in rows {
+                body += row
+                if rng.chance(0.05) { body += format == .csv ? [0x0A] : Array(" \t\n".utf8) }
+            }
+            switch Rows.parse(body, format) {
+            case .success(let back):
+                let got = Rows.describe(back, types: format == .ndjson)
+                if got != expected {
+                    Issue.record("seed \(seed): shuffled \(format) differs\nbody:\n\(String(decoding: body, as: UTF8.self))\nexpected:\n\(expected.joined(separator: "\n"))\ngot:\n\(got.joined(separator: "\n"))")
+                    failures += 1
+                }
+            case .failure(let error):
+                Issue.record("seed \(seed): shuffled \(format) import failed: \(error)\n\(String(decoding: body, as: UTF8.self))")
+                failures += 1
+            }
+            if failures >= 3 { return }
+        }
+    }
+
+    /// An integer id exported to CSV comes back as the string with the same text: every
+    /// lookup by id works the same. NDJSON keeps it an integer.
+    @Test func integerIDsInCSVComeBackAsStrings() throws {
+        let original = try Rows.forest(json: #"[{"id":42,"title":"a","children":[{"id":-7,"title":"b"}]}]"#)
+        let csv = try Rows.parse(Rows.export(original, .csv), .csv).get()
+        #expect(csv.id(of: try #require(csv.node(withID: "42"))) == .string("42"))
+        #expect(csv.parent(of: try #require(csv.node(withID: "-7"))) == csv.node(withID: "42"))
+        let ndjson = try Rows.parse(Rows.export(original, .ndjson), .ndjson).get()
+        #expect(ndjson.id(of: try #require(ndjson.node(withID: "42"))) == .integer(42))
+    }
+
+    @Test func exportedTextIsAsSpecified() throws {
+        let forest = try Rows.forest(json: #"""
+            [{"id":"r","title":"Root, \"quoted\"","expanded":true,"children":[
+               {"title":"x","hasChildren":true,"data":{"k":"v, w"}},
+               {"id":"","title":"","children":[{"id":5,"title":"line\nbreak"}]}]}]
+            """#)
+        let csv = String(decoding: Rows.export(forest, .csv), as: UTF8.self)
+        #expect(csv == "id,parentId,title,expanded,hasChildren,data\r\n"
+            + "r,,\"Root, \"\"quoted\"\"\",true,,\r\n"
+            + "~1,r,x,,true,\"{\"\"k\"\":\"\"v, w\"\"}\"\r\n"
+            + "\"\",r,,,,\r\n"
+            + "5,\"\",\"line\nbreak\",,,\r\n")
+        let ndjson = String(decoding: Rows.export(forest, .ndjson), as: UTF8.self)
+        #expect(ndjson == #"{"id":"r","parentId":null,"title":"Root, \"quoted\"","expanded":true}"# + "\n"
+            + #"{"id":"~1","parentId":"r","title":"x","hasChildren":true,"data":{"k":"v, w"}}"# + "\n"
+            + #"{"id":"","parentId":"r","title":""}"# + "\n"
+            + #"{"id":5,"parentId":"","title":"line\nbreak"}"# + "\n")
+    }
+
+    @Test func extraColumnsBecomeDataAndCRLFWorks() throws {
+        let body = "title,id,parentId,owner,size\r\nA,a,,\"Ann, B\",3\r\nB,b,a,,\r\n"
+        let forest = try Rows.parse(body, .csv).get()
+        #expect(Rows.describe(forest, types: false) == [
+            #"0 str:"a" "A" e=false h=false d={"owner":"Ann, B","size":"3"}"#,
+            #"1 str:"b" "B" e=false h=false d={"owner":"","size":""}"#,
+        ])
+    }
+
+    @Test func emptyBodiesAndHeaderOnly() throws {
+        #expect(try Rows.parse("id,parentId,title\n", .csv).get().isEmpty)
+        #expect(try Rows.parse("id,parentId,title", .csv).get().isEmpty)
+        #expect(try Rows.parse("", .ndjson).get().isEmpty)
+        #expect(try Rows.parse("\n  \r\n\t\n", .ndjson).get().isEmpty)
+        #expect(Rows.error("", .csv)?.kind == .rule)
+    }
+
+    @Test func ndjsonIDsMatchByText() throws {
+        let body = """
+            {"id":"5","title":"five"}
+            {"id":6,"parentId":5,"title":"six"}
+            {"id":7,"parentId":"6","title":"seven"}
+            {"id":"x","parentId":70e-1,"title":"x"}
+            """
+        let forest = try Rows.parse(body, .ndjson).get()
+        #expect(Rows.describe(forest, types: true) == [
+            #"0 str:"5" "five" e=false h=false d=-"#,
+            #"1 int:"6" "six" e=false h=false d=-"#,
+            #"2 int:"7" "seven" e=false h=false d=-"#,
+            #"3 str:"x" "x" e=false h=false d=-"#,
+        ])
+    }
+
+    /// Rows naming existing nodes of a session become one group per parent, in order of
+    /// first appearance; rows without a parent the top-level group.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func fragmentsGroupByExistingParent(format: Rows.Format) throws {
+        let store = TreeStore(forest: try Rows.forest(json: #"[{"id":"a","title":"A"},{"id":"b","title":"B"}]"#))
+        let body = format == .csv
+            ? "id,parentId,title\nn1,b,N1\nn2,n1,N2\nn3,,N3\nn4,a,N4\nn5,b,N5\n"
+            : """
+            {"id":"n1","parentId":"b","title":"N1"}
+            {"id":"n2","parentId":"n1","title":"N2"}
+            {"id":"n3","title":"N3"}
+            {"id":"n4","parentId":"a","title":"N4"}
+            {"id":"n5","parentId":"b","title":"N5"}
+            """
+        let groups = try Rows.fragments(body, format, store: store).get()
+        #expect(groups.map { $0.parent.map { store.forest.id(of: $0).description } } == ["b", nil, "a"])
+        #expect(groups.map { Rows.describe($0.fragment, types: false).map { $0.split(separator: " ")[0 ... 1].joined(separator: " ") } } == [
+            [#"0 str:"n1""#, #"1 str:"n2""#, #"0 str:"n5""#], [#"0 str:"n3""#], [#"0 str:"n4""#],
+        ])
+        // Ids taken in the session, orphans.
+        let taken = Rows.fragments(format == .csv ? "id,parentId,title\nx,,X\na,,A2\n" : "{\"id\":\"x\",\"title\":\"X\"}\n{\"id\":\"a\",\"title\":\"A2\"}\n",
+                                   format, store: store).failure
+        #expect(taken?.kind == .rule)
+        #expect(taken?.line == (format == .csv ? 3 : 2))
+        let orphan = Rows.fragments(format == .csv ? "id,parentId,title\nx,zz,X\n" : "{\"id\":\"x\",\"parentId\":\"zz\",\"title\":\"X\"}\n",
+                                    format, store: store).failure
+        #expect(orphan?.kind == .rule)
+        #expect(orphan?.message.contains("zz") == true)
+    }
+}
