@@ -46,7 +46,8 @@ struct DocumentReader {
         self.limits = limits
         // Every node holds its whole pointer as its id: a deeply nested document holds a
         // quadratic amount; ordinary ones stay well under this.
-        maxIDBytes = 16 &* bytes.count &+ (64 << 20)
+        // The engine keeps ids in one pool of at most 4 GiB.
+        maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
         pointer.reserveCapacity(256)
         title.reserveCapacity(256)
         scratch.reserveCapacity(256)
@@ -204,7 +205,7 @@ struct DocumentReader {
     /// Begins a node with the current pointer as id and `title` (the key or index part).
     @inline(__always)
     private mutating func begin<S: NodeSink>(_ sink: inout S, at offset: Int) throws(JSONScanError) {
-        idBytes &+= pointer.count
+        idBytes &+= pointer.count &+ 3  // with a pool entry's header
         if idBytes > maxIDBytes {
             throw .limit("the document's ids (JSON Pointers) would take more than \(maxIDBytes) bytes: it nests too deep", at: offset)
         }
@@ -283,6 +284,35 @@ struct DocumentReader {
         title.append(contentsOf: "…".utf8)
     }
 
+    /// About how many nodes `bytes` holds, to size the id table once: every node but a
+    /// container's first element follows a comma, and every non-empty container has a first
+    /// element (commas inside strings count too: an estimate from above, mostly exact).
+    /// - Complexity: O(n), eight bytes at a time
+    static func estimatedNodes(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let n = bytes.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 {
+            // Exact: a high bit for each zero byte of `x`.
+            ~(((x & ~highs) &+ ~highs) | x | ~highs)
+        }
+        var count = 0
+        var i = 0
+        while i &+ 8 <= n {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let hits = zeroBytes(w ^ (ones &* 0x2C)) | zeroBytes(w ^ (ones &* 0x5B)) | zeroBytes(w ^ (ones &* 0x7B))
+            count &+= hits.nonzeroBitCount
+            i &+= 8
+        }
+        while i < n {
+            let c = base.load(fromByteOffset: i, as: UInt8.self)
+            if c == 0x2C || c == 0x5B || c == 0x7B { count &+= 1 }
+            i &+= 1
+        }
+        return count
+    }
+
     // MARK: Errors
 
     /// The public error: a syntax error anywhere wins over a rule; path = the pointer.
@@ -307,6 +337,7 @@ extension Forest {
     /// - Complexity: O(document size + ids' bytes), iterative at any depth
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
         var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+        builder.reserveIDs(DocumentReader.estimatedNodes(bytes))
         try DocumentReader.read(bytes, limits: limits, into: &builder)
         return builder.finish()
     }

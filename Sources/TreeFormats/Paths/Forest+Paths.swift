@@ -32,6 +32,7 @@ extension Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
         var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
+        builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes)
         try reader.build(into: &builders, group: { _ in 0 })
         return builders[0].finish()
     }
@@ -39,23 +40,65 @@ extension Forest {
     /// Why this forest cannot be written as a path list, or nil when it can: a node with an
     /// empty title, two siblings with the same title, or paths so deep that the list would
     /// exceed 4 GiB (each line repeats every ancestor's name).
+    ///
+    /// Siblings are compared within their group while it is small (pre-order keeps one open
+    /// group per level); a group past 16 nodes goes into one hash table keyed by (parent,
+    /// title), so wide levels stay linear.
     /// - Complexity: O(n + titles' bytes) expected
     public func pathListConflict() -> String? {
-        var table = [Int32](repeating: 0, count: max(64, Self.powerOfTwo(atLeast: count * 2)))
-        let mask = table.count - 1
+        var table: [Int32] = []
+        var mask = 0
+        var hashed: [NodeHandle] = []  // the table's entries point here
+        /// The open sibling group of each level: its nodes while small, else hashed.
+        var groups: [[NodeHandle]] = []
+        var groupIsHashed: [Bool] = []
         var levelBytes: [Int] = []  // canonical path length of the open ancestors
         var ancestors: [NodeHandle] = []
-        var seen: [NodeHandle] = []  // the table's entries point here
-        seen.reserveCapacity(count)
         var total = 0
         var conflict: String?
-        let separatorBytes = 1
+
+        func sameTitle(_ a: NodeHandle, _ b: NodeHandle) -> Bool {
+            withTitle(of: a) { x in withTitle(of: b) { y in PathListReader.equal(x, y) } }
+        }
+        /// Adds `node` (child of `parent`) to the hash table; returns a sibling with its title, if any.
+        func hashInsert(_ node: NodeHandle, parent: NodeHandle?) -> NodeHandle? {
+            if table.isEmpty || (hashed.count + 1) * 2 > table.count {
+                let size = max(1024, table.count * 2)
+                table = [Int32](repeating: 0, count: size)
+                mask = size - 1
+                for (i, other) in hashed.enumerated() {
+                    var bucket = withTitle(of: other) { PathListReader.hash($0, parent: self.parent(of: other).map { Int32($0.slot) } ?? -1) } & mask
+                    while table[bucket] != 0 { bucket = (bucket &+ 1) & mask }
+                    table[bucket] = Int32(i + 1)
+                }
+            }
+            var bucket = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { Int32($0.slot) } ?? -1) } & mask
+            while table[bucket] != 0 {
+                let other = hashed[Int(table[bucket]) - 1]
+                if self.parent(of: other) == parent, sameTitle(other, node) { return other }
+                bucket = (bucket &+ 1) & mask
+            }
+            hashed.append(node)
+            table[bucket] = Int32(hashed.count)
+            return nil
+        }
+
         forEachNode { node, level in
             guard conflict == nil else { return }
             ancestors.removeLast(ancestors.count - level)
             levelBytes.removeLast(levelBytes.count - level)
+            // Entering a level opens a new group there; deeper groups are closed.
+            if groups.count > level + 1 {
+                for l in level + 1 ..< groups.count {
+                    groups[l].removeAll(keepingCapacity: true)
+                    groupIsHashed[l] = false
+                }
+            }
+            while groups.count <= level {
+                groups.append([])
+                groupIsHashed.append(false)
+            }
             let parent = ancestors.last
-            let parentSlot = parent.map { Int32($0.slot) } ?? -1
             let (titleCount, escapes) = withTitle(of: node) { title -> (Int, Int) in
                 (title.count, title.reduce(0) { $0 + ($1 == 0x5C || $1 == 0x0A || $1 == 0x0D || $1 == 0x2F ? 1 : 0) })
             }
@@ -64,19 +107,23 @@ extension Forest {
                 return
             }
             // Siblings with one title would be one path.
-            var bucket = withTitle(of: node) { PathListReader.hash($0, parent: parentSlot) } & mask
-            while table[bucket] != 0 {
-                let other = seen[Int(table[bucket]) - 1]
-                if self.parent(of: other) == parent,
-                   withTitle(of: other, { a in withTitle(of: node) { b in PathListReader.equal(a, b) } }) {
-                    conflict = "nodes \(id(of: other)) and \(id(of: node)) are siblings with the same title \(title(of: node).debugDescription), which a path list cannot tell apart"
-                    return
+            var twin: NodeHandle?
+            if groupIsHashed[level] {
+                twin = hashInsert(node, parent: parent)
+            } else {
+                twin = groups[level].first { sameTitle($0, node) }
+                groups[level].append(node)
+                if twin == nil, groups[level].count > 16 {
+                    for sibling in groups[level] where twin == nil { twin = hashInsert(sibling, parent: parent) }
+                    groups[level].removeAll(keepingCapacity: true)
+                    groupIsHashed[level] = true
                 }
-                bucket = (bucket &+ 1) & mask
             }
-            seen.append(node)
-            table[bucket] = Int32(seen.count)
-            let length = (level == 0 ? 0 : levelBytes[level - 1] + separatorBytes) + titleCount + escapes
+            if let twin {
+                conflict = "nodes \(id(of: twin)) and \(id(of: node)) are siblings with the same title \(title(of: node).debugDescription), which a path list cannot tell apart"
+                return
+            }
+            let length = (level == 0 ? 0 : levelBytes[level - 1] + 1) + titleCount + escapes
             total += length + 2
             if total > 1 << 32 {
                 conflict = "the path list would take more than 4 GiB: its paths nest too deep (each line repeats every ancestor's name)"

@@ -95,7 +95,8 @@ struct PathListReader {
         self.fragment = fragment
         // Ids are prefixes of lines: a list in pre-order holds them all; a deep single line
         // would hold a quadratic amount (a 2 MB line of a million names, 10^12 bytes).
-        self.maxIDBytes = 16 &* bytes.count &+ (64 << 20)
+        // The engine keeps ids in one pool of at most 4 GiB.
+        self.maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
         let guess = max(16, min(limits.maxNodes, bytes.count / 16))
         parents.reserveCapacity(guess)
         titleStart.reserveCapacity(guess)
@@ -384,7 +385,7 @@ struct PathListReader {
         if newCount &+ (fragment?.forest.count ?? 0) > limits.maxNodes {
             throw error(.limit, "more than \(limits.maxNodes) nodes", at: offset)
         }
-        idBytes &+= Int(idLength[Int(node)]) &+ (fragment?.prefix.count ?? 0)
+        idBytes &+= Int(idLength[Int(node)]) &+ (fragment?.prefix.count ?? 0) &+ 3  // a pool entry's header
         if idBytes > maxIDBytes {
             throw error(.limit, "the paths' ids would take more than \(maxIDBytes) bytes (every node's id is its whole path: the paths nest too deep)", at: offset)
         }

@@ -288,6 +288,14 @@ struct PathListTests {
         #expect(twins.pathListConflict()?.contains("x and y") == true)
         let (roots, _) = try Forest.parse(Array(#"[{"id":1,"title":"t"},{"id":2,"title":"t"}]"#.utf8))
         #expect(roots.pathListConflict() != nil)
+        // Wide groups go through the hash table: the same titles under other parents are fine.
+        let wide = (0 ..< 40).map { #"{"title":"w\#($0)"}"# }.joined(separator: ",")
+        let many = try parsePaths((0 ..< 3).flatMap { p in (0 ..< 40).map { "p\(p)/w\($0)" } }.joined(separator: "\n")).get()
+        #expect(many.pathListConflict() == nil)
+        let (wideTwins, _) = try Forest.parse(Array(#"[{"title":"a","children":[\#(wide)]},{"title":"b","children":[\#(wide),{"id":"late","title":"w33"}]}]"#.utf8))
+        #expect(wideTwins.pathListConflict()?.contains("and late") == true)
+        let (early, _) = try Forest.parse(Array(#"[{"title":"a","children":[\#(wide),{"id":"twin","title":"w3"}]}]"#.utf8))
+        #expect(early.pathListConflict()?.contains("and twin") == true)
     }
 
     // MARK: Round trips
