@@ -32,6 +32,23 @@ struct BytePool: Sendable {
         return UInt32(offset)
     }
 
+    /// Appends an entry made of `tag` and `entry` (no temporary copy) and returns its offset.
+    /// - Complexity: amortized O(length)
+    @inlinable @discardableResult
+    mutating func append(tag: UInt8, _ entry: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = bytes.count
+        precondition(offset < Int(UInt32.max) - entry.count - 17, "byte pool over 4 GiB")
+        var n = UInt(entry.count + 1)
+        while n >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
+            n >>= 7
+        }
+        bytes.append(UInt8(n))
+        bytes.append(tag)
+        bytes.append(contentsOf: entry)
+        return UInt32(offset)
+    }
+
     /// Appends an entry given as a collection of bytes.
     @discardableResult
     mutating func append<C: Collection>(contentsOf entry: C) -> UInt32 where C.Element == UInt8 {

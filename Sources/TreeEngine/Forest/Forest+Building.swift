@@ -102,6 +102,17 @@ public struct ForestBuilder: NodeSink {
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }
 
+    /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
+    /// (a reader that knows or can estimate what is coming: no rehash of long ids while
+    /// they arrive).
+    /// - Complexity: O(`count`)
+    public mutating func reserveIDs(_ count: Int, bytes: Int = 0) {
+        let count = min(count, limits.maxNodes)
+        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
+        forest.ids.reserve(count)
+        if bytes > 0 { forest.ids.pool.reserve(bytes + 3 * count) }
+    }
+
     @inlinable
     public mutating func setExpanded(_ flag: Bool) {
         if flag { forest.flags[Int(open.last!)].insert(.expanded) } else { forest.flags[Int(open.last!)].remove(.expanded) }

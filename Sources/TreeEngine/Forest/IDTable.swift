@@ -50,11 +50,7 @@ struct IDTable: Sendable {
     /// - Complexity: amortized O(1) expected
     mutating func insert(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) {
         growRefs(to: Int(slot) + 1)
-        var entry = ContiguousArray<UInt8>()
-        entry.reserveCapacity(key.count + 1)
-        entry.append(isInteger ? IDTable.tagInteger : IDTable.tagString)
-        entry.append(contentsOf: key)
-        refs[Int(slot)] = entry.withUnsafeBytes { pool.append($0) } + 1
+        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
         if (used + 1) * 2 > buckets.count { rehash(minimumCapacity: (count + 1) * 2) }
         let mask = buckets.count - 1
         var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
@@ -62,6 +58,13 @@ struct IDTable: Sendable {
         if buckets[i] == IDTable.empty { used += 1 }
         buckets[i] = slot
         count += 1
+    }
+
+    /// Makes room for `total` ids in all, so that inserting up to that many never rehashes
+    /// (a reader that knows how many ids are coming calls it once).
+    /// - Complexity: O(`total`) when the table grows, else O(1)
+    mutating func reserve(_ total: Int) {
+        if (max(total, count) + 1) * 2 > buckets.count { rehash(minimumCapacity: (max(total, count) + 1) * 2) }
     }
 
     /// Forgets the id of `slot`, if it has one.

@@ -1,0 +1,344 @@
+import TreeEngine
+
+/// Reads any JSON document as a tree (`?format=document`): every object member and array
+/// element becomes a node, the root value's members or elements being the roots.
+///
+/// - Ids are JSON Pointers (RFC 6901: `~` → `~0`, `/` → `~1`), e.g. `/store/book/0/title`;
+///   two members with one name have one pointer, so the builder rejects the later one.
+/// - Titles: a container is `key` (a member) or `[index]` (an element); a scalar is
+///   `key: value` or `[index]: value`, the value being the decoded string (no quotes) or the
+///   number or literal as written, cut to at most 80 bytes at a UTF-8 boundary with `…`
+///   appended when longer.
+/// - Data: a scalar carries its value exactly as written (`"abc"`, `12.50`); containers none.
+///
+/// Iterative (an explicit stack of open containers), so depth is bounded by
+/// `ForestLimits.maxDepth` and memory only. It reuses `JSONScanner` for strings, numbers
+/// and literals; keys without escapes are read in place.
+struct DocumentReader {
+    /// One open array or object.
+    struct Frame {
+        var isObject: Bool
+        /// Whether the container is a node (every container but the root value).
+        var isNode: Bool
+        /// The index of the current element (arrays) or member (objects).
+        var index: Int
+        /// The length of the container's own pointer in `pointer`.
+        var pointerLength: Int
+    }
+
+    var scanner: JSONScanner
+    let limits: ForestLimits
+    var frames = ContiguousArray<Frame>()
+    /// The pointer of the node being read (its id).
+    var pointer: [UInt8] = []
+    var title: [UInt8] = []
+    var scratch: [UInt8] = []
+    /// Where the current member's key starts (for errors about it).
+    var keyStart = 0
+    var idBytes = 0
+    let maxIDBytes: Int
+
+    /// The longest value shown in a title, in bytes (before the `…`).
+    static let maxValueBytes = 80
+
+    init(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) {
+        scanner = JSONScanner(bytes)
+        self.limits = limits
+        // Every node holds its whole pointer as its id: a deeply nested document holds a
+        // quadratic amount; ordinary ones stay well under this.
+        // The engine keeps ids in one pool of at most 4 GiB.
+        maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
+        pointer.reserveCapacity(256)
+        title.reserveCapacity(256)
+        scratch.reserveCapacity(256)
+    }
+
+    /// Reads the document into `sink`.
+    /// - Throws: `TreeInputError`: `.syntax` for malformed JSON (it wins over any rule the
+    ///   document also breaks), `.rule` for a scalar root, a duplicate member name or
+    ///   nesting deeper than `maxDepth`, `.limit` for too many nodes (or ids).
+    /// - Complexity: O(document size + ids' bytes)
+    static func read<S: NodeSink>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, into sink: inout S) throws(TreeInputError) {
+        var reader = DocumentReader(bytes, limits: limits)
+        do {
+            try reader.readDocument(into: &sink)
+        } catch {
+            throw reader.makeError(error)
+        }
+    }
+
+    private mutating func readDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) {
+        scanner.skipWhitespace()
+        if scanner.atEnd { throw .syntax("empty document", at: scanner.pos) }
+        let c = scanner.current
+        guard c == UInt8(ascii: "{") || c == UInt8(ascii: "[") else {
+            if JSONScanner.startsValue(c) {
+                throw .rule("a document to open must be a JSON object or array", at: scanner.pos)
+            }
+            throw scanner.unexpected("expected a value")
+        }
+        if try open(isObject: c == UInt8(ascii: "{"), isNode: false, into: &sink) {
+            try readMembers(into: &sink)
+        }
+        scanner.skipWhitespace()
+        if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
+    }
+
+    /// Opens the container at `pos` (pushes its frame); false when it is empty (then closed).
+    @inline(__always)
+    private mutating func open<S: NodeSink>(isObject: Bool, isNode: Bool, into sink: inout S) throws(JSONScanError) -> Bool {
+        scanner.pos &+= 1
+        scanner.skipWhitespace()
+        if scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+            scanner.pos &+= 1
+            if isNode { try end(&sink, at: scanner.pos) }
+            return false
+        }
+        frames.append(Frame(isObject: isObject, isNode: isNode, index: 0, pointerLength: pointer.count))
+        return true
+    }
+
+    /// Reads members and elements until the root container closes; `pos` is on the first
+    /// member's key or element of the innermost frame.
+    private mutating func readMembers<S: NodeSink>(into sink: inout S) throws(JSONScanError) {
+        while true {
+            let top = frames.count &- 1
+            let frame = frames[top]
+            pointer.removeLast(pointer.count &- frame.pointerLength)
+            pointer.append(UInt8(ascii: "/"))
+            title.removeAll(keepingCapacity: true)
+            if frame.isObject {
+                guard scanner.current == UInt8(ascii: "\"") else {
+                    throw scanner.unexpected("expected a member name in double quotes")
+                }
+                keyStart = scanner.pos
+                let token = try scanner.scanString()
+                if token.hasEscapes {
+                    scanner.decode(token, into: &scratch)
+                    scratch.withUnsafeBytes { appendKey($0) }
+                } else {
+                    appendKey(scanner.slice(token.start, token.end))
+                }
+                scanner.skipWhitespace()
+                guard scanner.current == UInt8(ascii: ":") else {
+                    throw scanner.unexpected("expected ':' after member name")
+                }
+                scanner.pos &+= 1
+                scanner.skipWhitespace()
+            } else {
+                keyStart = scanner.pos
+                appendIndex(frame.index)
+            }
+            // The node of this member or element.
+            let depth = frames.count &- 1
+            if depth >= limits.maxDepth {
+                throw .rule("the document nests deeper than the maximum depth of \(limits.maxDepth)", at: scanner.pos)
+            }
+            let valueStart = scanner.pos
+            switch scanner.current {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                try begin(&sink, at: keyStart)
+                if try open(isObject: scanner.current == UInt8(ascii: "{"), isNode: true, into: &sink) { continue }
+            case UInt8(ascii: "\""):
+                let token = try scanner.scanString()
+                title.append(contentsOf: ": ".utf8)
+                if token.hasEscapes {
+                    scanner.decode(token, into: &scratch)
+                    scratch.withUnsafeBytes { appendShortened($0) }
+                } else {
+                    appendShortened(scanner.slice(token.start, token.end))
+                }
+                try scalar(&sink, valueStart)
+            case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+                _ = try scanner.scanNumber()
+                title.append(contentsOf: ": ".utf8)
+                appendShortened(scanner.slice(valueStart, scanner.pos))
+                try scalar(&sink, valueStart)
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                let literal: StaticString = scanner.current == UInt8(ascii: "t") ? "true" : scanner.current == UInt8(ascii: "f") ? "false" : "null"
+                try scanner.scanLiteral(literal)
+                title.append(contentsOf: ": ".utf8)
+                appendShortened(scanner.slice(valueStart, scanner.pos))
+                try scalar(&sink, valueStart)
+            default:
+                throw scanner.unexpected("expected a value")
+            }
+            // After a value: the next member, or close containers.
+            while true {
+                scanner.skipWhitespace()
+                let top = frames.count &- 1
+                let isObject = frames[top].isObject
+                switch scanner.current {
+                case UInt8(ascii: ","):
+                    scanner.pos &+= 1
+                    scanner.skipWhitespace()
+                    frames[top].index &+= 1
+                case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
+                    scanner.pos &+= 1
+                    let closed = frames.removeLast()
+                    pointer.removeLast(pointer.count &- closed.pointerLength)
+                    if !closed.isNode { return }
+                    try end(&sink, at: scanner.pos)
+                    continue
+                default:
+                    throw scanner.unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
+                }
+                break
+            }
+        }
+    }
+
+    // MARK: Nodes
+
+    /// A scalar node: begun, titled, its raw value as data, ended.
+    @inline(__always)
+    private mutating func scalar<S: NodeSink>(_ sink: inout S, _ valueStart: Int) throws(JSONScanError) {
+        try begin(&sink, at: keyStart)
+        do throws(NodeSinkError) {
+            try sink.setData(scanner.slice(valueStart, scanner.pos))
+            try sink.endNode()
+        } catch {
+            throw Self.sinkError(error, at: keyStart)
+        }
+    }
+
+    /// Begins a node with the current pointer as id and `title` (the key or index part).
+    @inline(__always)
+    private mutating func begin<S: NodeSink>(_ sink: inout S, at offset: Int) throws(JSONScanError) {
+        idBytes &+= pointer.count &+ 3  // with a pool entry's header
+        if idBytes > maxIDBytes {
+            throw .limit("the document's ids (JSON Pointers) would take more than \(maxIDBytes) bytes: it nests too deep", at: offset)
+        }
+        do throws(NodeSinkError) {
+            try sink.beginNode()
+            let failure: NodeSinkError? = pointer.withUnsafeBytes { id in
+                do throws(NodeSinkError) { try sink.setStringID(id) } catch { return error }
+                return nil
+            }
+            if let failure { throw failure }
+            let titleFailure: NodeSinkError? = title.withUnsafeBytes { text in
+                do throws(NodeSinkError) { try sink.setTitle(text) } catch { return error }
+                return nil
+            }
+            if let titleFailure { throw titleFailure }
+        } catch {
+            throw Self.sinkError(error, at: offset)
+        }
+    }
+
+    @inline(__always)
+    private mutating func end<S: NodeSink>(_ sink: inout S, at offset: Int) throws(JSONScanError) {
+        do throws(NodeSinkError) { try sink.endNode() } catch { throw Self.sinkError(error, at: offset) }
+    }
+
+    static func sinkError(_ error: NodeSinkError, at offset: Int) -> JSONScanError {
+        switch error.kind {
+        case .duplicateID(let id): .rule("duplicate member name: a second member has the pointer \"\(id)\"", at: offset)
+        case .limitExceeded(let message): .limit(message, at: offset)
+        }
+    }
+
+    // MARK: Text
+
+    /// Appends a member's key to the pointer (escaped) and to the title (as is).
+    @inline(__always)
+    private mutating func appendKey(_ key: UnsafeRawBufferPointer) {
+        title.append(contentsOf: key)
+        var run = 0
+        for i in 0 ..< key.count {
+            let c = key[i]
+            guard c == UInt8(ascii: "~") || c == UInt8(ascii: "/") else { continue }
+            pointer.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[run ..< i]))
+            pointer.append(UInt8(ascii: "~"))
+            pointer.append(c == UInt8(ascii: "~") ? UInt8(ascii: "0") : UInt8(ascii: "1"))
+            run = i &+ 1
+        }
+        pointer.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[run...]))
+    }
+
+    /// Appends an element's index to the pointer (`3`) and to the title (`[3]`).
+    @inline(__always)
+    private mutating func appendIndex(_ index: Int) {
+        let start = pointer.count
+        var n = index
+        repeat {
+            pointer.append(UInt8(ascii: "0") &+ UInt8(n % 10))
+            n /= 10
+        } while n > 0
+        pointer[start...].reverse()
+        title.append(UInt8(ascii: "["))
+        title.append(contentsOf: pointer[start...])
+        title.append(UInt8(ascii: "]"))
+    }
+
+    /// Appends a value to the title, cut to `maxValueBytes` at a UTF-8 boundary with `…`.
+    @inline(__always)
+    private mutating func appendShortened(_ value: UnsafeRawBufferPointer) {
+        if value.count <= Self.maxValueBytes {
+            title.append(contentsOf: value)
+            return
+        }
+        var cut = Self.maxValueBytes
+        while cut > 0 && value[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a sequence
+        title.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<cut]))
+        title.append(contentsOf: "…".utf8)
+    }
+
+    /// About how many nodes `bytes` holds, to size the id table once: every node but a
+    /// container's first element follows a comma, and every non-empty container has a first
+    /// element (commas inside strings count too: an estimate from above, mostly exact).
+    /// - Complexity: O(n), eight bytes at a time
+    static func estimatedNodes(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let n = bytes.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 {
+            // Exact: a high bit for each zero byte of `x`.
+            ~(((x & ~highs) &+ ~highs) | x | ~highs)
+        }
+        var count = 0
+        var i = 0
+        while i &+ 8 <= n {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let hits = zeroBytes(w ^ (ones &* 0x2C)) | zeroBytes(w ^ (ones &* 0x5B)) | zeroBytes(w ^ (ones &* 0x7B))
+            count &+= hits.nonzeroBitCount
+            i &+= 8
+        }
+        while i < n {
+            let c = base.load(fromByteOffset: i, as: UInt8.self)
+            if c == 0x2C || c == 0x5B || c == 0x7B { count &+= 1 }
+            i &+= 1
+        }
+        return count
+    }
+
+    // MARK: Errors
+
+    /// The public error: a syntax error anywhere wins over a rule; path = the pointer.
+    func makeError(_ error: JSONScanError) -> TreeInputError {
+        if error.kind != .syntax, let syntax = JSONScanner.firstSyntaxError(in: scanner.bytes, maxDepth: Int.max / 2) {
+            return syntax
+        }
+        let (line, column) = TreeInputError.lineAndColumn(of: error.offset, in: scanner.bytes)
+        let path = frames.isEmpty ? "" : String(decoding: pointer, as: UTF8.self)
+        return TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset, line: line, column: column, path: path)
+    }
+}
+
+extension Forest {
+    /// Builds a forest from any JSON document: every member and element a node (see
+    /// `DocumentReader` for titles, ids and data).
+    /// - Throws: `TreeInputError`: `.syntax` for malformed JSON, `.rule` for a scalar root,
+    ///   a duplicate member name (`duplicate member name`, at the later key) or nesting
+    ///   deeper than `limits.maxDepth` (roots are depth 0), `.limit` for more than
+    ///   `limits.maxNodes` nodes, or when the ids (pointers) would take more than 16 bytes
+    ///   per input byte plus 64 MiB, which only documents nesting thousands deep reach.
+    /// - Complexity: O(document size + ids' bytes), iterative at any depth
+    public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+        builder.reserveIDs(DocumentReader.estimatedNodes(bytes))
+        try DocumentReader.read(bytes, limits: limits, into: &builder)
+        return builder.finish()
+    }
+}

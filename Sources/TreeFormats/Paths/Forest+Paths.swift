@@ -1,0 +1,216 @@
+import TreeEngine
+
+/// Path lists (`text/plain`): one path a line, names split at a separator.
+///
+/// Reading: every prefix of a line is a node (siblings in order of first appearance; a
+/// prefix seen before reuses its node); its title is the last name, its id the prefix in
+/// canonical form. A line ending with the separator makes a node that declares children
+/// (`docs/`). Blank lines are skipped, CRLF is read as LF, a UTF-8 BOM is skipped.
+///
+/// Escapes: a backslash escapes the next character: `\\` is a backslash, `\` + separator
+/// the separator inside a name, `\n` LF, `\r` CR, `\"` a quote; a backslash before any
+/// other character (or at the end of the line) is a literal backslash. A line that
+/// starts and ends with `"` is git's C-quoted form (`git ls-files` with core.quotePath):
+/// `\"`, `\\`, `\a \b \t \n \v \f \r` and `\ooo` octal bytes are decoded, then the
+/// result is split at separators with no further escapes.
+///
+/// Canonical form (ids, and what `exportPaths` writes): names joined by the separator,
+/// each with `\` → `\\`, separator → `\`+separator, LF → `\n`, CR → `\r`. For an ordinary
+/// path that is the line itself.
+extension Forest {
+    /// Builds a forest from a path list (see the extension's documentation).
+    /// - Throws: `TreeInputError` with the line and column: `.syntax` for invalid UTF-8
+    ///   or a bad escape in a quoted line, `.rule` for an empty name (a leading separator,
+    ///   two in a row) or a path deeper than `limits.maxDepth`, `.limit` for more than
+    ///   `limits.maxNodes` nodes, or ids (whole paths) of more than 16 bytes per input
+    ///   byte plus 64 MiB, which only paths nesting thousands of names deep reach.
+    /// - Precondition: `separator` is 1 to 16 bytes without `\`, CR or LF.
+    /// - Complexity: O(input size) expected; a name already on the previous line's path
+    ///   costs a comparison, a new prefix one hash.
+    public static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String = "/",
+                                  limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        var reader = PathListReader(bytes, separator: separator, limits: limits)
+        try reader.read()
+        var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
+        builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes)
+        try reader.build(into: &builders, group: { _ in 0 })
+        return builders[0].finish()
+    }
+
+    /// Why this forest cannot be written as a path list, or nil when it can: a node with an
+    /// empty title, two siblings with the same title, or paths so deep that the list would
+    /// exceed 4 GiB (each line repeats every ancestor's name).
+    ///
+    /// Siblings are compared within their group while it is small (pre-order keeps one open
+    /// group per level); a group past 16 nodes goes into one hash table keyed by (parent,
+    /// title), so wide levels stay linear.
+    /// - Complexity: O(n + titles' bytes) expected
+    public func pathListConflict() -> String? {
+        var table: [Int32] = []
+        var mask = 0
+        var hashed: [NodeHandle] = []  // the table's entries point here
+        /// The open sibling group of each level: its nodes while small, else hashed.
+        var groups: [[NodeHandle]] = []
+        var groupIsHashed: [Bool] = []
+        var levelBytes: [Int] = []  // canonical path length of the open ancestors
+        var ancestors: [NodeHandle] = []
+        var total = 0
+        var conflict: String?
+
+        func sameTitle(_ a: NodeHandle, _ b: NodeHandle) -> Bool {
+            withTitle(of: a) { x in withTitle(of: b) { y in PathListReader.equal(x, y) } }
+        }
+        /// Adds `node` (child of `parent`) to the hash table; returns a sibling with its title, if any.
+        func hashInsert(_ node: NodeHandle, parent: NodeHandle?) -> NodeHandle? {
+            if table.isEmpty || (hashed.count + 1) * 2 > table.count {
+                let size = max(1024, table.count * 2)
+                table = [Int32](repeating: 0, count: size)
+                mask = size - 1
+                for (i, other) in hashed.enumerated() {
+                    var bucket = withTitle(of: other) { PathListReader.hash($0, parent: self.parent(of: other).map { Int32($0.slot) } ?? -1) } & mask
+                    while table[bucket] != 0 { bucket = (bucket &+ 1) & mask }
+                    table[bucket] = Int32(i + 1)
+                }
+            }
+            var bucket = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { Int32($0.slot) } ?? -1) } & mask
+            while table[bucket] != 0 {
+                let other = hashed[Int(table[bucket]) - 1]
+                if self.parent(of: other) == parent, sameTitle(other, node) { return other }
+                bucket = (bucket &+ 1) & mask
+            }
+            hashed.append(node)
+            table[bucket] = Int32(hashed.count)
+            return nil
+        }
+
+        forEachNode { node, level in
+            guard conflict == nil else { return }
+            ancestors.removeLast(ancestors.count - level)
+            levelBytes.removeLast(levelBytes.count - level)
+            // Entering a level opens a new group there; deeper groups are closed.
+            if groups.count > level + 1 {
+                for l in level + 1 ..< groups.count {
+                    groups[l].removeAll(keepingCapacity: true)
+                    groupIsHashed[l] = false
+                }
+            }
+            while groups.count <= level {
+                groups.append([])
+                groupIsHashed.append(false)
+            }
+            let parent = ancestors.last
+            let (titleCount, escapes) = withTitle(of: node) { title -> (Int, Int) in
+                (title.count, title.reduce(0) { $0 + ($1 == 0x5C || $1 == 0x0A || $1 == 0x0D || $1 == 0x2F ? 1 : 0) })
+            }
+            if titleCount == 0 {
+                conflict = "node \(id(of: node)) has an empty title, which a path list cannot hold"
+                return
+            }
+            // Siblings with one title would be one path.
+            var twin: NodeHandle?
+            if groupIsHashed[level] {
+                twin = hashInsert(node, parent: parent)
+            } else {
+                twin = groups[level].first { sameTitle($0, node) }
+                groups[level].append(node)
+                if twin == nil, groups[level].count > 16 {
+                    for sibling in groups[level] where twin == nil { twin = hashInsert(sibling, parent: parent) }
+                    groups[level].removeAll(keepingCapacity: true)
+                    groupIsHashed[level] = true
+                }
+            }
+            if let twin {
+                conflict = "nodes \(id(of: twin)) and \(id(of: node)) are siblings with the same title \(title(of: node).debugDescription), which a path list cannot tell apart"
+                return
+            }
+            let length = (level == 0 ? 0 : levelBytes[level - 1] + 1) + titleCount + escapes
+            total += length + 2
+            if total > 1 << 32 {
+                conflict = "the path list would take more than 4 GiB: its paths nest too deep (each line repeats every ancestor's name)"
+                return
+            }
+            levelBytes.append(length)
+            ancestors.append(node)
+        }
+        return conflict
+    }
+
+    static func powerOfTwo(atLeast n: Int) -> Int {
+        var size = 1
+        while size < n { size <<= 1 }
+        return size
+    }
+
+    /// Writes the forest as a path list: every node's canonical path (see the extension's
+    /// documentation) on its own line, in pre-order, with a trailing separator for a node
+    /// that declares children; a line that would start with `"` starts with `\"` instead
+    /// (else it could read as git's quoted form). LF line ends. Bytes go out in chunks of
+    /// about `chunkSize`. Check `pathListConflict()` first: empty titles and siblings with
+    /// one title do not come back.
+    /// - Precondition: `separator` is 1 to 16 bytes without `\`, CR or LF.
+    /// - Complexity: O(output size), iterative at any depth
+    public func exportPaths(separator: String = "/", chunkSize: Int = 1 << 16,
+                            _ emit: ([UInt8]) throws -> Void) rethrows {
+        let separator = Array(separator.utf8)
+        precondition(!separator.isEmpty && separator.count <= 16
+            && !separator.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 0x0A || $0 == 0x0D }),
+            "a path separator is 1 to 16 bytes without a backslash, CR or LF")
+        var out: [UInt8] = []
+        out.reserveCapacity(chunkSize + 4096)
+        var path: [UInt8] = []
+        var ends: [Int] = []  // the path length of each open level
+        try forEachNode { node, level in
+            ends.removeLast(ends.count - level)
+            path.removeLast(path.count - (level == 0 ? 0 : ends[level - 1]))
+            if level > 0 { path.append(contentsOf: separator) }
+            withTitle(of: node) { PathListReader.appendCanonical($0, separator: separator, to: &path) }
+            ends.append(path.count)
+            if path.first == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
+            out.append(contentsOf: path)
+            if declaresChildren(node) { out.append(contentsOf: separator) }
+            out.append(0x0A)
+            if out.count >= chunkSize {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if !out.isEmpty { try emit(out) }
+    }
+}
+
+extension TreeStore {
+    /// Reads a path list (see `Forest.parsePaths`) as nodes to insert under `parent` (the
+    /// top level when nil).
+    ///
+    /// A new node's id is `<parent's id><separator><path>` (just the path at the top
+    /// level), so paths inserted under a folder read from a list extend its ids. A prefix
+    /// whose id names an existing child of the expected parent is reused: its new names go
+    /// under it (inserting `src/new.txt` where `src` exists adds one node); a trailing
+    /// separator on such a node changes nothing. An id that exists elsewhere → `.rule`
+    /// duplicate id. Depth counts from `parent`'s children (0), like a nested fragment;
+    /// `limits.maxNodes` counts the store's nodes too.
+    /// - Returns: one group per existing node (or the top level) that gets new children, in
+    ///   order of first appearance; empty when every path exists already.
+    /// - Complexity: O(input size) expected, plus one store lookup per new prefix
+    public func parsePathFragments(_ bytes: UnsafeRawBufferPointer, separator: String, under parent: NodeHandle?,
+                                   limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
+        var prefix: [UInt8] = []
+        if let parent {
+            forest.withID(of: parent) { key, _ in prefix.append(contentsOf: key) }
+            prefix.append(contentsOf: separator.utf8)
+        }
+        let context = PathListReader.FragmentContext(forest: forest, under: parent, prefix: prefix)
+        var reader = PathListReader(bytes, separator: separator, limits: limits, fragment: context)
+        try reader.read()
+        guard let done = reader.fragment else { return [] }
+        var builders = done.groupParents.map { _ in fragmentBuilder(limits: limits, expectedBytes: bytes.count / max(1, done.groupParents.count)) }
+        try reader.build(into: &builders, group: { node in
+            let p = reader.parents[Int(node)]
+            return p < 0 ? done.groupOfTop! : done.groupOf[p]!
+        })
+        return zip(done.groupParents, builders).map { parent, builder in
+            var builder = builder
+            return FragmentGroup(parent: parent, fragment: builder.finish())
+        }
+    }
+}

@@ -1,0 +1,428 @@
+import Foundation
+import Testing
+import TreeEngine
+@testable import TreeFormats
+@testable import TreeReference
+
+/// One node as the tests compare it: level, id, title, declared children, data.
+struct FlatNode: Equatable, CustomStringConvertible {
+    var level: Int
+    var id: String
+    var title: String
+    var declares: Bool
+    var data: String?
+
+    var description: String {
+        "\(String(repeating: "  ", count: level))\(id.debugDescription) \(title.debugDescription)\(declares ? " +" : "")\(data.map { " data=\($0)" } ?? "")"
+    }
+}
+
+/// The forest's nodes in pre-order.
+func flatten(_ forest: Forest) -> [FlatNode] {
+    var nodes: [FlatNode] = []
+    forest.forEachNode { node, level in
+        nodes.append(FlatNode(level: level, id: forest.id(of: node).description, title: forest.title(of: node),
+                              declares: forest.declaresChildren(node),
+                              data: forest.data(of: node).map { String(decoding: $0, as: UTF8.self) }))
+    }
+    return nodes
+}
+
+/// Parses a path list given as text.
+func parsePaths(_ text: String, separator: String = "/", limits: ForestLimits = ForestLimits()) -> Result<Forest, TreeInputError> {
+    parsePaths(Array(text.utf8), separator: separator, limits: limits)
+}
+
+func parsePaths(_ bytes: [UInt8], separator: String = "/", limits: ForestLimits = ForestLimits()) -> Result<Forest, TreeInputError> {
+    bytes.withUnsafeBytes { raw in
+        do throws(TreeInputError) { return .success(try Forest.parsePaths(raw, separator: separator, limits: limits)) } catch { return .failure(error) }
+    }
+}
+
+/// The whole export as text.
+func exportPaths(_ forest: Forest, separator: String = "/", chunkSize: Int = 1 << 16) -> String {
+    var bytes: [UInt8] = []
+    forest.exportPaths(separator: separator, chunkSize: chunkSize) { bytes += $0 }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A name in canonical form, written independently of the reader (byte by byte).
+func canonical(_ name: String, separator: String) -> String {
+    let bytes = Array(name.utf8), sep = Array(separator.utf8)
+    var out: [UInt8] = []
+    var i = 0
+    while i < bytes.count {
+        if i + sep.count <= bytes.count, Array(bytes[i ..< i + sep.count]) == sep {
+            out += [UInt8(ascii: "\\")] + sep
+            i += sep.count
+            continue
+        }
+        switch bytes[i] {
+        case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
+        case 0x0A: out += Array(#"\n"#.utf8)
+        case 0x0D: out += Array(#"\r"#.utf8)
+        default: out.append(bytes[i])
+        }
+        i += 1
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+@Suite("PathListTests")
+struct PathListTests {
+    static let seedCount = ProcessInfo.processInfo.environment["FORMAT_MODEL_SEEDS"].flatMap { Int($0) } ?? 200
+
+    // MARK: Reading
+
+    @Test func prefixesBecomeNodesInOrderOfFirstAppearance() throws {
+        let forest = try parsePaths("src/main.swift\nsrc/util/a.swift\ndocs/\nREADME\nsrc/util/b.swift\n\nsrc/z\n").get()
+        #expect(flatten(forest) == [
+            FlatNode(level: 0, id: "src", title: "src", declares: false),
+            FlatNode(level: 1, id: "src/main.swift", title: "main.swift", declares: false),
+            FlatNode(level: 1, id: "src/util", title: "util", declares: false),
+            FlatNode(level: 2, id: "src/util/a.swift", title: "a.swift", declares: false),
+            FlatNode(level: 2, id: "src/util/b.swift", title: "b.swift", declares: false),
+            FlatNode(level: 1, id: "src/z", title: "z", declares: false),
+            FlatNode(level: 0, id: "docs", title: "docs", declares: true),
+            FlatNode(level: 0, id: "README", title: "README", declares: false),
+        ])
+        #expect(exportPaths(forest) == "src\nsrc/main.swift\nsrc/util\nsrc/util/a.swift\nsrc/util/b.swift\nsrc/z\ndocs/\nREADME\n")
+    }
+
+    @Test func bomCRLFAndBlankLines() throws {
+        let forest = try parsePaths(Array("\u{FEFF}a/b\r\n\r\n\r\na/c\r\nd".utf8)).get()
+        #expect(flatten(forest).map(\.id) == ["a", "a/b", "a/c", "d"])
+        #expect(try parsePaths("").get().isEmpty)
+        #expect(try parsePaths("\n\n\r\n").get().isEmpty)
+    }
+
+    @Test func laterLinesReuseNodesOutOfOrder() throws {
+        // Not in pre-order: the hash finds the earlier prefixes.
+        let forest = try parsePaths("a/b/c\nx/y\na/b/d\nx/z\na/e\n").get()
+        #expect(flatten(forest).map(\.id) == ["a", "a/b", "a/b/c", "a/b/d", "a/e", "x", "x/y", "x/z"])
+    }
+
+    @Test func trailingSeparatorDeclaresChildrenAlsoWithChildren() throws {
+        let forest = try parsePaths("docs/\ndocs/a\nb/c/\n").get()
+        #expect(flatten(forest) == [
+            FlatNode(level: 0, id: "docs", title: "docs", declares: true),
+            FlatNode(level: 1, id: "docs/a", title: "a", declares: false),
+            FlatNode(level: 0, id: "b", title: "b", declares: false),
+            FlatNode(level: 1, id: "b/c", title: "c", declares: true),
+        ])
+        #expect(exportPaths(forest) == "docs/\ndocs/a\nb\nb/c/\n")
+    }
+
+    @Test func escapes() throws {
+        let forest = try parsePaths(#"""
+            a\/b/c\\d
+            e\nf\rg/\"q
+            lit\x/end\
+            \"lead
+            """#).get()
+        #expect(flatten(forest) == [
+            FlatNode(level: 0, id: #"a\/b"#, title: "a/b", declares: false),
+            FlatNode(level: 1, id: #"a\/b/c\\d"#, title: #"c\d"#, declares: false),
+            FlatNode(level: 0, id: #"e\nf\rg"#, title: "e\nf\rg", declares: false),
+            FlatNode(level: 1, id: #"e\nf\rg/"q"#, title: "\"q", declares: false),
+            FlatNode(level: 0, id: #"lit\\x"#, title: #"lit\x"#, declares: false),
+            FlatNode(level: 1, id: #"lit\\x/end\\"#, title: #"end\"#, declares: false),
+            FlatNode(level: 0, id: "\"lead", title: "\"lead", declares: false),
+        ])
+        // The export writes the canonical form; a leading quote is escaped.
+        #expect(exportPaths(forest) == #"""
+            a\/b
+            a\/b/c\\d
+            e\nf\rg
+            e\nf\rg/"q
+            lit\\x
+            lit\\x/end\\
+            \"lead
+
+            """#)
+        let again = try parsePaths(exportPaths(forest)).get()
+        #expect(flatten(again) == flatten(forest))
+    }
+
+    @Test func escapedAndPlainSpellingsOfOneNameShareTheNode() throws {
+        // `\"a` and `"a` (not at the start of a line) name the same node; so do `x\y` and `x\\y`.
+        let forest = try parsePaths("r/\\\"a/1\nr/\"a/2\nr/x\\y\nr/x\\\\y/3\n").get()
+        #expect(flatten(forest).map(\.id) == ["r", "r/\"a", "r/\"a/1", "r/\"a/2", #"r/x\\y"#, #"r/x\\y/3"#])
+    }
+
+    @Test func crInsideALineIsPartOfTheName() throws {
+        let forest = try parsePaths(Array("a\rb/c\r\r\n".utf8)).get()
+        #expect(flatten(forest).map(\.title) == ["a\rb", "c\r"])
+        #expect(flatten(forest).map(\.id) == [#"a\rb"#, #"a\rb/c\r"#])
+    }
+
+    @Test func gitQuotedLines() throws {
+        // `git ls-files` with core.quotePath: octal UTF-8 bytes, C escapes.
+        let forest = try parsePaths(#"""
+            "dir/\303\251t\303\251.txt"
+            dir/plain
+            "dir/tab\there \"q\" back\\slash"
+            "nl\nx/a\a\b\v\f\r"
+            "quote-only"
+            """#).get()
+        #expect(flatten(forest) == [
+            FlatNode(level: 0, id: "dir", title: "dir", declares: false),
+            FlatNode(level: 1, id: "dir/été.txt", title: "été.txt", declares: false),
+            FlatNode(level: 1, id: "dir/plain", title: "plain", declares: false),
+            FlatNode(level: 1, id: "dir/tab\there \"q\" back\\\\slash", title: "tab\there \"q\" back\\slash", declares: false),
+            FlatNode(level: 0, id: #"nl\nx"#, title: "nl\nx", declares: false),
+            FlatNode(level: 1, id: #"nl\nx/a\#u{07}\#u{08}\#u{0B}\#u{0C}\r"#, title: "a\u{07}\u{08}\u{0B}\u{0C}\r", declares: false),
+            FlatNode(level: 0, id: "quote-only", title: "quote-only", declares: false),
+        ])
+    }
+
+    @Test func multiByteSeparators() throws {
+        let forest = try parsePaths("a::b::c\na\\::b::d\n→x→y\n", separator: "::").get()
+        #expect(flatten(forest).map(\.id) == ["a", "a::b", "a::b::c", "a\\::b", "a\\::b::d", "→x→y"])
+        #expect(flatten(forest).map(\.title) == ["a", "b", "c", "a::b", "d", "→x→y"])
+        let arrows = try parsePaths("a→b\na→c→\n", separator: "→").get()
+        #expect(flatten(arrows).map(\.id) == ["a", "a→b", "a→c"])
+        #expect(flatten(arrows).last?.declares == true)
+        #expect(exportPaths(arrows, separator: "→") == "a\na→b\na→c→\n")
+    }
+
+    // MARK: Errors
+
+    func failure(_ text: String, separator: String = "/", limits: ForestLimits = ForestLimits()) -> TreeInputError? {
+        failure(Array(text.utf8), separator: separator, limits: limits)
+    }
+
+    func failure(_ bytes: [UInt8], separator: String = "/", limits: ForestLimits = ForestLimits()) -> TreeInputError? {
+        if case .failure(let error) = parsePaths(bytes, separator: separator, limits: limits) { return error }
+        return nil
+    }
+
+    @Test func emptyNamesAreRuleErrorsAtTheirPlace() throws {
+        let leading = try #require(failure("a/b\n/c\n"))
+        #expect(leading.kind == .rule)
+        #expect((leading.line, leading.column, leading.byteOffset, leading.path) == (2, 1, 4, ""))
+        #expect(leading.message.contains("line 2"))
+        let double = try #require(failure("a/b\r\nc/d//e\n"))
+        #expect(double.kind == .rule)
+        #expect((double.line, double.column) == (2, 5))
+        let onlySeparator = try #require(failure("a\n/\n"))
+        #expect((onlySeparator.kind, onlySeparator.line, onlySeparator.column) == (.rule, 2, 1))
+        let quoted = try #require(failure("a\n\"x//y\"\n"))
+        #expect((quoted.kind, quoted.line, quoted.column) == (.rule, 2, 1))
+    }
+
+    @Test func invalidUTF8IsASyntaxErrorAtTheByte() throws {
+        let error = try #require(failure([UInt8]("ok/é\nab".utf8) + [0xC3, 0x28] + [UInt8]("\n".utf8)))
+        #expect(error.kind == .syntax)
+        #expect((error.line, error.column) == (2, 3))
+        let overlong = try #require(failure([0x61, 0x2F, 0xC0, 0x80]))
+        #expect((overlong.kind, overlong.line, overlong.column) == (.syntax, 1, 3))
+        let quoted = try #require(failure(Array(#""a\377""#.utf8)))
+        #expect((quoted.kind, quoted.line, quoted.column) == (.syntax, 1, 1))
+    }
+
+    @Test func badQuotedEscapesAreSyntaxErrors() throws {
+        let unknown = try #require(failure("x\n\"a\\qb\"\n"))
+        #expect((unknown.kind, unknown.line, unknown.column) == (.syntax, 2, 3))
+        let octal = try #require(failure("\"a\\47\""))
+        #expect((octal.kind, octal.line, octal.column) == (.syntax, 1, 3))
+    }
+
+    @Test func depthAndNodeLimits() throws {
+        let deep = try #require(failure("a/b\na/b/c/d\n", limits: ForestLimits(maxDepth: 3)))
+        #expect(deep.kind == .rule)
+        #expect((deep.line, deep.column) == (2, 7))
+        #expect(try parsePaths("a/b/c", limits: ForestLimits(maxDepth: 3)).get().count == 3)
+        let many = try #require(failure("a/b\nc\nd\n", limits: ForestLimits(maxNodes: 3)))
+        #expect(many.kind == .limit)
+        #expect((many.line, many.column) == (3, 1))
+        #expect(try parsePaths("a/b\nc\n", limits: ForestLimits(maxNodes: 3)).get().count == 3)
+    }
+
+    // MARK: Deep chains
+
+    @Test func deepChainRoundTrips() throws {
+        let depth = 1_000
+        let line = Array(repeating: "n", count: depth).joined(separator: "/")
+        let forest = try parsePaths(line + "/\n").get()
+        #expect(forest.count == depth)
+        var deepest = 0
+        forest.forEachNode { _, level in deepest = max(deepest, level) }
+        #expect(deepest == depth - 1)
+        #expect(forest.pathListConflict() == nil)
+        let again = try parsePaths(exportPaths(forest)).get()
+        #expect(flatten(again) == flatten(forest))
+    }
+
+    @Test func millionNamesOnOneLineStopAtTheIDLimit() throws {
+        // Ids are whole paths: a million-deep line would hold 10^12 bytes of ids.
+        let line = [UInt8](repeating: UInt8(ascii: "n"), count: 2_000_000)
+        var bytes = line
+        for i in stride(from: 1, to: bytes.count, by: 2) { bytes[i] = UInt8(ascii: "/") }
+        let error = try #require(failure(bytes, limits: ForestLimits(maxDepth: 2_000_000)))
+        #expect(error.kind == .limit)
+        #expect(error.line == 1)
+    }
+
+    @Test func millionDeepChainIsRefusedForExport() throws {
+        var builder = ForestBuilder(limits: ForestLimits(maxDepth: 2_000_000))
+        let title = Array("n".utf8)
+        for _ in 0 ..< 1_000_000 {
+            try builder.beginNode()
+            try title.withUnsafeBytes { try builder.setTitle($0) }
+        }
+        for _ in 0 ..< 1_000_000 { try builder.endNode() }
+        let forest = builder.finish()
+        let conflict = try #require(forest.pathListConflict())
+        #expect(conflict.contains("4 GiB"))
+    }
+
+    // MARK: Conflicts
+
+    @Test func conflicts() throws {
+        let (ok, _) = try Forest.parse(Array(#"[{"title":"a","children":[{"title":"b"},{"title":"B"}]},{"title":"b"}]"#.utf8))
+        #expect(ok.pathListConflict() == nil)
+        let (empty, _) = try Forest.parse(Array(#"[{"title":"a","children":[{"id":"e","title":""}]}]"#.utf8))
+        #expect(empty.pathListConflict()?.contains("e has an empty title") == true)
+        let (twins, _) = try Forest.parse(Array(#"[{"title":"a","children":[{"id":"x","title":"t"},{"title":"u"},{"id":"y","title":"t"}]}]"#.utf8))
+        #expect(twins.pathListConflict()?.contains("x and y") == true)
+        let (roots, _) = try Forest.parse(Array(#"[{"id":1,"title":"t"},{"id":2,"title":"t"}]"#.utf8))
+        #expect(roots.pathListConflict() != nil)
+        // Wide groups go through the hash table: the same titles under other parents are fine.
+        let wide = (0 ..< 40).map { #"{"title":"w\#($0)"}"# }.joined(separator: ",")
+        let many = try parsePaths((0 ..< 3).flatMap { p in (0 ..< 40).map { "p\(p)/w\($0)" } }.joined(separator: "\n")).get()
+        #expect(many.pathListConflict() == nil)
+        let (wideTwins, _) = try Forest.parse(Array(#"[{"title":"a","children":[\#(wide)]},{"title":"b","children":[\#(wide),{"id":"late","title":"w33"}]}]"#.utf8))
+        #expect(wideTwins.pathListConflict()?.contains("and late") == true)
+        let (early, _) = try Forest.parse(Array(#"[{"title":"a","children":[\#(wide),{"id":"twin","title":"w3"}]}]"#.utf8))
+        #expect(early.pathListConflict()?.contains("and twin") == true)
+    }
+
+    // MARK: Round trips
+
+    /// Random trees whose sibling titles are unique and non-empty.
+    static func pathTree(_ rng: inout SeededRandom) -> [GenNode] {
+        var used: Set<String> = []
+        var roots = RandomTrees.forest(&rng, nodes: RandomTrees.size(&rng), used: &used, extraTilde: 3)
+        func fix(_ nodes: inout [GenNode]) {
+            var seen: Set<String> = []
+            for i in nodes.indices {
+                if nodes[i].title.isEmpty { nodes[i].title = "∅" }
+                while !seen.insert(nodes[i].title).inserted { nodes[i].title += "'" }
+            }
+        }
+        // Iteratively: a stack of index paths.
+        fix(&roots)
+        var stack: [[Int]] = roots.indices.map { [$0] }
+        while let path = stack.popLast() {
+            func with(_ nodes: inout [GenNode], _ rest: ArraySlice<Int>, _ body: (inout GenNode) -> Void) {
+                if rest.count == 1 { body(&nodes[rest.first!]) } else { with(&nodes[rest.first!].children, rest.dropFirst(), body) }
+            }
+            var count = 0
+            with(&roots, path[...]) { node in
+                fix(&node.children)
+                count = node.children.count
+            }
+            for c in 0 ..< count { stack.append(path + [c]) }
+        }
+        return roots
+    }
+
+    @Test func randomTreesRoundTrip() throws {
+        let separators = ["/", "::", "→", " | ", "x"]
+        for seed in 0 ..< Self.seedCount {
+            var rng = SeededRandom(seed: UInt64(seed) &+ 0x9A7)
+            let nodes = Self.pathTree(&rng)
+            let json = RandomTrees.json(nodes, &rng)
+            let (forest, _) = try Forest.parse(Array(json.utf8))
+            #expect(forest.pathListConflict() == nil, "seed \(seed)")
+            let separator = rng.pick(separators)
+            let text = exportPaths(forest, separator: separator, chunkSize: rng.pick([1, 64, 1 << 16]))
+            let result = parsePaths(text, separator: separator)
+            guard case .success(let back) = result else {
+                Issue.record("seed \(seed): \(result)\n\(text)")
+                continue
+            }
+            let original = flatten(forest)
+            let read = flatten(back)
+            #expect(read.count == original.count, "seed \(seed)")
+            // Titles, structure, flags; ids are the canonical paths.
+            var pathAt: [String] = []
+            for (a, b) in zip(original, read) {
+                pathAt.removeLast(pathAt.count - a.level)
+                let id = (pathAt.last.map { $0 + separator } ?? "") + canonical(a.title, separator: separator)
+                pathAt.append(id)
+                if a.level != b.level || a.title != b.title || a.declares != b.declares || b.id != id {
+                    Issue.record("seed \(seed), separator \(separator.debugDescription): \(a) read back as \(b), expected id \(id.debugDescription)")
+                    break
+                }
+            }
+            // Exporting again gives the same text.
+            #expect(exportPaths(back, separator: separator) == text, "seed \(seed)")
+        }
+    }
+
+    // MARK: Fragments
+
+    func fragments(_ store: TreeStore, _ text: String, under parent: NodeHandle?, separator: String = "/",
+                   limits: ForestLimits = ForestLimits()) -> Result<[FragmentGroup], TreeInputError> {
+        Array(text.utf8).withUnsafeBytes { raw in
+            do throws(TreeInputError) {
+                return .success(try store.parsePathFragments(raw, separator: separator, under: parent, limits: limits))
+            } catch { return .failure(error) }
+        }
+    }
+
+    @Test func fragmentsReuseExistingPrefixes() throws {
+        let store = TreeStore(forest: try parsePaths("src/a\nsrc/b\ndocs\n").get())
+        let src = try #require(store.forest.node(withID: "src"))
+        let groups = try fragments(store, "src/new.txt\nlib/x\nsrc/a/deeper\nsrc/c/d\n", under: nil).get()
+        #expect(groups.map(\.parent) == [src, nil, store.forest.node(withID: "src/a")])
+        #expect(flatten(groups[0].fragment).map(\.id) == ["src/new.txt", "src/c", "src/c/d"])
+        #expect(flatten(groups[1].fragment).map(\.id) == ["lib", "lib/x"])
+        #expect(flatten(groups[2].fragment).map(\.id) == ["src/a/deeper"])
+        #expect(flatten(groups[2].fragment).map(\.level) == [0])
+        // Every path there already: nothing to insert.
+        #expect(try fragments(store, "src/a\nsrc\n", under: nil).get().isEmpty)
+    }
+
+    @Test func fragmentsUnderANodeExtendItsID() throws {
+        let store = TreeStore(forest: try parsePaths("src/a\nsrc/b\n").get())
+        let src = try #require(store.forest.node(withID: "src"))
+        let groups = try fragments(store, "a/x\nc/d/\n", under: src).get()
+        #expect(groups.map(\.parent) == [store.forest.node(withID: "src/a"), src])
+        #expect(flatten(groups[0].fragment).map(\.id) == ["src/a/x"])
+        #expect(flatten(groups[1].fragment) == [
+            FlatNode(level: 0, id: "src/c", title: "c", declares: false),
+            FlatNode(level: 1, id: "src/c/d", title: "d", declares: true),
+        ])
+    }
+
+    @Test func fragmentIDsTakenElsewhereAreDuplicates() throws {
+        // "b" exists, but not where the new path puts it.
+        let (forest, _) = try Forest.parse(Array(#"[{"id":"a","title":"a"},{"id":"x","title":"x","children":[{"id":"b","title":"b"},{"id":"n/q","title":"q"}]}]"#.utf8))
+        let store = TreeStore(forest: forest)
+        let error = try #require(fragments(store, "ok\nb\n", under: nil).failure)
+        #expect(error.kind == .rule)
+        #expect((error.line, error.column) == (2, 1))
+        #expect(error.message.contains("\"b\""))
+        // A new node's children are new: an id of theirs that exists is a duplicate.
+        let nested = try #require(fragments(store, "a/q\nn/q\n", under: nil).failure)
+        #expect((nested.kind, nested.line, nested.column) == (.rule, 2, 3))
+        #expect(nested.message.contains("duplicate id \"n/q\""))
+        // Reuse goes by id: x's child b has the id "b", so "x/b" is new.
+        let x = try #require(store.forest.node(withID: "x"))
+        let groups = try fragments(store, "x/b/c\n", under: nil).get()
+        #expect(groups.map(\.parent) == [x])
+        #expect(flatten(groups[0].fragment).map(\.id) == ["x/b", "x/b/c"])
+        let many = try #require(fragments(store, "p\nq\n", under: nil, limits: ForestLimits(maxNodes: 5)).failure)
+        #expect((many.kind, many.line) == (.limit, 2))
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
