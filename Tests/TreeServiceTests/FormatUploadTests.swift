@@ -67,11 +67,11 @@ import TreeStorage
     @Test(arguments: [
         // (content type, body, status, type slug, line, column or nil)
         ("text/csv", "id,parentId,title\na,,A\nb,zz,B\n", 422, "invalid-node", 3, nil),
-        ("text/csv", "id,parentId,title\na,,A\"x\n", 400, "malformed-body", 2, 7),
+        ("text/csv", "id,parentId,title\na,,A\"x\n", 400, "malformed-body", 2, 5),
         ("text/csv", "id,title\na,A\n", 422, "invalid-node", 1, nil),
         ("text/csv", "id,parentId,title\na,,A\na,,B\n", 422, "invalid-node", 3, nil),
         ("text/csv", "id,parentId,title\na,b,A\nb,a,B\n", 422, "invalid-node", 2, nil),
-        ("application/x-ndjson", "{\"id\":1,\"title\":\"A\"}\n{\"id\":2,\"title\":}\n", 400, "malformed-json", 2, 20),
+        ("application/x-ndjson", "{\"id\":1,\"title\":\"A\"}\n{\"id\":2,\"title\":}\n", 400, "malformed-json", 2, 17),
         ("application/x-ndjson", "{\"id\":1,\"title\":\"A\"}\n\n{\"id\":2}\n", 422, "invalid-node", 3, nil),
         ("text/plain", "a/b\na//c\n", 422, "invalid-node", 2, nil),
     ] as [(String, String, Int, String, Int, Int?)])
