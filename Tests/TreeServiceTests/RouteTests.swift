@@ -38,7 +38,7 @@ import TreeEngine
 
     @Test func badBodiesAreRejectedWithLocation() {
         let before = h.service.sessionCount
-        let wrongType = h.call("POST", "/sessions", json: "[]", contentType: "text/plain")
+        let wrongType = h.call("POST", "/sessions", json: "[]", contentType: "application/xml")
         #expect(wrongType.status == 415)
         #expect(wrongType.headers["content-type"] == "application/problem+json")
         let malformed = h.call("POST", "/sessions", json: "[{\"title\": \"a\",]")
