@@ -8,6 +8,11 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   children: a valid one becomes 0, which every parent allows, written as the same JSON type
   (`0` or `0.0`).
 
+* The other upload formats (CSV, NDJSON, path lists) are typed `string` in the spec: a body of
+  one of them becomes a small valid one with fresh ids; `format` and `separator` (which name
+  how to read the body) are left out of uploads, and `parentId` of an insert unless the body is
+  a path list (rows name their parents themselves).
+
 Only values that are valid are rewritten, so a request that breaks the schema still does.
 """
 import itertools
@@ -52,6 +57,18 @@ def index_zero(body):
     return body
 
 
+def other_format_body(media_type):
+    """A small valid body of a row or path-list media type, with fresh ids; None for JSON."""
+    n = next(_fresh)
+    if media_type == "text/csv":
+        return f"id,parentId,title\r\nc{n},,Row {n}\r\nc{n}.1,c{n},\"Child, {n}\"\r\n"
+    if media_type == "application/x-ndjson":
+        return f'{{"id":"j{n}","title":"Row {n}"}}\n{{"id":"j{n}.1","parentId":"j{n}","title":"Child"}}\n'
+    if media_type == "text/plain":
+        return f"p{n}/a.txt\np{n}/b/\n"
+    return None
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     operation = context.operation
@@ -60,7 +77,14 @@ def before_call(context, case, kwargs):
     route = (operation.method.upper(), operation.path)
     body = case.body
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
-        if isinstance(body, list):
+        if isinstance(case.query, dict):
+            drop = {"format", "separator"} | ({"parentId"} if case.media_type != "text/plain" else set())
+            case.query = {k: v for k, v in case.query.items() if k not in drop}
+        replacement = other_format_body(case.media_type)
+        if replacement is not None:
+            if isinstance(body, str):
+                case.body = replacement
+        elif isinstance(body, list):
             case.body = fresh_nodes(body)
         elif isinstance(body, dict):
             body = dict(body)
