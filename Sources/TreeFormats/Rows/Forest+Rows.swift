@@ -8,6 +8,15 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line and column of the offending byte.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseCSV(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        // Rows in pre-order (as exported) are built while they are read; others, and any
+        // rule broken, are read again into a table.
+        var streamed = CSVReader(bytes, limits: limits)
+        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+        try streamed.read()
+        if !streamed.streamer!.stopped {
+            return streamed.streamer!.finish()
+        }
+        streamed = CSVReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = CSVReader(bytes, limits: limits)
         try reader.read()
         var table = reader.table
@@ -22,6 +31,15 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line, the column and the member's JSON Pointer.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseNDJSON(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        // Rows in pre-order (as exported) are built while they are read; others, and any
+        // rule broken, are read again into a table.
+        var streamed = NDJSONReader(bytes, limits: limits)
+        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+        try streamed.read()
+        if !streamed.streamer!.stopped {
+            return streamed.streamer!.finish()
+        }
+        streamed = NDJSONReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = NDJSONReader(bytes, limits: limits)
         try reader.read()
         var table = reader.table
