@@ -423,6 +423,7 @@ struct RowTable {
         var current = 0
         var failedRow = 0
         var visitedSoFar = 0
+        var implicit = ImplicitIDs()
         let maxDepth = limits.maxDepth
         let visited: Int
         do throws(NodeSinkError) {
@@ -436,7 +437,7 @@ struct RowTable {
                         throw NodeSinkError(kind: .limitExceeded("depth"))
                     }
                     try feed(rows[r], into: &builders[current], slot: inSession ? -1 : visitedSoFar,
-                             scratch: &scratch, extraJSON: &extraJSON)
+                             implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
                     visitedSoFar &+= 1
                 }, end: { (_) throws(NodeSinkError) in
                     try builders[current].endNode()
@@ -481,6 +482,7 @@ struct RowTable {
         scratch.reserveCapacity(256)
         var extraJSON = JSONWriter(reservingCapacity: 256)
         var open: [Int32] = []
+        var implicit = ImplicitIDs()
         let maxDepth = limits.maxDepth
         var r = 0
         do throws(NodeSinkError) {
@@ -493,7 +495,7 @@ struct RowTable {
                 if open.count >= maxDepth {
                     throw NodeSinkError(kind: .limitExceeded("depth"))
                 }
-                try feed(rows[r], into: &builder, slot: r, scratch: &scratch, extraJSON: &extraJSON)
+                try feed(rows[r], into: &builder, slot: r, implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
                 open.append(Int32(truncatingIfNeeded: r))
                 r &+= 1
             }
@@ -527,16 +529,29 @@ struct RowTable {
     /// `slot` is the slot the node gets in a new forest (its pre-order index), -1 for a
     /// fragment: an id `~N` equal to `~slot` is the node's implicit id, so it is not stored
     /// (an exported forest comes back exactly as uploaded, without an id table to build).
+    /// `implicit` remembers those, so that an explicit `~N` naming one is a duplicate.
     @inline(__always)
-    func feed(_ row: Row, into sink: inout ForestBuilder, slot: Int, scratch: inout [UInt8], extraJSON: inout JSONWriter) throws(NodeSinkError) {
+    func feed(_ row: Row, into sink: inout ForestBuilder, slot: Int, implicit: inout ImplicitIDs,
+              scratch: inout [UInt8], extraJSON: inout JSONWriter) throws(NodeSinkError) {
         try sink.beginNode()
-        if slot >= 0, !row.flags.contains(.integerID), withRaw(row.id, { Self.isImplicitID($0, slot: slot) }) {
-            // Implicit: nothing to store.
-        } else if row.flags.contains(.integerID) {
+        if row.flags.contains(.integerID) {
             try sink.setIntegerID(withRaw(row.id) { Self.parseInt64($0) })
         } else {
             let failure = withRaw(row.id) { (id) -> NodeSinkError? in
-                do throws(NodeSinkError) { try sink.setStringID(id) } catch { return error }
+                do throws(NodeSinkError) {
+                    if slot >= 0, let n = Self.generatedNumber(id) {
+                        if n == slot {
+                            if implicit.forward.contains(n) { throw NodeSinkError(kind: .duplicateID(String(decoding: id, as: UTF8.self))) }
+                            implicit.mark(n)
+                            return nil
+                        }
+                        if n < slot, implicit.contains(n) {
+                            throw NodeSinkError(kind: .duplicateID(String(decoding: id, as: UTF8.self)))
+                        }
+                        if n > slot { implicit.forward.insert(n) }
+                    }
+                    try sink.setStringID(id)
+                } catch { return error }
                 return nil
             }
             if let failure { throw failure }
@@ -587,20 +602,21 @@ struct RowTable {
         if let failure { throw failure }
     }
 
-    /// Whether `id` is `~` followed by the decimal `slot` (no leading zeros).
+    /// N for an id `~N` (N decimal without leading zeros, below 10^15), else nil.
     @inline(__always)
-    static func isImplicitID(_ id: UnsafeRawBufferPointer, slot: Int) -> Bool {
+    static func generatedNumber(_ id: UnsafeRawBufferPointer) -> Int? {
         let count = id.count
-        guard count >= 2, count <= 11, id[0] == UInt8(ascii: "~") else { return false }
-        var n = slot
-        var index = count - 1
-        while index >= 1 {
-            guard id[index] == UInt8(ascii: "0") &+ UInt8(n % 10) else { return false }
-            n /= 10
-            index -= 1
-            if n == 0 { break }
+        guard count >= 2, count <= 16, id[0] == UInt8(ascii: "~") else { return nil }
+        if id[1] == UInt8(ascii: "0") && count > 2 { return nil }
+        var n = 0
+        var index = 1
+        while index < count {
+            let digit = id[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            n = n &* 10 &+ Int(digit)
+            index &+= 1
         }
-        return n == 0 && index == 0
+        return n
     }
 
     /// The value of a canonical decimal integer text (as the readers store it).
@@ -670,6 +686,26 @@ func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> B
     return true
 }
 
+/// The slots whose ids `~slot` were left implicit while building, and the explicit ids
+/// `~N` seen before slot N was reached (see `RowTable.feed`).
+struct ImplicitIDs {
+    var bits: [UInt64] = []
+    var forward: Set<Int> = []
+
+    @inline(__always)
+    mutating func mark(_ slot: Int) {
+        let word = slot >> 6
+        while bits.count <= word { bits.append(0) }
+        bits[word] |= 1 << UInt64(slot & 63)
+    }
+
+    @inline(__always)
+    func contains(_ slot: Int) -> Bool {
+        let word = slot >> 6
+        return word < bits.count && bits[word] & (1 << UInt64(slot & 63)) != 0
+    }
+}
+
 /// Builds nodes while rows are read, as long as they come in pre-order (each row's parent
 /// is open when it comes): no rows kept, no second pass. The first row that is not in
 /// pre-order, or breaks a rule the builder checks, stops it (`stopped`): the caller then
@@ -680,6 +716,7 @@ struct RowStreamer {
     var openIDs: [RowSpan] = []
     var scratch: [UInt8] = []
     var json = JSONWriter(reservingCapacity: 256)
+    var implicit = ImplicitIDs()
     /// Nodes built.
     var count = 0
     var stopped = false
@@ -718,7 +755,7 @@ struct RowStreamer {
                 stopped = true
                 return false
             }
-            try table.feed(row, into: &builder, slot: count, scratch: &scratch, extraJSON: &json)
+            try table.feed(row, into: &builder, slot: count, implicit: &implicit, scratch: &scratch, extraJSON: &json)
             openIDs.append(row.id)
             count &+= 1
             return true
