@@ -44,6 +44,8 @@ struct CSVReader {
     /// The start of the row being read, for errors.
     var rowStart = 0
     var scratch: [UInt8] = []
+    /// Builds the nodes while reading (rows in pre-order), or nil.
+    var streamer: RowStreamer?
     var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
 
     init(_ input: UnsafeRawBufferPointer, limits: ForestLimits) {
@@ -193,7 +195,13 @@ struct CSVReader {
             if column != columnCount {
                 throw .syntax("the row has \(column) field\(column == 1 ? "" : "s"), the header has \(columnCount)", at: rowStart)
             }
-            table.append(row)
+            if streamer != nil {
+                guard streamer!.stream(row, table: table) else { return }
+                table.rowCount &+= 1
+                table.extras.removeAll(keepingCapacity: true)
+            } else {
+                table.append(row)
+            }
         }
     }
 

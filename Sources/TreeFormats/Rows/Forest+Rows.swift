@@ -4,10 +4,25 @@ extension Forest {
     /// Builds a forest from CSV rows (RFC 4180 with a header): columns `id`, `parentId`,
     /// `title`, optional `expanded`, `hasChildren`, `data` (JSON text), other columns into
     /// `data` as an object of strings. Parents may come after their children; siblings keep
-    /// the input order. Ids are strings (`42` is the string "42").
+    /// the input order. Ids are strings (`42` is the string "42"); an id `~N` that equals
+    /// the node's own slot (as our exports write generated ids) stays implicit, so an export
+    /// comes back as the same forest as its nested JSON upload.
+    ///
+    /// Rows in pre-order are built while they are read (one pass, no row table); the first
+    /// row that is not (or any rule broken) makes a second pass into a `RowTable`, which
+    /// resolves parents through a hash table and reports errors with their places.
     /// - Throws: `TreeInputError` with the line and column of the offending byte.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseCSV(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        // Rows in pre-order (as exported) are built while they are read; others, and any
+        // rule broken, are read again into a table.
+        var streamed = CSVReader(bytes, limits: limits)
+        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+        try streamed.read()
+        if !streamed.streamer!.stopped {
+            return streamed.streamer!.finish()
+        }
+        streamed = CSVReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = CSVReader(bytes, limits: limits)
         try reader.read()
         var table = reader.table
@@ -22,6 +37,15 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line, the column and the member's JSON Pointer.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseNDJSON(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        // Rows in pre-order (as exported) are built while they are read; others, and any
+        // rule broken, are read again into a table.
+        var streamed = NDJSONReader(bytes, limits: limits)
+        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+        try streamed.read()
+        if !streamed.streamer!.stopped {
+            return streamed.streamer!.finish()
+        }
+        streamed = NDJSONReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = NDJSONReader(bytes, limits: limits)
         try reader.read()
         var table = reader.table

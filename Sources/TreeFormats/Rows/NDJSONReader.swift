@@ -19,6 +19,8 @@ struct NDJSONReader {
     var scanner: JSONScanner
     var table: RowTable
     var scratch: [UInt8] = []
+    /// Builds the nodes while reading (rows in pre-order), or nil.
+    var streamer: RowStreamer?
     var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
     /// The first byte of the row being read, for errors.
     var rowStart = 0
@@ -107,7 +109,13 @@ struct NDJSONReader {
                 }
                 scanner.pos &+= 1
             }
-            table.append(row)
+            if streamer != nil {
+                guard streamer!.stream(row, table: table) else { return }
+                table.rowCount &+= 1
+                table.extras.removeAll(keepingCapacity: true)
+            } else {
+                table.append(row)
+            }
         }
     }
 

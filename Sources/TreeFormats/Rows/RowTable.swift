@@ -100,6 +100,9 @@ struct RowTable {
     var existingCount = 0
     let limits: ForestLimits
 
+    /// Rows read so far.
+    var rowCount = 0
+
     /// The current path of rows (pre-order guess), outermost first.
     private var path: [Int32] = []
     private var pathEnabled = true
@@ -113,7 +116,8 @@ struct RowTable {
         self.input = input
         self.base = input.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
         self.limits = limits
-        let guess = min(limits.maxNodes, max(16, input.count / 48))
+        // Rows are rarely shorter than 24 bytes; untouched capacity costs no resident memory.
+        let guess = min(limits.maxNodes, max(16, input.count / 24))
         rows.reserveCapacity(guess)
         parents.reserveCapacity(guess)
     }
@@ -240,7 +244,7 @@ struct RowTable {
     /// Whether one more row may be read (the node limit, existing nodes included).
     @inline(__always)
     func checkRowLimit(at offset: Int) throws(JSONScanError) {
-        if rows.count + existingCount >= limits.maxNodes {
+        if rowCount + existingCount >= limits.maxNodes {
             throw .limit("more than \(limits.maxNodes) nodes", at: offset)
         }
     }
@@ -249,6 +253,7 @@ struct RowTable {
     /// - Complexity: amortized O(1) for input in pre-order, O(`pathWindow`) otherwise.
     @inline(__always)
     mutating func append(_ row: Row) {
+        rowCount &+= 1
         let index = Int32(truncatingIfNeeded: rows.count)
         rows.append(row)
         guard row.flags.contains(.hasParent) else {
@@ -342,6 +347,12 @@ struct RowTable {
                 }
             }
         }
+        if unresolved == 0 {
+            // Every parent was on the current path: the rows are in pre-order already.
+            var builder = ForestBuilder(limits: limits, expectedBytes: input.count)
+            try buildInInputOrder(into: &builder, locate: locate)
+            return builder.finish()
+        }
         var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
         let groupOf: [Int32] = []
         try build(into: &builders, groupOf: groupOf, locate: locate, inSession: false)
@@ -411,6 +422,8 @@ struct RowTable {
         var extraJSON = JSONWriter(reservingCapacity: 256)
         var current = 0
         var failedRow = 0
+        var visitedSoFar = 0
+        var implicit = ImplicitIDs()
         let maxDepth = limits.maxDepth
         let visited: Int
         do throws(NodeSinkError) {
@@ -423,23 +436,15 @@ struct RowTable {
                     if depth >= maxDepth {
                         throw NodeSinkError(kind: .limitExceeded("depth"))
                     }
-                    try feed(row: r, into: &builders[current], scratch: &scratch, extraJSON: &extraJSON)
+                    try feed(rows[r], into: &builders[current], slot: inSession ? -1 : visitedSoFar,
+                             implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
+                    visitedSoFar &+= 1
                 }, end: { (_) throws(NodeSinkError) in
                     try builders[current].endNode()
                 })
             }
         } catch {
-            switch error.kind {
-            case .duplicateID:
-                throw duplicateError(row: failedRow, inSession: inSession, locate: locate)
-            case .limitExceeded(let message) where message == "depth":
-                let place = locate(Int(rows[failedRow].start), .parentId)
-                throw makeError(.rule, "\(lineLabel(place.offset)): nodes nest deeper than the maximum depth of \(maxDepth)",
-                                at: place.offset, path: place.path)
-            case .limitExceeded(let message):
-                let place = locate(Int(rows[failedRow].start), .row)
-                throw makeError(.limit, message, at: place.offset, path: place.path)
-            }
+            throw sinkFailure(error, row: failedRow, inSession: inSession, locate: locate)
         }
         if visited < rows.count {
             let member = parents.withUnsafeBufferPointer { parents in
@@ -468,16 +473,85 @@ struct RowTable {
         }
     }
 
+    /// Builds the forest from rows in pre-order (each row's parent is open when it comes),
+    /// in input order without linking child lists.
+    /// - Complexity: O(n)
+    private func buildInInputOrder(into builder: inout ForestBuilder,
+                                   locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) {
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(256)
+        var extraJSON = JSONWriter(reservingCapacity: 256)
+        var open: [Int32] = []
+        var implicit = ImplicitIDs()
+        let maxDepth = limits.maxDepth
+        var r = 0
+        do throws(NodeSinkError) {
+            while r < rows.count {
+                let parent = parents[r]
+                while let top = open.last, top != parent {
+                    try builder.endNode()
+                    open.removeLast()
+                }
+                if open.count >= maxDepth {
+                    throw NodeSinkError(kind: .limitExceeded("depth"))
+                }
+                try feed(rows[r], into: &builder, slot: r, implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
+                open.append(Int32(truncatingIfNeeded: r))
+                r &+= 1
+            }
+            while !open.isEmpty {
+                try builder.endNode()
+                open.removeLast()
+            }
+        } catch {
+            throw sinkFailure(error, row: min(r, rows.count - 1), inSession: false, locate: locate)
+        }
+    }
+
+    /// The public error for a builder's error at row `r` (or a depth reached there).
+    private func sinkFailure(_ error: NodeSinkError, row failedRow: Int, inSession: Bool,
+                             locate: (Int, RowField) -> (offset: Int, path: String)) -> TreeInputError {
+        switch error.kind {
+        case .duplicateID:
+            return duplicateError(row: failedRow, inSession: inSession, locate: locate)
+        case .limitExceeded(let message) where message == "depth":
+            let place = locate(Int(rows[failedRow].start), .parentId)
+            return makeError(.rule, "\(lineLabel(place.offset)): nodes nest deeper than the maximum depth of \(limits.maxDepth)",
+                             at: place.offset, path: place.path)
+        case .limitExceeded(let message):
+            let place = locate(Int(rows[failedRow].start), .row)
+            return makeError(.limit, message, at: place.offset, path: place.path)
+        }
+    }
+
     /// Hands one row to `sink`: begin, id, title, flags, data (the caller ends it).
+    ///
+    /// `slot` is the slot the node gets in a new forest (its pre-order index), -1 for a
+    /// fragment: an id `~N` equal to `~slot` is the node's implicit id, so it is not stored
+    /// (an exported forest comes back exactly as uploaded, without an id table to build).
+    /// `implicit` remembers those, so that an explicit `~N` naming one is a duplicate.
     @inline(__always)
-    private func feed(row r: Int, into sink: inout ForestBuilder, scratch: inout [UInt8], extraJSON: inout JSONWriter) throws(NodeSinkError) {
-        let row = rows[r]
+    func feed(_ row: Row, into sink: inout ForestBuilder, slot: Int, implicit: inout ImplicitIDs,
+              scratch: inout [UInt8], extraJSON: inout JSONWriter) throws(NodeSinkError) {
         try sink.beginNode()
         if row.flags.contains(.integerID) {
             try sink.setIntegerID(withRaw(row.id) { Self.parseInt64($0) })
         } else {
             let failure = withRaw(row.id) { (id) -> NodeSinkError? in
-                do throws(NodeSinkError) { try sink.setStringID(id) } catch { return error }
+                do throws(NodeSinkError) {
+                    if slot >= 0, let n = Self.generatedNumber(id) {
+                        if n == slot {
+                            if implicit.forward.contains(n) { throw NodeSinkError(kind: .duplicateID(String(decoding: id, as: UTF8.self))) }
+                            implicit.mark(n)
+                            return nil
+                        }
+                        if n < slot, implicit.contains(n) {
+                            throw NodeSinkError(kind: .duplicateID(String(decoding: id, as: UTF8.self)))
+                        }
+                        if n > slot { implicit.forward.insert(n) }
+                    }
+                    try sink.setStringID(id)
+                } catch { return error }
                 return nil
             }
             if let failure { throw failure }
@@ -526,6 +600,23 @@ struct RowTable {
             return nil
         }
         if let failure { throw failure }
+    }
+
+    /// N for an id `~N` (N decimal without leading zeros, below 10^15), else nil.
+    @inline(__always)
+    static func generatedNumber(_ id: UnsafeRawBufferPointer) -> Int? {
+        let count = id.count
+        guard count >= 2, count <= 16, id[0] == UInt8(ascii: "~") else { return nil }
+        if id[1] == UInt8(ascii: "0") && count > 2 { return nil }
+        var n = 0
+        var index = 1
+        while index < count {
+            let digit = id[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            n = n &* 10 &+ Int(digit)
+            index &+= 1
+        }
+        return n
     }
 
     /// The value of a canonical decimal integer text (as the readers store it).
@@ -593,6 +684,95 @@ func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> B
         i &+= 1
     }
     return true
+}
+
+/// The slots whose ids `~slot` were left implicit while building, and the explicit ids
+/// `~N` seen before slot N was reached (see `RowTable.feed`).
+struct ImplicitIDs {
+    var bits: [UInt64] = []
+    var forward: Set<Int> = []
+
+    @inline(__always)
+    mutating func mark(_ slot: Int) {
+        let word = slot >> 6
+        while bits.count <= word { bits.append(0) }
+        bits[word] |= 1 << UInt64(slot & 63)
+    }
+
+    @inline(__always)
+    func contains(_ slot: Int) -> Bool {
+        let word = slot >> 6
+        return word < bits.count && bits[word] & (1 << UInt64(slot & 63)) != 0
+    }
+}
+
+/// Builds nodes while rows are read, as long as they come in pre-order (each row's parent
+/// is open when it comes): no rows kept, no second pass. The first row that is not in
+/// pre-order, or breaks a rule the builder checks, stops it (`stopped`): the caller then
+/// reads the body again into a `RowTable`, which reports errors with their places.
+struct RowStreamer {
+    var builder: ForestBuilder
+    /// The ids of the open nodes, outermost first.
+    var openIDs: [RowSpan] = []
+    var scratch: [UInt8] = []
+    var json = JSONWriter(reservingCapacity: 256)
+    var implicit = ImplicitIDs()
+    /// Nodes built.
+    var count = 0
+    var stopped = false
+    let maxDepth: Int
+
+    init(limits: ForestLimits, expectedBytes: Int) {
+        builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
+        maxDepth = limits.maxDepth
+        scratch.reserveCapacity(256)
+    }
+
+    /// Builds `row`'s node (its spans refer to `table`'s input and side buffer).
+    /// - Returns: false (and `stopped`) when it cannot.
+    /// - Complexity: amortized O(1): the open nodes passed to find the parent are closed.
+    @inline(__always)
+    mutating func stream(_ row: Row, table: RowTable) -> Bool {
+        do throws(NodeSinkError) {
+            if row.flags.contains(.hasParent) {
+                var k = openIDs.count - 1
+                while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
+                guard k >= 0 else {
+                    stopped = true
+                    return false
+                }
+                while openIDs.count > k + 1 {
+                    try builder.endNode()
+                    openIDs.removeLast()
+                }
+            } else {
+                while !openIDs.isEmpty {
+                    try builder.endNode()
+                    openIDs.removeLast()
+                }
+            }
+            guard openIDs.count < maxDepth else {
+                stopped = true
+                return false
+            }
+            try table.feed(row, into: &builder, slot: count, implicit: &implicit, scratch: &scratch, extraJSON: &json)
+            openIDs.append(row.id)
+            count &+= 1
+            return true
+        } catch {
+            stopped = true
+            return false
+        }
+    }
+
+    /// The forest built (every row read, none stopped it).
+    mutating func finish() -> Forest {
+        while !openIDs.isEmpty {
+            try? builder.endNode()
+            openIDs.removeLast()
+        }
+        return builder.finish()
+    }
 }
 
 // MARK: UTF-8

@@ -105,6 +105,18 @@ struct RowsErrorTests {
         expectError(Self.header + "a,,x\nb,,y\nb,a,z\n", .csv, .rule, line: 4, column: 1, "duplicate id \"b\"")
     }
 
+    /// An id `~N` read as the implicit id of slot N still collides with an explicit `~N`.
+    @Test func generatedIDsCollide() {
+        expectError(Self.header + "~0,,x\n~0,,y\n", .csv, .rule, line: 3, column: 1, "duplicate id \"~0\"")
+        expectError(Self.header + "~1,,x\n~1,,y\n", .csv, .rule, line: 3, column: 1, "duplicate id \"~1\"")
+        expectError(Self.header + "a,,x\n~0,,y\n~1,,z\n~1,a,w\n", .csv, .rule, line: 5, column: 1, "duplicate id \"~1\"")
+        expectError("{\"id\":\"~0\",\"title\":\"x\"}\n{\"id\":\"~0\",\"title\":\"y\"}\n", .ndjson, .rule, line: 2, column: 7,
+                    path: "/id", "duplicate id \"~0\"")
+        // Explicit `~N` ids elsewhere: as uploaded in nested JSON.
+        let forest = try? Rows.parse(Self.header + "~1,,x\n~0,,y\n", .csv).get()
+        #expect(forest.map { Rows.describe($0, types: false) } == [#"0 str:"~1" "x" e=false h=false d=-"#, #"0 str:"~0" "y" e=false h=false d=-"#])
+    }
+
     @Test func csvTooDeep() {
         expectError(Self.header + "a,,x\nb,a,y\nc,b,z\nd,c,w\n", .csv, .rule, line: 4, column: 3, "deeper",
                     limits: ForestLimits(maxDepth: 2))
