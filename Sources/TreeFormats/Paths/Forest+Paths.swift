@@ -32,7 +32,7 @@ extension Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
         var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
-        builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes)
+        if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes) }
         try reader.build(into: &builders, group: { _ in 0 })
         return builders[0].finish()
     }
