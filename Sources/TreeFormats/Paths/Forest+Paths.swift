@@ -17,6 +17,10 @@ import TreeEngine
 /// Canonical form (ids, and what `exportPaths` writes): names joined by the separator,
 /// each with `\` → `\\`, separator → `\`+separator, LF → `\n`, CR → `\r`. For an ordinary
 /// path that is the line itself.
+///
+/// A separator that overlaps itself (`::`, ` | `) leaves one ambiguity: a name that ends
+/// with the separator's beginning (`a:` before `::`) reads back split differently, as no
+/// escape names a lone `:`. Separators without such overlap (`/`, `>`, `→`, `	`) have none.
 extension Forest {
     /// Builds a forest from a path list (see the extension's documentation).
     /// - Throws: `TreeInputError` with the line and column: `.syntax` for invalid UTF-8

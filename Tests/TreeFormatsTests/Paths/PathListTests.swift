@@ -308,6 +308,11 @@ struct PathListTests {
             var seen: Set<String> = []
             for i in nodes.indices {
                 if nodes[i].title.isEmpty { nodes[i].title = "∅" }
+                // What only a path list escapes: line ends, a leading quote, escape look-alikes.
+                if rng.chance(0.15) {
+                    nodes[i].title = rng.pick(["\"", "\n", "\r", "\\", "\\n", "\\\"", "a\r\nb", "::", "x"]) + nodes[i].title
+                }
+                if rng.chance(0.1) { nodes[i].title += rng.pick(["\\", "\r", "/", "\""]) }
                 while !seen.insert(nodes[i].title).inserted { nodes[i].title += "'" }
             }
         }
