@@ -92,12 +92,14 @@ public struct ForestBuilder: NodeSink {
     }
 
     private mutating func setID(_ key: UnsafeRawBufferPointer, isInteger: Bool) throws(NodeSinkError) {
-        if forest.ids.contains(key) || isTakenOutside(key) {
+        if isTakenOutside(key) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         let slot = open.last!
         if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
-        forest.ids.insert(slot: slot, key: key, isInteger: isInteger)
+        guard forest.ids.insertIfAbsent(slot: slot, key: key, isInteger: isInteger) else {
+            throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
+        }
         forest.flags[Int(slot)].remove(.implicitID)
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }

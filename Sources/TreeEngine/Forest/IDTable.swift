@@ -60,6 +60,32 @@ struct IDTable: Sendable {
         count += 1
     }
 
+    /// Records `key` as the id of `slot` unless some slot has it already (then false, and
+    /// nothing changes): one hash and one probe sequence for the check and the insert.
+    /// - Complexity: amortized O(1) expected
+    mutating func insertIfAbsent(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) -> Bool {
+        if (used + 1) * 2 > buckets.count { rehash(minimumCapacity: (count + 1) * 2) }
+        let mask = buckets.count - 1
+        var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
+        var reusable = -1  // the first deleted bucket on the way
+        while true {
+            let s = buckets[i]
+            if s == IDTable.empty { break }
+            if s == IDTable.deleted {
+                if reusable < 0 { reusable = i }
+            } else if keyEquals(slot: s, key) {
+                return false
+            }
+            i = (i + 1) & mask
+        }
+        growRefs(to: Int(slot) + 1)
+        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
+        if reusable >= 0 { i = reusable } else { used += 1 }
+        buckets[i] = slot
+        count += 1
+        return true
+    }
+
     /// Makes room for `total` ids in all, so that inserting up to that many never rehashes
     /// (a reader that knows how many ids are coming calls it once).
     /// - Complexity: O(`total`) when the table grows, else O(1)

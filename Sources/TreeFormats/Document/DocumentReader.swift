@@ -337,7 +337,8 @@ extension Forest {
     /// - Complexity: O(document size + ids' bytes), iterative at any depth
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
         var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
-        builder.reserveIDs(DocumentReader.estimatedNodes(bytes))
+        let estimate = DocumentReader.estimatedNodes(bytes)
+        if estimate > 0 { builder.reserveIDs(estimate) }
         try DocumentReader.read(bytes, limits: limits, into: &builder)
         return builder.finish()
     }

@@ -17,6 +17,10 @@ import TreeEngine
 /// Canonical form (ids, and what `exportPaths` writes): names joined by the separator,
 /// each with `\` → `\\`, separator → `\`+separator, LF → `\n`, CR → `\r`. For an ordinary
 /// path that is the line itself.
+///
+/// A separator that overlaps itself (`::`, ` | `) leaves one ambiguity: a name that ends
+/// with the separator's beginning (`a:` before `::`) reads back split differently, as no
+/// escape names a lone `:`. Separators without such overlap (`/`, `>`, `→`, `	`) have none.
 extension Forest {
     /// Builds a forest from a path list (see the extension's documentation).
     /// - Throws: `TreeInputError` with the line and column: `.syntax` for invalid UTF-8
@@ -32,7 +36,7 @@ extension Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
         var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
-        builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes)
+        if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes) }
         try reader.build(into: &builders, group: { _ in 0 })
         return builders[0].finish()
     }

@@ -11,8 +11,10 @@ import TreeEngine
 /// Every prefix of a line is a node: its title is the prefix's last name (escapes
 /// resolved), its id the prefix in canonical form (see `appendCanonical`). A prefix seen
 /// before reuses its node: first against the previous line's path (input in pre-order,
-/// such as `git ls-files` or our export, never hashes a reused name), then through a hash
-/// table keyed by (parent, title) with open addressing over byte ranges.
+/// such as `git ls-files` or our export, never looks a reused name up), then among the
+/// parent's children: along the sibling links while there are at most `smallGroup`,
+/// else through a hash table keyed by (parent, title) with open addressing over byte
+/// ranges, which holds only the nodes of such large groups.
 ///
 /// Titles and ids of ordinary lines (no escapes) are ranges of the input; the others are
 /// decoded into one arena. Nothing is allocated per line.
@@ -49,9 +51,22 @@ struct PathListReader {
 
     // MARK: Lookup
 
-    /// Open addressing: node index + 1, 0 for an empty bucket. Power-of-two size.
+    /// The last child of each node (-1 for none), and of the top level.
+    var lastChild: [Int32] = []
+    var lastRoot: Int32 = -1
+    /// The previous sibling of each node, -1 for the first.
+    var previousSibling: [Int32] = []
+    /// How many children each node has, saturated at 255; the top level's.
+    var childCount: [UInt8] = []
+    var rootCount = 0
+    /// Sibling groups up to this size are searched along `previousSibling` (no hashing,
+    /// and their titles are near in the input); larger ones go through `table`.
+    static let smallGroup = 8
+    /// Open addressing over the nodes of large sibling groups: node index + 1, 0 for an
+    /// empty bucket. Power-of-two size.
     var table: [Int32] = []
     var tableMask = 0
+    var hashedCount = 0
     /// The nodes of the previous line's path, by depth.
     var path: [Int32] = []
 
@@ -104,10 +119,11 @@ struct PathListReader {
         idStart.reserveCapacity(guess)
         idLength.reserveCapacity(guess)
         flags.reserveCapacity(guess)
-        var size = 64
-        while size < guess * 2 { size <<= 1 }
-        table = Array(repeating: 0, count: size)
-        tableMask = size - 1
+        lastChild.reserveCapacity(guess)
+        previousSibling.reserveCapacity(guess)
+        childCount.reserveCapacity(guess)
+        table = Array(repeating: 0, count: 1024)
+        tableMask = 1023
     }
 
     @inline(__always)
@@ -330,18 +346,32 @@ struct PathListReader {
     /// to here (else the id is made in the arena from the parent's).
     private mutating func findOrAdd(parent: Int32, title: Int, _ titleCount: Int, depth: Int, at offset: Int,
                                     id: (start: Int, count: Int)?) throws(TreeInputError) -> Int32 {
-        let hash = withBytes(title, titleCount) { Self.hash($0, parent: parent) }
-        var bucket = hash & tableMask
-        while true {
-            let entry = table[bucket]
-            if entry == 0 { break }
-            let node = Int(entry) - 1
-            if parents[node] == parent, Int(titleLength[node]) == titleCount,
-               withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
-                if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
-                return Int32(node)
+        let groupSize = parent < 0 ? rootCount : Int(childCount[Int(parent)])
+        let last = parent < 0 ? lastRoot : lastChild[Int(parent)]
+        if groupSize > Self.smallGroup {
+            var bucket = withBytes(title, titleCount) { Self.hash($0, parent: parent) } & tableMask
+            while true {
+                let entry = table[bucket]
+                if entry == 0 { break }
+                let node = Int(entry) - 1
+                if parents[node] == parent, Int(titleLength[node]) == titleCount,
+                   withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
+                    if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
+                    return Int32(node)
+                }
+                bucket = (bucket &+ 1) & tableMask
             }
-            bucket = (bucket &+ 1) & tableMask
+        } else {
+            var sibling = last
+            while sibling >= 0 {
+                let node = Int(sibling)
+                if Int(titleLength[node]) == titleCount,
+                   withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
+                    if title < 0 { arena.removeLast(titleCount) }
+                    return sibling
+                }
+                sibling = previousSibling[node]
+            }
         }
         // A new node: in a fragment it may exist in the store already.
         if depth >= limits.maxDepth {
@@ -369,14 +399,44 @@ struct PathListReader {
             idStart.append(~idOffset)
             idLength.append(UInt32(arena.count - idOffset))
         }
-        table[bucket] = node + 1
+        previousSibling.append(last)
+        lastChild.append(-1)
+        childCount.append(0)
+        // Into the table before the group's count changes (`grow` goes by the counts).
+        if groupSize > Self.smallGroup {
+            if (hashedCount &+ 1) &* 2 > table.count { grow(skipping: node) }
+            insertIntoTable(node)
+        } else if groupSize == Self.smallGroup {
+            // The group grows large: all of it into the table.
+            while (hashedCount &+ groupSize &+ 1) &* 2 > table.count { grow(skipping: -1) }
+            var sibling = node
+            while sibling >= 0 {
+                insertIntoTable(sibling)
+                sibling = previousSibling[Int(sibling)]
+            }
+        }
+        if parent < 0 {
+            lastRoot = node
+            rootCount &+= 1
+        } else {
+            lastChild[Int(parent)] = node
+            if childCount[Int(parent)] < 255 { childCount[Int(parent)] &+= 1 }
+        }
         if fragment != nil {
             try resolveInStore(node, at: offset)
         } else {
             try countNew(node, at: offset)
         }
-        if parents.count * 2 > table.count { grow() }
         return node
+    }
+
+    /// Puts `node`, of a large sibling group, into the table (which has room).
+    private mutating func insertIntoTable(_ node: Int32) {
+        let n = Int(node)
+        var bucket = withBytes(titleStart[n], Int(titleLength[n])) { Self.hash($0, parent: parents[n]) } & tableMask
+        while table[bucket] != 0 { bucket = (bucket &+ 1) & tableMask }
+        table[bucket] = node &+ 1
+        hashedCount &+= 1
     }
 
     /// Counts a new node against the limits.
@@ -427,12 +487,16 @@ struct PathListReader {
         try countNew(node, at: offset)
     }
 
-    /// Doubles the table and reinserts every node.
-    private mutating func grow() {
+    /// Doubles the table and reinserts the nodes of large groups but `skipping`.
+    private mutating func grow(skipping: Int32) {
         let size = table.count * 2
         table = Array(repeating: 0, count: size)
         tableMask = size - 1
-        for node in 0 ..< parents.count {
+        hashedCount = 0
+        for node in 0 ..< parents.count where node != Int(skipping) {
+            let parent = parents[node]
+            guard (parent < 0 ? rootCount : Int(childCount[Int(parent)])) > Self.smallGroup else { continue }
+            hashedCount &+= 1
             var bucket = withBytes(titleStart[node], Int(titleLength[node])) { Self.hash($0, parent: parents[node]) } & tableMask
             while table[bucket] != 0 { bucket = (bucket &+ 1) & tableMask }
             table[bucket] = Int32(node + 1)

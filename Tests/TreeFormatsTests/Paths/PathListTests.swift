@@ -100,6 +100,19 @@ struct PathListTests {
         // Not in pre-order: the hash finds the earlier prefixes.
         let forest = try parsePaths("a/b/c\nx/y\na/b/d\nx/z\na/e\n").get()
         #expect(flatten(forest).map(\.id) == ["a", "a/b", "a/b/c", "a/b/d", "a/e", "x", "x/y", "x/z"])
+        // Wide groups (roots, and children of d) found again in another order, across the
+        // point where a group moves into the hash table and the table grows.
+        for width in [7, 8, 9, 10, 40, 3000] {
+            var lines = (0 ..< width).map { "r\($0)" } + (0 ..< width).map { "d/f\($0)" }
+            lines += (0 ..< width).reversed().map { "d/f\($0)/x" } + (0 ..< width).reversed().map { "r\($0)/y" }
+            let wide = try parsePaths(lines.joined(separator: "\n")).get()
+            #expect(wide.count == 4 * width + 1, "width \(width)")
+            let nodes = flatten(wide)
+            #expect(nodes.prefix(2).map(\.id) == ["r0", "r0/y"])
+            #expect(nodes.filter { $0.level == 0 }.count == width + 1)
+            #expect(wide.children(of: wide.node(withID: "d")).count == width)
+            #expect(wide.children(of: wide.node(withID: "d/f\(width - 1)")).count == 1)
+        }
     }
 
     @Test func trailingSeparatorDeclaresChildrenAlsoWithChildren() throws {
@@ -308,6 +321,11 @@ struct PathListTests {
             var seen: Set<String> = []
             for i in nodes.indices {
                 if nodes[i].title.isEmpty { nodes[i].title = "∅" }
+                // What only a path list escapes: line ends, a leading quote, escape look-alikes.
+                if rng.chance(0.15) {
+                    nodes[i].title = rng.pick(["\"", "\n", "\r", "\\", "\\n", "\\\"", "a\r\nb", "::", "x"]) + nodes[i].title
+                }
+                if rng.chance(0.1) { nodes[i].title += rng.pick(["\\", "\r", "/", "\""]) }
                 while !seen.insert(nodes[i].title).inserted { nodes[i].title += "'" }
             }
         }
