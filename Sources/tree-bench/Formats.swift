@@ -7,7 +7,7 @@
 //   parseDocument          a JSON document of records of about 300 MB (the size does not
 //                          follow the data set): every member and element becomes a node
 //
-// Each reports mb_per_s, vs_parse (its MB/s over the nested JSON parse's) and the resident
+// TREE_BENCH_FORMATS=parseCSV,parseDocument (say) runs only those. Each reports mb_per_s, vs_parse (its MB/s over the nested JSON parse's) and the resident
 // bytes per node of the forest it builds beside the same forest built from nested JSON (its
 // own export, ids included): memory_vs_nested is their ratio.
 import Foundation
@@ -17,7 +17,7 @@ import TreeFormats
 /// The data set as CSV rows `id,parentId,title` (ids 1…n in pre-order).
 func menuItemsCSV(_ d: Dataset) -> [UInt8] {
     menuItemsRows(d, header: "id,parentId,title\n") { out, id, parent, title in
-        out += Array("\(id),\(parent.map(String.init) ?? ""),\(title)\n".utf8)
+        out += Array("\(id),\(parent.map(String.init) ?? ""),\"\(title)\"\n".utf8)
     }
 }
 
@@ -94,7 +94,11 @@ func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
 
 @MainActor func measureFormats(_ d: Dataset, parseMedian: Double, nestedBytes: Int, runs: Int) {
     let nestedRate = Double(nestedBytes) / 1e6 / parseMedian
-    func measure(_ op: String, _ input: [UInt8], _ parse: (UnsafeRawBufferPointer) throws -> Forest) {
+    // TREE_BENCH_FORMATS=parseCSV,parsePaths runs only those.
+    let only = ProcessInfo.processInfo.environment["TREE_BENCH_FORMATS"].map { Set($0.split(separator: ",").map(String.init)) }
+    func measure(_ op: String, _ input: @autoclosure () -> [UInt8], _ parse: (UnsafeRawBufferPointer) throws -> Forest) {
+        if let only, !only.contains(op) { return }
+        let input = input()
         // Memory first, in a process whose allocator has given back what it could.
         let (built, perNode) = input.withUnsafeBytes { raw in residentPerNode { try! parse(raw) } }
         let nodes = built.count

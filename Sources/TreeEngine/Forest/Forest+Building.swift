@@ -97,11 +97,34 @@ public struct ForestBuilder: NodeSink {
         }
         let slot = open.last!
         if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
-        guard forest.ids.insertIfAbsent(slot: slot, key: key, isInteger: isInteger) else {
+        if defersIDChecks {
+            forest.ids.store(slot: slot, key: key, isInteger: isInteger)
+            deferredIDs.append(slot)
+        } else if !forest.ids.insertIfAbsent(slot: slot, key: key, isInteger: isInteger) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         forest.flags[Int(slot)].remove(.implicitID)
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
+    }
+
+    /// Whether ids are only recorded as they come, and checked for duplicates and indexed
+    /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is
+    /// filled in batches). A reader that sets it calls `indexDeferredIDs()` before `finish()`;
+    /// when that finds a duplicate, the reader reads the body again without deferring, to
+    /// report the duplicate where it is. Ids taken outside (by the forest a fragment goes
+    /// into) are still refused as they come.
+    public var defersIDChecks = false
+    /// The slots whose ids wait for `indexDeferredIDs()`, in order.
+    private var deferredIDs: [Slot] = []
+
+    /// Checks and indexes the ids recorded while `defersIDChecks` was set.
+    /// - Returns: false when some id is a duplicate (of an earlier node's): the builder is
+    ///   then of no further use.
+    /// - Complexity: O(ids + their bytes) expected
+    public mutating func indexDeferredIDs() -> Bool {
+        defer { deferredIDs = [] }
+        if deferredIDs.isEmpty { return true }
+        return forest.ids.indexDeferred(deferredIDs) == nil
     }
 
     /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
@@ -144,6 +167,7 @@ public struct ForestBuilder: NodeSink {
     /// columns sized. Call it once, after the last `endNode()`.
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
+        precondition(deferredIDs.isEmpty, "indexDeferredIDs() must come before finish()")
         let n = forest.slotAt.count
         forest.count = n
         forest.segmentLoad = Forest.segmentLoads(forest.slotAt)

@@ -86,6 +86,74 @@ struct IDTable: Sendable {
         return true
     }
 
+    /// Records `key` as the id of `slot` without indexing it: `indexDeferred` indexes such
+    /// ids later, in bulk.
+    /// - Complexity: amortized O(length of the key)
+    mutating func store(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) {
+        growRefs(to: Int(slot) + 1)
+        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
+    }
+
+    /// Indexes the ids `store` recorded for `slots` (in the order they were stored, none
+    /// indexed yet), in batches: the hashes of a batch are computed from the pool, which is
+    /// read in order, and their buckets are touched before any is probed, so that the cache
+    /// misses of a batch overlap instead of coming one after another. A fingerprint of each
+    /// bucket's hash, kept while this runs, spares comparing keys that differ.
+    /// - Returns: the first of `slots` whose id an earlier slot has (nothing of it indexed
+    ///   further), or nil.
+    /// - Complexity: O(slots + their ids' bytes) expected
+    mutating func indexDeferred(_ slots: [Slot]) -> Slot? {
+        reserve(count + slots.count)
+        var table = buckets
+        buckets = []  // `table` is the only reference while it is filled
+        defer { buckets = table }
+        let mask = table.count - 1
+        // Fingerprints (never 0) of the hashes of the occupied buckets; 0 for the others.
+        var prints = [UInt32](repeating: 0, count: table.count)
+        for (i, s) in table.enumerated() where s >= 0 {
+            prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
+        }
+        let batch = 32
+        var hashes = [UInt64](repeating: 0, count: batch)
+        var touched: UInt32 = 0
+        var start = 0
+        while start < slots.count {
+            let end = min(start + batch, slots.count)
+            for k in start ..< end {
+                let h = withKey(slot: slots[k]) { IDTable.hash($0) }
+                hashes[k - start] = h
+                let i = Int(truncatingIfNeeded: h) & mask
+                touched &+= UInt32(bitPattern: table[i]) &+ prints[i]
+            }
+            for k in start ..< end {
+                let h = hashes[k - start]
+                let print = IDTable.fingerprint(h)
+                var i = Int(truncatingIfNeeded: h) & mask
+                while table[i] != IDTable.empty {
+                    if prints[i] == print, table[i] >= 0,
+                       withKey(slot: slots[k], { keyEquals(slot: table[i], $0) }) {
+                        return slots[k]
+                    }
+                    i = (i + 1) & mask
+                }
+                table[i] = slots[k]
+                prints[i] = print
+                count += 1
+                used += 1
+            }
+            start = end
+        }
+        touchedSink = touched
+        return nil
+    }
+
+    /// What `indexDeferred` read ahead, kept so that the reads are not optimized away.
+    private var touchedSink: UInt32 = 0
+
+    /// A nonzero 32-bit fingerprint of a hash (its high half; the low bits pick the bucket).
+    @inline(__always)
+    static func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) | 1 }
+
     /// Makes room for `total` ids in all, so that inserting up to that many never rehashes
     /// (a reader that knows how many ids are coming calls it once).
     /// - Complexity: O(`total`) when the table grows, else O(1)

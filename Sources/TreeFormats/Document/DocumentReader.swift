@@ -336,10 +336,17 @@ extension Forest {
     ///   per input byte plus 64 MiB, which only documents nesting thousands deep reach.
     /// - Complexity: O(document size + ids' bytes), iterative at any depth
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
         let estimate = DocumentReader.estimatedNodes(bytes)
-        if estimate > 0 { builder.reserveIDs(estimate) }
-        try DocumentReader.read(bytes, limits: limits, into: &builder)
-        return builder.finish()
+        // The ids (pointers) are checked all at once at the end; when two are the same (a
+        // member name repeated in an object), the document is read again, checking each id
+        // as it comes, to report the repeated name where it is.
+        for defers in [true, false] {
+            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+            builder.defersIDChecks = defers
+            if estimate > 0 { builder.reserveIDs(estimate) }
+            try DocumentReader.read(bytes, limits: limits, into: &builder)
+            if builder.indexDeferredIDs() { return builder.finish() }
+        }
+        preconditionFailure("a duplicate id found in bulk was not found one by one")
     }
 }

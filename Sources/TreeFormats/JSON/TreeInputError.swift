@@ -79,7 +79,7 @@ public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         let location = path.isEmpty ? "the document" : path
-        return "JSON \(kind) error at line \(line), column \(column) (byte \(byteOffset)), in \(location): \(message)"
+        return "\(kind) error at line \(line), column \(column) (byte \(byteOffset)), in \(location): \(message)"
     }
 }
 

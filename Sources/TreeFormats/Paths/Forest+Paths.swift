@@ -35,10 +35,16 @@ extension Forest {
                                   limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
-        var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
-        if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes) }
-        try reader.build(into: &builders, group: { _ in 0 })
-        return builders[0].finish()
+        // Paths are unique by construction: their ids are indexed all at once at the end
+        // (a duplicate there would be a fault of the reader, found again as it comes).
+        for defers in [true, false] {
+            var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
+            builders[0].defersIDChecks = defers
+            if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes) }
+            try reader.build(into: &builders, group: { _ in 0 })
+            if builders[0].indexDeferredIDs() { return builders[0].finish() }
+        }
+        preconditionFailure("a duplicate id found in bulk was not found one by one")
     }
 
     /// Why this forest cannot be written as a path list, or nil when it can: a node with an

@@ -19,8 +19,8 @@ extension Forest {
         var streamed = CSVReader(bytes, limits: limits)
         streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
         try streamed.read()
-        if !streamed.streamer!.stopped {
-            return streamed.streamer!.finish()
+        if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() {
+            return forest
         }
         streamed = CSVReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = CSVReader(bytes, limits: limits)
@@ -42,8 +42,8 @@ extension Forest {
         var streamed = NDJSONReader(bytes, limits: limits)
         streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
         try streamed.read()
-        if !streamed.streamer!.stopped {
-            return streamed.streamer!.finish()
+        if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() {
+            return forest
         }
         streamed = NDJSONReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
         var reader = NDJSONReader(bytes, limits: limits)

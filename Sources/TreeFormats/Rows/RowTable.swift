@@ -724,6 +724,9 @@ struct RowStreamer {
 
     init(limits: ForestLimits, expectedBytes: Int) {
         builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
+        // Ids are checked all at once at the end; a duplicate then sends the body to the
+        // `RowTable`, which names its row.
+        builder.defersIDChecks = true
         maxDepth = limits.maxDepth
         scratch.reserveCapacity(256)
     }
@@ -765,11 +768,16 @@ struct RowStreamer {
         }
     }
 
-    /// The forest built (every row read, none stopped it).
-    mutating func finish() -> Forest {
+    /// The forest built (every row read, none stopped it), or nil (and `stopped`) when two
+    /// rows have the same id.
+    mutating func finish() -> Forest? {
         while !openIDs.isEmpty {
             try? builder.endNode()
             openIDs.removeLast()
+        }
+        guard builder.indexDeferredIDs() else {
+            stopped = true
+            return nil
         }
         return builder.finish()
     }
