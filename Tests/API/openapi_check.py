@@ -71,7 +71,7 @@ class Spec:
             value = response.headers.get(name)
             if header.get("required") and value is None:
                 problems.append(f"missing header {name}")
-            if value is not None and name == "ETag" and not re.fullmatch(r'"[0-9]+"', value):
+            if value is not None and name == "ETag" and not re.fullmatch(r'"[0-9]+(-(csv|ndjson|paths))?"', value):
                 problems.append(f"bad ETag {value!r}")
         content = doc.get("content")
         ctype = response.headers.get("Content-Type", "").split(";")[0].strip()

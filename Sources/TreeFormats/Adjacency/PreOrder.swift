@@ -17,8 +17,7 @@ struct PreOrder {
         let n = parents.count
         firstChild = Array(repeating: -1, count: n)
         nextSibling = Array(repeating: -1, count: n)
-        // Appending through the last child of each parent keeps input order; the last
-        // children live in `nextSibling` until the node gets a sibling of its own.
+        // Appending after the last child of each parent keeps input order.
         var lastChild = Array(repeating: Int32(-1), count: n)
         for i in 0 ..< n {
             let p = Int(parents[i])

@@ -43,6 +43,8 @@ enum JournalEntry: Equatable {
             if let rows = change.rows {
                 out.u8(rows.code)
                 out.string(rows.separator)
+                // A parent may have the empty id: its presence is a byte of its own.
+                out.u8(rows.parent == nil ? 0 : 1)
                 out.string(rows.parent?.text ?? "")
             }
             out.bytes(change.body)
@@ -68,8 +70,10 @@ enum JournalEntry: Equatable {
             guard route.namesItem || item.isEmpty else { return nil }
             var rows: RowsUpload?
             if route == .insertRows {
-                guard let code = input.u8(), let separator = input.string(), let parent = input.string(),
-                      let upload = RowsUpload(code: code, separator: separator, parent: parent) else { return nil }
+                guard let code = input.u8(), let separator = input.string(), let hasParent = input.u8(), hasParent <= 1,
+                      let parent = input.string(), hasParent == 1 || parent.isEmpty,
+                      let upload = RowsUpload(code: code, separator: separator, parent: hasParent == 1 ? ItemID(parent) : nil)
+                else { return nil }
                 rows = upload
             }
             let change = RecordedChange(route: route, view: view, item: route.namesItem ? ItemID(item) : nil, body: input.rest(), rows: rows)
@@ -145,14 +149,14 @@ struct RowsUpload: Equatable, Sendable {
     }
 
     /// The upload a journal entry's code, separator and parent describe; nil when malformed.
-    init?(code: UInt8, separator: String, parent: String) {
+    init?(code: UInt8, separator: String, parent: ItemID?) {
         switch code {
         case 1 where separator.isEmpty: format = .csv
         case 2 where separator.isEmpty: format = .ndjson
         case 3 where !separator.isEmpty: format = .paths(separator: separator)
         default: return nil
         }
-        self.parent = parent.isEmpty ? nil : ItemID(parent)
+        self.parent = parent
     }
 }
 

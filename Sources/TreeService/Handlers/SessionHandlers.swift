@@ -64,13 +64,23 @@ extension TreeService {
     /// stays usable while a large export is written. The snapshot is taken beside other
     /// readers. A path list cannot hold every tree: 406 when it cannot hold this one.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let format = try request.exportFormat()
+        let formats = try request.exportFormats()
         let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
-        if let notModified = notModified(request, version: version) { return notModified }
-        if case .paths = format, let conflict = snapshot.pathListConflict() {
-            throw ServiceError(.notAcceptable, detail: "the tree cannot be written as a path list: \(conflict); ask for application/json, text/csv or application/x-ndjson")
+        // The best form that can hold the tree: a path list cannot hold every tree.
+        var conflict: String?
+        let format = formats.first { format in
+            guard case .paths = format else { return true }
+            conflict = snapshot.pathListConflict()
+            return conflict == nil
         }
-        let headers = HTTPHeaders([("Content-Type", format.mediaType), ("ETag", ETag.of(version)), ("Vary", "Accept")])
+        guard let format else {
+            throw ServiceError(.notAcceptable, detail: "the tree cannot be written as a path list: \(conflict ?? ""); ask for application/json, text/csv or application/x-ndjson")
+        }
+        let tag = HTTPRequest.exportTag(format, version: version)
+        if let header = request.headers["if-none-match"], ETag.list(header, names: tag, weakly: true) {
+            return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", tag), ("Vary", "Accept")]))
+        }
+        let headers = HTTPHeaders([("Content-Type", format.mediaType), ("ETag", tag), ("Vary", "Accept")])
         return HTTPResponse(status: 200, headers: headers, body: .stream { writer in
             switch format {
             case .csv: try snapshot.exportCSV { try writer.write($0) }

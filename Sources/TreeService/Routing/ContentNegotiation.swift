@@ -85,34 +85,48 @@ extension HTTPRequest {
                      headers: [("Accept-Post", TreeFormat.uploadMediaTypes), ("Accept-Patch", "application/json")])
     }
 
-    /// The format of an export: `format` if given (not `document`), else the best of
-    /// `Accept` (RFC 9110 §12.5.1: quality values, wildcards; JSON on a tie or without
-    /// `Accept`); 406 when `Accept` takes none of them.
-    func exportFormat() throws(ServiceError) -> TreeFormat {
+    /// The formats an export may take, best first: `format` alone if given (not
+    /// `document`), else those `Accept` takes (RFC 9110 §12.5.1: quality values, the most
+    /// specific matching range; JSON first on a tie, and alone without `Accept`); 406 when
+    /// `Accept` takes none of them.
+    func exportFormats() throws(ServiceError) -> [TreeFormat] {
         let separator = try pathSeparator()
         if let name = queryValue("format") {
             guard let format = TreeFormat.named(name, separator: separator), format != .document else {
                 throw .badQueryParameter("query parameter format must be nodes, csv, ndjson or paths, not \"\(name)\"")
             }
-            return format
+            return [format]
         }
-        guard let accept = headers["accept"] else { return .nodes }
-        let offered: [(type: String, format: TreeFormat)] = [
-            ("application/json", .nodes), ("text/csv", .csv), ("application/x-ndjson", .ndjson),
-            ("application/ndjson", .ndjson), ("text/plain", .paths(separator: separator)),
+        guard let accept = headers["accept"] else { return [.nodes] }
+        let offered: [(types: [String], format: TreeFormat)] = [
+            (["application/json"], .nodes), (["text/csv"], .csv),
+            (["application/x-ndjson", "application/ndjson", "application/jsonl"], .ndjson),
+            (["text/plain"], .paths(separator: separator)),
         ]
         let ranges = accept.split(separator: ",").map { MediaType(String($0)) }.filter { !$0.type.isEmpty }
-        var best: (format: TreeFormat, quality: Double)?
-        for (type, format) in offered {
+        var taken: [(format: TreeFormat, quality: Double)] = []
+        for (types, format) in offered {
             // The most specific range that matches decides the quality (RFC 9110 §12.5.1).
-            let matching = ranges.filter { $0.matches(type) }.max { $0.specificity < $1.specificity }
-            guard let quality = matching?.quality, quality > 0 else { continue }
-            if best == nil || quality > best!.quality { best = (format, quality) }
+            let quality = types.compactMap { type in ranges.filter { $0.matches(type) }.max { $0.specificity < $1.specificity }?.quality }.max()
+            if let quality, quality > 0 { taken.append((format, quality)) }
         }
-        guard let best else {
+        guard !taken.isEmpty else {
             throw ServiceError(.notAcceptable, detail: "the tree is available as application/json, text/csv, application/x-ndjson and text/plain; Accept takes none of them")
         }
-        return best.format
+        // A stable sort: equal qualities keep the order offered (JSON first).
+        return taken.enumerated().sorted { ($0.element.quality, -$0.offset) > ($1.element.quality, -$1.offset) }.map(\.element.format)
+    }
+
+    /// The entity tag of the tree's export in `format` at `version`: the version's for JSON,
+    /// with the format's name after it for the others (`"7-csv"`), so that a cache keeping
+    /// several forms tells them apart.
+    static func exportTag(_ format: TreeFormat, version: Int) -> String {
+        switch format {
+        case .nodes, .document: ETag.of(version)
+        case .csv: "\"\(version)-csv\""
+        case .ndjson: "\"\(version)-ndjson\""
+        case .paths: "\"\(version)-paths\""
+        }
     }
 }
 

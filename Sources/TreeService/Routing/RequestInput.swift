@@ -83,8 +83,12 @@ enum ETag {
     /// `weakly` also takes its weak tag `W/"N"` (RFC 9110's weak comparison, for
     /// `If-None-Match`); `If-Match` compares strongly.
     static func list(_ header: String, names version: Int, weakly: Bool) -> Bool {
-        let tag = of(version)
-        return header.split(separator: ",").contains { element in
+        list(header, names: of(version), weakly: weakly)
+    }
+
+    /// Whether an entity-tag list is `*` or names `tag` (strongly, or weakly too).
+    static func list(_ header: String, names tag: String, weakly: Bool) -> Bool {
+        header.split(separator: ",").contains { element in
             let item = element.trimmingSpaces()
             return item == "*" || item == tag || (weakly && item == "W/" + tag)
         }
