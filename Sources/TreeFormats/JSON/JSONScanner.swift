@@ -229,40 +229,17 @@ struct JSONScanner {
     }
 
     /// Validates one multi-byte UTF-8 sequence whose lead byte (>= 0x80) is at `index`
-    /// (Unicode Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF).
-    /// Returns the index after the sequence.
+    /// (`utf8SequenceEnd`). Returns the index after the sequence.
     @inline(__always)
     func validateUTF8Sequence(at index: Int, stringStart: Int) throws(JSONScanError) -> Int {
+        if let next = utf8SequenceEnd(base, at: index, end: end) { return next }
         let lead = byte(index)
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE, 0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default:
+        guard (0xC2 ... 0xF4).contains(lead) else {
             throw .syntax("invalid UTF-8 byte 0x\(Self.hex2(lead)) in string", at: index)
         }
-        guard index &+ length <= end else {
-            throw .syntax("truncated UTF-8 sequence in string", at: index)
-        }
-        let second = byte(index &+ 1)
-        guard second >= low && second <= high else {
-            throw .syntax("invalid UTF-8 sequence in string", at: index)
-        }
-        var offset = 2
-        while offset < length {
-            guard byte(index &+ offset) & 0xC0 == 0x80 else {
-                throw .syntax("invalid UTF-8 sequence in string", at: index)
-            }
-            offset &+= 1
-        }
-        return index &+ length
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        if index &+ length > end { throw .syntax("truncated UTF-8 sequence in string", at: index) }
+        throw .syntax("invalid UTF-8 sequence in string", at: index)
     }
 
     /// Decodes the content of an already validated string into `output` (cleared first):
