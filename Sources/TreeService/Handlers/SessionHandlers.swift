@@ -62,7 +62,8 @@ extension TreeService {
     /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or
     /// `format`, as CSV, NDJSON or a path list), streamed from a snapshot so the session
     /// stays usable while a large export is written. The snapshot is taken beside other
-    /// readers. A path list cannot hold every tree: 406 when it cannot hold this one.
+    /// readers. A path list cannot hold every tree: the next form `Accept` takes is sent
+    /// then, 406 when there is none. Each form has its own entity tag.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let formats = try request.exportFormats()
         let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
