@@ -9,7 +9,8 @@ import TreeEngine
 /// an object of strings. Ids are strings: an empty unquoted `parentId` makes a root; a
 /// quoted empty `""` names the node whose id is the empty string (a root when there is
 /// none), and `""` as an `id` is that empty id (an unquoted empty id is an error).
-struct CSVReader {
+struct CSVReader: RowReader {
+    static let syntax = RowSyntax.csv
     /// What a column holds.
     enum Role: UInt8 {
         case id, parentId, title, expanded, hasChildren, data, extra

@@ -14,21 +14,7 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line and column of the offending byte.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseCSV(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        // Rows in pre-order (as exported) are built while they are read; others, and any
-        // rule broken, are read again into a table.
-        var streamed = CSVReader(bytes, limits: limits)
-        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
-        try streamed.read()
-        if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() {
-            return forest
-        }
-        streamed = CSVReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        var reader = CSVReader(bytes, limits: limits)
-        try reader.read()
-        var table = reader.table
-        reader.table = RowTable(syntax: .csv, input: UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        let locator = reader
-        return try table.buildForest(locate: { locator.locate($0, $1) })
+        try parseRows(bytes, limits: limits, reader: CSVReader.self)
     }
 
     /// Builds a forest from NDJSON rows: one object a line with `id`, `parentId`, `title`,
@@ -37,21 +23,21 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line, the column and the member's JSON Pointer.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseNDJSON(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        // Rows in pre-order (as exported) are built while they are read; others, and any
-        // rule broken, are read again into a table.
-        var streamed = NDJSONReader(bytes, limits: limits)
-        streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
-        try streamed.read()
-        if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() {
-            return forest
+        try parseRows(bytes, limits: limits, reader: NDJSONReader.self)
+    }
+
+    /// Rows in pre-order (as exported) are built while they are read; others, and any
+    /// rule broken (a duplicate id too), are read again into a table.
+    static func parseRows<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                            reader _: Reader.Type) throws(TreeInputError) -> Forest {
+        do {
+            var streamed = Reader(bytes, limits: limits)
+            streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+            try streamed.read()
+            if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() { return forest }
         }
-        streamed = NDJSONReader(UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        var reader = NDJSONReader(bytes, limits: limits)
-        try reader.read()
-        var table = reader.table
-        reader.table = RowTable(syntax: .ndjson, input: UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        let locator = reader
-        return try table.buildForest(locate: { locator.locate($0, $1) })
+        var rows = try Reader.readTable(bytes, limits: limits, existingCount: 0)
+        return try rows.table.buildForest(locate: { [locator = rows.locator] in locator.locate($0, $1) })
     }
 }
 
@@ -61,25 +47,40 @@ extension TreeStore {
     /// top level), in order of first appearance; ids checked against the store and the body.
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        var reader = CSVReader(bytes, limits: limits)
-        reader.table.existingCount = forest.count
-        try reader.read()
-        var table = reader.table
-        reader.table = RowTable(syntax: .csv, input: UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        let locator = reader
-        return try table.buildFragments(store: self, locate: { locator.locate($0, $1) })
+        var rows = try CSVReader.readTable(bytes, limits: limits, existingCount: forest.count)
+        return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
     }
 
     /// NDJSON rows to insert; as `parseCSVFragments` (a null or absent `parentId` means the
     /// top level).
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseNDJSONFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        var reader = NDJSONReader(bytes, limits: limits)
-        reader.table.existingCount = forest.count
+        var rows = try NDJSONReader.readTable(bytes, limits: limits, existingCount: forest.count)
+        return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+    }
+}
+
+/// What the CSV and NDJSON readers share: reading rows into a `RowStreamer` (when set) or
+/// a `RowTable`, and finding a row's field again for an error.
+protocol RowReader {
+    static var syntax: RowSyntax { get }
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits)
+    var table: RowTable { get set }
+    var streamer: RowStreamer? { get set }
+    mutating func read() throws(TreeInputError)
+    func locate(_ rowStart: Int, _ field: RowField) -> (offset: Int, path: String)
+}
+
+extension RowReader {
+    /// Reads every row of `bytes` into a table (for a fragment, after `existingCount`
+    /// nodes); returns the table and the reader that locates its errors (which no longer
+    /// holds the table, so building from it copies nothing).
+    static func readTable(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, existingCount: Int) throws(TreeInputError) -> (table: RowTable, locator: Self) {
+        var reader = Self(bytes, limits: limits)
+        reader.table.existingCount = existingCount
         try reader.read()
-        var table = reader.table
-        reader.table = RowTable(syntax: .ndjson, input: UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
-        let locator = reader
-        return try table.buildFragments(store: self, locate: { locator.locate($0, $1) })
+        let table = reader.table
+        reader.table = RowTable(syntax: syntax, input: UnsafeRawBufferPointer(start: nil, count: 0), limits: limits)
+        return (table, reader)
     }
 }

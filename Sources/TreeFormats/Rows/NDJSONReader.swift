@@ -9,7 +9,8 @@ import TreeEngine
 /// whose id is the empty string, a root when there is none), `title` (string, required),
 /// `data` (any JSON, kept raw), `expanded`, `hasChildren` (booleans). Anything else is an
 /// error naming the member. An object may not span lines; blank lines are skipped.
-struct NDJSONReader {
+struct NDJSONReader: RowReader {
+    static let syntax = RowSyntax.ndjson
     /// A member of a row object; raw values are bits for duplicate detection.
     enum Member: UInt8 {
         case id = 1, parentId = 2, title = 4, data = 8, expanded = 16, hasChildren = 32, children = 64
