@@ -22,12 +22,7 @@ extension Forest {
             writeID(of: node, to: &out)
             out.raw(",\"title\":")
             writeTitle(of: node, to: &out)
-            if isExpandedUnfiltered(node) { out.raw(",\"expanded\":true") }
-            if declaresChildren(node) { out.raw(",\"hasChildren\":true") }
-            if hasData(node) {
-                out.raw(",\"data\":")
-                writeData(of: node, to: &out)
-            }
+            writeOptionalMembers(of: node, to: &out)
             if hasChildNodes(node) {
                 out.raw(",\"children\":[")
                 openLevels += 1

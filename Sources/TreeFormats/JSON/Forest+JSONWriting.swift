@@ -27,4 +27,16 @@ extension Forest {
             return true
         }
     }
+
+    /// Writes the members of `node` that the upload formats carry only when set, each after
+    /// a comma: `"expanded":true` (the unfiltered view's), `"hasChildren":true`, `"data":…`.
+    /// - Complexity: O(length of the data)
+    public func writeOptionalMembers(of node: NodeHandle, to out: inout JSONWriter) {
+        if isExpandedUnfiltered(node) { out.raw(",\"expanded\":true") }
+        if declaresChildren(node) { out.raw(",\"hasChildren\":true") }
+        if hasData(node) {
+            out.raw(",\"data\":")
+            writeData(of: node, to: &out)
+        }
+    }
 }

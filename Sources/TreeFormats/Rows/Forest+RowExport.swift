@@ -58,12 +58,7 @@ extension Forest {
             }
             out.raw(",\"title\":")
             writeTitle(of: node, to: &out)
-            if isExpandedUnfiltered(node) { out.raw(",\"expanded\":true") }
-            if declaresChildren(node) { out.raw(",\"hasChildren\":true") }
-            if hasData(node) {
-                out.raw(",\"data\":")
-                writeData(of: node, to: &out)
-            }
+            writeOptionalMembers(of: node, to: &out)
             out.raw("}\n")
             if out.bytes.count >= chunkSize {
                 try emit(out.bytes)
