@@ -71,11 +71,12 @@ extension HTTPRequest {
         return format
     }
 
-    /// The path separator (`separator`, default `/`): 1 to 16 bytes, no backslash, CR or LF.
+    /// The path separator (`separator`, default `/`): 1 to 4 characters (so at most 16
+    /// bytes), no backslash, CR or LF.
     private func pathSeparator() throws(ServiceError) -> String {
         guard let separator = queryValue("separator") else { return TreeFormat.defaultSeparator }
-        guard (1 ... 16).contains(separator.utf8.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }) else {
-            throw .badQueryParameter("query parameter separator must be 1 to 16 bytes without a backslash, CR or LF")
+        guard (1 ... 4).contains(separator.unicodeScalars.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }) else {
+            throw .badQueryParameter("query parameter separator must be 1 to 4 characters without a backslash, CR or LF")
         }
         return separator
     }
