@@ -38,7 +38,7 @@ const S = {
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
-  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, createdNote: "",
+  focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, note: null, // note: shown once the view (re)opened
   es: null, lastEventId: null, events: [], resubscribeTimer: 0, // the view's event stream and its events not applied yet
   edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
 };
@@ -1199,7 +1199,7 @@ async function openView(restore) {
   store(page.rows);
   S.ready = true;
   subscribe();  // its first event (reset) names the version: rows older than it are fetched again
-  if (S.createdNote) { showMessage(S.createdNote); S.createdNote = ""; }
+  if (S.note) { showMessage(S.note.text, S.note.isError); S.note = null; }
   S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
   setVirtualTop(restore ? restore.top : 0);
   updateCounts();
@@ -1325,12 +1325,14 @@ async function createSession(body, label, upload) {
       await api("PATCH", sessionPath(), patch);
     }
   } catch (e) {
-    showMessage(`Could not create the session: ${e.message}`, true);
+    // The reopened view's requests would hide the error: it is shown again once the view is back.
+    S.note = { text: `Could not create the session: ${e.message}`, isError: true };
+    showMessage(S.note.text, true);
     if (S.sid) openView();
     return;
   }
   if (S.own && S.sid && S.sid !== summary.id) api("DELETE", sessionPath(), undefined, true).catch(() => {});
-  S.createdNote = ui.request.textContent + ` · ${label}`;
+  S.note = { text: ui.request.textContent + ` · ${label}`, isError: false };
   attached(summary, true);
 }
 
