@@ -83,9 +83,22 @@ public struct ForestBuilder: NodeSink {
     }
 
     public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
-        let text = Array(String(value).utf8)
-        let failure: NodeSinkError? = text.withUnsafeBytes { buffer in
-            do throws(NodeSinkError) { try setID(buffer, isInteger: true) } catch { return error }
+        // The decimal text, written backwards into a buffer on the stack (no allocation).
+        let failure: NodeSinkError? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value.magnitude
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest != 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            do throws(NodeSinkError) {
+                try setID(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: digits[start...])), isInteger: true)
+            } catch { return error }
             return nil
         }
         if let failure { throw failure }

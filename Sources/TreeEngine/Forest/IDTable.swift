@@ -94,13 +94,14 @@ struct IDTable: Sendable {
         refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
     }
 
-    /// Indexes the ids `store` recorded for `slots` (in the order they were stored, none
-    /// indexed yet), in batches: the hashes of a batch are computed from the pool, which is
-    /// read in order, and their buckets are touched before any is probed, so that the cache
-    /// misses of a batch overlap instead of coming one after another. A fingerprint of each
-    /// bucket's hash, kept while this runs, spares comparing keys that differ.
-    /// - Returns: the first of `slots` whose id an earlier slot has (nothing of it indexed
-    ///   further), or nil.
+    /// Indexes the ids `store` recorded for `slots` (none indexed yet), partition by
+    /// partition: the ids' hashes are computed reading the pool in order, then grouped by
+    /// the range of buckets they start probing in (a radix pass), and each group is inserted
+    /// while its range of buckets, a few kilobytes, stays in cache. Inserting in any order
+    /// gives a valid linear-probing table, as nothing is deleted meanwhile. A fingerprint of
+    /// each bucket's hash, kept while this runs, spares comparing keys that differ.
+    /// - Returns: a slot of `slots` whose id an earlier slot (or an indexed id) has, or nil.
+    ///   After a duplicate the table is incomplete: the forest is of no further use.
     /// - Complexity: O(slots + their ids' bytes) expected
     mutating func indexDeferred(_ slots: [Slot]) -> Slot? {
         reserve(count + slots.count)
@@ -113,42 +114,44 @@ struct IDTable: Sendable {
         for (i, s) in table.enumerated() where s >= 0 {
             prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
         }
-        let batch = 32
-        var hashes = [UInt64](repeating: 0, count: batch)
-        var touched: UInt32 = 0
-        var start = 0
-        while start < slots.count {
-            let end = min(start + batch, slots.count)
-            for k in start ..< end {
-                let h = withKey(slot: slots[k]) { IDTable.hash($0) }
-                hashes[k - start] = h
-                let i = Int(truncatingIfNeeded: h) & mask
-                touched &+= UInt32(bitPattern: table[i]) &+ prints[i]
-            }
-            for k in start ..< end {
-                let h = hashes[k - start]
-                let print = IDTable.fingerprint(h)
-                var i = Int(truncatingIfNeeded: h) & mask
-                while table[i] != IDTable.empty {
-                    if prints[i] == print, table[i] >= 0,
-                       withKey(slot: slots[k], { keyEquals(slot: table[i], $0) }) {
-                        return slots[k]
-                    }
-                    i = (i + 1) & mask
-                }
-                table[i] = slots[k]
-                prints[i] = print
-                count += 1
-                used += 1
-            }
-            start = end
+        // Partitions of at least 4,096 buckets (16 KB of slots, 16 KB of fingerprints), at
+        // most 1,024 of them (as many write streams as the radix pass can keep apart).
+        let bucketBits = table.count.trailingZeroBitCount
+        let partitionBits = max(0, min(10, bucketBits - 12))
+        let shift = bucketBits - partitionBits
+        let hashes = slots.map { slot in withKey(slot: slot) { IDTable.hash($0) } }
+        var starts = [Int](repeating: 0, count: (1 << partitionBits) + 1)
+        for h in hashes { starts[(Int(truncatingIfNeeded: h) & mask) >> shift &+ 1] &+= 1 }
+        for p in 0 ..< 1 << partitionBits { starts[p + 1] += starts[p] }
+        // Stable within a partition: of two equal ids (same hash, same partition), the
+        // later one is found to be the duplicate.
+        var groupedHashes = [UInt64](repeating: 0, count: slots.count)
+        var groupedSlots = [Slot](repeating: 0, count: slots.count)
+        for k in slots.indices {
+            let p = (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift
+            let at = starts[p]
+            starts[p] = at &+ 1
+            groupedHashes[at] = hashes[k]
+            groupedSlots[at] = slots[k]
         }
-        touchedSink = touched
+        for k in groupedSlots.indices {
+            let h = groupedHashes[k], slot = groupedSlots[k]
+            let print = IDTable.fingerprint(h)
+            var i = Int(truncatingIfNeeded: h) & mask
+            while table[i] != IDTable.empty {
+                if prints[i] == print, table[i] >= 0,
+                   withKey(slot: slot, { keyEquals(slot: table[i], $0) }) {
+                    return slot
+                }
+                i = (i + 1) & mask
+            }
+            table[i] = slot
+            prints[i] = print
+            count += 1
+            used += 1
+        }
         return nil
     }
-
-    /// What `indexDeferred` read ahead, kept so that the reads are not optimized away.
-    private var touchedSink: UInt32 = 0
 
     /// A nonzero 32-bit fingerprint of a hash (its high half; the low bits pick the bucket).
     @inline(__always)
