@@ -2,6 +2,8 @@
 //
 //   parseCSV, parseNDJSON  the tree as adjacency rows, as a database table exports it: ids
 //                          1…n in pre-order, parentId, title (parents before children)
+//   parseCSVByLevel        the same CSV rows ordered by level (as a table whose ids were
+//                          given breadth-first): parents first, but not in pre-order
 //   parsePaths             one line per node with the node's path of titles (as `find`
 //                          lists a directory tree)
 //   parseDocument          a JSON document of records of about 300 MB (the size does not
@@ -19,6 +21,21 @@ func menuItemsCSV(_ d: Dataset) -> [UInt8] {
     menuItemsRows(d, header: "id,parentId,title\n") { out, id, parent, title in
         out += Array("\(id),\(parent.map(String.init) ?? ""),\"\(title)\"\n".utf8)
     }
+}
+
+/// The CSV rows of `menuItemsCSV` (header first) ordered by level, keeping their order
+/// within a level.
+func menuItemsCSVByLevel(_ d: Dataset) -> [UInt8] {
+    var rows: [[UInt8]] = Array(repeating: [], count: d.nestLevel)
+    var levelOf: [Int] = [-1]  // by id; ids are 1, 2, … in the order the rows come
+    _ = menuItemsRows(d, header: "") { _, id, parent, title in
+        let level = parent.map { levelOf[$0] + 1 } ?? 0
+        levelOf.append(level)
+        rows[level] += Array("\(id),\(parent.map(String.init) ?? ""),\"\(title)\"\n".utf8)
+    }
+    var out = Array("id,parentId,title\n".utf8)
+    for level in rows { out += level }
+    return out
 }
 
 /// The data set as NDJSON rows `{"id":N,"parentId":P|null,"title":"…"}`.
@@ -117,6 +134,7 @@ func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
                        "bytes_per_node": perNode, "bytes_per_node_nested": viaNested, "memory_vs_nested": perNode / viaNested])
     }
     measure("parseCSV", menuItemsCSV(d)) { try Forest.parseCSV($0) }
+    measure("parseCSVByLevel", menuItemsCSVByLevel(d)) { try Forest.parseCSV($0) }
     measure("parseNDJSON", menuItemsNDJSON(d)) { try Forest.parseNDJSON($0) }
     measure("parsePaths", menuItemsPaths(d)) { try Forest.parsePaths($0) }
     measure("parseDocument", recordsDocument(megabytes: 300)) { try Forest.parseDocument($0) }

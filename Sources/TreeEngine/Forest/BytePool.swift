@@ -49,6 +49,25 @@ struct BytePool: Sendable {
         return UInt32(offset)
     }
 
+    /// Appends an entry made of `tag`, the four bytes of `word` (little-endian) and `entry`,
+    /// and returns its offset.
+    /// - Complexity: amortized O(length)
+    @inlinable @discardableResult
+    mutating func append(tag: UInt8, word: UInt32, _ entry: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = bytes.count
+        precondition(offset < Int(UInt32.max) - entry.count - 21, "byte pool over 4 GiB")
+        var n = UInt(entry.count + 5)
+        while n >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
+            n >>= 7
+        }
+        bytes.append(UInt8(n))
+        bytes.append(tag)
+        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: entry)
+        return UInt32(offset)
+    }
+
     /// Appends an entry given as a collection of bytes.
     @discardableResult
     mutating func append<C: Collection>(contentsOf entry: C) -> UInt32 where C.Element == UInt8 {

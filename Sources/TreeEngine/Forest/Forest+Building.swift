@@ -21,6 +21,11 @@ public struct ForestBuilder: NodeSink {
     @usableFromInline var forest = Forest()
     /// Positions of the open nodes, outermost first.
     @usableFromInline var open: [Int32] = []
+    /// Nodes begun so far: the next node's slot and position (the same while building,
+    /// so `slotAt` and `positionOf` are only made by `finish()`).
+    @usableFromInline var nodeCount: Int32 = 0
+    /// The node count the columns were sized for.
+    private let reservedNodes: Int
     @usableFromInline let limits: ForestLimits
     /// Nodes that already exist elsewhere (for a fragment inserted into a forest).
     @usableFromInline let existingCount: Int
@@ -47,10 +52,9 @@ public struct ForestBuilder: NodeSink {
         self.isTakenOutside = isTakenOutside
         // Reserve from the document size; untouched capacity costs no resident memory.
         let nodes = min(limits.maxNodes, max(16, expectedBytes / 24))
+        reservedNodes = nodes
         forest.endAt.reserveCapacity(nodes)
         forest.depth.reserveCapacity(nodes)
-        forest.slotAt.reserveCapacity(nodes)
-        forest.positionOf.reserveCapacity(nodes)
         forest.parentSlot.reserveCapacity(nodes)
         forest.titleRef.reserveCapacity(nodes)
         forest.flags.reserveCapacity(nodes)
@@ -59,14 +63,13 @@ public struct ForestBuilder: NodeSink {
 
     @inlinable
     public mutating func beginNode() throws(NodeSinkError) {
-        let p = Int32(forest.slotAt.count)
+        let p = nodeCount
         if Int(p) + existingCount >= limits.maxNodes {
             throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
         }
         forest.endAt.append(p + 1)
         forest.depth.append(Int32(open.count))
-        forest.slotAt.append(p)
-        forest.positionOf.append(p)
+        nodeCount = p + 1
         forest.parentSlot.append(open.last ?? -1)
         forest.titleRef.append(0)
         forest.flags.append(.implicitID)
@@ -79,7 +82,29 @@ public struct ForestBuilder: NodeSink {
     }
 
     public mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
-        try setID(utf8, isInteger: false)
+        try setID(utf8, form: .string)
+    }
+
+    /// Ids given by `setDerivedID` from now on are derived: a node's id is its parent's id,
+    /// `separator` and its own last segment; a root's is `rootPrefix` and its segment
+    /// (path lists: the separator and nothing; JSON Pointers: `/` and `/`). Only the
+    /// segment is stored. Call it before the first node.
+    public mutating func deriveIDs(separator: [UInt8], rootPrefix: [UInt8]) {
+        precondition(nodeCount == 0, "deriveIDs before the first node")
+        forest.ids.scheme = DerivedIDScheme(separator: separator, rootPrefix: rootPrefix)
+    }
+
+    /// The node's id is `utf8`, which is its parent's id (or the root prefix), the
+    /// separator and a segment of `segmentCount` bytes, as `deriveIDs` set them: only the
+    /// segment is stored.
+    /// - Precondition: `deriveIDs` was called, the parent (if any) has an id, and `utf8`
+    ///   is composed as described (the reader has the whole id at hand; it is hashed and
+    ///   checked as any other).
+    public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
+        let parent = forest.parentSlot[Int(open.last!)]
+        precondition(forest.ids.scheme != nil && segmentCount <= utf8.count
+            && (parent < 0 || forest.ids.hasID(slot: parent)), "a derived id needs deriveIDs and a parent with an id")
+        try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount))
     }
 
     public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
@@ -97,23 +122,24 @@ public struct ForestBuilder: NodeSink {
                 digits[start] = UInt8(ascii: "-")
             }
             do throws(NodeSinkError) {
-                try setID(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: digits[start...])), isInteger: true)
+                try setID(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: digits[start...])), form: .integer)
             } catch { return error }
             return nil
         }
         if let failure { throw failure }
     }
 
-    private mutating func setID(_ key: UnsafeRawBufferPointer, isInteger: Bool) throws(NodeSinkError) {
+    private mutating func setID(_ key: UnsafeRawBufferPointer, form: IDTable.Form) throws(NodeSinkError) {
         if isTakenOutside(key) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         let slot = open.last!
-        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
+        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
         if defersIDChecks {
-            forest.ids.store(slot: slot, key: key, isInteger: isInteger)
+            forest.ids.store(slot: slot, key: key, form: form)
             deferredIDs.append(slot)
-        } else if !forest.ids.insertIfAbsent(slot: slot, key: key, isInteger: isInteger) {
+            deferredHashes.append(IDTable.hash(key))
+        } else if !forest.ids.insertIfAbsent(slot: slot, key: key, form: form) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         forest.flags[Int(slot)].remove(.implicitID)
@@ -129,15 +155,17 @@ public struct ForestBuilder: NodeSink {
     public var defersIDChecks = false
     /// The slots whose ids wait for `indexDeferredIDs()`, in order.
     private var deferredIDs: [Slot] = []
+    /// The hashes of their ids, taken while the ids were at hand.
+    private var deferredHashes: [UInt64] = []
 
     /// Checks and indexes the ids recorded while `defersIDChecks` was set.
     /// - Returns: false when some id is a duplicate (of an earlier node's): the builder is
     ///   then of no further use.
     /// - Complexity: O(ids + their bytes) expected
     public mutating func indexDeferredIDs() -> Bool {
-        defer { deferredIDs = [] }
+        defer { deferredIDs = []; deferredHashes = [] }
         if deferredIDs.isEmpty { return true }
-        return forest.ids.indexDeferred(deferredIDs) == nil
+        return forest.ids.indexDeferred(deferredIDs, hashes: deferredHashes) == nil
     }
 
     /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
@@ -146,7 +174,7 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(`count`)
     public mutating func reserveIDs(_ count: Int, bytes: Int = 0) {
         let count = min(count, limits.maxNodes)
-        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: forest.slotAt.capacity) }
+        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
         forest.ids.reserve(count)
         if bytes > 0 { forest.ids.pool.reserve(bytes + 3 * count) }
     }
@@ -164,7 +192,7 @@ public struct ForestBuilder: NodeSink {
     public mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {
         let slot = Int(open.last!)
         if forest.dataRef.count <= slot {
-            forest.dataRef.append(contentsOf: repeatElement(0, count: max(slot + 1, forest.slotAt.capacity) - forest.dataRef.count))
+            forest.dataRef.append(contentsOf: repeatElement(0, count: max(slot + 1, reservedNodes) - forest.dataRef.count))
         }
         forest.dataRef[slot] = forest.dataPool.append(rawJSON) + 1
     }
@@ -172,7 +200,7 @@ public struct ForestBuilder: NodeSink {
     @inlinable
     public mutating func endNode() throws(NodeSinkError) {
         let p = Int(open.removeLast())
-        forest.endAt[p] = Int32(forest.slotAt.count)
+        forest.endAt[p] = nodeCount
     }
 
     /// The finished forest: generated ids settled (unless it is a fragment, whose
@@ -181,8 +209,10 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
         precondition(deferredIDs.isEmpty, "indexDeferredIDs() must come before finish()")
-        let n = forest.slotAt.count
+        let n = Int(nodeCount)
         forest.count = n
+        forest.slotAt = ContiguousArray(0 ..< nodeCount)
+        forest.positionOf = ContiguousArray(0 ..< nodeCount)  // its own buffer: an edit changes one of them
         forest.segmentLoad = Forest.segmentLoads(forest.slotAt)
         forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)

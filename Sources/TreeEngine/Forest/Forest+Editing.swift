@@ -79,9 +79,10 @@ extension Forest {
     /// releases are held, only the ids go; the rest waits for `releaseHeld`).
     /// - Complexity: O(run)
     mutating func free(_ run: Run) {
+        // Ids go descendants first: a derived id is composed from its ancestors'.
+        for slot in run.slots.reversed() { ids.remove(slot: slot) }
         if held != nil {
             for slot in run.slots {
-                ids.remove(slot: slot)
                 flags[Int(slot)] = .free
             }
             held!.runs.append(run)
@@ -89,7 +90,6 @@ extension Forest {
             return
         }
         for slot in run.slots {
-            ids.remove(slot: slot)
             releasePayload(of: slot)
             flags[Int(slot)] = .free
             parentSlot[Int(slot)] = -1

@@ -4,6 +4,14 @@
 /// Each pool entry is a tag byte (`0` string, `1` integer) followed by the id's
 /// string form, so `42` and `"42"` collide as the contract demands. The hash is
 /// seeded per process, so uploaded ids cannot be chosen to collide on purpose.
+///
+/// A derived entry (tag `2`, for the paths of a path list and the JSON Pointers of a
+/// document) holds only the id's last segment and the slot of the node it was derived
+/// from: the whole id is that node's id, the scheme's separator and the segment (for a
+/// root, the scheme's root prefix and the segment). It costs a few bytes where the whole
+/// path would repeat every ancestor's; the key is composed when it is read. A node whose
+/// id is derived keeps that parent: a move first stores its whole id (`storeWhole`), and a
+/// deletion removes descendants' ids before their ancestors'.
 
 @usableFromInline
 struct IDTable: Sendable {
@@ -20,8 +28,36 @@ struct IDTable: Sendable {
     static let deleted: Slot = -2
     static let tagString: UInt8 = 0
     @usableFromInline static let tagInteger: UInt8 = 1
+    @usableFromInline static let tagDerived: UInt8 = 2
+    /// How derived entries compose their ids; nil while the forest has none.
+    @usableFromInline var scheme: DerivedIDScheme?
+
+    /// How an id is stored.
+    @usableFromInline enum Form {
+        /// Whole, given as a string or as an integer.
+        case string, integer
+        /// Derived: the last `segmentCount` bytes of the key, after `parent`'s id.
+        case derived(parent: Slot, segmentCount: Int)
+    }
 
     init() {}
+
+    /// Stores the entry of `slot`'s id (not indexed).
+    @inline(__always)
+    mutating func appendEntry(slot: Slot, key: UnsafeRawBufferPointer, form: Form) {
+        growRefs(to: Int(slot) + 1)
+        let offset: UInt32
+        switch form {
+        case .string:
+            offset = pool.append(tag: IDTable.tagString, key)
+        case .integer:
+            offset = pool.append(tag: IDTable.tagInteger, key)
+        case .derived(let parent, let segmentCount):
+            offset = pool.append(tag: IDTable.tagDerived, word: UInt32(bitPattern: parent),
+                                 UnsafeRawBufferPointer(rebasing: key[(key.count - segmentCount)...]))
+        }
+        refs[Int(slot)] = offset + 1
+    }
 
     /// Makes `refs` cover `slotCount` slots.
     mutating func growRefs(to slotCount: Int) {
@@ -49,8 +85,7 @@ struct IDTable: Sendable {
     /// Records `key` as the id of `slot`; the caller has checked it is not taken.
     /// - Complexity: amortized O(1) expected
     mutating func insert(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) {
-        growRefs(to: Int(slot) + 1)
-        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
+        appendEntry(slot: slot, key: key, form: isInteger ? .integer : .string)
         if (used + 1) * 2 > buckets.count { rehash(minimumCapacity: (count + 1) * 2) }
         let mask = buckets.count - 1
         var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
@@ -63,7 +98,7 @@ struct IDTable: Sendable {
     /// Records `key` as the id of `slot` unless some slot has it already (then false, and
     /// nothing changes): one hash and one probe sequence for the check and the insert.
     /// - Complexity: amortized O(1) expected
-    mutating func insertIfAbsent(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) -> Bool {
+    mutating func insertIfAbsent(slot: Slot, key: UnsafeRawBufferPointer, form: Form) -> Bool {
         if (used + 1) * 2 > buckets.count { rehash(minimumCapacity: (count + 1) * 2) }
         let mask = buckets.count - 1
         var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
@@ -78,8 +113,7 @@ struct IDTable: Sendable {
             }
             i = (i + 1) & mask
         }
-        growRefs(to: Int(slot) + 1)
-        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
+        appendEntry(slot: slot, key: key, form: form)
         if reusable >= 0 { i = reusable } else { used += 1 }
         buckets[i] = slot
         count += 1
@@ -89,21 +123,31 @@ struct IDTable: Sendable {
     /// Records `key` as the id of `slot` without indexing it: `indexDeferred` indexes such
     /// ids later, in bulk.
     /// - Complexity: amortized O(length of the key)
-    mutating func store(slot: Slot, key: UnsafeRawBufferPointer, isInteger: Bool) {
-        growRefs(to: Int(slot) + 1)
-        refs[Int(slot)] = pool.append(tag: isInteger ? IDTable.tagInteger : IDTable.tagString, key) + 1
+    mutating func store(slot: Slot, key: UnsafeRawBufferPointer, form: Form) {
+        appendEntry(slot: slot, key: key, form: form)
     }
 
-    /// Indexes the ids `store` recorded for `slots` (none indexed yet), partition by
-    /// partition: the ids' hashes are computed reading the pool in order, then grouped by
-    /// the range of buckets they start probing in (a radix pass), and each group is inserted
+    /// Stores the whole id of `slot` in place of a derived entry (before the node moves
+    /// away from the parent its id is derived from). The key, and so its bucket, stays.
+    /// - Complexity: O(the id's length + depth)
+    mutating func storeWhole(slot: Slot) {
+        guard hasID(slot: slot), pool.withEntry(refs[Int(slot)] - 1, { $0[0] }) == IDTable.tagDerived else { return }
+        let old = refs[Int(slot)] - 1
+        let key = withKey(slot: slot) { Array($0) }
+        key.withUnsafeBytes { appendEntry(slot: slot, key: $0, form: .string) }
+        pool.release(old)
+    }
+
+    /// Indexes the ids `store` recorded for `slots` (none indexed yet; `hashes` are their
+    /// keys' hashes, taken as they were stored), partition by partition: the hashes are
+    /// grouped by the range of buckets they start probing in (a radix pass), and each group is inserted
     /// while its range of buckets, a few kilobytes, stays in cache. Inserting in any order
     /// gives a valid linear-probing table, as nothing is deleted meanwhile. A fingerprint of
     /// each bucket's hash, kept while this runs, spares comparing keys that differ.
     /// - Returns: a slot of `slots` whose id an earlier slot (or an indexed id) has, or nil.
     ///   After a duplicate the table is incomplete: the forest is of no further use.
     /// - Complexity: O(slots + their ids' bytes) expected
-    mutating func indexDeferred(_ slots: [Slot]) -> Slot? {
+    mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64]) -> Slot? {
         reserve(count + slots.count)
         var table = buckets
         buckets = []  // `table` is the only reference while it is filled
@@ -119,7 +163,6 @@ struct IDTable: Sendable {
         let bucketBits = table.count.trailingZeroBitCount
         let partitionBits = max(0, min(10, bucketBits - 12))
         let shift = bucketBits - partitionBits
-        let hashes = slots.map { slot in withKey(slot: slot) { IDTable.hash($0) } }
         var starts = [Int](repeating: 0, count: (1 << partitionBits) + 1)
         for h in hashes { starts[(Int(truncatingIfNeeded: h) & mask) >> shift &+ 1] &+= 1 }
         for p in 0 ..< 1 << partitionBits { starts[p + 1] += starts[p] }
@@ -189,7 +232,50 @@ struct IDTable: Sendable {
     @inlinable
     func withKey<R>(slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try pool.withEntry(refs[Int(slot)] - 1) { entry in
-            try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
+            if entry[0] == IDTable.tagDerived { return try withDerivedKey(slot: slot, body) }
+            return try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
+        }
+    }
+
+    /// Calls `body` with the composed key of `slot`, whose entry is derived: the segments
+    /// from the node up to a root or to an ancestor whose id is stored whole, written
+    /// right to left into a temporary buffer.
+    /// - Complexity: O(the key's length + depth)
+    @usableFromInline
+    func withDerivedKey<R>(slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let scheme = self.scheme!
+        return try pool.bytes.withUnsafeBytes { pool in
+            /// The entry's segment (after the tag, and the parent for a derived one) and the
+            /// slot to go on with (nil: the key starts here).
+            func step(_ slot: Slot) -> (segment: UnsafeRawBufferPointer, parent: Slot?, prefix: [UInt8]) {
+                let entry = BytePool.entry(in: pool, at: refs[Int(slot)] - 1)
+                guard entry[0] == IDTable.tagDerived else { return (UnsafeRawBufferPointer(rebasing: entry.dropFirst()), nil, []) }
+                let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+                let segment = UnsafeRawBufferPointer(rebasing: entry.dropFirst(5))
+                return parent < 0 ? (segment, nil, scheme.rootPrefix) : (segment, parent, scheme.separator)
+            }
+            var length = 0
+            var next: Slot? = slot
+            while let s = next {
+                let (segment, parent, prefix) = step(s)
+                length += segment.count + prefix.count
+                next = parent
+            }
+            return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { key in
+                var end = length
+                func put(_ bytes: UnsafeRawBufferPointer) {
+                    UnsafeMutableRawBufferPointer(rebasing: key[end - bytes.count ..< end]).copyMemory(from: bytes)
+                    end -= bytes.count
+                }
+                next = slot
+                while let s = next {
+                    let (segment, parent, prefix) = step(s)
+                    put(segment)
+                    prefix.withUnsafeBytes { put($0) }
+                    next = parent
+                }
+                return try body(UnsafeRawBufferPointer(key))
+            }
         }
     }
 
@@ -253,6 +339,15 @@ struct IDTable: Sendable {
         h ^= h >> 32
         return h
     }
+}
+
+/// How derived ids are composed (see `IDTable`).
+@usableFromInline
+struct DerivedIDScheme: Sendable, Equatable {
+    /// Between a parent's id and a child's segment.
+    var separator: [UInt8]
+    /// Before the segment of a root.
+    var rootPrefix: [UInt8]
 }
 
 /// Whether two byte strings are equal.

@@ -19,6 +19,10 @@ public protocol NodeSink {
     mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError)
     /// The node's id given as an integer.
     mutating func setIntegerID(_ value: Int64) throws(NodeSinkError)
+    /// The node's id given as a string, UTF-8, that is its parent's id, a separator and
+    /// a last segment of `segmentCount` bytes (see `ForestBuilder.deriveIDs`): a sink may
+    /// store only the segment.
+    mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError)
     /// Whether the node is expanded in the unfiltered view.
     mutating func setExpanded(_ flag: Bool)
     /// Whether the node declares children that are not loaded yet.
@@ -27,6 +31,13 @@ public protocol NodeSink {
     mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError)
     /// The node closed (its title was given; its children were all delivered).
     mutating func endNode() throws(NodeSinkError)
+}
+
+extension NodeSink {
+    /// Stores the whole id.
+    public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
+        try setStringID(utf8)
+    }
 }
 
 /// A rule the sink enforces that the reader cannot see by itself.

@@ -93,6 +93,8 @@ extension TreeStore {
             let back = placeOfReturn(node.slot)
             recordUndo(.moved(node.slot, parent: back.parent, before: back.before))
         }
+        // A derived id names the parent it was derived from: it is stored whole first.
+        forest.ids.storeWhole(slot: node.slot)
         let (run, departures, splicesOut) = takeOut(node, filter, deleting: false)
         var splices = splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)

@@ -212,7 +212,9 @@ struct DocumentReader {
         do throws(NodeSinkError) {
             try sink.beginNode()
             let failure: NodeSinkError? = pointer.withUnsafeBytes { id in
-                do throws(NodeSinkError) { try sink.setStringID(id) } catch { return error }
+                // The container's pointer, `/`, the reference token: only the token is stored.
+                let segment = id.count - frames[frames.count - 1].pointerLength - 1
+                do throws(NodeSinkError) { try sink.setDerivedID(id, segmentCount: segment) } catch { return error }
                 return nil
             }
             if let failure { throw failure }
@@ -343,6 +345,7 @@ extension Forest {
         for defers in [true, false] {
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
             builder.defersIDChecks = defers
+            builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             if estimate > 0 { builder.reserveIDs(estimate) }
             try DocumentReader.read(bytes, limits: limits, into: &builder)
             if builder.indexDeferredIDs() { return builder.finish() }

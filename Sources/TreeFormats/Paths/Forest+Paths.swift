@@ -40,7 +40,8 @@ extension Forest {
         for defers in [true, false] {
             var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
             builders[0].defersIDChecks = defers
-            if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount, bytes: reader.idBytes) }
+            builders[0].deriveIDs(separator: reader.separator, rootPrefix: [])
+            if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount) }
             try reader.build(into: &builders, group: { _ in 0 })
             if builders[0].indexDeferredIDs() { return builders[0].finish() }
         }

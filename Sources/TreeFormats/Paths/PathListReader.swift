@@ -718,7 +718,11 @@ struct PathListReader {
                     try builders[current].beginNode()
                     try builders[current].setTitle(slice(titleStart[n], Int(titleLength[n])))
                     let id = slice(idStart[n], Int(idLength[n]))
-                    if prefixCount == 0 {
+                    if fragment == nil {
+                        // The parent's id, the separator, the name: only the name is stored.
+                        let segment = parent < 0 ? id.count : id.count - Int(idLength[Int(parent)]) - separator.count
+                        try builders[current].setDerivedID(id, segmentCount: segment)
+                    } else if prefixCount == 0 {
                         try builders[current].setStringID(id)
                     } else {
                         key.removeLast(key.count - prefixCount)

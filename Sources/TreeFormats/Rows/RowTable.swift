@@ -347,16 +347,21 @@ struct RowTable {
                 }
             }
         }
-        if unresolved == 0 {
-            // Every parent was on the current path: the rows are in pre-order already.
-            var builder = ForestBuilder(limits: limits, expectedBytes: input.count)
-            try buildInInputOrder(into: &builder, locate: locate)
-            return builder.finish()
+        // Ids are indexed in bulk at the end; a duplicate (which the table has not ruled
+        // out when every parent was found on the path) makes a second build that checks
+        // each id as it comes, to name the row.
+        for defers in [true, false] {
+            var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
+            builders[0].defersIDChecks = defers
+            if unresolved == 0 {
+                // Every parent was on the current path: the rows are in pre-order already.
+                try buildInInputOrder(into: &builders[0], locate: locate)
+            } else {
+                try build(into: &builders, groupOf: [], locate: locate, inSession: false)
+            }
+            if builders[0].indexDeferredIDs() { return builders[0].finish() }
         }
-        var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
-        let groupOf: [Int32] = []
-        try build(into: &builders, groupOf: groupOf, locate: locate, inSession: false)
-        return builders[0].finish()
+        preconditionFailure("a build that checks every id reports a duplicate")
     }
 
     /// Resolves parents within the body or among `store`'s nodes, and builds one fragment
