@@ -102,10 +102,20 @@ public struct ForestBuilder: NodeSink {
     ///   checked as any other).
     public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
         let parent = forest.parentSlot[Int(open.last!)]
-        precondition(forest.ids.scheme != nil && segmentCount <= utf8.count
-            && (parent < 0 || forest.ids.hasID(slot: parent)), "a derived id needs deriveIDs and a parent with an id")
-        try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount))
+        guard let scheme = forest.ids.scheme, segmentCount <= utf8.count, parent < 0 || forest.ids.isDerived(slot: parent) else {
+            preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
+        }
+        // The hash from the parent's (kept by depth along the open path) and the segment.
+        let depth = open.count - 1
+        var hasher = depth == 0 ? IDHasher() : derivedHashers[depth - 1]
+        (depth == 0 ? scheme.rootPrefix : scheme.separator).withUnsafeBytes { hasher.combine($0) }
+        hasher.combine(UnsafeRawBufferPointer(rebasing: utf8[(utf8.count - segmentCount)...]))
+        if derivedHashers.count > depth { derivedHashers[depth] = hasher } else { derivedHashers.append(hasher) }
+        try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount), hash: hasher.finalize())
     }
+
+    /// The hash states of the derived ids along the open path, by depth.
+    private var derivedHashers: [IDHasher] = []
 
     public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
         // The decimal text, written backwards into a buffer on the stack (no allocation).
@@ -129,8 +139,9 @@ public struct ForestBuilder: NodeSink {
         if let failure { throw failure }
     }
 
-    private mutating func setID(_ key: UnsafeRawBufferPointer, form: IDTable.Form) throws(NodeSinkError) {
-        if isTakenOutside(key) {
+    /// Records `key` as the open node's id (`hash`: its hash when known).
+    private mutating func setID(_ key: UnsafeRawBufferPointer, form: IDTable.Form, hash: UInt64? = nil) throws(NodeSinkError) {
+        if isFragment, isTakenOutside(key) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         let slot = open.last!
@@ -138,7 +149,7 @@ public struct ForestBuilder: NodeSink {
         if defersIDChecks {
             forest.ids.store(slot: slot, key: key, form: form)
             deferredIDs.append(slot)
-            deferredHashes.append(IDTable.hash(key))
+            deferredHashes.append(hash ?? IDTable.hash(key))
         } else if !forest.ids.insertIfAbsent(slot: slot, key: key, form: form) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }

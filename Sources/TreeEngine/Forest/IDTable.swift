@@ -131,7 +131,7 @@ struct IDTable: Sendable {
     /// away from the parent its id is derived from). The key, and so its bucket, stays.
     /// - Complexity: O(the id's length + depth)
     mutating func storeWhole(slot: Slot) {
-        guard hasID(slot: slot), pool.withEntry(refs[Int(slot)] - 1, { $0[0] }) == IDTable.tagDerived else { return }
+        guard isDerived(slot: slot) else { return }
         let old = refs[Int(slot)] - 1
         let key = withKey(slot: slot) { Array($0) }
         key.withUnsafeBytes { appendEntry(slot: slot, key: $0, form: .string) }
@@ -279,6 +279,11 @@ struct IDTable: Sendable {
         }
     }
 
+    /// Whether `slot` has a derived id.
+    func isDerived(slot: Slot) -> Bool {
+        hasID(slot: slot) && pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagDerived }
+    }
+
     /// Whether the id of `slot` was given as an integer.
     @inlinable
     func isInteger(slot: Slot) -> Bool {
@@ -314,26 +319,63 @@ struct IDTable: Sendable {
 
     static let seed: UInt64 = UInt64.random(in: 1 ... .max)
 
-    /// A fast seeded hash of short byte strings.
+    /// A fast seeded hash of short byte strings (see `IDHasher`).
     @inline(__always)
     static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        var h = seed ^ (UInt64(key.count) &* 0x9E37_79B9_7F4A_7C15)
+        var hasher = IDHasher()
+        hasher.combine(key)
+        return hasher.finalize()
+    }
+}
+
+/// The id hash of a byte string given in pieces: equal to `IDTable.hash` of the whole
+/// string however it is cut, so that a derived id is hashed from its parent's state and its
+/// own segment, not from its whole path again. Eight bytes a step; the length is mixed in
+/// at the end.
+struct IDHasher {
+    private var h = IDTable.seed
+    /// Bytes not yet mixed in (fewer than eight), the first in the lowest byte.
+    private var tail: UInt64 = 0
+    private var tailCount = 0
+    private var length = 0
+
+    @inline(__always)
+    private mutating func mix(_ word: UInt64) {
+        h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 31
+    }
+
+    @inline(__always)
+    mutating func combine(_ bytes: UnsafeRawBufferPointer) {
+        let n = bytes.count
+        length &+= n
         var i = 0
-        let n = key.count
-        while i + 8 <= n {
-            let w = key.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            h = (h ^ w) &* 0xBF58_476D_1CE4_E5B9
-            h ^= h >> 31
-            i += 8
+        if tailCount > 0 {
+            while tailCount < 8 && i < n {
+                tail |= UInt64(bytes[i]) << UInt64(8 &* tailCount)
+                tailCount &+= 1
+                i &+= 1
+            }
+            guard tailCount == 8 else { return }
+            mix(tail)
+            tail = 0
+            tailCount = 0
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
+        while i &+ 8 <= n {
+            mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i &+= 8
+        }
         while i < n {
-            tail |= UInt64(key[i]) << shift
-            shift += 8
-            i += 1
+            tail |= UInt64(bytes[i]) << UInt64(8 &* tailCount)
+            tailCount &+= 1
+            i &+= 1
         }
-        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+    }
+
+    @inline(__always)
+    func finalize() -> UInt64 {
+        var h = (self.h ^ tail) &* 0x94D0_49BB_1331_11EB
+        h ^= UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
         h ^= h >> 29
         h = h &* 0xBF58_476D_1CE4_E5B9
         h ^= h >> 32

@@ -100,6 +100,28 @@ import TreeFormats
         }
     }
 
+    /// A derived id is hashed from its parent's hash state and its segment: the same hash as
+    /// the whole key's, however the key is cut.
+    @Test func hashInPiecesIsTheHashOfTheWhole() {
+        var rng = SeededRandom(seed: 31)
+        for length in 0 ..< 70 {
+            let key = (0 ..< length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let whole = key.withUnsafeBytes { IDTable.hash($0) }
+            for _ in 0 ..< 20 {
+                var cuts = (0 ..< Int(rng.next() % 5)).map { _ in Int(rng.next() % UInt64(length + 1)) }.sorted()
+                cuts = [0] + cuts + [length]
+                var hasher = IDHasher()
+                for k in 0 ..< cuts.count - 1 {
+                    key.withUnsafeBytes { hasher.combine(UnsafeRawBufferPointer(rebasing: $0[cuts[k] ..< cuts[k + 1]])) }
+                }
+                #expect(hasher.finalize() == whole, "length \(length), cuts \(cuts)")
+            }
+        }
+        // The length counts: trailing zero bytes make another hash.
+        let a = [UInt8]([1]).withUnsafeBytes { IDTable.hash($0) }, b = [UInt8]([1, 0]).withUnsafeBytes { IDTable.hash($0) }
+        #expect(a != b)
+    }
+
     /// A document's ids are its JSON Pointers, escapes included, though only tokens are kept.
     @Test func documentPointers() throws {
         let text = #"{"a/b":{"~x":[1,{"":null}]},"c":[]}"#
