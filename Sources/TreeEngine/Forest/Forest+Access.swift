@@ -14,7 +14,7 @@ extension Forest {
     }
 
     /// The node whose id has this string form (an integer id by its decimal form).
-    /// - Complexity: O(length of `id`) expected
+    /// - Complexity: O(length of `id`) expected (plus the depth of a derived id)
     public func node(withID id: String) -> NodeHandle? {
         var id = id
         return id.withUTF8 { node(withIDBytes: UnsafeRawBufferPointer($0)) }
@@ -50,7 +50,7 @@ extension Forest {
     func idExists(_ key: UnsafeRawBufferPointer) -> Bool { node(withIDBytes: key) != nil }
 
     /// The id of `node`.
-    /// - Complexity: O(length of the id)
+    /// - Complexity: O(length of the id), plus the depth for a derived id
     public func id(of node: NodeHandle) -> NodeID {
         if ids.hasID(slot: node.slot) {
             let text = ids.withKey(slot: node.slot) { String(decoding: $0, as: UTF8.self) }
@@ -60,7 +60,7 @@ extension Forest {
     }
 
     /// Calls `body` with the string form of the id of `node` as UTF-8, and whether it is an integer.
-    /// - Complexity: O(1) plus `body`
+    /// - Complexity: O(1) plus `body`; O(length of the id + depth) for a derived id
     @inlinable
     public func withID<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer, _ isInteger: Bool) throws -> R) rethrows -> R {
         if ids.hasID(slot: node.slot) {

@@ -96,13 +96,13 @@ public struct ForestBuilder: NodeSink {
 
     /// The node's id is `utf8`, which is its parent's id (or the root prefix), the
     /// separator and a segment of `segmentCount` bytes, as `deriveIDs` set them: only the
-    /// segment is stored.
-    /// - Precondition: `deriveIDs` was called, the parent (if any) has an id, and `utf8`
-    ///   is composed as described (the reader has the whole id at hand; it is hashed and
-    ///   checked as any other).
+    /// segment is stored, and the id is hashed from the parent's hash and the segment.
+    /// - Precondition: `deriveIDs` was called, the parent (if any) has a derived id, and
+    ///   `utf8` is composed exactly as described (checked in debug builds).
     public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
         let parent = forest.parentSlot[Int(open.last!)]
-        guard let scheme = forest.ids.scheme, segmentCount <= utf8.count, parent < 0 || forest.ids.isDerived(slot: parent) else {
+        guard let scheme = forest.ids.scheme, segmentCount >= 0, segmentCount <= utf8.count,
+              parent < 0 || forest.ids.isDerived(slot: parent) else {
             preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
         }
         // The hash from the parent's (kept by depth along the open path) and the segment.
@@ -112,6 +112,7 @@ public struct ForestBuilder: NodeSink {
         hasher.combine(UnsafeRawBufferPointer(rebasing: utf8[(utf8.count - segmentCount)...]))
         if derivedHashers.count > depth { derivedHashers[depth] = hasher } else { derivedHashers.append(hasher) }
         try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount), hash: hasher.finalize())
+        assert(forest.ids.withKey(slot: open.last!) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
     }
 
     /// The hash states of the derived ids along the open path, by depth.
@@ -159,7 +160,7 @@ public struct ForestBuilder: NodeSink {
 
     /// Whether ids are only recorded as they come, and checked for duplicates and indexed
     /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is
-    /// filled in batches). A reader that sets it calls `indexDeferredIDs()` before `finish()`;
+    /// filled partition by partition). A reader that sets it calls `indexDeferredIDs()` before `finish()`;
     /// when that finds a duplicate, the reader reads the body again without deferring, to
     /// report the duplicate where it is. Ids taken outside (by the forest a fragment goes
     /// into) are still refused as they come.

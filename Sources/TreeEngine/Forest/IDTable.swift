@@ -140,13 +140,14 @@ struct IDTable: Sendable {
 
     /// Indexes the ids `store` recorded for `slots` (none indexed yet; `hashes` are their
     /// keys' hashes, taken as they were stored), partition by partition: the hashes are
-    /// grouped by the range of buckets they start probing in (a radix pass), and each group is inserted
-    /// while its range of buckets, a few kilobytes, stays in cache. Inserting in any order
-    /// gives a valid linear-probing table, as nothing is deleted meanwhile. A fingerprint of
-    /// each bucket's hash, kept while this runs, spares comparing keys that differ.
+    /// grouped by the range of buckets they start probing in (a radix pass), and each group
+    /// is inserted while its range (1/1,024 of the table, or 4,096 buckets) stays in cache.
+    /// Inserting in any order gives a valid linear-probing table, as nothing is deleted
+    /// meanwhile. A fingerprint of each bucket's hash, kept while this runs, spares
+    /// comparing keys that differ.
     /// - Returns: a slot of `slots` whose id an earlier slot (or an indexed id) has, or nil.
     ///   After a duplicate the table is incomplete: the forest is of no further use.
-    /// - Complexity: O(slots + their ids' bytes) expected
+    /// - Complexity: O(slots) expected, plus the keys compared on equal fingerprints
     mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64]) -> Slot? {
         reserve(count + slots.count)
         var table = buckets

@@ -44,9 +44,9 @@ struct DocumentReader {
     init(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) {
         scanner = JSONScanner(bytes)
         self.limits = limits
-        // Every node holds its whole pointer as its id: a deeply nested document holds a
-        // quadratic amount; ordinary ones stay well under this.
-        // The engine keeps ids in one pool of at most 4 GiB.
+        // Every node's id spells its whole pointer (in answers, exports and snapshots, though
+        // the forest stores only its token): a deeply nested document has a quadratic
+        // amount; ordinary ones stay well under this.
         maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
         pointer.reserveCapacity(256)
         title.reserveCapacity(256)
@@ -340,16 +340,18 @@ extension Forest {
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
         let estimate = DocumentReader.estimatedNodes(bytes)
         // The ids (pointers) are checked all at once at the end; when two are the same (a
-        // member name repeated in an object), the document is read again, checking each id
-        // as it comes, to report the repeated name where it is.
-        for defers in [true, false] {
+        // member name repeated in an object), or the document breaks any rule, it is read
+        // again, checking each id as it comes, to report the first error where it is.
+        func read(defersIDChecks: Bool) throws(TreeInputError) -> ForestBuilder {
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
-            builder.defersIDChecks = defers
+            builder.defersIDChecks = defersIDChecks
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             if estimate > 0 { builder.reserveIDs(estimate) }
             try DocumentReader.read(bytes, limits: limits, into: &builder)
-            if builder.indexDeferredIDs() { return builder.finish() }
+            return builder
         }
-        preconditionFailure("a duplicate id found in bulk was not found one by one")
+        if var builder = try? read(defersIDChecks: true), builder.indexDeferredIDs() { return builder.finish() }
+        var builder = try read(defersIDChecks: false)
+        return builder.finish()
     }
 }

@@ -35,17 +35,20 @@ extension Forest {
                                   limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
-        // Paths are unique by construction: their ids are indexed all at once at the end
-        // (a duplicate there would be a fault of the reader, found again as it comes).
-        for defers in [true, false] {
+        // Paths are unique by construction, so their ids are indexed all at once at the end.
+        // Only a separator that overlaps itself can make two paths spell one id: then a
+        // second build, checking each id as it comes, reports it.
+        func build(defersIDChecks: Bool) throws(TreeInputError) -> ForestBuilder {
             var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
-            builders[0].defersIDChecks = defers
+            builders[0].defersIDChecks = defersIDChecks
             builders[0].deriveIDs(separator: reader.separator, rootPrefix: [])
             if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount) }
             try reader.build(into: &builders, group: { _ in 0 })
-            if builders[0].indexDeferredIDs() { return builders[0].finish() }
+            return builders[0]
         }
-        preconditionFailure("a duplicate id found in bulk was not found one by one")
+        var builder = try build(defersIDChecks: true)
+        if !builder.indexDeferredIDs() { builder = try build(defersIDChecks: false) }
+        return builder.finish()
     }
 
     /// Why this forest cannot be written as a path list, or nil when it can: a node with an

@@ -108,9 +108,9 @@ struct PathListReader {
         self.separatorFirst = self.separator[0]
         self.limits = limits
         self.fragment = fragment
-        // Ids are prefixes of lines: a list in pre-order holds them all; a deep single line
-        // would hold a quadratic amount (a 2 MB line of a million names, 10^12 bytes).
-        // The engine keeps ids in one pool of at most 4 GiB.
+        // Ids are whole paths (in answers, exports and snapshots, though the forest stores
+        // only each node's name): a deep single line has a quadratic amount (a 2 MB line of
+        // a million names, 10^12 bytes).
         self.maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
         let guess = max(16, min(limits.maxNodes, bytes.count / 16))
         parents.reserveCapacity(guess)
@@ -709,6 +709,8 @@ struct PathListReader {
             var current = 0
             var key: [UInt8] = fragment?.prefix ?? []
             let prefixCount = key.count
+            /// A new forest's derived ids: the key's length at each depth of the open path.
+            var keyEnds: [Int] = []
             do throws(NodeSinkError) {
                 _ = try order.forEach(begin: { (node: Int32, depth: Int) throws(NodeSinkError) in
                     let n = Int(node)
@@ -719,9 +721,21 @@ struct PathListReader {
                     try builders[current].setTitle(slice(titleStart[n], Int(titleLength[n])))
                     let id = slice(idStart[n], Int(idLength[n]))
                     if fragment == nil {
-                        // The parent's id, the separator, the name: only the name is stored.
-                        let segment = parent < 0 ? id.count : id.count - Int(idLength[Int(parent)]) - separator.count
-                        try builders[current].setDerivedID(id, segmentCount: segment)
+                        // The parent's id, the separator, the canonical name (composed here:
+                        // a line may spell a name another way when the separator overlaps
+                        // itself); only the name is stored.
+                        key.removeLast(key.count - (depth == 0 ? 0 : keyEnds[depth - 1]))
+                        if depth > 0 { key.append(contentsOf: separator) }
+                        let segmentStart = key.count
+                        appendCanonical(slice(titleStart[n], Int(titleLength[n])), to: &key)
+                        if keyEnds.count > depth { keyEnds[depth] = key.count } else { keyEnds.append(key.count) }
+                        let result: NodeSinkError? = key.withUnsafeBytes { raw in
+                            do throws(NodeSinkError) {
+                                try builders[current].setDerivedID(raw, segmentCount: raw.count - segmentStart)
+                            } catch { return error }
+                            return nil
+                        }
+                        if let result { throw result }
                     } else if prefixCount == 0 {
                         try builders[current].setStringID(id)
                     } else {

@@ -347,21 +347,29 @@ struct RowTable {
                 }
             }
         }
-        // Ids are indexed in bulk at the end; a duplicate (which the table has not ruled
-        // out when every parent was found on the path) makes a second build that checks
-        // each id as it comes, to name the row.
-        for defers in [true, false] {
+        // Ids are indexed in bulk at the end. A duplicate (which the table has not ruled
+        // out when every parent was found on the path), or any error, makes a second build
+        // that checks each id as it comes, so that the first error in row order is named.
+        do {
             var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
-            builders[0].defersIDChecks = defers
-            if unresolved == 0 {
-                // Every parent was on the current path: the rows are in pre-order already.
-                try buildInInputOrder(into: &builders[0], locate: locate)
-            } else {
-                try build(into: &builders, groupOf: [], locate: locate, inSession: false)
-            }
+            builders[0].defersIDChecks = true
+            try build(into: &builders, locate: locate)
             if builders[0].indexDeferredIDs() { return builders[0].finish() }
+        } catch {}
+        var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
+        try build(into: &builders, locate: locate)
+        return builders[0].finish()
+    }
+
+    /// Builds every row into `builders[0]`: in input order when the rows are in pre-order
+    /// already (every parent was found on the current path), else through the child lists.
+    private func build(into builders: inout [ForestBuilder],
+                       locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) {
+        if unresolved == 0 {
+            try buildInInputOrder(into: &builders[0], locate: locate)
+        } else {
+            try build(into: &builders, groupOf: [], locate: locate, inSession: false)
         }
-        preconditionFailure("a build that checks every id reports a duplicate")
     }
 
     /// Resolves parents within the body or among `store`'s nodes, and builds one fragment

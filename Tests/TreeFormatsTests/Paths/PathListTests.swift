@@ -89,6 +89,24 @@ struct PathListTests {
         #expect(exportPaths(forest) == "src\nsrc/main.swift\nsrc/util\nsrc/util/a.swift\nsrc/util/b.swift\nsrc/z\ndocs/\nREADME\n")
     }
 
+    /// A separator that overlaps itself lets two lines spell one name differently (`\::\::b`
+    /// and `:\:::b` are both `::::b` with `::`): the ids are composed from the names, so every
+    /// node is found by its own id and no id is composed from another line's spelling.
+    @Test(arguments: [
+        "\\::\\::b::\\::\\::b::x\n:\\:::b:::\\:::b::c\n",
+        "\\::\\::b::x\n:\\:::b::c\n:\\:::b::d\n",
+    ])
+    func namesSpelledTwoWaysKeepOneID(text: String) throws {
+        let forest = try parsePaths(text, separator: "::").get()
+        var ids = Set<String>()
+        forest.forEachNode { node, _ in
+            let id = forest.withID(of: node) { key, _ in String(decoding: key, as: UTF8.self) }
+            ids.insert(id)
+            #expect(forest.node(withID: id) == node, "\(id)")
+        }
+        #expect(ids.count == forest.count)
+    }
+
     @Test func bomCRLFAndBlankLines() throws {
         let forest = try parsePaths(Array("\u{FEFF}a/b\r\n\r\n\r\na/c\r\nd".utf8)).get()
         #expect(flatten(forest).map(\.id) == ["a", "a/b", "a/c", "d"])
