@@ -20,33 +20,19 @@ struct BytePool: Sendable {
     /// - Complexity: amortized O(length)
     @inlinable @discardableResult
     mutating func append(_ entry: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - entry.count - 16, "byte pool over 4 GiB")
-        var n = UInt(entry.count)
-        while n >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
-            n >>= 7
-        }
-        bytes.append(UInt8(n))
+        let offset = appendLength(entry.count)
         bytes.append(contentsOf: entry)
-        return UInt32(offset)
+        return offset
     }
 
     /// Appends an entry made of `tag` and `entry` (no temporary copy) and returns its offset.
     /// - Complexity: amortized O(length)
     @inlinable @discardableResult
     mutating func append(tag: UInt8, _ entry: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - entry.count - 17, "byte pool over 4 GiB")
-        var n = UInt(entry.count + 1)
-        while n >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
-            n >>= 7
-        }
-        bytes.append(UInt8(n))
+        let offset = appendLength(entry.count + 1)
         bytes.append(tag)
         bytes.append(contentsOf: entry)
-        return UInt32(offset)
+        return offset
     }
 
     /// Appends an entry made of `tag`, the four bytes of `word` (little-endian) and `entry`,
@@ -54,17 +40,24 @@ struct BytePool: Sendable {
     /// - Complexity: amortized O(length)
     @inlinable @discardableResult
     mutating func append(tag: UInt8, word: UInt32, _ entry: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = appendLength(entry.count + 5)
+        bytes.append(tag)
+        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: entry)
+        return offset
+    }
+
+    /// Starts an entry of `length` bytes (its LEB128 length); returns the entry's offset.
+    @inlinable @inline(__always)
+    mutating func appendLength(_ length: Int) -> UInt32 {
         let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - entry.count - 21, "byte pool over 4 GiB")
-        var n = UInt(entry.count + 5)
+        precondition(offset < Int(UInt32.max) - length - 16, "byte pool over 4 GiB")
+        var n = UInt(length)
         while n >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
             n >>= 7
         }
         bytes.append(UInt8(n))
-        bytes.append(tag)
-        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: entry)
         return UInt32(offset)
     }
 

@@ -119,25 +119,7 @@ public struct ForestBuilder: NodeSink {
     private var derivedHashers: [IDHasher] = []
 
     public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
-        // The decimal text, written backwards into a buffer on the stack (no allocation).
-        let failure: NodeSinkError? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value.magnitude
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest != 0
-            if value < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            do throws(NodeSinkError) {
-                try setID(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: digits[start...])), form: .integer)
-            } catch { return error }
-            return nil
-        }
-        if let failure { throw failure }
+        try value.withDecimalText { (text) throws(NodeSinkError) in try setID(text, form: .integer) }
     }
 
     /// Records `key` as the open node's id (`hash`: its hash when known).

@@ -1,3 +1,5 @@
+import TreeEngine
+
 /// Appends JSON text to a byte array, fast: pages of rows and whole-tree exports.
 ///
 /// The writer does not check structure; the caller writes punctuation with `raw` and
@@ -82,21 +84,7 @@ public struct JSONWriter: Sendable {
     ///
     /// - Complexity: O(1).
     public mutating func int64(_ value: Int64) {
-        // 20 bytes hold "-9223372036854775808".
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if value < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
-        }
+        value.withDecimalText { bytes.append(contentsOf: $0) }
     }
 
     /// Writes `true` or `false`.
