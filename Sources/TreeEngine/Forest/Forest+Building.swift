@@ -142,9 +142,9 @@ public struct ForestBuilder: NodeSink {
 
     /// Whether ids are only recorded as they come, and checked for duplicates and indexed
     /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is
-    /// filled partition by partition). A reader that sets it calls `indexDeferredIDs()` before `finish()`;
-    /// when that finds a duplicate, the reader reads the body again without deferring, to
-    /// report the duplicate where it is. Ids taken outside (by the forest a fragment goes
+    /// filled partition by partition). A reader that sets it calls `indexDeferredIDs()`
+    /// before `finish()`; when that finds a duplicate, the reader reads the body again
+    /// without deferring, to report the duplicate where it is. Ids taken outside (by the forest a fragment goes
     /// into) are still refused as they come.
     public var defersIDChecks = false
     /// The slots whose ids wait for `indexDeferredIDs()`, in order.

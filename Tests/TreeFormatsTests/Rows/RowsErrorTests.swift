@@ -123,6 +123,13 @@ struct RowsErrorTests {
         #expect(Rows.error(Self.header + "a,,x\nb,a,y\n", .csv, limits: ForestLimits(maxDepth: 2)) == nil)
     }
 
+    /// Errors come in row order: a duplicate before a row nested too deep is the one named,
+    /// though ids are checked in bulk after the build.
+    @Test func theFirstErrorInRowOrderIsNamed() {
+        expectError(Self.header + "a,,x\na,,y\nb,a,z\nc,b,w\n", .csv, .rule, line: 3, column: 1, "duplicate id \"a\"",
+                    limits: ForestLimits(maxDepth: 2))
+    }
+
     @Test func csvTooManyNodes() {
         expectError(Self.header + "a,,x\nb,a,y\nc,b,z\n", .csv, .limit, line: 4, column: 1, "more than 2 nodes",
                     limits: ForestLimits(maxNodes: 2))
