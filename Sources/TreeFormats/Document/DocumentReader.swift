@@ -261,16 +261,12 @@ struct DocumentReader {
     /// Appends an element's index to the pointer (`3`) and to the title (`[3]`).
     @inline(__always)
     private mutating func appendIndex(_ index: Int) {
-        let start = pointer.count
-        var n = index
-        repeat {
-            pointer.append(UInt8(ascii: "0") &+ UInt8(n % 10))
-            n /= 10
-        } while n > 0
-        pointer[start...].reverse()
-        title.append(UInt8(ascii: "["))
-        title.append(contentsOf: pointer[start...])
-        title.append(UInt8(ascii: "]"))
+        Int64(index).withDecimalText { digits in
+            pointer.append(contentsOf: digits)
+            title.append(UInt8(ascii: "["))
+            title.append(contentsOf: digits)
+            title.append(UInt8(ascii: "]"))
+        }
     }
 
     /// Appends a value to the title, cut to `maxValueBytes` at a UTF-8 boundary with `…`.
