@@ -183,17 +183,17 @@ import TreeStorage
 
 /// Row and path inserts are journaled with their format and come back after a restart.
 @Suite struct FormatJournalTests {
-    @Test func rowInsertsReplayAfterARestart() throws {
+    /// Makes a session with `write` on a service over a fresh data directory (returning its
+    /// id), stops the service, and answers its tree as the service had it and as a service
+    /// restarted on the same directory has it.
+    static func treeBeforeAndAfterRestart(_ write: (ServiceHarness) -> String) throws -> (before: String, after: String) {
         let directory = try TemporaryDirectory()
         let clock = TestClock()
         var sid = "", before = ""
         do {
             let data = try DataDirectory(path: directory.path, fsync: .batch)
             let h = ServiceHarness(clock: clock, dataDirectory: data)
-            sid = h.createSample()
-            #expect(h.call("POST", "/sessions/\(sid)/items", json: "id,parentId,title\nr1,1,Row one\nr2,r1,Row two\n", contentType: "text/csv").status == 201)
-            #expect(h.call("POST", "/sessions/\(sid)/items", json: "{\"id\":9,\"parentId\":\"r2\",\"title\":\"Nine\"}\n", contentType: "application/x-ndjson").status == 201)
-            #expect(h.call("POST", "/sessions/\(sid)/items?parentId=r1&separator=%3A", json: "p:q\n", contentType: "text/plain").status == 201)
+            sid = write(h)
             before = h.call("GET", "/sessions/\(sid)/tree").text
             h.service.shutDownStorage()
             data.close()
@@ -201,27 +201,28 @@ import TreeStorage
         let data = try DataDirectory(path: directory.path, fsync: .batch)
         defer { data.close() }
         let h = ServiceHarness(clock: clock, dataDirectory: data)
-        #expect(h.call("GET", "/sessions/\(sid)/tree").text == before)
+        return (before, h.call("GET", "/sessions/\(sid)/tree").text)
+    }
+
+    @Test func rowInsertsReplayAfterARestart() throws {
+        let (before, after) = try Self.treeBeforeAndAfterRestart { h in
+            let sid = h.createSample()
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: "id,parentId,title\nr1,1,Row one\nr2,r1,Row two\n", contentType: "text/csv").status == 201)
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: "{\"id\":9,\"parentId\":\"r2\",\"title\":\"Nine\"}\n", contentType: "application/x-ndjson").status == 201)
+            #expect(h.call("POST", "/sessions/\(sid)/items?parentId=r1&separator=%3A", json: "p:q\n", contentType: "text/plain").status == 201)
+            return sid
+        }
+        #expect(after == before)
         #expect(before.contains("\"r1:p:q\""), "\(before)")
     }
 
     @Test func aPathListUnderTheEmptyIdComesBackUnderIt() throws {
-        let directory = try TemporaryDirectory()
-        let clock = TestClock()
-        var sid = "", before = ""
-        do {
-            let data = try DataDirectory(path: directory.path, fsync: .batch)
-            let h = ServiceHarness(clock: clock, dataDirectory: data)
-            sid = h.call("POST", "/sessions", json: "{\"id\":\"\",\"title\":\"Empty id\"}\n", contentType: "application/x-ndjson")["id"]!.stringValue!
+        let (before, after) = try Self.treeBeforeAndAfterRestart { h in
+            let sid = h.call("POST", "/sessions", json: "{\"id\":\"\",\"title\":\"Empty id\"}\n", contentType: "application/x-ndjson")["id"]!.stringValue!
             #expect(h.call("POST", "/sessions/\(sid)/items?parentId=", json: "a\n", contentType: "text/plain").status == 201)
-            before = h.call("GET", "/sessions/\(sid)/tree").text
-            h.service.shutDownStorage()
-            data.close()
+            return sid
         }
         #expect(before.contains("\"children\""), "\(before)")
-        let data = try DataDirectory(path: directory.path, fsync: .batch)
-        defer { data.close() }
-        let h = ServiceHarness(clock: clock, dataDirectory: data)
-        #expect(h.call("GET", "/sessions/\(sid)/tree").text == before)
+        #expect(after == before)
     }
 }

@@ -653,37 +653,8 @@ struct PathListReader {
     /// index after it.
     @inline(__always)
     private func validateUTF8(at index: Int) throws(TreeInputError) -> Int {
-        if let length = Self.utf8Length(base, index, end) { return index &+ length }
+        if let next = utf8SequenceEnd(base, at: index, end: end) { return next }
         throw error(.syntax, "invalid UTF-8 (byte 0x\(JSONScanner.hex2(byte(index))))", at: index)
-    }
-
-    /// The length of the valid UTF-8 sequence at `index` (lead byte >= 0x80), or nil
-    /// (Unicode Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF).
-    @inline(__always)
-    static func utf8Length(_ base: UnsafeRawPointer, _ index: Int, _ end: Int) -> Int? {
-        let lead = base.load(fromByteOffset: index, as: UInt8.self)
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2 ... 0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1 ... 0xEC, 0xEE, 0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1 ... 0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: return nil
-        }
-        guard index &+ length <= end else { return nil }
-        let second = base.load(fromByteOffset: index &+ 1, as: UInt8.self)
-        guard second >= low && second <= high else { return nil }
-        var k = 2
-        while k < length {
-            guard base.load(fromByteOffset: index &+ k, as: UInt8.self) & 0xC0 == 0x80 else { return nil }
-            k &+= 1
-        }
-        return length
     }
 
     /// An error at `offset` of the input, with its line and column.
