@@ -42,6 +42,14 @@ public enum StoreImage {
     }
     static let trailerTag: [UInt8] = Array("TEND".utf8)
 
+    /// The bits of the header's flags field; an image with any other bit set is refused.
+    enum HeaderFlags {
+        /// Some ids are derived (path lists', documents' JSON Pointers): the `IDS_` section
+        /// starts with their separator and root prefix, and keeps such an id as its last
+        /// segment, the rest being its parent's id.
+        static let derivedIDs: UInt32 = 1 << 0
+    }
+
     // MARK: Writing
 
     /// Writes the image of `store` (not inside a transaction) to `sink`, in chunks of
@@ -56,9 +64,13 @@ public enum StoreImage {
         let n = compact.count
         let flags = compact.flagsColumn()
         let titleBytes = compact.titleBytes()
-        var idBytes = 0, dataBytes = 0
+        // Derived ids (header flag bit 0): the section starts with the separator and the
+        // root prefix, and such an id is kept as its last segment.
+        let scheme = compact.derivedIDScheme
+        var idBytes = scheme.map { entrySize($0.separator.count) + entrySize($0.rootPrefix.count) } ?? 0
+        var dataBytes = 0
         for i in 0 ..< n where flags[i] & (CompactNodeFlags.storedID.rawValue | CompactNodeFlags.hasData.rawValue) != 0 {
-            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { idBytes += compact.withID(i) { key, _ in entrySize(key.count + 1) } }
+            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { idBytes += compact.withStoredID(i) { _, bytes in entrySize(bytes.count + 1) } }
             if flags[i] & CompactNodeFlags.hasData.rawValue != 0 { dataBytes += compact.withData(i) { entrySize($0.count) } }
         }
         let queries = compact.keptFilters
@@ -69,7 +81,7 @@ public enum StoreImage {
         header.reserveCapacity(headerSize)
         header += magic
         header.appendLE(formatVersion)
-        header.appendLE(UInt32(0))  // flags
+        header.appendLE(UInt32(scheme == nil ? 0 : HeaderFlags.derivedIDs))
         header.appendLE(UInt32(Section.allCases.count))
         header.appendLE(UInt64(n))
         header.appendLE(UInt64(bitPattern: compact.nextGeneratedID))
@@ -114,11 +126,15 @@ public enum StoreImage {
                 }
             }
             try section(.ids, length: idBytes) { out in
+                if let scheme {
+                    try scheme.separator.withUnsafeBytes { try out.entry($0) }
+                    try scheme.rootPrefix.withUnsafeBytes { try out.entry($0) }
+                }
                 for i in 0 ..< n where flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
-                    try compact.withID(i) { key, isInteger in
-                        try out.varint(key.count + 1)
-                        try out.u8(isInteger ? 1 : 0)
-                        try out.bytes(key)
+                    try compact.withStoredID(i) { tag, bytes in
+                        try out.varint(bytes.count + 1)
+                        try out.u8(tag)
+                        try out.bytes(bytes)
                     }
                 }
             }
@@ -209,7 +225,8 @@ public enum StoreImage {
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[0 ..< headerSize - 4])) == reader.u32(at: headerSize - 4) else {
             throw .checksumMismatch(section: "header")
         }
-        guard reader.u32(at: 8) == 0 else { throw .inconsistent("unknown header flags \(reader.u32(at: 8))") }
+        let headerFlags = reader.u32(at: 8)
+        guard headerFlags & ~HeaderFlags.derivedIDs == 0 else { throw .inconsistent("unknown header flags \(headerFlags)") }
         guard Int(reader.u32(at: 12)) == Section.allCases.count else {
             throw .inconsistent("\(reader.u32(at: 12)) sections, format version 1 has \(Section.allCases.count)")
         }
@@ -260,7 +277,8 @@ public enum StoreImage {
             },
             second: {
                 do throws(StoreImageError) {
-                    built = .success(try build(sections, count: n, nextGeneratedID: nextGeneratedID,
+                    built = .success(try build(sections, count: n, derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0,
+                                               nextGeneratedID: nextGeneratedID,
                                                 viewCount: viewCount, capacity: capacity))
                 } catch {
                     built = .failure(error)
@@ -286,8 +304,19 @@ public enum StoreImage {
     static let parallelThreshold = 1 << 20
 
     /// The store of an image's sections, whatever their bytes.
-    static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, nextGeneratedID: Int64,
+    static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, derivedIDs: Bool, nextGeneratedID: Int64,
                       viewCount: Int, capacity: Int) throws(StoreImageError) -> TreeStore {
+        // Derived ids: the separator and the root prefix come first.
+        var ids = sections[Section.ids.rawValue]
+        var scheme: (separator: UnsafeRawBufferPointer, rootPrefix: UnsafeRawBufferPointer)? = nil
+        if derivedIDs {
+            guard let (s, sLength) = entry(in: ids, at: 0), let (r, rLength) = entry(in: ids, at: s + sLength) else {
+                throw .inconsistent("the ids section does not start with a separator and a root prefix")
+            }
+            scheme = (UnsafeRawBufferPointer(rebasing: ids[s ..< s + sLength]), UnsafeRawBufferPointer(rebasing: ids[r ..< r + rLength]))
+            ids = UnsafeRawBufferPointer(rebasing: ids[(r + rLength)...])
+        }
+
         // Filtered views: query, options, expansion.
         let viewSection = sections[Section.views.rawValue]
         var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
@@ -311,7 +340,7 @@ public enum StoreImage {
 
         let columns = CompactColumns(
             count: n, levels: sections[Section.levels.rawValue], flags: sections[Section.flags.rawValue],
-            titles: sections[Section.titles.rawValue], ids: sections[Section.ids.rawValue],
+            titles: sections[Section.titles.rawValue], ids: ids, derivedIDScheme: scheme,
             data: sections[Section.data.rawValue], nextGeneratedID: nextGeneratedID,
             filteredViewCapacity: capacity, views: views)
         do {

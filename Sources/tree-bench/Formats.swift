@@ -11,10 +11,15 @@
 //
 // TREE_BENCH_FORMATS=parseCSV,parseDocument (say) runs only those. Each reports mb_per_s, vs_parse (its MB/s over the nested JSON parse's) and the resident
 // bytes per node of the forest it builds beside the same forest built from nested JSON (its
-// own export, ids included): memory_vs_nested is their ratio.
+// own export, ids included): memory_vs_nested is their ratio; memory_restored_vs_nested the
+// same for the stores loaded from their snapshot images (after a restart). TREE_BENCH_MEMORY=0 leaves
+// the memory out (about a minute an op at 7.2M: for A/B runs and profiles of the parse alone).
 import Foundation
 import TreeEngine
 import TreeFormats
+#if canImport(TreeStorage)
+import TreeStorage
+#endif
 
 /// The data set as CSV rows `id,parentId,title` (ids 1…n in pre-order).
 func menuItemsCSV(_ d: Dataset) -> [UInt8] {
@@ -109,29 +114,53 @@ func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
     return (forest, Double(residentBytes() - before) / Double(max(1, forest.count)))
 }
 
+#if canImport(TreeStorage)
+/// Resident bytes per node of the store loaded from the snapshot image of `forest` (as a
+/// restart loads a session), measured as `residentPerNode` does.
+func restoredPerNode(_ forest: Forest) -> Double {
+    let image = StoreImage.image(of: TreeStore(forest: forest))
+    var store: TreeStore? = nil
+    let (loaded, perNode) = residentPerNode {
+        store = load(image)
+        return store!.forest
+    }
+    return withExtendedLifetime((loaded, store)) { perNode }
+}
+#endif
+
 @MainActor func measureFormats(_ d: Dataset, parseMedian: Double, nestedBytes: Int, runs: Int) {
     let nestedRate = Double(nestedBytes) / 1e6 / parseMedian
     // TREE_BENCH_FORMATS=parseCSV,parsePaths runs only those.
     let only = ProcessInfo.processInfo.environment["TREE_BENCH_FORMATS"].map { Set($0.split(separator: ",").map(String.init)) }
+    let withMemory = ProcessInfo.processInfo.environment["TREE_BENCH_MEMORY"] != "0"
     func measure(_ op: String, _ input: @autoclosure () -> [UInt8], _ parse: (UnsafeRawBufferPointer) throws -> Forest) {
         if let only, !only.contains(op) { return }
         let input = input()
-        // Memory first, in a process whose allocator has given back what it could.
-        let (built, perNode) = input.withUnsafeBytes { raw in residentPerNode { try! parse(raw) } }
-        let nodes = built.count
-        var nested: [UInt8] = []
-        built.export { nested += $0 }
-        let viaNested: Double = withExtendedLifetime(built) {
-            let (forest, perNode) = nested.withUnsafeBytes { raw in residentPerNode { try! Forest.parse(raw).forest } }
-            return withExtendedLifetime(forest) { perNode }
+        var extra: [String: Double] = [:]
+        var nodes = 0
+        if withMemory {
+            // Memory first, in a process whose allocator has given back what it could.
+            let (built, perNode) = input.withUnsafeBytes { raw in residentPerNode { try! parse(raw) } }
+            nodes = built.count
+            var nested: [UInt8] = []
+            built.export { nested += $0 }
+            let viaNested: Double = withExtendedLifetime(built) {
+                let (forest, perNode) = nested.withUnsafeBytes { raw in residentPerNode { try! Forest.parse(raw).forest } }
+                return withExtendedLifetime(forest) { perNode }
+            }
+            extra = ["bytes_per_node": perNode, "bytes_per_node_nested": viaNested, "memory_vs_nested": perNode / viaNested]
+            #if canImport(TreeStorage)
+            // After a restart: the store loaded from each forest's snapshot image.
+            let restored = restoredPerNode(built), restoredNested = restoredPerNode(nested.withUnsafeBytes { try! Forest.parse($0).forest })
+            extra["memory_restored_vs_nested"] = restored / restoredNested
+            #endif
         }
         let samples = (0 ..< runs).map { _ in
-            input.withUnsafeBytes { raw in seconds { _ = try! parse(raw) } }
+            input.withUnsafeBytes { raw in seconds { nodes = try! parse(raw).count } }
         }
         let rate = Double(input.count) / 1e6 / median(samples)
-        report(d, nodes: nodes, op: op, samples: samples,
-               extra: ["mb": Double(input.count) / 1e6, "mb_per_s": rate, "vs_parse": rate / nestedRate,
-                       "bytes_per_node": perNode, "bytes_per_node_nested": viaNested, "memory_vs_nested": perNode / viaNested])
+        extra.merge(["mb": Double(input.count) / 1e6, "mb_per_s": rate, "vs_parse": rate / nestedRate]) { $1 }
+        report(d, nodes: nodes, op: op, samples: samples, extra: extra)
     }
     measure("parseCSV", menuItemsCSV(d)) { try Forest.parseCSV($0) }
     measure("parseCSVByLevel", menuItemsCSVByLevel(d)) { try Forest.parseCSV($0) }

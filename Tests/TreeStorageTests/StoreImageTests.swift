@@ -33,6 +33,22 @@ import TreeFormats
         return store
     }
 
+    /// A path list's store (derived ids: `src/b/c.swift` keeps only `c.swift` and its
+    /// parent), after a move (the moved node's id stored whole, its children's still
+    /// derived from it), with an inserted node (a whole id) under a derived one, a
+    /// root named `~1` (an id that looks generated) and a filtered view.
+    static func derivedSampleStore() throws -> TreeStore {
+        let text = "src/a.swift\nsrc/b/c.swift\nsrc/b/d/e.txt\ndocs/x y.md\n~1/~2\nsrc/b/\n"
+        var store = TreeStore(forest: try Array(text.utf8).withUnsafeBytes { raw throws(TreeInputError) in try Forest.parsePaths(raw) })
+        _ = try store.move(store.forest.node(withID: "src/b")!, to: store.forest.node(withID: "docs"), index: 0, nil)
+        let fragment = try Array(#"[{"id":"n1","title":"inserted"}]"#.utf8).withUnsafeBytes { raw throws(TreeInputError) in
+            try store.parseFragment(raw, limits: ForestLimits()).fragment
+        }
+        _ = try store.insert(fragment, .child(of: store.forest.node(withID: "src/b/d"), index: nil), nil)
+        try store.prepareView(FilterQuery("e.txt"))
+        return store
+    }
+
     static func load(_ bytes: [UInt8]) throws(StoreImageError) -> (store: TreeStore, caller: [UInt8]) {
         do {
             return try bytes.withUnsafeBytes { try StoreImage.load($0) }
@@ -88,6 +104,44 @@ import TreeFormats
         edited.forest.forEachNode { h, _ in ids.insert(edited.forest.id(of: h).description) }
         #expect(ids.count == edited.forest.count)
         #expect(roots.count == 2)
+    }
+
+    /// Derived ids stay derived in the image (header flag bit 0, the separator and root
+    /// prefix first in `IDS_`), and come back whole: every node named and found as before.
+    @Test func derivedIDsStayDerived() throws {
+        let store = try Self.derivedSampleStore()
+        let bytes = StoreImage.image(of: store)
+        #expect(bytes[8] == 1, "header flag bit 0")
+        let back = try Self.load(bytes).store
+        #expect(Self.summary(back) == Self.summary(store))
+        var count = 0
+        back.forest.forEachNode { node, _ in
+            count += 1
+            let id = back.forest.id(of: node).description
+            #expect(back.forest.node(withID: id) == node, "\(id)")
+            #expect(store.forest.node(withID: id) != nil, "\(id)")
+        }
+        #expect(count == store.forest.count)
+        #expect(StoreImage.image(of: back) == bytes)
+        // The section: "/" and "" first; a derived id only as its last name; the moved
+        // node whole.
+        let ids = Array(bytes[Layout(bytes).sections[StoreImage.Section.ids.rawValue]])
+        #expect(Array(ids.prefix(3)) == [1, UInt8(ascii: "/"), 0])
+        func holds(_ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return ids.indices.contains { ids[$0...].starts(with: needle) }
+        }
+        #expect(holds("src/b") && holds("c.swift") && holds("e.txt") && holds("n1"))
+        #expect(!holds("src/b/c.swift") && !holds("src/a.swift") && !holds("docs/x y.md"))
+        // A document's pointers too.
+        let document = TreeStore(forest: try Array(#"{"a/b":{"~x":[1,{"":null}]},"c":[]}"#.utf8).withUnsafeBytes { raw throws(TreeInputError) in
+            try Forest.parseDocument(raw)
+        })
+        let image = StoreImage.image(of: document)
+        let loaded = try Self.load(image).store
+        #expect(Self.summary(loaded) == Self.summary(document))
+        #expect(loaded.forest.node(withID: "/a~1b/~0x/1/") != nil)
+        #expect(StoreImage.image(of: loaded) == image)
     }
 
     @Test func emptyStoreAndChunks() throws {
@@ -187,8 +241,9 @@ import TreeFormats
     /// Random damage whose checksums are then made right again (as a bug or a hostile
     /// writer would): `load` throws or gives a store, and never traps; what it gives is
     /// consistent enough to be written again.
-    @Test func resealedDamageNeverTraps() throws {
-        let bytes = StoreImage.image(of: try Self.sampleStore(), caller: [9])
+    @Test(arguments: [false, true])
+    func resealedDamageNeverTraps(derived: Bool) throws {
+        let bytes = StoreImage.image(of: try derived ? Self.derivedSampleStore() : Self.sampleStore(), caller: [9])
         var state: UInt64 = 2026
         func next(_ n: Int) -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -237,19 +292,67 @@ import TreeFormats
         #expect(isInconsistent(damaged { $0[flags.lowerBound + 1] ^= CompactNodeFlags.hasData.rawValue }), "data more or less")
         #expect(isInconsistent(damaged { $0[16] &+= 1 }), "one node more in the header")
         #expect(isInconsistent(damaged { $0[32] &+= 1 }), "one filtered view more in the header")
-        #expect(isInconsistent(damaged { $0[8] = 1 }), "unknown header flags")
+        #expect(isInconsistent(damaged { $0[8] = 2 }), "unknown header flags")
+        #expect(isInconsistent(damaged { $0[8] = 1 }), "derived ids, but no separator and root prefix first")
         // The ids: node "a" is stored first; make its tag "integer", then its key another node's.
         let ids = layout.sections[StoreImage.Section.ids.rawValue]
         #expect(bytes[ids.lowerBound] == 2 && bytes[ids.lowerBound + 1] == 0 && bytes[ids.lowerBound + 2] == UInt8(ascii: "a"))
         #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 1 }), "an integer id that is no integer")
-        #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 2 }), "an unknown id tag")
+        #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 2 }), "a derived id in an image without derived ids")
+        #expect(isInconsistent(damaged { $0[ids.lowerBound + 1] = 3 }), "an unknown id tag")
         #expect(isInconsistent(damaged { $0[ids.lowerBound + 2] = UInt8(ascii: "7") }), "a duplicate id")
+        // Derived ids: whose parent has none; an unknown tag; two nodes with one id.
+        let derived = StoreImage.image(of: try Self.derivedSampleStore())
+        func damagedDerived(_ change: (inout [UInt8]) -> Void) -> StoreImageError? {
+            var wrong = derived
+            change(&wrong)
+            Layout.reseal(&wrong)
+            return Self.loadError(wrong)
+        }
+        let derivedIDs = Layout(derived).sections[StoreImage.Section.ids.rawValue]
+        let derivedFlags = Layout(derived).sections[StoreImage.Section.flags.rawValue]
+        #expect(isInconsistent(damagedDerived { $0[8] = 0 }), "derived ids read as whole ones")
+        // Node 0 ("src") is derived: its tag after the scheme's two entries ([1, "/"], [0]).
+        #expect(Array(derived[derivedIDs.lowerBound + 3 ..< derivedIDs.lowerBound + 8]) == [4, 2] + Array("src".utf8))
+        #expect(isInconsistent(damagedDerived { $0[derivedIDs.lowerBound + 4] = 3 }), "an unknown id tag")
+        // The root "docs" renamed "src": two roots have that id.
+        #expect(isInconsistent(damagedDerived { image in
+            let section = Array(image[derivedIDs])
+            let docs = section.indices.first { section[$0...].starts(with: Array("docs".utf8)) }!
+            image[derivedIDs.lowerBound + docs] = UInt8(ascii: "s")
+            image[derivedIDs.lowerBound + docs + 1] = UInt8(ascii: "r")
+            image[derivedIDs.lowerBound + docs + 2] = UInt8(ascii: "c")
+            image.remove(at: derivedIDs.lowerBound + docs + 3)
+            image[derivedIDs.lowerBound + docs - 2] -= 1  // the entry's length
+            Self.shrinkSection(&image, at: derivedIDs, by: 1)
+        }), "two nodes named src/…")
+        // The root "src" without its id: its derived children have no parent id.
+        #expect(isInconsistent(damagedDerived { image in
+            image[derivedFlags.lowerBound] &= ~CompactNodeFlags.storedID.rawValue
+            image.removeSubrange(derivedIDs.lowerBound + 3 ..< derivedIDs.lowerBound + 8)
+            Self.shrinkSection(&image, at: derivedIDs, by: 5)
+        }), "a derived id whose parent has none")
         // A title that is not UTF-8 (the title matcher relies on UTF-8).
         let titles = layout.sections[StoreImage.Section.titles.rawValue]
         #expect(isInconsistent(damaged { $0[titles.lowerBound + 1] = 0xC0 }), "a title that is not UTF-8")
         // The first view's text: empty, or not UTF-8.
         let views = layout.sections[StoreImage.Section.views.rawValue]
         #expect(isInconsistent(damaged { $0[views.lowerBound + 1] = 0xFF }), "a view text that is not UTF-8")
+    }
+}
+
+extension StoreImageTests {
+    /// Makes the section at `range` (before a change) `by` bytes shorter in its length field
+    /// and in the image's size in the trailer.
+    static func shrinkSection(_ image: inout [UInt8], at range: Range<Int>, by delta: Int) {
+        func add(_ value: Int, at o: Int, bytes: Int) {
+            var v = 0
+            for k in 0 ..< bytes { v |= Int(image[o + k]) << (8 * k) }
+            v += value
+            for k in 0 ..< bytes { image[o + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) }
+        }
+        add(-delta, at: range.lowerBound - 8, bytes: 8)
+        add(-delta, at: image.count - 8, bytes: 8)
     }
 }
 

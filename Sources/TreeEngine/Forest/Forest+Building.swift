@@ -92,6 +92,8 @@ public struct ForestBuilder: NodeSink {
     public mutating func deriveIDs(separator: [UInt8], rootPrefix: [UInt8]) {
         precondition(nodeCount == 0, "deriveIDs before the first node")
         forest.ids.scheme = DerivedIDScheme(separator: separator, rootPrefix: rootPrefix)
+        derivedSeparator = separator
+        derivedRootPrefix = rootPrefix
     }
 
     /// The node's id is `utf8`, which is its parent's id (or the root prefix), the
@@ -100,23 +102,36 @@ public struct ForestBuilder: NodeSink {
     /// - Precondition: `deriveIDs` was called, the parent (if any) has a derived id, and
     ///   `utf8` is composed exactly as described (checked in debug builds).
     public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
-        let parent = forest.parentSlot[Int(open.last!)]
-        guard let scheme = forest.ids.scheme, segmentCount >= 0, segmentCount <= utf8.count,
-              parent < 0 || forest.ids.isDerived(slot: parent) else {
+        let slot = open.last!
+        let depth = open.count - 1
+        let parent = forest.parentSlot[Int(slot)]
+        guard forest.ids.scheme != nil, segmentCount >= 0, segmentCount <= utf8.count,
+              parent < 0 || (depth <= derivedPath.count && derivedPath[depth - 1].slot == parent) else {
             preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
         }
         // The hash from the parent's (kept by depth along the open path) and the segment.
-        let depth = open.count - 1
-        var hasher = depth == 0 ? IDHasher() : derivedHashers[depth - 1]
-        (depth == 0 ? scheme.rootPrefix : scheme.separator).withUnsafeBytes { hasher.combine($0) }
+        var hasher = depth == 0 ? IDHasher() : derivedPath[depth - 1].hasher
+        if depth == 0 {
+            derivedRootPrefix.withUnsafeBytes { hasher.combine($0) }
+        } else {
+            derivedSeparator.withUnsafeBytes { hasher.combine($0) }
+        }
         hasher.combine(UnsafeRawBufferPointer(rebasing: utf8[(utf8.count - segmentCount)...]))
-        if derivedHashers.count > depth { derivedHashers[depth] = hasher } else { derivedHashers.append(hasher) }
+        if derivedPath.count > depth {
+            derivedPath[depth] = (slot, hasher)
+        } else {
+            derivedPath.append((slot, hasher))
+        }
         try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount), hash: hasher.finalize())
-        assert(forest.ids.withKey(slot: open.last!) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
+        assert(forest.ids.withKey(slot: slot) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
     }
 
-    /// The hash states of the derived ids along the open path, by depth.
-    private var derivedHashers: [IDHasher] = []
+    /// The nodes along the open path whose ids are derived, by depth, with their ids' hash
+    /// states (an entry past the open path's depth is stale: its slot is no parent).
+    private var derivedPath: [(slot: Slot, hasher: IDHasher)] = []
+    /// The scheme's bytes, kept here so that a derived id costs no copy of the scheme.
+    private var derivedSeparator: [UInt8] = []
+    private var derivedRootPrefix: [UInt8] = []
 
     public mutating func setIntegerID(_ value: Int64) throws(NodeSinkError) {
         try value.withDecimalText { (text) throws(NodeSinkError) in try setID(text, form: .integer) }
@@ -144,8 +159,9 @@ public struct ForestBuilder: NodeSink {
     /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is
     /// filled partition by partition). A reader that sets it calls `indexDeferredIDs()`
     /// before `finish()`; when that finds a duplicate, the reader reads the body again
-    /// without deferring, to report the duplicate where it is. Ids taken outside (by the forest a fragment goes
-    /// into) are still refused as they come.
+    /// without deferring, to report the duplicate where it is (`buildCheckingIDsInBulk`
+    /// does both). Ids taken outside (by the forest a fragment goes into) are still
+    /// refused as they come.
     public var defersIDChecks = false
     /// The slots whose ids wait for `indexDeferredIDs()`, in order.
     private var deferredIDs: [Slot] = []
@@ -162,6 +178,25 @@ public struct ForestBuilder: NodeSink {
         return forest.ids.indexDeferred(deferredIDs, hashes: deferredHashes) == nil
     }
 
+    /// Builds a forest with `fill` (which gets one builder, `builders[0]`, from `make`),
+    /// checking ids all at once at the end (`defersIDChecks`): much faster for many ids.
+    /// When that finds a duplicate, or `fill` throws, it fills a fresh builder again,
+    /// checking each id as it comes, so that the error thrown is the first in input order
+    /// (a failed upload costs two reads; a good one, one).
+    /// - Complexity: that of `fill`, twice on an error
+    public static func buildCheckingIDsInBulk<E: Error>(make: () -> ForestBuilder,
+                                                        fill: (inout [ForestBuilder]) throws(E) -> Void) throws(E) -> Forest {
+        do {
+            var builders = [make()]
+            builders[0].defersIDChecks = true
+            try fill(&builders)
+            if builders[0].indexDeferredIDs() { return builders[0].finish() }
+        } catch {}
+        var builders = [make()]
+        try fill(&builders)
+        return builders[0].finish()
+    }
+
     /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
     /// (a reader that knows or can estimate what is coming: no rehash of long ids while
     /// they arrive).
@@ -171,6 +206,13 @@ public struct ForestBuilder: NodeSink {
         if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
         forest.ids.reserve(count)
         if bytes > 0 { forest.ids.pool.reserve(bytes + 3 * count) }
+    }
+
+    /// Readies the `data` pool for about `bytes` bytes of raw JSON in all (a reader whose
+    /// nodes mostly carry data: no copying as the pool grows).
+    /// - Complexity: O(1) (the room is only reserved)
+    public mutating func reserveData(bytes: Int) {
+        forest.dataPool.reserve(bytes)
     }
 
     @inlinable

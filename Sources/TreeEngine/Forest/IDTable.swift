@@ -155,11 +155,11 @@ struct IDTable: Sendable {
         defer { buckets = table }
         let mask = table.count - 1
         // Fingerprints (never 0) of the hashes of the occupied buckets; 0 for the others.
-        var prints = [UInt32](repeating: 0, count: table.count)
+        var prints = [UInt16](repeating: 0, count: table.count)
         for (i, s) in table.enumerated() where s >= 0 {
             prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
         }
-        // Partitions of at least 4,096 buckets (16 KB of slots, 16 KB of fingerprints), at
+        // Partitions of at least 4,096 buckets (16 KB of slots, 8 KB of fingerprints), at
         // most 1,024 of them (as many write streams as the radix pass can keep apart).
         let bucketBits = table.count.trailingZeroBitCount
         let partitionBits = max(0, min(10, bucketBits - 12))
@@ -197,9 +197,10 @@ struct IDTable: Sendable {
         return nil
     }
 
-    /// A nonzero 32-bit fingerprint of a hash (its high half; the low bits pick the bucket).
+    /// A nonzero 16-bit fingerprint of a hash (from its high bits; the low bits pick the
+    /// bucket): two different keys in a probe sequence are compared once in 32,768.
     @inline(__always)
-    static func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) | 1 }
+    static func fingerprint(_ hash: UInt64) -> UInt16 { UInt16(truncatingIfNeeded: hash >> 48) | 1 }
 
     /// Makes room for `total` ids in all, so that inserting up to that many never rehashes
     /// (a reader that knows how many ids are coming calls it once).
@@ -277,6 +278,18 @@ struct IDTable: Sendable {
                 }
                 return try body(UnsafeRawBufferPointer(key))
             }
+        }
+    }
+
+    /// Calls `body` with the parent slot (-1 for a root) and the last segment of `slot`'s
+    /// derived id; nil (and no call) when its id is stored whole or it has none.
+    /// - Complexity: O(1) plus `body`
+    func withDerivedEntry<R>(slot: Slot, _ body: (_ parent: Slot, _ segment: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard hasID(slot: slot) else { return nil }
+        return try pool.withEntry(refs[Int(slot)] - 1) { entry in
+            guard entry[0] == IDTable.tagDerived else { return nil }
+            let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+            return try body(parent, UnsafeRawBufferPointer(rebasing: entry.dropFirst(5)))
         }
     }
 

@@ -79,6 +79,28 @@ package struct CompactStore: Sendable {
         try store.forest.withID(of: NodeHandle(slot: slot(i)), body)
     }
 
+    /// How the store's derived ids (path lists', documents' pointers) are composed: a
+    /// parent's id, `separator`, a segment; a root's `rootPrefix`, a segment. Nil when no
+    /// id is derived.
+    package var derivedIDScheme: (separator: [UInt8], rootPrefix: [UInt8])? {
+        store.forest.ids.scheme.map { ($0.separator, $0.rootPrefix) }
+    }
+
+    /// Calls `body` with the id of node `i` as an image keeps it, for nodes with
+    /// `storedID`: a tag (`CompactColumns.idTagString`, `…Integer`) and the id's string
+    /// form, or `…Derived` and only its last segment when the id is its parent's id, the
+    /// separator and that segment (a root's: the root prefix and the segment).
+    package func withStoredID<R>(_ i: Int, _ body: (_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let s = slot(i)
+        let forest = store.forest
+        // A derived entry names the slot its id extends: the node's parent, always (a move
+        // stores the id whole first); written whole should that ever not hold.
+        if let r = try forest.ids.withDerivedEntry(slot: s, { parent, segment in
+            parent == forest.parentSlot[Int(s)] ? try body(CompactColumns.idTagDerived, segment) : nil
+        }), let r { return r }
+        return try withID(i) { key, isInteger in try body(isInteger ? CompactColumns.idTagInteger : CompactColumns.idTagString, key) }
+    }
+
     /// Calls `body` with the raw JSON of the `data` of node `i` (empty when it has none).
     package func withData<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try store.forest.withData(of: NodeHandle(slot: slot(i))) { try body($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -177,8 +199,12 @@ package struct CompactColumns {
     /// `count` titles, each a LEB128 length and UTF-8 bytes.
     package var titles: UnsafeRawBufferPointer
     /// One id per node with `storedID`, in pre-order: a LEB128 length, then a tag byte
-    /// (0 string, 1 integer) and the id's string form (the length counts the tag).
+    /// and the id's string form (the length counts the tag): `idTagString`,
+    /// `idTagInteger`, or `idTagDerived` and only the last segment (with `derivedIDScheme`).
     package var ids: UnsafeRawBufferPointer
+    /// How derived ids are composed: the parent's id (the parent must have an id), the
+    /// separator and the segment; a root's, the root prefix and the segment.
+    package var derivedIDScheme: (separator: UnsafeRawBufferPointer, rootPrefix: UnsafeRawBufferPointer)?
     /// One `data` per node with `hasData`, in pre-order: a LEB128 length and raw JSON.
     package var data: UnsafeRawBufferPointer
     package var nextGeneratedID: Int64
@@ -188,19 +214,24 @@ package struct CompactColumns {
     package var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
 
     package init(count: Int, levels: UnsafeRawBufferPointer, flags: UnsafeRawBufferPointer,
-                 titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
-                 nextGeneratedID: Int64, filteredViewCapacity: Int,
+                 titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer,
+                 derivedIDScheme: (separator: UnsafeRawBufferPointer, rootPrefix: UnsafeRawBufferPointer)? = nil,
+                 data: UnsafeRawBufferPointer, nextGeneratedID: Int64, filteredViewCapacity: Int,
                  views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]) {
         self.count = count
         self.levels = levels
         self.flags = flags
         self.titles = titles
         self.ids = ids
+        self.derivedIDScheme = derivedIDScheme
         self.data = data
         self.nextGeneratedID = nextGeneratedID
         self.filteredViewCapacity = filteredViewCapacity
         self.views = views
     }
+
+    /// The tags of the entries of `ids`.
+    package static let idTagString: UInt8 = 0, idTagInteger: UInt8 = 1, idTagDerived: UInt8 = 2
 }
 
 /// Compact columns that do not describe a store; the message says what is wrong.
@@ -302,7 +333,9 @@ extension TreeStore {
         }
 
         // Ids: each checked for its tag, its integer form and uniqueness (an implicit
-        // `~j` is taken by node j when it is stored without an id).
+        // `~j` is taken by node j when it is stored without an id). A derived id is hashed
+        // from its parent's hash state and its segment, as the builder does; all are then
+        // indexed at once.
         forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = c.nextGeneratedID
         if storedIDs > 0 || c.ids.count > 0 {
@@ -311,25 +344,67 @@ extension TreeStore {
                   idEnd == c.ids.count else {
                 throw CompactColumnsError("the ids are not exactly \(storedIDs) entries of UTF-8")
             }
+            if let scheme = c.derivedIDScheme {
+                for part in [scheme.separator, scheme.rootPrefix] where !TreeStore.isValidUTF8(part) {
+                    throw CompactColumnsError("the derived ids' separator or root prefix is not UTF-8")
+                }
+                forest.ids.scheme = DerivedIDScheme(separator: Array(scheme.separator), rootPrefix: Array(scheme.rootPrefix))
+            }
             forest.ids.growRefs(to: n)
+            var slots: [Slot] = [], hashes: [UInt64] = []
+            slots.reserveCapacity(storedIDs)
+            hashes.reserveCapacity(storedIDs)
+            // The nodes with ids along the current path, by level: slot, hash state, key length.
+            var path: [(slot: Slot, hasher: IDHasher, length: Int)] = []
             var k = 0
             for i in 0 ..< n where c.flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
                 let entry = BytePool.entry(in: c.ids, at: offsets[k])
                 k += 1
-                guard entry.count >= 1, entry[0] <= IDTable.tagInteger else { throw CompactColumnsError("node \(i) has a bad id tag") }
-                let key = UnsafeRawBufferPointer(rebasing: entry.dropFirst())
-                let isInteger = entry[0] == IDTable.tagInteger
-                if isInteger {
-                    let text = String(decoding: key, as: UTF8.self)
-                    guard let value = Int64(text), String(value) == text else {
-                        throw CompactColumnsError("node \(i) has an integer id that is not one")
+                guard entry.count >= 1, entry[0] <= CompactColumns.idTagDerived else { throw CompactColumnsError("node \(i) has a bad id tag") }
+                let bytes = UnsafeRawBufferPointer(rebasing: entry.dropFirst())
+                let level = Int(depth[i])
+                var hasher = IDHasher()
+                var length = 0
+                switch entry[0] {
+                case CompactColumns.idTagDerived:
+                    guard let scheme = c.derivedIDScheme else { throw CompactColumnsError("node \(i) has a derived id, the image no scheme") }
+                    let p = parent[i]
+                    if p < 0 {
+                        hasher.combine(scheme.rootPrefix)
+                        length = scheme.rootPrefix.count
+                    } else {
+                        guard level - 1 < path.count, path[level - 1].slot == p else {
+                            throw CompactColumnsError("node \(i) has a derived id, its parent none")
+                        }
+                        hasher = path[level - 1].hasher
+                        hasher.combine(scheme.separator)
+                        length = path[level - 1].length + scheme.separator.count
                     }
+                    forest.ids.store(slot: Slot(i), key: bytes, form: .derived(parent: p, segmentCount: bytes.count))
+                default:
+                    let isInteger = entry[0] == CompactColumns.idTagInteger
+                    if isInteger {
+                        let text = String(decoding: bytes, as: UTF8.self)
+                        guard let value = Int64(text), String(value) == text else {
+                            throw CompactColumnsError("node \(i) has an integer id that is not one")
+                        }
+                    }
+                    forest.ids.store(slot: Slot(i), key: bytes, form: isInteger ? .integer : .string)
                 }
-                if forest.ids.contains(key) { throw CompactColumnsError("node \(i) has the id of another node") }
-                if let j = Forest.generatedNumber(key), j < Int64(n), forest.flags[Int(j)].contains(.implicitID) {
+                hasher.combine(bytes)
+                length += bytes.count
+                while path.count < level { path.append((-1, IDHasher(), 0)) }
+                if path.count == level { path.append((Slot(i), hasher, length)) } else { path[level] = (Slot(i), hasher, length) }
+                // Only a short id can be a generated one (`~` and at most 15 digits).
+                if length <= 16, let j = forest.ids.withKey(slot: Slot(i), { Forest.generatedNumber($0) }),
+                   j < Int64(n), forest.flags[Int(j)].contains(.implicitID) {
                     throw CompactColumnsError("node \(i) has the implicit id of node \(j)")
                 }
-                forest.ids.insert(slot: Slot(i), key: key, isInteger: isInteger)
+                slots.append(Slot(i))
+                hashes.append(hasher.finalize())
+            }
+            if let i = forest.ids.indexDeferred(slots, hashes: hashes) {
+                throw CompactColumnsError("node \(i) has the id of another node")
             }
         }
 

@@ -338,16 +338,17 @@ extension Forest {
         // The ids (pointers) are checked all at once at the end; when two are the same (a
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
-        func read(defersIDChecks: Bool) throws(TreeInputError) -> ForestBuilder {
+        let make = {
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
-            builder.defersIDChecks = defersIDChecks
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
-            if estimate > 0 { builder.reserveIDs(estimate) }
-            try DocumentReader.read(bytes, limits: limits, into: &builder)
+            // Room for the pointers' tokens (a derived entry is the token and 6 bytes) and
+            // the scalars' values: at most the document's bytes.
+            if estimate > 0 { builder.reserveIDs(estimate, bytes: 8 * estimate) }
+            builder.reserveData(bytes: bytes.count)
             return builder
         }
-        if var builder = try? read(defersIDChecks: true), builder.indexDeferredIDs() { return builder.finish() }
-        var builder = try read(defersIDChecks: false)
-        return builder.finish()
+        return try ForestBuilder.buildCheckingIDsInBulk(make: make) { (builders) throws(TreeInputError) in
+            try DocumentReader.read(bytes, limits: limits, into: &builders[0])
+        }
     }
 }

@@ -38,17 +38,15 @@ extension Forest {
         // Paths are unique by construction, so their ids are indexed all at once at the end.
         // Only a separator that overlaps itself can make two paths spell one id: then a
         // second build, checking each id as it comes, reports it.
-        func build(defersIDChecks: Bool) throws(TreeInputError) -> ForestBuilder {
-            var builders = [ForestBuilder(limits: limits, expectedBytes: bytes.count)]
-            builders[0].defersIDChecks = defersIDChecks
-            builders[0].deriveIDs(separator: reader.separator, rootPrefix: [])
-            if reader.newCount > 0 { builders[0].reserveIDs(reader.newCount) }
-            try reader.build(into: &builders, group: { _ in 0 })
-            return builders[0]
+        let make = {
+            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+            builder.deriveIDs(separator: reader.separator, rootPrefix: [])
+            if reader.newCount > 0 { builder.reserveIDs(reader.newCount) }
+            return builder
         }
-        var builder = try build(defersIDChecks: true)
-        if !builder.indexDeferredIDs() { builder = try build(defersIDChecks: false) }
-        return builder.finish()
+        return try ForestBuilder.buildCheckingIDsInBulk(make: make) { (builders) throws(TreeInputError) in
+            try reader.build(into: &builders, group: { _ in 0 })
+        }
     }
 
     /// Why this forest cannot be written as a path list, or nil when it can: a node with an

@@ -347,18 +347,11 @@ struct RowTable {
                 }
             }
         }
-        // Ids are indexed in bulk at the end. A duplicate (which the table has not ruled
-        // out when every parent was found on the path), or any error, makes a second build
-        // that checks each id as it comes, so that the first error in row order is named.
-        do {
-            var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
-            builders[0].defersIDChecks = true
-            try build(into: &builders, locate: locate)
-            if builders[0].indexDeferredIDs() { return builders[0].finish() }
-        } catch {}
-        var builders = [ForestBuilder(limits: limits, expectedBytes: input.count)]
-        try build(into: &builders, locate: locate)
-        return builders[0].finish()
+        // Ids are indexed in bulk at the end (a duplicate is not ruled out by the table when
+        // every parent was found on the path); the first error in row order is named.
+        return try ForestBuilder.buildCheckingIDsInBulk(make: { ForestBuilder(limits: limits, expectedBytes: input.count) }) {
+            (builders) throws(TreeInputError) in try build(into: &builders, locate: locate)
+        }
     }
 
     /// Builds every row into `builders[0]`: in input order when the rows are in pre-order

@@ -2,6 +2,7 @@ import Testing
 @testable import TreeEngine
 @testable import TreeReference
 import TreeFormats
+import TreeStorage
 
 /// Derived ids (`ForestBuilder.deriveIDs`, `IDTable` tag 2): the ids of a path list and of
 /// a JSON document store only their last segment. Every node keeps the id it was given
@@ -87,6 +88,15 @@ import TreeFormats
                 }
             }
             Self.expectIDs(store, ids, gone, "seed \(seed) step \(step)")
+            // Through a snapshot image (derived ids kept derived) and back.
+            if step % 5 == 4 {
+                let image = StoreImage.image(of: store)
+                let loaded = try image.withUnsafeBytes { try StoreImage.load($0) }.store
+                let loadedIDs = Self.allIDs(loaded.forest)
+                #expect(Set(loadedIDs.values) == Set(ids.values), "seed \(seed) step \(step): image")
+                for (node, id) in loadedIDs { #expect(loaded.forest.node(withID: id) == node, "seed \(seed) step \(step): image, \(id)") }
+                #expect(StoreImage.image(of: loaded) == image, "seed \(seed) step \(step): image of the loaded store")
+            }
             // A deleted path may come back as a new node of the same id.
             if step % 7 == 6, let back = gone.first {
                 let fragment = try Array("[{\"id\":\"\(back)\",\"title\":\"back\"}]".utf8).withUnsafeBytes { raw in
