@@ -197,6 +197,90 @@ public struct ForestBuilder: NodeSink {
         return builders[0].finish()
     }
 
+    /// Appends the nodes `part` built from the rest of the same input (read at the same
+    /// time, on another thread) as if they had come to this builder after its own: the
+    /// top-level nodes of `part`, in order, go under this builder's open node at index
+    /// `under[k]` of the open path (-1: at the top level), the open nodes past that index
+    /// ending first. Then this builder goes on (its open path as `under.last` left it).
+    ///
+    /// Both build new forests (no fragments) with ids checked in bulk (`defersIDChecks`) and
+    /// no derived ids; `part` has every node ended.
+    /// - Returns: false, and nothing changed, when the whole would break a limit (more than
+    ///   `maxNodes` nodes, a node at `maxDepth` or deeper), `under` does not fit (one index
+    ///   per top-level node of `part`, each within the open path left by the one before), or
+    ///   `part` has an id `~N` (which names a slot, so it must come through this builder).
+    /// - Complexity: O(nodes of `part` + the bytes of its titles, ids and data)
+    public mutating func appendPart(_ part: ForestBuilder, under: [Int]) -> Bool {
+        precondition(!isFragment && !part.isFragment && part.open.isEmpty, "appendPart: two new forests, the part's nodes ended")
+        precondition(forest.ids.scheme == nil && part.forest.ids.scheme == nil, "appendPart: no derived ids")
+        precondition(defersIDChecks && part.defersIDChecks, "appendPart: ids checked in bulk")
+        let base = Int(nodeCount), n = Int(part.nodeCount)
+        guard part.tildeIDs.isEmpty, base + n <= limits.maxNodes else { return false }
+        // Check first: each top-level node's place, every level within the limit.
+        var k = -1, openCount = open.count, shift = 0
+        for j in 0 ..< n {
+            if part.forest.parentSlot[j] < 0 {
+                k += 1
+                guard k < under.count, under[k] >= -1, under[k] < openCount else { return false }
+                openCount = under[k] + 1
+                shift = openCount
+            }
+            if Int(part.forest.depth[j]) + shift >= limits.maxDepth { return false }
+        }
+        guard k + 1 == under.count else { return false }
+        let limit = Int(UInt32.max) - 64
+        guard forest.titles.bytes.count + part.forest.titles.bytes.count < limit,
+              forest.dataPool.bytes.count + part.forest.dataPool.bytes.count < limit,
+              forest.ids.pool.bytes.count + part.forest.ids.pool.bytes.count < limit else { return false }
+
+        // The pools, appended whole; references move by the bytes before them.
+        let titleBase = UInt32(forest.titles.bytes.count)
+        forest.titles.bytes.append(contentsOf: part.forest.titles.bytes)
+        /// `column` cut or padded to `base` references, then `part`'s `n` (0: none) moved by `shift`.
+        func appendReferences(_ column: inout ContiguousArray<UInt32>, _ other: ContiguousArray<UInt32>, moving shift: Int) {
+            if column.count > base { column.removeLast(column.count - base) } else { column.append(contentsOf: repeatElement(0, count: base - column.count)) }
+            column.reserveCapacity(base + n)
+            for j in 0 ..< n {
+                let r = j < other.count ? other[j] : 0
+                column.append(r == 0 ? 0 : r + UInt32(shift))
+            }
+        }
+        if !forest.dataRef.isEmpty || !part.forest.dataRef.isEmpty {
+            let dataBase = forest.dataPool.bytes.count
+            forest.dataPool.bytes.append(contentsOf: part.forest.dataPool.bytes)
+            appendReferences(&forest.dataRef, part.forest.dataRef, moving: dataBase)
+        }
+        if !forest.ids.refs.isEmpty || !part.forest.ids.refs.isEmpty {
+            let idBase = forest.ids.pool.bytes.count
+            forest.ids.pool.bytes.append(contentsOf: part.forest.ids.pool.bytes)
+            appendReferences(&forest.ids.refs, part.forest.ids.refs, moving: idBase)
+        }
+        deferredIDs.append(contentsOf: part.deferredIDs.lazy.map { $0 + Slot(base) })
+        deferredHashes.append(contentsOf: part.deferredHashes)
+
+        // The nodes: levels below their top-level node's place, parents and ends moved.
+        k = -1
+        shift = 0
+        for j in 0 ..< n {
+            var parent = part.forest.parentSlot[j]
+            if parent < 0 {
+                k += 1
+                while open.count > under[k] + 1 { forest.endAt[Int(open.removeLast())] = Int32(base + j) }
+                parent = under[k] >= 0 ? open[under[k]] : -1
+                shift = under[k] + 1
+            } else {
+                parent += Slot(base)
+            }
+            forest.endAt.append(part.forest.endAt[j] + Int32(base))
+            forest.depth.append(part.forest.depth[j] + Int32(shift))
+            forest.parentSlot.append(parent)
+            forest.titleRef.append(part.forest.titleRef[j] + titleBase)
+            forest.flags.append(part.forest.flags[j])
+        }
+        nodeCount = Int32(base + n)
+        return true
+    }
+
     /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
     /// (a reader that knows or can estimate what is coming: no rehash of long ids while
     /// they arrive).

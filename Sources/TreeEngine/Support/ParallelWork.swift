@@ -23,7 +23,7 @@ public enum ParallelWork {
     }
 
     /// Runs `body(0 ..< parts)` in parallel and returns when all are done.
-    static func run(_ parts: Int, _ body: (Int) -> Void) {
+    package static func run(_ parts: Int, _ body: (Int) -> Void) {
         if parts == 1 { body(0); return }
         withoutActuallyEscaping(body) { body in
             let box = SendableBox(body)

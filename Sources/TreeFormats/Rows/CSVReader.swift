@@ -169,6 +169,48 @@ struct CSVReader: RowReader {
         headerValid = true
     }
 
+    mutating func readPrelude() throws(JSONScanError) {
+        try RowTable.checkInputSize(input)
+        try readHeader()
+    }
+
+    var position: Int {
+        get { pos }
+        set { pos = newValue }
+    }
+
+    /// The start of the first row after `offset`: past the first line feed that is not
+    /// inside quotes, an odd number of quotes before a byte putting it inside them (`""`
+    /// counts two). A stray quote in an unquoted field misleads this, but it is an error the
+    /// read of the rows before the boundary reports.
+    /// - Complexity: O(`offset`), eight bytes at a time, and the row after it
+    func rowBoundary(near offset: Int) -> Int? {
+        guard offset > pos, offset < end else { return nil }
+        var quotes = 0
+        var i = pos
+        while i &+ 8 <= offset {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ 0x2222_2222_2222_2222
+            // A high bit for each zero byte (each quote) of `w`.
+            quotes &+= (~(((w & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | w | 0x7F7F_7F7F_7F7F_7F7F)).nonzeroBitCount
+            i &+= 8
+        }
+        while i < offset {
+            if byte(i) == 0x22 { quotes &+= 1 }
+            i &+= 1
+        }
+        var quoted = quotes & 1 == 1
+        while i < end {
+            let c = byte(i)
+            if c == 0x22 {
+                quoted.toggle()
+            } else if c == 0x0A, !quoted {
+                return i &+ 1 < end ? i &+ 1 : nil
+            }
+            i &+= 1
+        }
+        return nil
+    }
+
     /// Reads every row after the header.
     mutating func readRows() throws(JSONScanError) {
         let columnCount = roles.count

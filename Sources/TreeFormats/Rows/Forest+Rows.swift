@@ -30,6 +30,7 @@ extension Forest {
     /// rule broken (a duplicate id too), are read again into a table.
     static func parseRows<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
                                             reader _: Reader.Type) throws(TreeInputError) -> Forest {
+        if let forest = parseRowsInTwoParts(bytes, limits: limits, reader: Reader.self) { return forest }
         do {
             var streamed = Reader(bytes, limits: limits)
             streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
@@ -38,6 +39,63 @@ extension Forest {
         }
         var rows = try Reader.readTable(bytes, limits: limits, existingCount: 0)
         return try rows.table.buildForest(locate: { [locator = rows.locator] in locator.locate($0, $1) })
+    }
+
+    /// Bodies from this size on are read in two parts at once when the machine has two
+    /// processors or more.
+    static let twoPartThreshold = 1 << 22
+
+    /// A large body in pre-order read as two halves at once, each on its own thread into its
+    /// own builder, then joined: the second half's rows whose parents are not in it go
+    /// under the first half's open nodes, found as the one-pass read would have found them
+    /// (`ForestBuilder.appendPart`). Nil when the body is small, or anything is not as
+    /// simple as that (a rule broken, a row not in pre-order, an id `~N` in the second
+    /// half, a duplicate id): the caller then reads it the usual way, which names the
+    /// error where it is.
+    /// - Complexity: O(n) expected, about half of it on each of two threads.
+    /// (`threshold` and `splitNear`, the offset the second part starts after, are for tests.)
+    static func parseRowsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                                      reader _: Reader.Type, threshold: Int = twoPartThreshold,
+                                                      splitNear: Int? = nil) -> Forest? {
+        guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
+        var second = Reader(bytes, limits: limits)
+        guard (try? second.readPrelude()) != nil,
+              let split = second.rowBoundary(near: splitNear ?? second.position + (bytes.count - second.position) / 2) else { return nil }
+        // The first half as a body of its own (the same bytes, so the same offsets).
+        var first = Reader(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits)
+        first.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
+        second.position = split
+        second.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count - split, isPart: true)
+        var firstRead = false, secondRead = false
+        ParallelWork.run(2) { part in
+            if part == 0 {
+                firstRead = (try? first.read()) != nil && !first.streamer!.stopped
+            } else {
+                secondRead = (try? second.readRows()) != nil && !second.streamer!.stopped
+                    && (try? second.streamer!.closeOpenNodes()) != nil
+            }
+        }
+        guard firstRead, secondRead else { return nil }
+        // Each top-level row of the second half finds its parent on the first half's open
+        // path, searched from the innermost as the one-pass read does, the path above it closing.
+        var path = first.streamer!.openIDs
+        var under: [Int] = []
+        for parent in second.streamer!.topLevelParents {
+            guard let parent else {
+                path.removeAll()
+                under.append(-1)
+                continue
+            }
+            let found = second.table.withRaw(parent) { id in
+                path.lastIndex { open in first.table.withRaw(open) { $0.elementsEqual(id) } }
+            }
+            guard let k = found else { return nil }
+            path.removeLast(path.count - k - 1)
+            under.append(k)
+        }
+        guard first.streamer!.builder.appendPart(second.streamer!.builder, under: under) else { return nil }
+        first.streamer!.openIDs = path
+        return first.streamer!.finish()
     }
 }
 
@@ -69,6 +127,16 @@ protocol RowReader {
     var streamer: RowStreamer? { get set }
     mutating func read() throws(TreeInputError)
     func locate(_ rowStart: Int, _ field: RowField) -> (offset: Int, path: String)
+
+    // Reading in parts (`Forest.parseRowsInTwoParts`):
+    /// What comes before the rows (CSV: the header); `position` is then on the first row.
+    mutating func readPrelude() throws(JSONScanError)
+    /// The rows from `position` to the end.
+    mutating func readRows() throws(JSONScanError)
+    /// Where the reader is: the offset of the next byte it reads.
+    var position: Int { get set }
+    /// The start of the first row that starts after `offset` (after `position`), or nil.
+    func rowBoundary(near offset: Int) -> Int?
 }
 
 extension RowReader {

@@ -92,6 +92,27 @@ struct NDJSONReader: RowReader {
         return scanner.unexpected(expected)
     }
 
+    mutating func readPrelude() throws(JSONScanError) {
+        try RowTable.checkInputSize(scanner.bytes)
+    }
+
+    var position: Int {
+        get { scanner.pos }
+        set { scanner.pos = newValue }
+    }
+
+    /// The start of the first line after `offset` (a row is one line: an object that spans
+    /// lines is an error the reads report).
+    func rowBoundary(near offset: Int) -> Int? {
+        guard offset > scanner.pos else { return nil }
+        var i = offset
+        while i < scanner.end {
+            if scanner.byte(i) == 0x0A { return i &+ 1 < scanner.end ? i &+ 1 : nil }
+            i &+= 1
+        }
+        return nil
+    }
+
     mutating func readRows() throws(JSONScanError) {
         while true {
             skipInline()

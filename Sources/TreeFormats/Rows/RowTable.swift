@@ -727,8 +727,15 @@ struct RowStreamer {
     var count = 0
     var stopped = false
     let maxDepth: Int
+    /// Whether this reads a later part of the body (`Forest.parseRowsInTwoParts`): a row
+    /// whose parent is not open becomes a top-level node, its parent looked for when the
+    /// parts are joined.
+    let isPart: Bool
+    /// In a part: each top-level node's parent id, in order (nil: a root).
+    var topLevelParents: [RowSpan?] = []
 
-    init(limits: ForestLimits, expectedBytes: Int) {
+    init(limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
+        self.isPart = isPart
         builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
         // Ids are checked all at once at the end; a duplicate then sends the body to the
         // `RowTable`, which names its row.
@@ -743,28 +750,36 @@ struct RowStreamer {
     @inline(__always)
     mutating func stream(_ row: Row, table: RowTable) -> Bool {
         do throws(NodeSinkError) {
+            // An id `~N` names a slot, which a part does not know.
+            if isPart, table.withRaw(row.id, { $0.first == UInt8(ascii: "~") }) {
+                stopped = true
+                return false
+            }
             if row.flags.contains(.hasParent) {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
-                guard k >= 0 else {
-                    stopped = true
-                    return false
-                }
-                while openIDs.count > k + 1 {
-                    try builder.endNode()
-                    openIDs.removeLast()
+                if k < 0 {
+                    guard isPart else {
+                        stopped = true
+                        return false
+                    }
+                    try closeOpenNodes()
+                    topLevelParents.append(row.parent)
+                } else {
+                    while openIDs.count > k + 1 {
+                        try builder.endNode()
+                        openIDs.removeLast()
+                    }
                 }
             } else {
-                while !openIDs.isEmpty {
-                    try builder.endNode()
-                    openIDs.removeLast()
-                }
+                try closeOpenNodes()
+                if isPart { topLevelParents.append(nil) }
             }
             guard openIDs.count < maxDepth else {
                 stopped = true
                 return false
             }
-            try table.feed(row, into: &builder, slot: count, implicit: &implicit, scratch: &scratch, extraJSON: &json)
+            try table.feed(row, into: &builder, slot: isPart ? -1 : count, implicit: &implicit, scratch: &scratch, extraJSON: &json)
             openIDs.append(row.id)
             count &+= 1
             return true
@@ -774,13 +789,18 @@ struct RowStreamer {
         }
     }
 
+    /// Ends every open node.
+    mutating func closeOpenNodes() throws(NodeSinkError) {
+        while !openIDs.isEmpty {
+            try builder.endNode()
+            openIDs.removeLast()
+        }
+    }
+
     /// The forest built (every row read, none stopped it), or nil (and `stopped`) when two
     /// rows have the same id.
     mutating func finish() -> Forest? {
-        while !openIDs.isEmpty {
-            try? builder.endNode()
-            openIDs.removeLast()
-        }
+        try? closeOpenNodes()
         guard builder.indexDeferredIDs() else {
             stopped = true
             return nil
