@@ -148,7 +148,8 @@ struct IDTable: Sendable {
     /// - Returns: a slot of `slots` whose id an earlier slot (or an indexed id) has, or nil.
     ///   After a duplicate the table is incomplete: the forest is of no further use.
     /// - Complexity: O(slots) expected, plus the keys compared on equal fingerprints
-    mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64]) -> Slot? {
+    /// (`halves`, 1 or 2, overrides the choice of threads: for tests.)
+    mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64], halves: Int? = nil) -> Slot? {
         reserve(count + slots.count)
         var table = buckets
         buckets = []  // `table` is the only reference while it is filled
@@ -167,6 +168,7 @@ struct IDTable: Sendable {
         var starts = [Int](repeating: 0, count: (1 << partitionBits) + 1)
         for h in hashes { starts[(Int(truncatingIfNeeded: h) & mask) >> shift &+ 1] &+= 1 }
         for p in 0 ..< 1 << partitionBits { starts[p + 1] += starts[p] }
+        let partitionStarts = starts
         // Stable within a partition: of two equal ids (same hash, same partition), the
         // later one is found to be the duplicate.
         var groupedHashes = [UInt64](repeating: 0, count: slots.count)
@@ -178,23 +180,79 @@ struct IDTable: Sendable {
             groupedHashes[at] = hashes[k]
             groupedSlots[at] = slots[k]
         }
-        for k in groupedSlots.indices {
-            let h = groupedHashes[k], slot = groupedSlots[k]
-            let print = IDTable.fingerprint(h)
-            var i = Int(truncatingIfNeeded: h) & mask
-            while table[i] != IDTable.empty {
-                if prints[i] == print, table[i] >= 0,
-                   withKey(slot: slot, { keyEquals(slot: table[i], $0) }) {
-                    return slot
+        // The partitions of each half of the table are filled on a thread of their own (with
+        // many ids and two processors); a probe that would run past its half's last bucket
+        // is left for a pass on one thread after both. Equal ids start in one partition,
+        // so each half finds its own duplicates, and the later of two is also left over
+        // when the earlier was.
+        let halves = partitionBits < 1 ? 1
+            : halves ?? (slots.count >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1)
+        var results = [(duplicate: Slot?, inserted: Int, leftOver: [Int])](repeating: (nil, 0, []), count: halves)
+        let keys = self  // only read while the table fills
+        table.withUnsafeMutableBufferPointer { table in
+            prints.withUnsafeMutableBufferPointer { prints in
+                results.withUnsafeMutableBufferPointer { results in
+                    ParallelWork.run(halves) { half in
+                        let partitions = (1 << partitionBits) / halves
+                        let end = halves == 1 ? -1 : ((half + 1) * partitions << shift) & mask
+                        var result: (duplicate: Slot?, inserted: Int, leftOver: [Int]) = (nil, 0, [])
+                        items: for k in partitionStarts[half * partitions] ..< partitionStarts[(half + 1) * partitions] {
+                            switch keys.place(groupedSlots[k], hash: groupedHashes[k], table, prints, stoppingAt: end) {
+                            case .inserted: result.inserted += 1
+                            case .duplicate:
+                                result.duplicate = groupedSlots[k]
+                                break items
+                            case .stopped: result.leftOver.append(k)
+                            }
+                        }
+                        results[half] = result
+                    }
+                    for half in 0 ..< halves {
+                        count += results[half].inserted
+                        used += results[half].inserted
+                    }
+                    guard results.allSatisfy({ $0.duplicate == nil }) else { return }
+                    for half in 0 ..< halves {
+                        for k in results[half].leftOver {
+                            if case .duplicate = keys.place(groupedSlots[k], hash: groupedHashes[k], table, prints, stoppingAt: -1) {
+                                results[half].duplicate = groupedSlots[k]
+                                return
+                            }
+                            count += 1
+                            used += 1
+                        }
+                    }
                 }
-                i = (i + 1) & mask
             }
-            table[i] = slot
-            prints[i] = print
-            count += 1
-            used += 1
         }
-        return nil
+        return results.lazy.compactMap(\.duplicate).first
+    }
+
+    /// Indexing this many ids or more takes two threads.
+    static let parallelIndexing = 1 << 16
+
+    /// What `place` did.
+    enum Placement { case inserted, duplicate, stopped }
+
+    /// Puts `slot` (its id's hash `hash`) into the first empty bucket of its probe sequence,
+    /// unless an equal id is on the way (`.duplicate`) or the sequence reaches bucket
+    /// `stoppingAt` first (`.stopped`, nothing changed).
+    @inline(__always)
+    private func place(_ slot: Slot, hash h: UInt64, _ table: UnsafeMutableBufferPointer<Slot>,
+                       _ prints: UnsafeMutableBufferPointer<UInt16>, stoppingAt end: Int) -> Placement {
+        let mask = table.count - 1
+        let print = IDTable.fingerprint(h)
+        var i = Int(truncatingIfNeeded: h) & mask
+        while table[i] != IDTable.empty {
+            if prints[i] == print, table[i] >= 0, withKey(slot: slot, { keyEquals(slot: table[i], $0) }) {
+                return .duplicate
+            }
+            i = (i + 1) & mask
+            if i == end { return .stopped }
+        }
+        table[i] = slot
+        prints[i] = print
+        return .inserted
     }
 
     /// A nonzero 16-bit fingerprint of a hash (from its high bits; the low bits pick the

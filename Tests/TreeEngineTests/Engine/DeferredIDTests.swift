@@ -52,6 +52,52 @@ import Testing
         }
     }
 
+    /// Indexing on two threads, each filling the buckets of one half of the table: ids whose
+    /// probes start just before the middle run past it and are placed after both halves,
+    /// found again, and a duplicate among them is found.
+    @Test func probesThatCrossTheMiddleArePlacedAfterBothHalves() {
+        for withDuplicate in [false, true] {
+            var table = IDTable()
+            table.reserve(5_000)
+            let mask = table.buckets.count - 1
+            let middle = table.buckets.count / 2
+            #expect(table.buckets.count >= 1 << 13, "two halves need two partitions")
+            // 60 ids starting in the 12 buckets before the middle, 200 anywhere.
+            var crossing: [String] = [], others: [String] = []
+            var n = 0
+            while crossing.count < 60 || others.count < 200 {
+                n += 1
+                let id = "id-\(n)"
+                let home = Int(truncatingIfNeeded: id.utf8CString.withUnsafeBytes { IDTable.hash(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }) & mask
+                if home >= middle - 12 && home < middle { if crossing.count < 60 { crossing.append(id) } } else if others.count < 200 { others.append(id) }
+            }
+            var ids = others + crossing
+            if withDuplicate { ids.append(crossing[59]) }
+            var slots: [Slot] = [], hashes: [UInt64] = []
+            for (k, id) in ids.enumerated() {
+                var text = id
+                text.withUTF8 { key in
+                    table.store(slot: Slot(k), key: UnsafeRawBufferPointer(key), form: .string)
+                    hashes.append(IDTable.hash(UnsafeRawBufferPointer(key)))
+                }
+                slots.append(Slot(k))
+            }
+            let duplicate = table.indexDeferred(slots, hashes: hashes, halves: 2)
+            if withDuplicate {
+                #expect(duplicate == Slot(ids.count - 1))
+                continue
+            }
+            #expect(duplicate == nil)
+            for (k, id) in ids.enumerated() {
+                var text = id
+                #expect(text.withUTF8 { table.slot(forKey: UnsafeRawBufferPointer($0)) } == Slot(k), "\(id)")
+            }
+            #expect(table.count == ids.count)
+            // Some were placed past the middle.
+            #expect((middle ..< middle + 40).contains { table.buckets[$0] >= Slot(others.count) })
+        }
+    }
+
     /// An integer id is stored as its decimal text, negative ones and the extremes too.
     @Test func integerIDsAreTheirDecimalText() throws {
         let values: [Int64] = [0, 7, -7, 10, 1_000_000, .max, .min]
