@@ -145,6 +145,10 @@ public struct ForestBuilder: NodeSink {
         let slot = open.last!
         if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
         if defersIDChecks {
+            if deferredIDs.isEmpty {
+                deferredIDs.reserveCapacity(reservedNodes)
+                deferredHashes.reserveCapacity(reservedNodes)
+            }
             forest.ids.store(slot: slot, key: key, form: form)
             deferredIDs.append(slot)
             deferredHashes.append(hash ?? IDTable.hash(key))

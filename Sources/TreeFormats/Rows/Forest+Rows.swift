@@ -65,7 +65,10 @@ extension Forest {
         var first = Reader(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits)
         first.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
         second.position = split
-        second.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count - split, isPart: true)
+        // Sized as the first (untouched room costs nothing): columns that large are mapped
+        // on their own, so they go back to the system when the part is freed, not into
+        // malloc's heaps (which would keep them resident).
+        second.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count, isPart: true)
         var firstRead = false, secondRead = false
         ParallelWork.run(2) { part in
             if part == 0 {
@@ -94,6 +97,7 @@ extension Forest {
             under.append(k)
         }
         guard first.streamer!.builder.appendPart(second.streamer!.builder, under: under) else { return nil }
+        second.streamer = nil  // its columns are copied: freed before the ids are indexed
         first.streamer!.openIDs = path
         return first.streamer!.finish()
     }
