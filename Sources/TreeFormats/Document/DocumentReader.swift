@@ -44,7 +44,7 @@ struct DocumentReader {
     init(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) {
         scanner = JSONScanner(bytes)
         self.limits = limits
-        // Every node's id spells its whole pointer (in answers, exports and snapshots, though
+        // Every node's id spells its whole pointer (in answers and exports, though
         // the forest stores only its token): a deeply nested document has a quadratic
         // amount; ordinary ones stay well under this.
         maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)

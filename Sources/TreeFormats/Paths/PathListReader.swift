@@ -108,7 +108,7 @@ struct PathListReader {
         self.separatorFirst = self.separator[0]
         self.limits = limits
         self.fragment = fragment
-        // Ids are whole paths (in answers, exports and snapshots, though the forest stores
+        // Ids are whole paths (in answers and exports, though the forest stores
         // only each node's name): a deep single line has a quadratic amount (a 2 MB line of
         // a million names, 10^12 bytes).
         self.maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
