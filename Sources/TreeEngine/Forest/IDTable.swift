@@ -309,9 +309,9 @@ struct IDTable: Sendable {
             /// slot to go on with (nil: the key starts here).
             func step(_ slot: Slot) -> (segment: UnsafeRawBufferPointer, parent: Slot?, prefix: [UInt8]) {
                 let entry = BytePool.entry(in: pool, at: refs[Int(slot)] - 1)
-                guard entry[0] == IDTable.tagDerived else { return (UnsafeRawBufferPointer(rebasing: entry.dropFirst()), nil, []) }
-                let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
-                let segment = UnsafeRawBufferPointer(rebasing: entry.dropFirst(5))
+                guard let (parent, segment) = IDTable.derivedParts(of: entry) else {
+                    return (UnsafeRawBufferPointer(rebasing: entry.dropFirst()), nil, [])
+                }
                 return parent < 0 ? (segment, nil, scheme.rootPrefix) : (segment, parent, scheme.separator)
             }
             var length = 0
@@ -345,10 +345,18 @@ struct IDTable: Sendable {
     func withDerivedEntry<R>(slot: Slot, _ body: (_ parent: Slot, _ segment: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         guard hasID(slot: slot) else { return nil }
         return try pool.withEntry(refs[Int(slot)] - 1) { entry in
-            guard entry[0] == IDTable.tagDerived else { return nil }
-            let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
-            return try body(parent, UnsafeRawBufferPointer(rebasing: entry.dropFirst(5)))
+            guard let (parent, segment) = IDTable.derivedParts(of: entry) else { return nil }
+            return try body(parent, segment)
         }
+    }
+
+    /// The parent slot (-1: a root) and last segment of a pool entry, nil unless it is derived
+    /// (tag, parent slot as UInt32 little-endian, segment).
+    @inline(__always)
+    static func derivedParts(of entry: UnsafeRawBufferPointer) -> (parent: Slot, segment: UnsafeRawBufferPointer)? {
+        guard entry[0] == tagDerived else { return nil }
+        let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+        return (parent, UnsafeRawBufferPointer(rebasing: entry.dropFirst(5)))
     }
 
     /// Whether `slot` has a derived id.
