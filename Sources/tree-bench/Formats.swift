@@ -105,12 +105,15 @@ func recordsDocument(megabytes: Int) -> [UInt8] {
     return out
 }
 
-/// Resident bytes per node of the forest `build` makes, measured in this process after
-/// giving freed pages back; the forest is returned for the next step.
+/// Resident bytes per node of the forest `build` makes, measured in this process with
+/// freed pages given back before the build and after it (as the service does after a large
+/// import: what the reader held beside the forest is then gone); the forest is returned for
+/// the next step.
 func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
     returnFreedMemory()
     let before = residentBytes()
     let forest = build()
+    returnFreedMemory()
     return (forest, Double(residentBytes() - before) / Double(max(1, forest.count)))
 }
 

@@ -52,6 +52,18 @@ import TreeFormats
         #expect(pthread_equal(thread, caller) == 0)
     }
 
+    /// An import format's reader frees a second builder and its tables after a large upload:
+    /// that is given back too (a small one is not worth it).
+    @Test func aLargeImportTrimsAfterItsParse() throws {
+        let harness = ServiceHarness()
+        let freed = harness.service.registry.freedMemory
+        let rows = { (count: Int) in "id,parentId,title\n" + (0 ..< count).map { "\($0),,n\($0)\n" }.joined() }
+        #expect(harness.call("POST", "/sessions", json: rows(10), contentType: "text/csv").status == 201)
+        #expect(freed.scheduled == 0)
+        #expect(harness.call("POST", "/sessions", json: rows(freed.minimumNodes), contentType: "text/csv").status == 201)
+        #expect(freed.scheduled == 1)
+    }
+
     /// Five expired sessions of 20 nodes: none is large, together they are, and the sweep
     /// that drops them schedules one trim.
     @Test func aSweepTrimsOnceForAllItDropped() throws {

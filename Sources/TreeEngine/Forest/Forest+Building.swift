@@ -37,21 +37,25 @@ public struct ForestBuilder: NodeSink {
     private let isFragment: Bool
 
     /// A builder of a new forest within `limits`; `expectedBytes`, the size of the
-    /// document read, sizes the columns up front.
-    public init(limits: ForestLimits = ForestLimits(), expectedBytes: Int = 0) {
-        self.init(limits: limits, expectedBytes: expectedBytes, existingCount: 0, isTakenOutside: { _ in false }, isFragment: false)
+    /// document read, sizes the columns up front, or `expectedNodes` when the reader knows
+    /// (or can estimate) how many nodes come: a format whose nodes are much smaller or
+    /// larger than nested JSON's (about 24 bytes a node at the least) neither copies its
+    /// columns as they grow nor zeroes id references for nodes that never come.
+    public init(limits: ForestLimits = ForestLimits(), expectedBytes: Int = 0, expectedNodes: Int? = nil) {
+        self.init(limits: limits, expectedBytes: expectedBytes, expectedNodes: expectedNodes, existingCount: 0,
+                  isTakenOutside: { _ in false }, isFragment: false)
     }
 
     /// A builder of a fragment to insert into a forest of `existingCount` nodes whose
     /// ids `isTakenOutside` knows (see `TreeStore.fragmentBuilder`).
-    init(limits: ForestLimits, expectedBytes: Int, existingCount: Int,
+    init(limits: ForestLimits, expectedBytes: Int, expectedNodes: Int? = nil, existingCount: Int,
          isTakenOutside: @escaping (UnsafeRawBufferPointer) -> Bool, isFragment: Bool) {
         self.isFragment = isFragment
         self.limits = limits
         self.existingCount = existingCount
         self.isTakenOutside = isTakenOutside
         // Reserve from the document size; untouched capacity costs no resident memory.
-        let nodes = min(limits.maxNodes, max(16, expectedBytes / 24))
+        let nodes = min(limits.maxNodes, max(16, expectedNodes ?? expectedBytes / 24))
         reservedNodes = nodes
         forest.endAt.reserveCapacity(nodes)
         forest.depth.reserveCapacity(nodes)
@@ -243,11 +247,10 @@ public struct ForestBuilder: NodeSink {
         /// `column` cut or padded to `base` references, then `part`'s `n` (0: none) moved by `shift`.
         func appendReferences(_ column: inout ContiguousArray<UInt32>, _ other: ContiguousArray<UInt32>, moving shift: Int) {
             if column.count > base { column.removeLast(column.count - base) } else { column.append(contentsOf: repeatElement(0, count: base - column.count)) }
-            column.reserveCapacity(base + n)
-            for j in 0 ..< n {
+            column.append(contentsOf: (0 ..< n).lazy.map { j in
                 let r = j < other.count ? other[j] : 0
-                column.append(r == 0 ? 0 : r + UInt32(shift))
-            }
+                return r == 0 ? 0 : r + UInt32(shift)
+            })
         }
         if !forest.dataRef.isEmpty || !part.forest.dataRef.isEmpty {
             let dataBase = forest.dataPool.bytes.count
@@ -262,25 +265,34 @@ public struct ForestBuilder: NodeSink {
         deferredIDs.append(contentsOf: part.deferredIDs.lazy.map { $0 + Slot(base) })
         deferredHashes.append(contentsOf: part.deferredHashes)
 
-        // The nodes: levels below their top-level node's place, parents and ends moved.
+        // The nodes, copied whole, then moved: ends and parents by `base`, a top-level node's
+        // parent the open node at its place (the open nodes past it end there), levels below it.
+        forest.endAt.append(contentsOf: part.forest.endAt.prefix(n).lazy.map { $0 + Int32(base) })
+        forest.titleRef.append(contentsOf: part.forest.titleRef.prefix(n).lazy.map { $0 + titleBase })
+        forest.flags.append(contentsOf: part.forest.flags.prefix(n))
+        forest.depth.append(contentsOf: part.forest.depth.prefix(n))
+        forest.parentSlot.append(contentsOf: part.forest.parentSlot.prefix(n))
         k = -1
         shift = 0
-        for j in 0 ..< n {
-            var parent = part.forest.parentSlot[j]
-            if parent < 0 {
-                k += 1
-                while open.count > under[k] + 1 { forest.endAt[Int(open.removeLast())] = Int32(base + j) }
-                parent = under[k] >= 0 ? open[under[k]] : -1
-                shift = under[k] + 1
-            } else {
-                parent += Slot(base)
+        var open = self.open
+        forest.parentSlot.withUnsafeMutableBufferPointer { parents in
+            forest.depth.withUnsafeMutableBufferPointer { depth in
+                forest.endAt.withUnsafeMutableBufferPointer { endAt in
+                    for j in base ..< base + n {
+                        if parents[j] < 0 {
+                            k += 1
+                            while open.count > under[k] + 1 { endAt[Int(open.removeLast())] = Int32(j) }
+                            parents[j] = under[k] >= 0 ? open[under[k]] : -1
+                            shift = under[k] + 1
+                        } else {
+                            parents[j] += Slot(base)
+                        }
+                        depth[j] += Int32(shift)
+                    }
+                }
             }
-            forest.endAt.append(part.forest.endAt[j] + Int32(base))
-            forest.depth.append(part.forest.depth[j] + Int32(shift))
-            forest.parentSlot.append(parent)
-            forest.titleRef.append(part.forest.titleRef[j] + titleBase)
-            forest.flags.append(part.forest.flags[j])
         }
+        self.open = open
         nodeCount = Int32(base + n)
         return true
     }

@@ -230,8 +230,8 @@ package struct CompactColumns {
         self.views = views
     }
 
-    /// The tags of the entries of `ids`.
-    package static let idTagString: UInt8 = 0, idTagInteger: UInt8 = 1, idTagDerived: UInt8 = 2
+    /// The tags of the entries of `ids`: the id table's own (an image keeps them as they are).
+    package static let idTagString = IDTable.tagString, idTagInteger = IDTable.tagInteger, idTagDerived = IDTable.tagDerived
 }
 
 /// Compact columns that do not describe a store; the message says what is wrong.

@@ -30,8 +30,8 @@ struct DocumentReader {
     let limits: ForestLimits
     var frames = ContiguousArray<Frame>()
     /// The pointer of the node being read (its id).
-    var pointer: [UInt8] = []
-    var title: [UInt8] = []
+    let pointer = ScratchBytes()
+    let title = ScratchBytes()
     var scratch: [UInt8] = []
     /// Where the current member's key starts (for errors about it).
     var keyStart = 0
@@ -48,8 +48,6 @@ struct DocumentReader {
         // the forest stores only its token): a deeply nested document has a quadratic
         // amount; ordinary ones stay well under this.
         maxIDBytes = min(16 &* bytes.count &+ (64 << 20), 3 << 30)
-        pointer.reserveCapacity(256)
-        title.reserveCapacity(256)
         scratch.reserveCapacity(256)
     }
 
@@ -104,9 +102,9 @@ struct DocumentReader {
         while true {
             let top = frames.count &- 1
             let frame = frames[top]
-            pointer.removeLast(pointer.count &- frame.pointerLength)
+            pointer.truncate(to: frame.pointerLength)
             pointer.append(UInt8(ascii: "/"))
-            title.removeAll(keepingCapacity: true)
+            title.truncate(to: 0)
             if frame.isObject {
                 guard scanner.current == UInt8(ascii: "\"") else {
                     throw scanner.unexpected("expected a member name in double quotes")
@@ -141,7 +139,7 @@ struct DocumentReader {
                 if try open(isObject: scanner.current == UInt8(ascii: "{"), isNode: true, into: &sink) { continue }
             case UInt8(ascii: "\""):
                 let token = try scanner.scanString()
-                title.append(contentsOf: ": ".utf8)
+                title.append(": ")
                 if token.hasEscapes {
                     scanner.decode(token, into: &scratch)
                     scratch.withUnsafeBytes { appendShortened($0) }
@@ -151,13 +149,13 @@ struct DocumentReader {
                 try scalar(&sink, valueStart)
             case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
                 _ = try scanner.scanNumber()
-                title.append(contentsOf: ": ".utf8)
+                title.append(": ")
                 appendShortened(scanner.slice(valueStart, scanner.pos))
                 try scalar(&sink, valueStart)
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 let literal: StaticString = scanner.current == UInt8(ascii: "t") ? "true" : scanner.current == UInt8(ascii: "f") ? "false" : "null"
                 try scanner.scanLiteral(literal)
-                title.append(contentsOf: ": ".utf8)
+                title.append(": ")
                 appendShortened(scanner.slice(valueStart, scanner.pos))
                 try scalar(&sink, valueStart)
             default:
@@ -176,7 +174,7 @@ struct DocumentReader {
                 case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
                     scanner.pos &+= 1
                     let closed = frames.removeLast()
-                    pointer.removeLast(pointer.count &- closed.pointerLength)
+                    pointer.truncate(to: closed.pointerLength)
                     if !closed.isNode { return }
                     try end(&sink, at: scanner.pos)
                     continue
@@ -211,18 +209,10 @@ struct DocumentReader {
         }
         do throws(NodeSinkError) {
             try sink.beginNode()
-            let failure: NodeSinkError? = pointer.withUnsafeBytes { id in
-                // The container's pointer, `/`, the reference token: only the token is stored.
-                let segment = id.count - frames[frames.count - 1].pointerLength - 1
-                do throws(NodeSinkError) { try sink.setDerivedID(id, segmentCount: segment) } catch { return error }
-                return nil
-            }
-            if let failure { throw failure }
-            let titleFailure: NodeSinkError? = title.withUnsafeBytes { text in
-                do throws(NodeSinkError) { try sink.setTitle(text) } catch { return error }
-                return nil
-            }
-            if let titleFailure { throw titleFailure }
+            // The container's pointer, `/`, the reference token: only the token is stored.
+            let segment = pointer.count - frames[frames.count - 1].pointerLength - 1
+            try sink.setDerivedID(pointer.bytes, segmentCount: segment)
+            try sink.setTitle(title.bytes)
         } catch {
             throw Self.sinkError(error, at: offset)
         }
@@ -245,41 +235,40 @@ struct DocumentReader {
     /// Appends a member's key to the pointer (escaped) and to the title (as is).
     @inline(__always)
     private mutating func appendKey(_ key: UnsafeRawBufferPointer) {
-        title.append(contentsOf: key)
+        title.append(key)
         var run = 0
         for i in 0 ..< key.count {
             let c = key[i]
             guard c == UInt8(ascii: "~") || c == UInt8(ascii: "/") else { continue }
-            pointer.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[run ..< i]))
+            pointer.append(UnsafeRawBufferPointer(rebasing: key[run ..< i]))
             pointer.append(UInt8(ascii: "~"))
             pointer.append(c == UInt8(ascii: "~") ? UInt8(ascii: "0") : UInt8(ascii: "1"))
             run = i &+ 1
         }
-        pointer.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[run...]))
+        pointer.append(UnsafeRawBufferPointer(rebasing: key[run...]))
     }
 
     /// Appends an element's index to the pointer (`3`) and to the title (`[3]`).
     @inline(__always)
     private mutating func appendIndex(_ index: Int) {
-        Int64(index).withDecimalText { digits in
-            pointer.append(contentsOf: digits)
-            title.append(UInt8(ascii: "["))
-            title.append(contentsOf: digits)
-            title.append(UInt8(ascii: "]"))
-        }
+        let start = pointer.count
+        pointer.appendDecimal(index)
+        title.append(UInt8(ascii: "["))
+        title.append(UnsafeRawBufferPointer(rebasing: pointer.bytes[start...]))
+        title.append(UInt8(ascii: "]"))
     }
 
     /// Appends a value to the title, cut to `maxValueBytes` at a UTF-8 boundary with `…`.
     @inline(__always)
     private mutating func appendShortened(_ value: UnsafeRawBufferPointer) {
         if value.count <= Self.maxValueBytes {
-            title.append(contentsOf: value)
+            title.append(value)
             return
         }
         var cut = Self.maxValueBytes
         while cut > 0 && value[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a sequence
-        title.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<cut]))
-        title.append(contentsOf: "…".utf8)
+        title.append(UnsafeRawBufferPointer(rebasing: value[..<cut]))
+        title.append("…")
     }
 
     /// About how many nodes `bytes` holds, to size the id table once: every node but a
@@ -319,7 +308,7 @@ struct DocumentReader {
             return syntax
         }
         let (line, column) = TreeInputError.lineAndColumn(of: error.offset, in: scanner.bytes)
-        let path = frames.isEmpty ? "" : String(decoding: pointer, as: UTF8.self)
+        let path = frames.isEmpty ? "" : String(decoding: pointer.bytes, as: UTF8.self)
         return TreeInputError(kind: error.kind, message: error.message, byteOffset: error.offset, line: line, column: column, path: path)
     }
 }
@@ -339,7 +328,7 @@ extension Forest {
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
         let make = {
-            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: estimate)
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             // Room for the pointers' tokens (a derived entry is the token and 6 bytes) and
             // the scalars' values: at most the document's bytes.

@@ -38,10 +38,14 @@ extension Forest {
         // Paths are unique by construction, so their ids are indexed all at once at the end.
         // Only a separator that overlaps itself can make two paths spell one id: then a
         // second build, checking each id as it comes, reports it.
+        let nameBytes = reader.titleLength.reduce(0) { $0 + Int($1) }
         let make = {
-            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count)
+            // The nodes are counted, and each stores its name in the id pool too (with the
+            // derived entry's tag and parent): a line repeats its folders' names, so the
+            // input's size says little of either.
+            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: reader.newCount)
             builder.deriveIDs(separator: reader.separator, rootPrefix: [])
-            if reader.newCount > 0 { builder.reserveIDs(reader.newCount) }
+            if reader.newCount > 0 { builder.reserveIDs(reader.newCount, bytes: nameBytes + 5 * reader.newCount) }
             return builder
         }
         return try ForestBuilder.buildCheckingIDsInBulk(make: make) { (builders) throws(TreeInputError) in

@@ -109,6 +109,10 @@ extension TreeService {
                 case .document, .nodes: try Forest.parseDocument(raw, limits: limits)
                 }
             }
+            // What the reader held beside the forest (the second half's builder, a path list's
+            // tables, the id index's scratch) is freed by now, and malloc keeps much of it in
+            // its heaps: give it back, so the session costs what the same nested upload does.
+            registry.freedMemory.nodesFreed(forest.count)
             return (forest, Members([]))
         }
     }
