@@ -113,9 +113,11 @@ public struct ForestBuilder: NodeSink {
               parent < 0 || (depth <= derivedPath.count && derivedPath[depth - 1].slot == parent) else {
             preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
         }
-        // The hash from the parent's (kept by depth along the open path) and the segment.
-        var hasher = depth == 0 ? IDHasher() : derivedPath[depth - 1].hasher
-        if depth == 0 {
+        // The hash from the parent's (kept by depth along the open path, or the context's for
+        // a part's top-level node) and the segment.
+        let underContext = depth == 0 && partParent >= 0
+        var hasher = depth > 0 ? derivedPath[depth - 1].hasher : underContext ? partContext[partParent] : IDHasher()
+        if depth == 0 && !underContext {
             derivedRootPrefix.withUnsafeBytes { hasher.combine($0) }
         } else {
             derivedSeparator.withUnsafeBytes { hasher.combine($0) }
@@ -127,8 +129,36 @@ public struct ForestBuilder: NodeSink {
             derivedPath.append((slot, hasher))
         }
         try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount), hash: hasher.finalize())
-        assert(forest.ids.withKey(slot: slot) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
+        // (In a part with a context, an id under it is whole only once `appendPart` joins it.)
+        assert(!partContext.isEmpty || forest.ids.withKey(slot: slot) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
     }
+
+    /// Makes this builder a part (see `appendPart`) whose top-level nodes may have derived
+    /// ids under nodes of the builder it will join: `ids` are the ids of that builder's open
+    /// nodes, outermost first (each derived under the one before it, the first a root).
+    /// Before each top-level node, `setPartParent` says which of them it goes under.
+    public mutating func deriveIDs(under ids: [[UInt8]]) {
+        precondition(forest.ids.scheme != nil && nodeCount == 0, "deriveIDs(under:) after deriveIDs, before the first node")
+        partContext = ids.map { id in
+            var hasher = IDHasher()
+            id.withUnsafeBytes { hasher.combine($0) }
+            return hasher
+        }
+    }
+
+    /// The node the next top-level node goes under: an index of the ids given to
+    /// `deriveIDs(under:)`, or -1 for the top level.
+    public mutating func setPartParent(_ index: Int) {
+        precondition(index >= -1 && index < partContext.count && open.isEmpty, "setPartParent: an index of the context, between top-level nodes")
+        partParent = index
+        partParents.append(index)
+    }
+
+    /// Each `setPartParent`, in order: the `under` of `appendPart`.
+    public private(set) var partParents: [Int] = []
+    /// A part's context: the hash states of the ids of the nodes it goes under.
+    private var partContext: [IDHasher] = []
+    private var partParent = -1
 
     /// The nodes along the open path whose ids are derived, by depth, with their ids' hash
     /// states (an entry past the open path's depth is stale: its slot is no parent).
@@ -212,7 +242,10 @@ public struct ForestBuilder: NodeSink {
     /// ending first. Then this builder goes on (its open path as `under.last` left it).
     ///
     /// Both build new forests (no fragments) with ids checked in bulk (`defersIDChecks`) and
-    /// no derived ids; `part` has every node ended.
+    /// derived alike (or not at all); `part` has every node ended. A part whose top-level
+    /// nodes have ids derived under this builder's open nodes was told their ids
+    /// (`deriveIDs(under:)`) and, before each top-level node, which one (`setPartParent`, the
+    /// same as `under`); this builder's open nodes then end, nothing more is added.
     /// - Returns: false, and nothing changed, when the whole would break a limit (more than
     ///   `maxNodes` nodes, a node at `maxDepth` or deeper), `under` does not fit (one index
     ///   per top-level node of `part`, each within the open path left by the one before), or
@@ -220,7 +253,7 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(nodes of `part` + the bytes of its titles, ids and data)
     public mutating func appendPart(_ part: ForestBuilder, under: [Int]) -> Bool {
         precondition(!isFragment && !part.isFragment && part.open.isEmpty, "appendPart: two new forests, the part's nodes ended")
-        precondition(forest.ids.scheme == nil && part.forest.ids.scheme == nil, "appendPart: no derived ids")
+        precondition(forest.ids.scheme == part.forest.ids.scheme, "appendPart: ids derived alike")
         precondition(defersIDChecks && part.defersIDChecks, "appendPart: ids checked in bulk")
         let base = Int(nodeCount), n = Int(part.nodeCount)
         guard part.tildeIDs.isEmpty, base + n <= limits.maxNodes else { return false }
@@ -236,6 +269,13 @@ public struct ForestBuilder: NodeSink {
             if Int(part.forest.depth[j]) + shift >= limits.maxDepth { return false }
         }
         guard k + 1 == under.count else { return false }
+        // A part's top-level derived ids were hashed under the context it was given.
+        if part.forest.ids.scheme != nil {
+            guard under == part.partParents || (part.partContext.isEmpty && under.allSatisfy { $0 == -1 }) else { return false }
+            guard part.partContext.count <= self.open.count, part.partContext.indices.allSatisfy({ i in
+                forest.ids.withKey(slot: self.open[i]) { IDTable.hash($0) } == part.partContext[i].finalize()
+            }) else { return false }
+        }
         let limit = Int(UInt32.max) - 64
         guard forest.titles.bytes.count + part.forest.titles.bytes.count < limit,
               forest.dataPool.bytes.count + part.forest.dataPool.bytes.count < limit,
@@ -293,6 +333,16 @@ public struct ForestBuilder: NodeSink {
             }
         }
         self.open = open
+        // A derived entry names its parent's slot: the part's, moved.
+        if part.forest.ids.scheme != nil && !part.forest.ids.refs.isEmpty {
+            forest.ids.pool.bytes.withUnsafeMutableBytes { pool in
+                for j in base ..< base + min(n, part.forest.ids.refs.count) where forest.ids.refs[j] != 0 {
+                    let (start, _) = BytePool.bounds(in: UnsafeRawBufferPointer(pool), at: forest.ids.refs[j] - 1)
+                    guard pool[start] == IDTable.tagDerived else { continue }
+                    pool.storeBytes(of: UInt32(bitPattern: forest.parentSlot[j]).littleEndian, toByteOffset: start + 1, as: UInt32.self)
+                }
+            }
+        }
         nodeCount = Int32(base + n)
         return true
     }
@@ -313,6 +363,13 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(1) (the room is only reserved)
     public mutating func reserveData(bytes: Int) {
         forest.dataPool.reserve(bytes)
+    }
+
+    /// Readies the title pool for about `bytes` bytes of titles in all (a reader whose
+    /// titles take more than half its input: no copying as the pool grows).
+    /// - Complexity: O(1) (the room is only reserved)
+    public mutating func reserveTitles(bytes: Int) {
+        forest.titles.reserve(bytes)
     }
 
     @inlinable
@@ -338,6 +395,9 @@ public struct ForestBuilder: NodeSink {
         let p = Int(open.removeLast())
         forest.endAt[p] = nodeCount
     }
+
+    /// How many nodes are begun and not yet ended.
+    public var openNodeCount: Int { open.count }
 
     /// The finished forest: generated ids settled (unless it is a fragment, whose
     /// id-less nodes get their ids from the forest they are inserted into), optional

@@ -37,6 +37,13 @@ struct DocumentReader {
     var keyStart = 0
     var idBytes = 0
     let maxIDBytes: Int
+    /// Reading the first part of a document cut in two: stop after the first comma past
+    /// this offset (see `Cut`).
+    var stopAfter = Int.max
+    /// Reading the second part: the frames at the bottom of `frames` that the first part
+    /// opened (their nodes are its); a node directly in one of them is a top-level node of
+    /// the part, under the context node `frames.count - 2` (-1: the top level).
+    var inherited = 0
 
     /// The longest value shown in a title, in bytes (before the `…`).
     static let maxValueBytes = 80
@@ -56,7 +63,7 @@ struct DocumentReader {
     ///   document also breaks), `.rule` for a scalar root, a duplicate member name or
     ///   nesting deeper than `maxDepth`, `.limit` for too many nodes (or ids).
     /// - Complexity: O(document size + ids' bytes)
-    static func read<S: NodeSink>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, into sink: inout S) throws(TreeInputError) {
+    static func read(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, into sink: inout ForestBuilder) throws(TreeInputError) {
         var reader = DocumentReader(bytes, limits: limits)
         do {
             try reader.readDocument(into: &sink)
@@ -65,7 +72,7 @@ struct DocumentReader {
         }
     }
 
-    private mutating func readDocument<S: NodeSink>(into sink: inout S) throws(JSONScanError) {
+    mutating func readDocument(into sink: inout ForestBuilder) throws(JSONScanError) {
         scanner.skipWhitespace()
         if scanner.atEnd { throw .syntax("empty document", at: scanner.pos) }
         let c = scanner.current
@@ -77,6 +84,7 @@ struct DocumentReader {
         }
         if try open(isObject: c == UInt8(ascii: "{"), isNode: false, into: &sink) {
             try readMembers(into: &sink)
+            if !frames.isEmpty { return }  // the first part of two, stopped at its cut
         }
         scanner.skipWhitespace()
         if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
@@ -84,7 +92,7 @@ struct DocumentReader {
 
     /// Opens the container at `pos` (pushes its frame); false when it is empty (then closed).
     @inline(__always)
-    private mutating func open<S: NodeSink>(isObject: Bool, isNode: Bool, into sink: inout S) throws(JSONScanError) -> Bool {
+    private mutating func open(isObject: Bool, isNode: Bool, into sink: inout ForestBuilder) throws(JSONScanError) -> Bool {
         scanner.pos &+= 1
         scanner.skipWhitespace()
         if scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
@@ -98,7 +106,7 @@ struct DocumentReader {
 
     /// Reads members and elements until the root container closes; `pos` is on the first
     /// member's key or element of the innermost frame.
-    private mutating func readMembers<S: NodeSink>(into sink: inout S) throws(JSONScanError) {
+    mutating func readMembers(into sink: inout ForestBuilder) throws(JSONScanError) {
         while true {
             let top = frames.count &- 1
             let frame = frames[top]
@@ -169,13 +177,18 @@ struct DocumentReader {
                 switch scanner.current {
                 case UInt8(ascii: ","):
                     scanner.pos &+= 1
-                    scanner.skipWhitespace()
                     frames[top].index &+= 1
+                    if scanner.pos > stopAfter { return }  // the first part of two ends here
+                    scanner.skipWhitespace()
                 case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
                     scanner.pos &+= 1
                     let closed = frames.removeLast()
                     pointer.truncate(to: closed.pointerLength)
                     if !closed.isNode { return }
+                    if frames.count < inherited {
+                        inherited = frames.count  // the first part's node: it ends there
+                        continue
+                    }
                     try end(&sink, at: scanner.pos)
                     continue
                 default:
@@ -190,7 +203,7 @@ struct DocumentReader {
 
     /// A scalar node: begun, titled, its raw value as data, ended.
     @inline(__always)
-    private mutating func scalar<S: NodeSink>(_ sink: inout S, _ valueStart: Int) throws(JSONScanError) {
+    private mutating func scalar(_ sink: inout ForestBuilder, _ valueStart: Int) throws(JSONScanError) {
         try begin(&sink, at: keyStart)
         do throws(NodeSinkError) {
             try sink.setData(scanner.slice(valueStart, scanner.pos))
@@ -202,12 +215,13 @@ struct DocumentReader {
 
     /// Begins a node with the current pointer as id and `title` (the key or index part).
     @inline(__always)
-    private mutating func begin<S: NodeSink>(_ sink: inout S, at offset: Int) throws(JSONScanError) {
+    private mutating func begin(_ sink: inout ForestBuilder, at offset: Int) throws(JSONScanError) {
         idBytes &+= pointer.count &+ 3  // with a pool entry's header
         if idBytes > maxIDBytes {
             throw .limit("the document's ids (JSON Pointers) would take more than \(maxIDBytes) bytes: it nests too deep", at: offset)
         }
         do throws(NodeSinkError) {
+            if frames.count <= inherited { sink.setPartParent(frames.count &- 2) }
             try sink.beginNode()
             // The container's pointer, `/`, the reference token: only the token is stored.
             let segment = pointer.count - frames[frames.count - 1].pointerLength - 1
@@ -219,7 +233,7 @@ struct DocumentReader {
     }
 
     @inline(__always)
-    private mutating func end<S: NodeSink>(_ sink: inout S, at offset: Int) throws(JSONScanError) {
+    private mutating func end(_ sink: inout ForestBuilder, at offset: Int) throws(JSONScanError) {
         do throws(NodeSinkError) { try sink.endNode() } catch { throw Self.sinkError(error, at: offset) }
     }
 
@@ -234,7 +248,7 @@ struct DocumentReader {
 
     /// Appends a member's key to the pointer (escaped) and to the title (as is).
     @inline(__always)
-    private mutating func appendKey(_ key: UnsafeRawBufferPointer) {
+    mutating func appendKey(_ key: UnsafeRawBufferPointer) {
         title.append(key)
         var run = 0
         for i in 0 ..< key.count {
@@ -250,7 +264,7 @@ struct DocumentReader {
 
     /// Appends an element's index to the pointer (`3`) and to the title (`[3]`).
     @inline(__always)
-    private mutating func appendIndex(_ index: Int) {
+    mutating func appendIndex(_ index: Int) {
         let start = pointer.count
         pointer.appendDecimal(index)
         title.append(UInt8(ascii: "["))
@@ -327,16 +341,20 @@ extension Forest {
         // The ids (pointers) are checked all at once at the end; when two are the same (a
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
-        let make = {
+        let make = { (isPart: Bool) in
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: estimate)
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
-            // Room for the pointers' tokens (a derived entry is the token and 6 bytes) and
-            // the scalars' values: at most the document's bytes.
-            if estimate > 0 { builder.reserveIDs(estimate, bytes: 8 * estimate) }
+            // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the
+            // scalars' values and the titles (a key or index, and the value): each at most
+            // about the document's bytes. (A part's nodes are indexed by the builder it
+            // joins: it needs no table.)
+            if estimate > 0 { builder.reserveIDs(isPart ? 0 : estimate, bytes: 8 * estimate) }
             builder.reserveData(bytes: bytes.count)
+            builder.reserveTitles(bytes: bytes.count + 2 * estimate)
             return builder
         }
-        return try ForestBuilder.buildCheckingIDsInBulk(make: make) { (builders) throws(TreeInputError) in
+        if let forest = parseDocumentInTwoParts(bytes, limits: limits, make: make) { return forest }
+        return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false) }) { (builders) throws(TreeInputError) in
             try DocumentReader.read(bytes, limits: limits, into: &builders[0])
         }
     }

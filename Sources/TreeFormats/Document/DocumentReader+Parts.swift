@@ -1,0 +1,166 @@
+import TreeEngine
+
+/// A large document read as two parts at once (`Forest.parseDocumentInTwoParts`).
+///
+/// The cut is right after the first comma (outside strings) at or past the middle: the
+/// first part is everything before it, read as usual until that comma; the second starts
+/// with the next member or element. To read it, the second part needs what the first has
+/// open there, its *context*: the containers (object or array, the index of the next
+/// element, the key of the member being read), found by a quick scan of the first part that
+/// only follows strings and brackets. The second part's nodes directly in a container of
+/// the context are its top-level nodes; their ids are derived from the context's pointers
+/// (`ForestBuilder.deriveIDs(under:)`), and the join hangs them under the first part's
+/// open nodes (`ForestBuilder.appendPart`).
+extension DocumentReader {
+    /// Where a document is cut, and the containers open there.
+    struct Cut {
+        struct Frame {
+            var isObject: Bool
+            /// The index of the element or member after the cut (commas so far).
+            var index: Int
+            /// Where the key of the member being read starts (its opening quote), -1 before any.
+            var keyStart: Int
+        }
+
+        /// The offset right after the comma.
+        var offset: Int
+        /// The open containers, the document's root value first.
+        var frames: [Frame]
+
+        /// The cut after the first comma at or past `near` outside strings, or nil when
+        /// there is none (or the document is so malformed that the scan cannot follow it:
+        /// the reader then reports what is wrong).
+        /// - Complexity: O(offset of the cut)
+        static func find(in bytes: UnsafeRawBufferPointer, near: Int) -> Cut? {
+            guard let base = bytes.baseAddress else { return nil }
+            let n = bytes.count
+            var frames: [Frame] = []
+            var i = 0
+            var stringStart = -1
+            while i < n {
+                switch base.load(fromByteOffset: i, as: UInt8.self) {
+                case UInt8(ascii: "\""):
+                    stringStart = i
+                    i &+= 1
+                    while i < n {
+                        let c = base.load(fromByteOffset: i, as: UInt8.self)
+                        if c == UInt8(ascii: "\"") { break }
+                        i &+= c == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                    if i >= n { return nil }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    frames.append(Frame(isObject: base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "{"), index: 0, keyStart: -1))
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    frames.removeLast()
+                    if frames.isEmpty { return nil }  // the root closed before the middle
+                case UInt8(ascii: ":"):
+                    guard let top = frames.indices.last, frames[top].isObject, stringStart >= 0 else { return nil }
+                    frames[top].keyStart = stringStart
+                case UInt8(ascii: ","):
+                    guard let top = frames.indices.last else { return nil }
+                    frames[top].index &+= 1
+                    if i >= near { return Cut(offset: i &+ 1, frames: frames) }
+                default:
+                    break
+                }
+                i &+= 1
+            }
+            return nil
+        }
+    }
+
+    /// A reader of what follows `cut`: its frames are the cut's (the root's not a node), its
+    /// pointer that of the innermost. Also returns the context: the pointers of the cut's
+    /// containers that are nodes (all but the root value), outermost first.
+    /// - Throws: when a key of the context is not a valid string.
+    static func secondPart(_ bytes: UnsafeRawBufferPointer, after cut: Cut, limits: ForestLimits) throws(JSONScanError) -> (DocumentReader, context: [[UInt8]]) {
+        var reader = DocumentReader(bytes, limits: limits)
+        var context: [[UInt8]] = []
+        for (depth, frame) in cut.frames.enumerated() {
+            if depth > 0 {
+                // This container's segment in its parent: the member's key or the element's index.
+                let parent = cut.frames[depth - 1]
+                reader.pointer.append(UInt8(ascii: "/"))
+                if parent.isObject {
+                    guard parent.keyStart >= 0 else { throw .syntax("expected a member name", at: cut.offset) }
+                    reader.scanner.pos = parent.keyStart
+                    let token = try reader.scanner.scanString()
+                    if token.hasEscapes {
+                        reader.scanner.decode(token, into: &reader.scratch)
+                        let key = reader.scratch
+                        key.withUnsafeBytes { reader.appendKey($0) }
+                    } else {
+                        reader.appendKey(reader.scanner.slice(token.start, token.end))
+                    }
+                } else {
+                    reader.appendIndex(parent.index)
+                }
+                context.append(Array(reader.pointer.bytes))
+            }
+            reader.frames.append(Frame(isObject: frame.isObject, isNode: depth > 0, index: frame.index, pointerLength: reader.pointer.count))
+        }
+        reader.inherited = reader.frames.count
+        reader.scanner.pos = cut.offset
+        return (reader, context)
+    }
+
+    /// Reads the second part, from the cut to the end of the document.
+    mutating func readSecondPart(into sink: inout ForestBuilder) throws(JSONScanError) {
+        scanner.skipWhitespace()
+        try readMembers(into: &sink)
+        scanner.skipWhitespace()
+        if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
+    }
+
+    /// Whether this reader (of the first part) stopped at `cut` with the same containers open.
+    func stopped(at cut: Cut) -> Bool {
+        scanner.pos == cut.offset && frames.count == cut.frames.count
+            && zip(frames, cut.frames).allSatisfy { $0.isObject == $1.isObject && $0.index == $1.index }
+    }
+}
+
+extension Forest {
+    /// Documents from this size on are read in two parts at once when the machine has two
+    /// processors or more.
+    static let documentTwoPartThreshold = 1 << 22
+
+    /// A large document read as two parts at once, each on its own thread into its own
+    /// builder, then joined (see `DocumentReader.Cut`). Nil when the document is small or
+    /// anything is not as expected (an error in either part, a duplicate pointer, a limit):
+    /// the caller then reads it the usual way, which reports the error where it is.
+    /// - Complexity: O(n) expected, about half on each of two threads, plus a scan of
+    ///   the first half for the cut.
+    /// (`threshold` and `splitNear`, the offset past which the cut is, are for tests.)
+    static func parseDocumentInTwoParts(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, make: (_ isPart: Bool) -> ForestBuilder,
+                                        threshold: Int = documentTwoPartThreshold, splitNear: Int? = nil) -> Forest? {
+        guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
+        let near = splitNear ?? bytes.count / 2
+        var first = DocumentReader(bytes, limits: limits)
+        first.stopAfter = near
+        var firstBuilder = make(false), secondBuilder = make(true)
+        firstBuilder.defersIDChecks = true
+        secondBuilder.defersIDChecks = true
+        var cut: DocumentReader.Cut?
+        var secondIDBytes = 0
+        var firstRead = false, secondRead = false
+        ParallelWork.run(2) { part in
+            if part == 0 {
+                firstRead = (try? first.readDocument(into: &firstBuilder)) != nil
+            } else {
+                cut = DocumentReader.Cut.find(in: bytes, near: near)
+                guard let cut, let (reader, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
+                var second = reader
+                secondBuilder.deriveIDs(under: context)
+                secondRead = (try? second.readSecondPart(into: &secondBuilder)) != nil
+                secondIDBytes = second.idBytes
+            }
+        }
+        guard firstRead, secondRead, let cut, first.stopped(at: cut),
+              first.idBytes + secondIDBytes <= first.maxIDBytes,
+              firstBuilder.appendPart(secondBuilder, under: secondBuilder.partParents) else { return nil }
+        secondBuilder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
+        guard firstBuilder.indexDeferredIDs() else { return nil }
+        while firstBuilder.openNodeCount > 0 { try? firstBuilder.endNode() }
+        return firstBuilder.finish()
+    }
+}

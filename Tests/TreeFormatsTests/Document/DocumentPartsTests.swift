@@ -1,0 +1,86 @@
+import Testing
+import TreeEngine
+@testable import TreeFormats
+@testable import TreeReference
+
+/// A large document is read as two parts at once (`Forest.parseDocumentInTwoParts`): cut
+/// anywhere, the joined parts are the forest the one-pass read builds, every id found.
+@Suite struct DocumentPartsTests {
+    /// Keys and strings that a scan for the cut must not misread: commas, brackets, quotes
+    /// and backslashes inside strings, pointer escapes, non-ASCII text.
+    static let texts = ["a", "b/c", "~0", "x y", "k,1", #"q\"u"#, "é", "[", "{}", "]", #"\\"#, #"\u00e9\/"#, "", ":"]
+
+    /// A random JSON value, `depth` levels deep at most, with random whitespace.
+    static func value(_ rng: inout SeededRandom, depth: Int) -> String {
+        func space() -> String { rng.chance(0.3) ? rng.pick([" ", "\n", "\t ", "\r\n"]) : "" }
+        switch depth > 0 ? rng.int(0 ... 5) : rng.int(2 ... 5) {
+        case 0, 1:
+            let isObject = rng.chance(0.5)
+            let items = (0 ..< rng.int(0 ... 4)).map { i in
+                let value = space() + Self.value(&rng, depth: depth - 1) + space()
+                // Keys unique within their object: a text and the member's index.
+                return isObject ? space() + "\"" + rng.pick(texts) + "\(i)\"" + space() + ":" + value : value
+            }
+            return (isObject ? "{" : "[") + items.joined(separator: ",") + space() + (isObject ? "}" : "]")
+        case 2: return "\"" + rng.pick(texts) + "\""
+        case 3: return rng.pick(["0", "-12.5e3", "7"])
+        default: return rng.pick(["true", "false", "null"])
+        }
+    }
+
+    /// Every cut of many random documents; a cut joins unless the document has none.
+    @Test func twoPartsJoinAsOnePass() throws {
+        var cutsJoined = 0
+        for seed in 0 ..< UInt64(80) {
+            var rng = SeededRandom(seed: seed &+ 31_000)
+            let isObject = rng.chance(0.5)
+            let items = (0 ..< rng.int(1 ... 4)).map { i in (isObject ? "\"m\(i)\":" : "") + Self.value(&rng, depth: 5) }
+            let text = Array(((isObject ? "{" : "[") + items.joined(separator: ",") + (isObject ? "}" : "]")).utf8)
+            let expected = try parseDocument(text).get()
+            var lastCut = -1
+            for near in 0 ..< text.count {
+                let (cut, forest) = text.withUnsafeBytes { raw in
+                    (DocumentReader.Cut.find(in: raw, near: near)?.offset,
+                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _ in Self.builder() }, threshold: 0, splitNear: near))
+                }
+                guard let cut, cut != lastCut else { continue }
+                lastCut = cut
+                let got = try #require(forest, "seed \(seed), cut at \(cut): no join")
+                cutsJoined += 1
+                #expect(flatten(got) == flatten(expected), "seed \(seed), cut at \(cut) of \(String(decoding: text, as: UTF8.self))")
+                got.forEachNode { node, _ in
+                    let id = got.id(of: node).description
+                    #expect(got.node(withID: id) == node, "seed \(seed), cut at \(cut): \(id)")
+                }
+            }
+        }
+        #expect(cutsJoined > 250, "\(cutsJoined) cuts joined")
+    }
+
+    /// What the two-part read refuses is left to the one-pass read, which names it.
+    @Test func errorsFallBackToTheOnePassRead() throws {
+        func twoParts(_ text: String, near: Int, limits: ForestLimits = ForestLimits()) -> Forest? {
+            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, make: { _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
+        }
+        let good = #"{"a": [1, 2, {"b": 3}], "c": 4}"#
+        #expect(twoParts(good, near: 10) != nil)
+        // A member name twice, the second in the second part: found when the ids are indexed.
+        #expect(twoParts(#"{"a": [1, 2, {"b": 3}], "a": 4}"#, near: 10) == nil)
+        // Malformed in either part.
+        #expect(twoParts(#"{"a": [1, 2, {"b": 3}], "c": 4]"#, near: 10) == nil)
+        #expect(twoParts(#"{"a": [1 2, {"b": 3}], "c": 4}"#, near: 12) == nil)
+        // No comma past the middle: nothing to cut.
+        #expect(twoParts(good, near: good.utf8.count - 2) == nil)
+        // Limits over both parts: nodes and depth.
+        #expect(twoParts(good, near: 10, limits: ForestLimits(maxNodes: 5)) == nil)
+        #expect(twoParts(good, near: 10, limits: ForestLimits(maxDepth: 2)) == nil)
+        #expect(twoParts(good, near: 10, limits: ForestLimits(maxDepth: 3)) != nil)
+    }
+
+    /// A builder as `parseDocument` makes one.
+    static func builder(_ limits: ForestLimits = ForestLimits()) -> ForestBuilder {
+        var builder = ForestBuilder(limits: limits)
+        builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
+        return builder
+    }
+}
