@@ -177,7 +177,7 @@ public struct ForestBuilder: NodeSink {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
         let slot = open.last!
-        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
+        if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
         if defersIDChecks {
             if deferredIDs.isEmpty {
                 deferredIDs.reserveCapacity(reservedNodes)
@@ -353,7 +353,7 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(`count`)
     public mutating func reserveIDs(_ count: Int, bytes: Int = 0) {
         let count = min(count, limits.maxNodes)
-        if forest.ids.refs.isEmpty { forest.ids.growRefs(to: reservedNodes) }
+        if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
         forest.ids.reserve(count)
         if bytes > 0 { forest.ids.pool.reserve(bytes + 3 * count) }
     }

@@ -60,8 +60,13 @@ struct IDTable: Sendable {
     }
 
     /// Makes `refs` cover `slotCount` slots.
+    @inline(__always)
     mutating func growRefs(to slotCount: Int) {
-        if refs.count < slotCount { refs.append(contentsOf: repeatElement(0, count: slotCount - refs.count)) }
+        if refs.count &+ 1 == slotCount {
+            refs.append(0)  // the common case: the next slot's id
+        } else if refs.count < slotCount {
+            refs.append(contentsOf: repeatElement(0, count: slotCount - refs.count))
+        }
     }
 
     /// The slot whose id has this string form.
