@@ -51,8 +51,7 @@ extension DocumentReader {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     frames.append(Frame(isObject: base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "{"), index: 0, keyStart: -1))
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    frames.removeLast()
-                    if frames.isEmpty { return nil }  // the root closed before the middle
+                    guard frames.popLast() != nil, !frames.isEmpty else { return nil }  // a stray bracket, or the root closed before the middle
                 case UInt8(ascii: ":"):
                     guard let top = frames.indices.last, frames[top].isObject, stringStart >= 0 else { return nil }
                     frames[top].keyStart = stringStart
@@ -72,10 +71,14 @@ extension DocumentReader {
     /// A reader of what follows `cut`: its frames are the cut's (the root's not a node), its
     /// pointer that of the innermost. Also returns the context: the pointers of the cut's
     /// containers that are nodes (all but the root value), outermost first.
-    /// - Throws: when a key of the context is not a valid string.
-    static func secondPart(_ bytes: UnsafeRawBufferPointer, after cut: Cut, limits: ForestLimits) throws(JSONScanError) -> (DocumentReader, context: [[UInt8]]) {
+    /// - Throws: when a key of the context is not a valid string, or the context's pointers
+    ///   would take more than `maxContextBytes` (a cut thousands of levels deep: the pointers
+    ///   of the open containers grow as the square of the depth).
+    static func secondPart(_ bytes: UnsafeRawBufferPointer, after cut: Cut, limits: ForestLimits,
+                           maxContextBytes: Int = maxContextBytes) throws(JSONScanError) -> (DocumentReader, context: [[UInt8]]) {
         var reader = DocumentReader(bytes, limits: limits)
         var context: [[UInt8]] = []
+        var contextBytes = 0
         for (depth, frame) in cut.frames.enumerated() {
             if depth > 0 {
                 // This container's segment in its parent: the member's key or the element's index.
@@ -95,6 +98,8 @@ extension DocumentReader {
                 } else {
                     reader.appendIndex(parent.index)
                 }
+                contextBytes += reader.pointer.count
+                if contextBytes > maxContextBytes { throw .limit("the cut is too deep", at: cut.offset) }
                 context.append(Array(reader.pointer.bytes))
             }
             reader.frames.append(Frame(isObject: frame.isObject, isNode: depth > 0, index: frame.index, pointerLength: reader.pointer.count))
@@ -103,6 +108,9 @@ extension DocumentReader {
         reader.scanner.pos = cut.offset
         return (reader, context)
     }
+
+    /// The most bytes the pointers of a cut's open containers may take.
+    static let maxContextBytes = 1 << 26
 
     /// Reads the second part, from the cut to the end of the document.
     mutating func readSecondPart(into sink: inout ForestBuilder) throws(JSONScanError) {

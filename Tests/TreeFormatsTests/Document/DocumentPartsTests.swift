@@ -69,6 +69,18 @@ import TreeEngine
         // Malformed in either part.
         #expect(twoParts(#"{"a": [1, 2, {"b": 3}], "c": 4]"#, near: 10) == nil)
         #expect(twoParts(#"{"a": [1 2, {"b": 3}], "c": 4}"#, near: 12) == nil)
+        // Brackets closing what never opened, before the cut: the scan gives up, the reader reports.
+        #expect(twoParts("]" + good, near: 10) == nil)
+        #expect(twoParts("[]]" + good, near: 10) == nil)
+        // A cut so deep that its containers' pointers (quadratic in the depth) pass the bound:
+        // refused before they are composed (here 100 levels, about 10 KB, against 1,000 bytes).
+        let deep = Array((String(repeating: "[", count: 100) + "1,2" + String(repeating: "]", count: 100)).utf8)
+        deep.withUnsafeBytes { raw in
+            guard let cut = DocumentReader.Cut.find(in: raw, near: 100) else { Issue.record("no cut"); return }
+            #expect(cut.frames.count == 100)
+            #expect(throws: JSONScanError.self) { try DocumentReader.secondPart(raw, after: cut, limits: ForestLimits(), maxContextBytes: 1_000) }
+            #expect((try? DocumentReader.secondPart(raw, after: cut, limits: ForestLimits()))?.context.count == 99)
+        }
         // No comma past the middle: nothing to cut.
         #expect(twoParts(good, near: good.utf8.count - 2) == nil)
         // Limits over both parts: nodes and depth.
