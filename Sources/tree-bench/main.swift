@@ -292,7 +292,9 @@ for size in sizes {
            extra: ["mb_per_s": Double(bytes.count) / 1e6 / median(parseSamples)])
     if formatsOnly {
         store = nil
-        measureFormats(d, parseMedian: median(parseSamples), nestedBytes: bytes.count, runs: big ? 3 : 5)
+        // TREE_BENCH_RUNS=10 (say) repeats each import more often: for profiles of the parse alone.
+        let runs = ProcessInfo.processInfo.environment["TREE_BENCH_RUNS"].flatMap { Int($0) } ?? (big ? 3 : 5)
+        measureFormats(d, parseMedian: median(parseSamples), nestedBytes: bytes.count, runs: runs)
         continue
     }
     #if canImport(TreeStorage)

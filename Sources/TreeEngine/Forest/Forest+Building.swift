@@ -281,70 +281,124 @@ public struct ForestBuilder: NodeSink {
               forest.dataPool.bytes.count + part.forest.dataPool.bytes.count < limit,
               forest.ids.pool.bytes.count + part.forest.ids.pool.bytes.count < limit else { return false }
 
-        // The pools, appended whole; references move by the bytes before them.
+        // Copied in two halves at once (columns that large are mostly page faults and
+        // memory traffic): the pools and their references on one thread, the nodes on the
+        // other. Each works on columns taken out of the forest (so no copy on write).
         let titleBase = UInt32(forest.titles.bytes.count)
-        forest.titles.bytes.append(contentsOf: part.forest.titles.bytes)
-        /// `column` cut or padded to `base` references, then `part`'s `n` (0: none) moved by `shift`.
-        func appendReferences(_ column: inout ContiguousArray<UInt32>, _ other: ContiguousArray<UInt32>, moving shift: Int) {
-            if column.count > base { column.removeLast(column.count - base) } else { column.append(contentsOf: repeatElement(0, count: base - column.count)) }
-            column.append(contentsOf: (0 ..< n).lazy.map { j in
-                let r = j < other.count ? other[j] : 0
-                return r == 0 ? 0 : r + UInt32(shift)
-            })
-        }
-        if !forest.dataRef.isEmpty || !part.forest.dataRef.isEmpty {
-            let dataBase = forest.dataPool.bytes.count
-            forest.dataPool.bytes.append(contentsOf: part.forest.dataPool.bytes)
-            appendReferences(&forest.dataRef, part.forest.dataRef, moving: dataBase)
-        }
-        if !forest.ids.refs.isEmpty || !part.forest.ids.refs.isEmpty {
-            let idBase = forest.ids.pool.bytes.count
-            forest.ids.pool.bytes.append(contentsOf: part.forest.ids.pool.bytes)
-            appendReferences(&forest.ids.refs, part.forest.ids.refs, moving: idBase)
-        }
-        deferredIDs.append(contentsOf: part.deferredIDs.lazy.map { $0 + Slot(base) })
-        deferredHashes.append(contentsOf: part.deferredHashes)
-
-        // The nodes, copied whole, then moved: ends and parents by `base`, a top-level node's
-        // parent the open node at its place (the open nodes past it end there), levels below it.
-        forest.endAt.append(contentsOf: part.forest.endAt.prefix(n).lazy.map { $0 + Int32(base) })
-        forest.titleRef.append(contentsOf: part.forest.titleRef.prefix(n).lazy.map { $0 + titleBase })
-        forest.flags.append(contentsOf: part.forest.flags.prefix(n))
-        forest.depth.append(contentsOf: part.forest.depth.prefix(n))
-        forest.parentSlot.append(contentsOf: part.forest.parentSlot.prefix(n))
-        k = -1
-        shift = 0
+        var titles = forest.titles.bytes, data = forest.dataPool.bytes, idPool = forest.ids.pool.bytes
+        var dataRef = forest.dataRef, idRefs = forest.ids.refs
+        var endAt = forest.endAt, titleRef = forest.titleRef, flags = forest.flags, depth = forest.depth
+        var parents = forest.parentSlot, deferredIDs = self.deferredIDs, deferredHashes = self.deferredHashes
+        forest.titles.bytes = []; forest.dataPool.bytes = []; forest.ids.pool.bytes = []
+        forest.dataRef = []; forest.ids.refs = []
+        forest.endAt = []; forest.titleRef = []; forest.flags = []; forest.depth = []
+        forest.parentSlot = []; self.deferredIDs = []; self.deferredHashes = []
         var open = self.open
-        forest.parentSlot.withUnsafeMutableBufferPointer { parents in
-            forest.depth.withUnsafeMutableBufferPointer { depth in
-                forest.endAt.withUnsafeMutableBufferPointer { endAt in
-                    for j in base ..< base + n {
-                        if parents[j] < 0 {
-                            k += 1
-                            while open.count > under[k] + 1 { endAt[Int(open.removeLast())] = Int32(j) }
-                            parents[j] = under[k] >= 0 ? open[under[k]] : -1
-                            shift = under[k] + 1
-                        } else {
-                            parents[j] += Slot(base)
+        let work = base + n >= 1 << 16 && ParallelWork.activeProcessors > 1 ? 2 : 1
+        ParallelWork.run(2, workers: work) { job in
+            if job == 0 {
+                // The pools, appended whole; references move by the bytes before them.
+                titles.append(contentsOf: part.forest.titles.bytes)
+                if !dataRef.isEmpty || !part.forest.dataRef.isEmpty {
+                    let dataBase = data.count
+                    data.append(contentsOf: part.forest.dataPool.bytes)
+                    Self.appendReferences(&dataRef, part.forest.dataRef, base: base, count: n, moving: dataBase)
+                }
+                if !idRefs.isEmpty || !part.forest.ids.refs.isEmpty {
+                    let idBase = idPool.count
+                    idPool.append(contentsOf: part.forest.ids.pool.bytes)
+                    Self.appendReferences(&idRefs, part.forest.ids.refs, base: base, count: n, moving: idBase)
+                    // A derived entry names its parent's slot: the part's moved, or for a
+                    // top-level node the open node at its place.
+                    if part.forest.ids.scheme != nil {
+                        Self.moveDerivedParents(idPool: &idPool, refs: idRefs, of: part, base: base, under: under, open: self.open)
+                    }
+                }
+                return
+            }
+            deferredIDs.append(contentsOf: part.deferredIDs)
+            deferredHashes.append(contentsOf: part.deferredHashes)
+            // The nodes, copied whole, then moved: ends, parents and slots by `base`, titles
+            // by `titleBase`, a top-level node's parent the open node at its place (the open
+            // nodes past it end there), levels below it.
+            endAt.append(contentsOf: part.forest.endAt[..<n])
+            titleRef.append(contentsOf: part.forest.titleRef[..<n])
+            flags.append(contentsOf: part.forest.flags[..<n])
+            depth.append(contentsOf: part.forest.depth[..<n])
+            parents.append(contentsOf: part.forest.parentSlot[..<n])
+            let ids = deferredIDs.count - part.deferredIDs.count
+            deferredIDs.withUnsafeMutableBufferPointer { slots in
+                for k in ids ..< slots.count { slots[k] &+= Slot(base) }
+            }
+            var k = -1, shift = 0
+            parents.withUnsafeMutableBufferPointer { parents in
+                depth.withUnsafeMutableBufferPointer { depth in
+                    endAt.withUnsafeMutableBufferPointer { endAt in
+                        titleRef.withUnsafeMutableBufferPointer { titleRef in
+                            for j in base ..< base + n {
+                                endAt[j] &+= Int32(base)
+                                titleRef[j] &+= titleBase
+                                if parents[j] < 0 {
+                                    k += 1
+                                    while open.count > under[k] + 1 { endAt[Int(open.removeLast())] = Int32(j) }
+                                    parents[j] = under[k] >= 0 ? open[under[k]] : -1
+                                    shift = under[k] + 1
+                                } else {
+                                    parents[j] &+= Slot(base)
+                                }
+                                depth[j] &+= Int32(shift)
+                            }
                         }
-                        depth[j] += Int32(shift)
                     }
                 }
             }
         }
+        forest.titles.bytes = titles; forest.dataPool.bytes = data; forest.ids.pool.bytes = idPool
+        forest.dataRef = dataRef; forest.ids.refs = idRefs
+        forest.endAt = endAt; forest.titleRef = titleRef; forest.flags = flags; forest.depth = depth
+        forest.parentSlot = parents; self.deferredIDs = deferredIDs; self.deferredHashes = deferredHashes
         self.open = open
-        // A derived entry names its parent's slot: the part's, moved.
-        if part.forest.ids.scheme != nil && !part.forest.ids.refs.isEmpty {
-            forest.ids.pool.bytes.withUnsafeMutableBytes { pool in
-                for j in base ..< base + min(n, part.forest.ids.refs.count) where forest.ids.refs[j] != 0 {
-                    let (start, _) = BytePool.bounds(in: UnsafeRawBufferPointer(pool), at: forest.ids.refs[j] - 1)
-                    guard pool[start] == IDTable.tagDerived else { continue }
-                    pool.storeBytes(of: UInt32(bitPattern: forest.parentSlot[j]).littleEndian, toByteOffset: start + 1, as: UInt32.self)
+        nodeCount = Int32(base + n)
+        return true
+    }
+
+    /// Rewrites the parent slot of each derived id entry of `part`'s nodes (appended at
+    /// `base`, their references in `refs`) as `appendPart` places them.
+    private static func moveDerivedParents(idPool: inout ContiguousArray<UInt8>, refs: ContiguousArray<UInt32>, of part: ForestBuilder,
+                                           base: Int, under: [Int], open: [Slot]) {
+        var k = -1
+        idPool.withUnsafeMutableBytes { pool in
+            refs.withUnsafeBufferPointer { refs in
+                part.forest.parentSlot.withUnsafeBufferPointer { parents in
+                    for j in 0 ..< min(parents.count, refs.count - base) {
+                        var parent = parents[j]
+                        if parent < 0 {
+                            k += 1
+                            parent = under[k] >= 0 ? open[under[k]] : -1
+                        } else {
+                            parent &+= Slot(base)
+                        }
+                        guard refs[base + j] != 0 else { continue }
+                        let (start, _) = BytePool.bounds(in: UnsafeRawBufferPointer(pool), at: refs[base + j] - 1)
+                        guard pool[start] == IDTable.tagDerived else { continue }
+                        pool.storeBytes(of: UInt32(bitPattern: parent).littleEndian, toByteOffset: start + 1, as: UInt32.self)
+                    }
                 }
             }
         }
-        nodeCount = Int32(base + n)
-        return true
+    }
+
+    /// `column` cut or padded to `base` references, then `other`'s first `count` (0: none)
+    /// moved by `shift`.
+    private static func appendReferences(_ column: inout ContiguousArray<UInt32>, _ other: ContiguousArray<UInt32>,
+                                         base: Int, count n: Int, moving shift: Int) {
+        if column.count > base { column.removeLast(column.count - base) } else { column.append(contentsOf: repeatElement(0, count: base - column.count)) }
+        let copied = min(n, other.count)
+        column.append(contentsOf: other[..<copied])
+        column.append(contentsOf: repeatElement(0, count: n - copied))
+        column.withUnsafeMutableBufferPointer { refs in
+            for j in base ..< base + copied where refs[j] != 0 { refs[j] &+= UInt32(shift) }
+        }
     }
 
     /// Readies the id table for about `count` explicit ids of about `bytes` bytes in all
@@ -380,6 +434,11 @@ public struct ForestBuilder: NodeSink {
     @inlinable
     public mutating func setHasChildren(_ flag: Bool) {
         if flag { forest.flags[Int(open.last!)].insert(.declaresChildren) } else { forest.flags[Int(open.last!)].remove(.declaresChildren) }
+    }
+
+    /// Sets whether the node begun `slot`-th (0 the first), open or ended, declares children.
+    public mutating func setHasChildren(_ flag: Bool, slot: Int) {
+        if flag { forest.flags[slot].insert(.declaresChildren) } else { forest.flags[slot].remove(.declaresChildren) }
     }
 
     public mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {

@@ -33,8 +33,20 @@ extension Forest {
     ///   costs a comparison, a new prefix one hash.
     public static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String = "/",
                                   limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
+        try parsePaths(bytes, separator: separator, limits: limits, streaming: true)
+    }
+
+    /// (`streaming` false leaves `PathStream` out: for tests.)
+    static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String, limits: ForestLimits,
+                           streaming: Bool) throws(TreeInputError) -> Forest {
         var reader = PathListReader(bytes, separator: separator, limits: limits)
+        // A list in pre-order is built while it is read; others are built from the nodes read.
+        if streaming { reader.stream = PathStream(limits: limits, expectedBytes: bytes.count, separator: reader.separator) }
         try reader.read()
+        if var stream = reader.stream {
+            reader.stream = nil  // freed here when it gives up
+            if let forest = stream.finish(flags: reader.flags) { return forest }
+        }
         // Paths are unique by construction, so their ids are indexed all at once at the end.
         // Only a separator that overlaps itself can make two paths spell one id: then a
         // second build, checking each id as it comes, reports it.

@@ -19,6 +19,9 @@ import TreeEngine
 /// Titles and ids of ordinary lines (no escapes) are ranges of the input; the others are
 /// decoded into one arena. Nothing is allocated per line.
 ///
+/// A new forest is also built while the list is read (`stream`), for as long as the list
+/// is in pre-order; `build` is for the other lists (and fragments).
+///
 /// In a fragment (paths inserted into a store), the names may reach nodes that already
 /// exist: a prefix whose id (the parent's id, the separator, the path) names a child of the
 /// expected existing parent is reused as an *existing* node, which gets no copy.
@@ -69,6 +72,10 @@ struct PathListReader {
     var hashedCount = 0
     /// The nodes of the previous line's path, by depth.
     var path: [Int32] = []
+
+    /// Set to build a new forest while reading (see `PathStream`); nil once the list is
+    /// found not to be in pre-order.
+    var stream: PathStream?
 
     // MARK: Fragments
 
@@ -357,6 +364,7 @@ struct PathListReader {
                 if parents[node] == parent, Int(titleLength[node]) == titleCount,
                    withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
                     if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
+                    if stream != nil, !stream!.isOpen(Int32(node), depth: depth) { stream = nil }
                     return Int32(node)
                 }
                 bucket = (bucket &+ 1) & tableMask
@@ -368,6 +376,7 @@ struct PathListReader {
                 if Int(titleLength[node]) == titleCount,
                    withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
                     if title < 0 { arena.removeLast(titleCount) }
+                    if stream != nil, !stream!.isOpen(sibling, depth: depth) { stream = nil }
                     return sibling
                 }
                 sibling = previousSibling[node]
@@ -426,6 +435,11 @@ struct PathListReader {
             try resolveInStore(node, at: offset)
         } else {
             try countNew(node, at: offset)
+        }
+        if stream != nil {
+            let added = title >= 0 ? stream!.add(node, depth: depth, title: UnsafeRawBufferPointer(start: base + title, count: titleCount))
+                : Array(arena[~title ..< ~title + titleCount]).withUnsafeBytes { stream!.add(node, depth: depth, title: $0) }
+            if !added { stream = nil }
         }
         return node
     }
@@ -680,8 +694,8 @@ struct PathListReader {
             var current = 0
             var key: [UInt8] = fragment?.prefix ?? []
             let prefixCount = key.count
-            /// A new forest's derived ids: the key's length at each depth of the open path.
-            var keyEnds: [Int] = []
+            /// A new forest's derived ids.
+            var derived = PathKey(separator: separator)
             do throws(NodeSinkError) {
                 _ = try order.forEach(begin: { (node: Int32, depth: Int) throws(NodeSinkError) in
                     let n = Int(node)
@@ -689,24 +703,13 @@ struct PathListReader {
                     let parent = parents[n]
                     if parent < 0 || flags[Int(parent)] & 2 != 0 { current = group(node) }
                     try builders[current].beginNode()
-                    try builders[current].setTitle(slice(titleStart[n], Int(titleLength[n])))
+                    let title = slice(titleStart[n], Int(titleLength[n]))
+                    try builders[current].setTitle(title)
                     let id = slice(idStart[n], Int(idLength[n]))
                     if fragment == nil {
-                        // The parent's id, the separator, the canonical name (composed here:
-                        // a line may spell a name another way when the separator overlaps
-                        // itself); only the name is stored.
-                        key.removeLast(key.count - (depth == 0 ? 0 : keyEnds[depth - 1]))
-                        if depth > 0 { key.append(contentsOf: separator) }
-                        let segmentStart = key.count
-                        appendCanonical(slice(titleStart[n], Int(titleLength[n])), to: &key)
-                        if keyEnds.count > depth { keyEnds[depth] = key.count } else { keyEnds.append(key.count) }
-                        let result: NodeSinkError? = key.withUnsafeBytes { raw in
-                            do throws(NodeSinkError) {
-                                try builders[current].setDerivedID(raw, segmentCount: raw.count - segmentStart)
-                            } catch { return error }
-                            return nil
-                        }
-                        if let result { throw result }
+                        // Composed here (a line may spell a name another way when the
+                        // separator overlaps itself); only the name is stored.
+                        try derived.setDerivedID(of: &builders[current], depth: depth, name: title)
                     } else if prefixCount == 0 {
                         try builders[current].setStringID(id)
                     } else {

@@ -57,6 +57,28 @@ import TreeEngine
         #expect(cutsJoined > 250, "\(cutsJoined) cuts joined")
     }
 
+    /// A document large enough that the join copies on two threads, cut at a few places.
+    @Test func largePartsJoinAsOnePass() throws {
+        var rng = SeededRandom(seed: 31_999)
+        let records = (0 ..< 30_000).map { _ in Self.value(&rng, depth: 4) }
+        let text = Array(("{\"records\":[" + records.joined(separator: ",") + "],\"end\":1}").utf8)
+        let expected = try parseDocument(text).get()
+        #expect(expected.count > 70_000)
+        for near in [text.count / 5, text.count / 2, text.count * 4 / 5] {
+            let forest = text.withUnsafeBytes { raw in
+                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _ in Self.builder() }, threshold: 0, splitNear: near)
+            }
+            let got = try #require(forest, "cut near \(near): no join")
+            #expect(flatten(got) == flatten(expected), "cut near \(near)")
+            var missed: [String] = []
+            got.forEachNode { node, _ in
+                let id = got.id(of: node).description
+                if got.node(withID: id) != node { missed.append(id) }
+            }
+            #expect(missed.isEmpty, "cut near \(near): \(missed.count) ids not found, as \(missed.prefix(3))")
+        }
+    }
+
     /// What the two-part read refuses is left to the one-pass read, which names it.
     @Test func errorsFallBackToTheOnePassRead() throws {
         func twoParts(_ text: String, near: Int, limits: ForestLimits = ForestLimits()) -> Forest? {

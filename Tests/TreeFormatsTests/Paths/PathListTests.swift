@@ -398,6 +398,65 @@ struct PathListTests {
         }
     }
 
+    /// A list in pre-order is built while it is read (`PathStream`); any other list, and
+    /// one whose later lines reach back into a folder already left, is built from the
+    /// nodes read. Both give the same forest on export lists, lists with lines moved,
+    /// repeated or cut short, and folders declared after their children.
+    @Test func streamedAndTwoPassBuildsAgree() throws {
+        var streamed = 0, fellBack = 0
+        for seed in 0 ..< Self.seedCount {
+            var rng = SeededRandom(seed: UInt64(seed) &+ 0x57E)
+            let (forest, _) = try Forest.parse(Array(RandomTrees.json(Self.pathTree(&rng), &rng).utf8))
+            let separator = rng.pick(["/", "::", "→"])
+            var lines = exportPaths(forest, separator: separator).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            let inOrder = lines
+            let variant = rng.int(0 ... 4)
+            if !lines.isEmpty {
+                for _ in 0 ..< rng.int(1 ... 3) {
+                    let k = rng.int(0 ... lines.count - 1)
+                    switch variant {
+                    case 1: lines.insert(lines.remove(at: k), at: rng.int(0 ... lines.count - 1))  // moved
+                    case 2: lines.insert(lines[k], at: rng.int(k ... lines.count))  // repeated later
+                    case 3:  // cut to a prefix (its folder again) just after it
+                        if let cut = lines[k].range(of: separator, options: .backwards) {
+                            lines.insert(String(lines[k][..<cut.lowerBound]), at: k + 1)
+                        }
+                    case 4: lines.append(lines[k].hasSuffix(separator) ? lines[k] : lines[k] + separator)  // declared at the end
+                    default: break
+                    }
+                }
+            }
+            let text = Array(lines.joined(separator: rng.pick(["\n", "\r\n"])).utf8)
+            let two = text.withUnsafeBytes { raw in Result { () throws(TreeInputError) in try Forest.parsePaths(raw, separator: separator, limits: ForestLimits(), streaming: false) } }
+            let one = text.withUnsafeBytes { raw in Result { () throws(TreeInputError) in try Forest.parsePaths(raw, separator: separator, limits: ForestLimits(), streaming: true) } }
+            switch (one, two) {
+            case (.success(let a), .success(let b)):
+                #expect(flatten(a) == flatten(b), "seed \(seed), variant \(variant)")
+                for node in flatten(b) {
+                    #expect(a.node(withID: node.id) != nil, "seed \(seed): \(node.id)")
+                }
+            case (.failure(let a), .failure(let b)):
+                #expect(a.message == b.message, "seed \(seed)")
+            default:
+                Issue.record("seed \(seed), variant \(variant): streamed \(one), two passes \(two)")
+            }
+            // Whether the stream lasted: always for an export (in pre-order).
+            if lines == inOrder {
+                let kept = text.withUnsafeBytes { raw in
+                    var reader = PathListReader(raw, separator: separator, limits: ForestLimits())
+                    reader.stream = PathStream(limits: ForestLimits(), expectedBytes: raw.count, separator: reader.separator)
+                    return (try? reader.read()) != nil && reader.stream != nil
+                }
+                #expect(kept || separator == "::", "seed \(seed): an export in pre-order left the stream")
+                streamed += 1
+            } else {
+                fellBack += 1
+            }
+        }
+        #expect(streamed > Self.seedCount / 4 && fellBack > Self.seedCount / 4)
+    }
+
     // MARK: Fragments
 
     func fragments(_ store: TreeStore, _ text: String, under parent: NodeHandle?, separator: String = "/",
