@@ -39,14 +39,10 @@ extension Forest {
     /// (`streaming` false leaves `PathStream` out: for tests.)
     static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String, limits: ForestLimits,
                            streaming: Bool) throws(TreeInputError) -> Forest {
+        // A plain list in pre-order is built while it is read; the others (and errors) the general way.
+        if streaming, let forest = PathStream.read(bytes, separator: Array(separator.utf8), limits: limits) { return forest }
         var reader = PathListReader(bytes, separator: separator, limits: limits)
-        // A list in pre-order is built while it is read; others are built from the nodes read.
-        if streaming { reader.stream = PathStream(limits: limits, expectedBytes: bytes.count, separator: reader.separator) }
         try reader.read()
-        if var stream = reader.stream {
-            reader.stream = nil  // freed here when it gives up
-            if let forest = stream.finish(flags: reader.flags) { return forest }
-        }
         // Paths are unique by construction, so their ids are indexed all at once at the end.
         // Only a separator that overlaps itself can make two paths spell one id: then a
         // second build, checking each id as it comes, reports it.

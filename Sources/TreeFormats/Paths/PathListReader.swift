@@ -19,9 +19,6 @@ import TreeEngine
 /// Titles and ids of ordinary lines (no escapes) are ranges of the input; the others are
 /// decoded into one arena. Nothing is allocated per line.
 ///
-/// A new forest is also built while the list is read (`stream`), for as long as the list
-/// is in pre-order; `build` is for the other lists (and fragments).
-///
 /// In a fragment (paths inserted into a store), the names may reach nodes that already
 /// exist: a prefix whose id (the parent's id, the separator, the path) names a child of the
 /// expected existing parent is reused as an *existing* node, which gets no copy.
@@ -72,10 +69,6 @@ struct PathListReader {
     var hashedCount = 0
     /// The nodes of the previous line's path, by depth.
     var path: [Int32] = []
-
-    /// Set to build a new forest while reading (see `PathStream`); nil once the list is
-    /// found not to be in pre-order.
-    var stream: PathStream?
 
     // MARK: Fragments
 
@@ -364,7 +357,6 @@ struct PathListReader {
                 if parents[node] == parent, Int(titleLength[node]) == titleCount,
                    withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
                     if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
-                    if stream != nil, !stream!.isOpen(Int32(node), depth: depth) { stream = nil }
                     return Int32(node)
                 }
                 bucket = (bucket &+ 1) & tableMask
@@ -376,7 +368,6 @@ struct PathListReader {
                 if Int(titleLength[node]) == titleCount,
                    withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
                     if title < 0 { arena.removeLast(titleCount) }
-                    if stream != nil, !stream!.isOpen(sibling, depth: depth) { stream = nil }
                     return sibling
                 }
                 sibling = previousSibling[node]
@@ -435,11 +426,6 @@ struct PathListReader {
             try resolveInStore(node, at: offset)
         } else {
             try countNew(node, at: offset)
-        }
-        if stream != nil {
-            let added = title >= 0 ? stream!.add(node, depth: depth, title: UnsafeRawBufferPointer(start: base + title, count: titleCount))
-                : Array(arena[~title ..< ~title + titleCount]).withUnsafeBytes { stream!.add(node, depth: depth, title: $0) }
-            if !added { stream = nil }
         }
         return node
     }
@@ -740,5 +726,34 @@ struct PathListReader {
                 throw TreeInputError(kind: .limit, message: message, byteOffset: 0, line: 1, column: 1, path: "")
             }
         }
+    }
+}
+
+/// The canonical id of a node composed from its parent's (kept by depth along the open
+/// path): the parent's id, the separator, the node's name in canonical form.
+struct PathKey {
+    private var bytes: [UInt8] = []
+    /// The id's length at each depth of the open path.
+    private var ends: [Int] = []
+    private let separator: [UInt8]
+
+    init(separator: [UInt8]) {
+        self.separator = separator
+    }
+
+    /// Gives the open node at `depth`, named `name`, its derived id.
+    mutating func setDerivedID(of builder: inout ForestBuilder, depth: Int, name: UnsafeRawBufferPointer) throws(NodeSinkError) {
+        bytes.removeLast(bytes.count - (depth == 0 ? 0 : ends[depth - 1]))
+        if depth > 0 { bytes.append(contentsOf: separator) }
+        let segmentStart = bytes.count
+        PathListReader.appendCanonical(name, separator: separator, to: &bytes)
+        if ends.count > depth { ends[depth] = bytes.count } else { ends.append(bytes.count) }
+        let failure: NodeSinkError? = bytes.withUnsafeBytes { raw in
+            do throws(NodeSinkError) {
+                try builder.setDerivedID(raw, segmentCount: raw.count - segmentStart)
+            } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
     }
 }

@@ -1,90 +1,300 @@
+import Foundation
 import TreeEngine
 
-/// A path list's forest built while the list is read, for lists in pre-order (as
-/// `git ls-files`, `find` and our export write them): every new name is then a child of
-/// the open path, so its node goes straight into the builder, and nothing is read twice.
-/// A name that reaches back into a folder already left ends the stream (the reader then
-/// builds from its nodes as usual).
+/// A path list's forest built while the list is read, for the common list: plain lines
+/// (no escapes, no quoted form) in pre-order (as `git ls-files`, `find` and our export
+/// write them). Each line is compared with the open path (the last line that added names)
+/// as bytes; the names past their common part are new nodes, children of the open path,
+/// sent straight to the builder on a thread of its own (`PathBuildThread`) in batches. Ids
+/// are then prefixes of their lines, and nothing is kept per node but what the forest keeps.
 ///
-/// Node indices of the reader are slots of this builder: both count new nodes in order.
-struct PathStream {
-    var builder: ForestBuilder
-    /// The reader's node at each depth of the open path.
-    private var open: [Int32] = []
-    private var key: PathKey
+/// Anything else gives up (nil), and `PathListReader` reads the list the general way, which
+/// reports errors where they are: an escape, a quoted line, a CR inside a line, invalid
+/// UTF-8, an empty name, a limit reached, or a name that reaches back into a folder already
+/// left (found as a duplicate id when the ids are indexed).
+enum PathStream {
+    /// The forest of `bytes`, or nil (see above).
+    /// - Complexity: O(input size), the building on another thread.
+    static func read(_ bytes: UnsafeRawBufferPointer, separator: [UInt8], limits: ForestLimits) -> Forest? {
+        // (With a separator that overlaps itself, `::`, a name's end may split differently
+        // by what follows it: such lists are left to the general reader.)
+        guard let base = bytes.baseAddress,
+              !(1 ..< separator.count).contains(where: { k in separator[..<k].elementsEqual(separator[(separator.count - k)...]) })
+        else { return nil }
+        let end = bytes.count
+        let sepCount = separator.count, sepFirst = separator[0]
+        let maxIDBytes = min(16 &* end &+ (64 << 20), 3 << 30)
+        func byte(_ i: Int) -> UInt8 { base.load(fromByteOffset: i, as: UInt8.self) }
+        func separatorAt(_ i: Int, _ stop: Int) -> Bool {
+            guard i &+ sepCount <= stop, byte(i) == sepFirst else { return false }
+            var k = 1
+            while k < sepCount {
+                if byte(i &+ k) != separator[k] { return false }
+                k &+= 1
+            }
+            return true
+        }
 
-    init(limits: ForestLimits, expectedBytes: Int, separator: [UInt8]) {
-        builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
+        let thread = PathBuildThread(base: base, limits: limits, expectedBytes: end, separator: separator)
+        var batch = thread.emptyBatch()
+        /// The open path: the line that spelled it, the end of each name in it (relative to
+        /// the line), the slot of each node.
+        var openStart = 0, openEnds: [Int] = [], openSlots: [Int32] = []
+        var declared: [Int32] = []
+        var nodes = 0, idBytes = 0
+        var pos = end >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF ? 3 : 0
+        func giveUp() -> Forest? {
+            thread.cancel()
+            _ = thread.join()
+            return nil
+        }
+        while pos < end {
+            let lineStart = pos
+            var lineEnd = end
+            if let found = memchr(base + lineStart, 0x0A, end - lineStart) {
+                lineEnd = UnsafeRawPointer(found) - base
+                pos = lineEnd + 1
+            } else {
+                pos = end
+            }
+            var stop = lineEnd
+            if stop > lineStart, byte(stop - 1) == 0x0D, lineEnd < end { stop -= 1 }
+            let n = stop - lineStart
+            if n == 0 { continue }
+            if byte(lineStart) == UInt8(ascii: "\"") { return giveUp() }  // maybe git's quoted form
+            // The names this line shares with the open path: the same bytes up to a name's
+            // end, where this line ends or has a separator too (as the separator cannot
+            // overlap itself, the names split there alike).
+            let openCount = openEnds.isEmpty ? 0 : openEnds[openEnds.count - 1]
+            let common = commonPrefix(base + lineStart, base + openStart, min(n, openCount))
+            var depth = 0
+            while depth < openEnds.count {
+                let e = openEnds[depth]
+                guard common >= e, e == n || separatorAt(lineStart &+ e, stop) else { break }
+                depth &+= 1
+            }
+            var nameStart = depth == 0 ? 0 : openEnds[depth - 1]
+            if depth > 0 {
+                if nameStart == n { continue }  // a prefix of the open path
+                nameStart &+= sepCount  // after the separator
+                if nameStart == n {  // a trailing separator: the node declares children
+                    declared.append(openSlots[depth - 1])
+                    continue
+                }
+            }
+            // New names from here: each a new node, a child of the one before.
+            if openEnds.count > depth {
+                openEnds.removeLast(openEnds.count - depth)
+                openSlots.removeLast(openSlots.count - depth)
+            }
+            var i = nameStart
+            while true {
+                // Scan one name, eight bytes at a time while none needs a look.
+                while i < n {
+                    while i &+ 8 <= n {
+                        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: lineStart &+ i, as: UInt64.self))
+                        if PathListReader.specialBytes(word, sepFirst) != 0 { break }
+                        i &+= 8
+                    }
+                    guard i < n else { break }
+                    let c = byte(lineStart &+ i)
+                    if c == sepFirst, separatorAt(lineStart &+ i, stop) { break }
+                    if c == UInt8(ascii: "\\") || c == 0x0D { return giveUp() }
+                    if c >= 0x80 {
+                        guard let next = utf8SequenceEnd(base, at: lineStart &+ i, end: stop) else { return giveUp() }
+                        i = next &- lineStart
+                    } else {
+                        i &+= 1
+                    }
+                }
+                guard i > nameStart, depth < limits.maxDepth, nodes < limits.maxNodes else { return giveUp() }
+                idBytes &+= i &+ 3
+                guard idBytes <= maxIDBytes else { return giveUp() }
+                batch.append(depth: depth, idStart: lineStart, nameStart: lineStart &+ nameStart, end: lineStart &+ i)
+                if batch.isFull {
+                    thread.send(batch)
+                    batch = thread.emptyBatch()
+                }
+                openEnds.append(i)
+                openSlots.append(Int32(nodes))
+                nodes &+= 1
+                depth &+= 1
+                if i >= n { break }
+                nameStart = i &+ sepCount
+                if nameStart >= n {
+                    declared.append(Int32(nodes &- 1))
+                    break
+                }
+                i = nameStart
+            }
+            openStart = lineStart
+        }
+        thread.send(batch)
+        thread.close()
+        guard var builder = thread.join() else { return nil }
+        for slot in declared { builder.setHasChildren(true, slot: Int(slot)) }
+        guard builder.indexDeferredIDs() else { return nil }
+        return builder.finish()
+    }
+
+    /// How many bytes `a` and `b` share from their start, up to `count`.
+    private static func commonPrefix(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Int {
+        var i = 0
+        while i &+ 8 <= count {
+            let x = a.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if x != 0 { return i &+ UInt64(littleEndian: x).trailingZeroBitCount / 8 }
+            i &+= 8
+        }
+        while i < count, a.load(fromByteOffset: i, as: UInt8.self) == b.load(fromByteOffset: i, as: UInt8.self) { i &+= 1 }
+        return i
+    }
+}
+
+/// New names for the builder: each a node's depth, and its id and name as input ranges.
+final class PathBatch {
+    static let capacity = 8192
+    struct Name {
+        var idStart: Int
+        var nameStart: Int
+        var end: Int
+        var depth: Int
+    }
+    private(set) var names: [Name] = []
+
+    init() { names.reserveCapacity(Self.capacity) }
+
+    var isFull: Bool { names.count >= Self.capacity }
+
+    func append(depth: Int, idStart: Int, nameStart: Int, end: Int) {
+        names.append(Name(idStart: idStart, nameStart: nameStart, end: end, depth: depth))
+    }
+
+    func removeAll() { names.removeAll(keepingCapacity: true) }
+}
+
+/// The thread that builds a streamed path list's forest from batches of new names. The
+/// batches and the builder pass between the threads under `condition`; the
+/// builder is the thread's alone until `join` hands it back.
+final class PathBuildThread: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// Batches sent and not yet built, oldest first; at most `queueLimit` wait.
+    private var queue: [PathBatch] = []
+    private static let queueLimit = 4
+    /// Built batches, to fill again.
+    private var spare: [PathBatch] = []
+    private var closed = false, cancelled = false, ended = false
+    private var failed = false
+    private var builder: ForestBuilder?
+
+    /// The input the batches' ranges are in (alive until `join`).
+    private let base: UnsafeRawPointer
+
+    /// Starts the thread.
+    init(base: UnsafeRawPointer, limits: ForestLimits, expectedBytes: Int, separator: [UInt8]) {
+        self.base = base
+        var builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
         builder.deriveIDs(separator: separator, rootPrefix: [])
         builder.defersIDChecks = true  // paths are unique unless a name reaches back
         // Room for the names (the ids store each name too): untouched room costs nothing.
         builder.reserveTitles(bytes: expectedBytes)
         builder.reserveIDs(0, bytes: expectedBytes)
-        key = PathKey(separator: separator)
+        self.builder = builder
+        let thread = Thread { [self] in run() }
+        thread.name = "path-list build"
+        thread.start()
     }
 
-    /// Whether `node`, an existing node found at `depth`, is the open one there (else the
-    /// list reaches back into a folder already left: not in pre-order).
-    func isOpen(_ node: Int32, depth: Int) -> Bool {
-        depth < open.count && open[depth] == node
+    /// A batch to fill: a built one, or a new one.
+    func emptyBatch() -> PathBatch {
+        condition.lock()
+        defer { condition.unlock() }
+        return spare.popLast() ?? PathBatch()
     }
 
-    /// Builds the new node `node` named `title` at `depth` (its parent the open node at
-    /// `depth - 1`). Returns false when the builder refuses it.
-    mutating func add(_ node: Int32, depth: Int, title: UnsafeRawBufferPointer) -> Bool {
-        do throws(NodeSinkError) {
-            while open.count > depth {
-                try builder.endNode()
-                open.removeLast()
+    /// Queues `batch` for the builder, waiting while the queue is full.
+    func send(_ batch: PathBatch) {
+        condition.lock()
+        while queue.count >= Self.queueLimit && !ended { condition.wait() }
+        queue.append(batch)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// No more batches: the builder ends every open node after the last.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The builder stops as soon as it can; what is queued is dropped.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for the thread to end; the builder, or nil when cancelled or it failed.
+    func join() -> ForestBuilder? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended { condition.wait() }
+        guard !failed && !cancelled, let builder else { return nil }
+        self.builder = nil
+        return builder
+    }
+
+    private func run() {
+        condition.lock()
+        var builder = self.builder!
+        self.builder = nil  // this thread's alone until it ends
+        condition.unlock()
+        var openCount = 0
+        var failed = false
+        while true {
+            condition.lock()
+            while queue.isEmpty && !closed && !cancelled { condition.wait() }
+            if cancelled || queue.isEmpty {
+                condition.unlock()
+                break
             }
-            try builder.beginNode()
-            open.append(node)
-            try builder.setTitle(title)
-            try key.setDerivedID(of: &builder, depth: depth, name: title)
-            return true
-        } catch {
-            return false
+            let batch = queue.removeFirst()
+            condition.broadcast()  // room in the queue
+            condition.unlock()
+            if !failed {
+                do throws(NodeSinkError) {
+                    for name in batch.names {
+                        while openCount > name.depth {
+                            try builder.endNode()
+                            openCount -= 1
+                        }
+                        try builder.beginNode()
+                        openCount += 1
+                        try builder.setTitle(UnsafeRawBufferPointer(start: base + name.nameStart, count: name.end - name.nameStart))
+                        try builder.setDerivedID(UnsafeRawBufferPointer(start: base + name.idStart, count: name.end - name.idStart),
+                                                 segmentCount: name.end - name.nameStart)
+                    }
+                } catch {
+                    failed = true
+                }
+            }
+            batch.removeAll()
+            condition.lock()
+            spare.append(batch)
+            if failed { self.failed = true }
+            condition.unlock()
         }
-    }
-
-    /// The forest, every node ended and `flags` (the reader's, bit 0: declares children)
-    /// applied; nil when two paths spell one id (a separator that overlaps itself).
-    mutating func finish(flags: [UInt8]) -> Forest? {
-        while !open.isEmpty {
+        while openCount > 0 {
             try? builder.endNode()
-            open.removeLast()
+            openCount -= 1
         }
-        for n in flags.indices where flags[n] & 1 != 0 { builder.setHasChildren(true, slot: n) }
-        guard builder.indexDeferredIDs() else { return nil }
-        return builder.finish()
-    }
-}
-
-/// The canonical id of a node composed from its parent's (kept by depth along the open
-/// path): the parent's id, the separator, the node's name in canonical form.
-struct PathKey {
-    private var bytes: [UInt8] = []
-    /// The id's length at each depth of the open path.
-    private var ends: [Int] = []
-    private let separator: [UInt8]
-
-    init(separator: [UInt8]) {
-        self.separator = separator
-    }
-
-    /// Gives the open node at `depth`, named `name`, its derived id.
-    mutating func setDerivedID(of builder: inout ForestBuilder, depth: Int, name: UnsafeRawBufferPointer) throws(NodeSinkError) {
-        bytes.removeLast(bytes.count - (depth == 0 ? 0 : ends[depth - 1]))
-        if depth > 0 { bytes.append(contentsOf: separator) }
-        let segmentStart = bytes.count
-        PathListReader.appendCanonical(name, separator: separator, to: &bytes)
-        if ends.count > depth { ends[depth] = bytes.count } else { ends.append(bytes.count) }
-        let failure: NodeSinkError? = bytes.withUnsafeBytes { raw in
-            do throws(NodeSinkError) {
-                try builder.setDerivedID(raw, segmentCount: raw.count - segmentStart)
-            } catch { return error }
-            return nil
-        }
-        if let failure { throw failure }
+        condition.lock()
+        self.builder = builder
+        if failed { self.failed = true }
+        ended = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
