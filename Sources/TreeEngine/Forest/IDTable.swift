@@ -162,28 +162,64 @@ struct IDTable: Sendable {
         let mask = table.count - 1
         // Fingerprints (never 0) of the hashes of the occupied buckets; 0 for the others.
         var prints = [UInt16](repeating: 0, count: table.count)
-        for (i, s) in table.enumerated() where s >= 0 {
-            prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
+        if count > 0 {
+            for (i, s) in table.enumerated() where s >= 0 {
+                prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
+            }
         }
         // Partitions of at least 4,096 buckets (16 KB of slots, 8 KB of fingerprints), at
         // most 1,024 of them (as many write streams as the radix pass can keep apart).
         let bucketBits = table.count.trailingZeroBitCount
         let partitionBits = max(0, min(10, bucketBits - 12))
         let shift = bucketBits - partitionBits
-        var starts = [Int](repeating: 0, count: (1 << partitionBits) + 1)
-        for h in hashes { starts[(Int(truncatingIfNeeded: h) & mask) >> shift &+ 1] &+= 1 }
-        for p in 0 ..< 1 << partitionBits { starts[p + 1] += starts[p] }
-        let partitionStarts = starts
+        // Grouped by partition (a counting sort), on two threads for many ids: each counts
+        // and then places its half of the ids, after the other's in each partition.
+        let partitions = 1 << partitionBits
+        let workers = slots.count >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1
+        var counts = [Int](repeating: 0, count: workers * partitions)
+        /// The ids of worker `w`.
+        func share(_ w: Int) -> Range<Int> { slots.count * w / workers ..< slots.count * (w + 1) / workers }
+        counts.withUnsafeMutableBufferPointer { counts in
+            hashes.withUnsafeBufferPointer { hashes in
+                ParallelWork.run(workers) { w in
+                    for k in share(w) { counts[w * partitions + (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift] &+= 1 }
+                }
+            }
+        }
+        // Where each worker's ids of each partition start: partition by partition, worker by worker.
+        var partitionStarts = [Int](repeating: 0, count: partitions + 1)
+        var next = 0
+        for p in 0 ..< partitions {
+            partitionStarts[p] = next
+            for w in 0 ..< workers {
+                let c = counts[w * partitions + p]
+                counts[w * partitions + p] = next
+                next += c
+            }
+        }
+        partitionStarts[partitions] = next
         // Stable within a partition: of two equal ids (same hash, same partition), the
         // later one is found to be the duplicate.
         var groupedHashes = [UInt64](repeating: 0, count: slots.count)
         var groupedSlots = [Slot](repeating: 0, count: slots.count)
-        for k in slots.indices {
-            let p = (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift
-            let at = starts[p]
-            starts[p] = at &+ 1
-            groupedHashes[at] = hashes[k]
-            groupedSlots[at] = slots[k]
+        counts.withUnsafeMutableBufferPointer { starts in
+            groupedHashes.withUnsafeMutableBufferPointer { groupedHashes in
+                groupedSlots.withUnsafeMutableBufferPointer { groupedSlots in
+                    hashes.withUnsafeBufferPointer { hashes in
+                        slots.withUnsafeBufferPointer { slots in
+                            ParallelWork.run(workers) { w in
+                                for k in share(w) {
+                                    let p = w * partitions + (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift
+                                    let at = starts[p]
+                                    starts[p] = at &+ 1
+                                    groupedHashes[at] = hashes[k]
+                                    groupedSlots[at] = slots[k]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
         // The partitions of each half of the table are filled on a thread of their own (with
         // many ids and two processors); a probe that would run past its half's last bucket
@@ -198,10 +234,10 @@ struct IDTable: Sendable {
             prints.withUnsafeMutableBufferPointer { prints in
                 results.withUnsafeMutableBufferPointer { results in
                     ParallelWork.run(halves) { half in
-                        let partitions = (1 << partitionBits) / halves
-                        let end = halves == 1 ? -1 : ((half + 1) * partitions << shift) & mask
+                        let perHalf = partitions / halves
+                        let end = halves == 1 ? -1 : ((half + 1) * perHalf << shift) & mask
                         var result: (duplicate: Slot?, inserted: Int, leftOver: [Int]) = (nil, 0, [])
-                        items: for k in partitionStarts[half * partitions] ..< partitionStarts[(half + 1) * partitions] {
+                        items: for k in partitionStarts[half * perHalf] ..< partitionStarts[(half + 1) * perHalf] {
                             switch keys.place(groupedSlots[k], hash: groupedHashes[k], table, prints, stoppingAt: end) {
                             case .inserted: result.inserted += 1
                             case .duplicate:
