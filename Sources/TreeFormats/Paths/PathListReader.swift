@@ -136,21 +136,9 @@ struct PathListReader {
     /// Reads every line.
     /// - Complexity: O(input size + new ids' bytes) expected.
     mutating func read() throws(TreeInputError) {
-        var pos = 0
-        if end >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF { pos = 3 }
         var scratch: [UInt8] = []
-        while pos < end {
-            let lineStart = pos
-            var lineEnd = lineStart
-            if let found = memchr(base + lineStart, 0x0A, end - lineStart) {
-                lineEnd = UnsafeRawPointer(found) - base
-                pos = lineEnd + 1
-            } else {
-                lineEnd = end
-                pos = end
-            }
-            var contentEnd = lineEnd
-            if contentEnd > lineStart, byte(contentEnd - 1) == 0x0D, lineEnd < end { contentEnd -= 1 }
+        var lines = PathLines(base: base, end: end)
+        while let (lineStart, contentEnd) = lines.next() {
             if contentEnd == lineStart { continue }
             if contentEnd - lineStart >= 2, byte(lineStart) == UInt8(ascii: "\""), byte(contentEnd - 1) == UInt8(ascii: "\"") {
                 try readQuotedLine(lineStart, contentEnd, scratch: &scratch)
@@ -726,6 +714,38 @@ struct PathListReader {
                 throw TreeInputError(kind: .limit, message: message, byteOffset: 0, line: 1, column: 1, path: "")
             }
         }
+    }
+}
+
+/// The lines of a path list: a UTF-8 BOM at the start skipped, each line ended by LF (or
+/// the end), a CR before an LF not part of it.
+struct PathLines {
+    private let base: UnsafeRawPointer
+    private let end: Int
+    private var position: Int
+
+    init(base: UnsafeRawPointer, end: Int) {
+        self.base = base
+        self.end = end
+        position = end >= 3 && base.load(as: UInt8.self) == 0xEF && base.load(fromByteOffset: 1, as: UInt8.self) == 0xBB
+            && base.load(fromByteOffset: 2, as: UInt8.self) == 0xBF ? 3 : 0
+    }
+
+    /// The next line's start and end (before its CR LF or LF), nil after the last.
+    @inline(__always)
+    mutating func next() -> (start: Int, stop: Int)? {
+        guard position < end else { return nil }
+        let start = position
+        var lineEnd = end
+        if let found = memchr(base + start, 0x0A, end - start) {
+            lineEnd = UnsafeRawPointer(found) - base
+            position = lineEnd + 1
+        } else {
+            position = end
+        }
+        var stop = lineEnd
+        if stop > start, base.load(fromByteOffset: stop - 1, as: UInt8.self) == 0x0D, lineEnd < end { stop -= 1 }
+        return (start, stop)
     }
 }
 

@@ -42,23 +42,13 @@ enum PathStream {
         var openStart = 0, openEnds: [Int] = [], openSlots: [Int32] = []
         var declared: [Int32] = []
         var nodes = 0, idBytes = 0
-        var pos = end >= 3 && byte(0) == 0xEF && byte(1) == 0xBB && byte(2) == 0xBF ? 3 : 0
         func giveUp() -> Forest? {
             thread.cancel()
             _ = thread.join()
             return nil
         }
-        while pos < end {
-            let lineStart = pos
-            var lineEnd = end
-            if let found = memchr(base + lineStart, 0x0A, end - lineStart) {
-                lineEnd = UnsafeRawPointer(found) - base
-                pos = lineEnd + 1
-            } else {
-                pos = end
-            }
-            var stop = lineEnd
-            if stop > lineStart, byte(stop - 1) == 0x0D, lineEnd < end { stop -= 1 }
+        var lines = PathLines(base: base, end: end)
+        while let (lineStart, stop) = lines.next() {
             let n = stop - lineStart
             if n == 0 { continue }
             if byte(lineStart) == UInt8(ascii: "\"") { return giveUp() }  // maybe git's quoted form
