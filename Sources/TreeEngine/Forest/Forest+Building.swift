@@ -179,13 +179,9 @@ public struct ForestBuilder: NodeSink {
         let slot = open.last!
         if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
         if defersIDChecks {
-            if deferredIDs.isEmpty {
-                deferredIDs.reserveCapacity(reservedNodes)
-                deferredHashes.reserveCapacity(reservedNodes)
-            }
+            if deferredIDs.isEmpty { deferredIDs.reserveCapacity(reservedNodes) }
             forest.ids.store(slot: slot, key: key, form: form)
-            deferredIDs.append(slot)
-            deferredHashes.append(hash ?? IDTable.hash(key))
+            deferredIDs.append(slot: slot, hash: hash ?? IDTable.hash(key))
         } else if !forest.ids.insertIfAbsent(slot: slot, key: key, form: form) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
@@ -201,19 +197,21 @@ public struct ForestBuilder: NodeSink {
     /// does both). Ids taken outside (by the forest a fragment goes into) are still
     /// refused as they come.
     public var defersIDChecks = false
-    /// The slots whose ids wait for `indexDeferredIDs()`, in order.
-    private var deferredIDs: [Slot] = []
-    /// The hashes of their ids, taken while the ids were at hand.
-    private var deferredHashes: [UInt64] = []
+    /// The ids that wait for `indexDeferredIDs()` (their slots, and their hashes taken
+    /// while the ids were at hand), in order: those of parts joined (`appendPart`) and
+    /// before them this builder's own, then those that came to this builder since.
+    private var joinedDeferredIDs: [DeferredIDs] = []
+    private var deferredIDs = DeferredIDs()
 
     /// Checks and indexes the ids recorded while `defersIDChecks` was set.
     /// - Returns: false when some id is a duplicate (of an earlier node's): the builder is
     ///   then of no further use.
     /// - Complexity: O(ids + their bytes) expected
     public mutating func indexDeferredIDs() -> Bool {
-        defer { deferredIDs = []; deferredHashes = [] }
-        if deferredIDs.isEmpty { return true }
-        return forest.ids.indexDeferred(deferredIDs, hashes: deferredHashes) == nil
+        let runs = (joinedDeferredIDs + [deferredIDs]).filter { !$0.isEmpty }
+        joinedDeferredIDs = []
+        deferredIDs = DeferredIDs()
+        return runs.isEmpty || forest.ids.indexDeferred(runs) == nil
     }
 
     /// Builds a forest with `fill` (which gets one builder, `builders[0]`, from `make`),
@@ -281,82 +279,85 @@ public struct ForestBuilder: NodeSink {
               forest.dataPool.bytes.count + part.forest.dataPool.bytes.count < limit,
               forest.ids.pool.bytes.count + part.forest.ids.pool.bytes.count < limit else { return false }
 
-        // Copied in two halves at once (columns that large are mostly page faults and
-        // memory traffic): the pools and their references on one thread, the nodes on the
-        // other. Each works on columns taken out of the forest (so no copy on write).
+        // Copied as four jobs, taken in turn by two threads (columns that large are mostly
+        // page faults and memory traffic), the largest first: the node columns with their
+        // fix pass, the ids, the titles, the data. Each works on columns taken out of the
+        // forest (so no copy on write). The ids waiting to be indexed are not copied: the
+        // part's follow this builder's, moved by `base`.
         let titleBase = UInt32(forest.titles.bytes.count)
         var titles = forest.titles.bytes, data = forest.dataPool.bytes, idPool = forest.ids.pool.bytes
         var dataRef = forest.dataRef, idRefs = forest.ids.refs
         var endAt = forest.endAt, titleRef = forest.titleRef, flags = forest.flags, depth = forest.depth
-        var parents = forest.parentSlot, deferredIDs = self.deferredIDs, deferredHashes = self.deferredHashes
+        var parents = forest.parentSlot
         forest.titles.bytes = []; forest.dataPool.bytes = []; forest.ids.pool.bytes = []
         forest.dataRef = []; forest.ids.refs = []
         forest.endAt = []; forest.titleRef = []; forest.flags = []; forest.depth = []
-        forest.parentSlot = []; self.deferredIDs = []; self.deferredHashes = []
+        forest.parentSlot = []
         var open = self.open
-        let work = base + n >= 1 << 16 && ParallelWork.activeProcessors > 1 ? 2 : 1
-        ParallelWork.run(2, workers: work) { job in
-            if job == 0 {
-                // The pools, appended whole; references move by the bytes before them.
-                titles.append(contentsOf: part.forest.titles.bytes)
-                if !dataRef.isEmpty || !part.forest.dataRef.isEmpty {
-                    let dataBase = data.count
-                    data.append(contentsOf: part.forest.dataPool.bytes)
-                    Self.appendReferences(&dataRef, part.forest.dataRef, base: base, count: n, moving: dataBase)
-                }
-                if !idRefs.isEmpty || !part.forest.ids.refs.isEmpty {
-                    let idBase = idPool.count
-                    idPool.append(contentsOf: part.forest.ids.pool.bytes)
-                    Self.appendReferences(&idRefs, part.forest.ids.refs, base: base, count: n, moving: idBase)
-                    // A derived entry names its parent's slot: the part's moved, or for a
-                    // top-level node the open node at its place.
-                    if part.forest.ids.scheme != nil {
-                        Self.moveDerivedParents(idPool: &idPool, refs: idRefs, of: part, base: base, under: under, open: self.open)
-                    }
-                }
-                return
-            }
-            deferredIDs.append(contentsOf: part.deferredIDs)
-            deferredHashes.append(contentsOf: part.deferredHashes)
-            // The nodes, copied whole, then moved: ends, parents and slots by `base`, titles
-            // by `titleBase`, a top-level node's parent the open node at its place (the open
-            // nodes past it end there), levels below it.
-            endAt.append(contentsOf: part.forest.endAt[..<n])
-            titleRef.append(contentsOf: part.forest.titleRef[..<n])
-            flags.append(contentsOf: part.forest.flags[..<n])
-            depth.append(contentsOf: part.forest.depth[..<n])
-            parents.append(contentsOf: part.forest.parentSlot[..<n])
-            let ids = deferredIDs.count - part.deferredIDs.count
-            deferredIDs.withUnsafeMutableBufferPointer { slots in
-                for k in ids ..< slots.count { slots[k] &+= Slot(base) }
-            }
-            var k = -1, shift = 0
-            parents.withUnsafeMutableBufferPointer { parents in
-                depth.withUnsafeMutableBufferPointer { depth in
-                    endAt.withUnsafeMutableBufferPointer { endAt in
-                        titleRef.withUnsafeMutableBufferPointer { titleRef in
-                            for j in base ..< base + n {
-                                endAt[j] &+= Int32(base)
-                                titleRef[j] &+= titleBase
-                                if parents[j] < 0 {
-                                    k += 1
-                                    while open.count > under[k] + 1 { endAt[Int(open.removeLast())] = Int32(j) }
-                                    parents[j] = under[k] >= 0 ? open[under[k]] : -1
-                                    shift = under[k] + 1
-                                } else {
-                                    parents[j] &+= Slot(base)
+        let workers = base + n >= 1 << 16 && ParallelWork.activeProcessors > 1 ? 2 : 1
+        ParallelWork.run(4, workers: workers) { job in
+            switch job {
+            case 0:
+                // The nodes, copied whole, then moved: ends, parents and slots by `base`,
+                // titles by `titleBase`, a top-level node's parent the open node at its place
+                // (the open nodes past it end there), levels below it.
+                endAt.append(contentsOf: part.forest.endAt[..<n])
+                titleRef.append(contentsOf: part.forest.titleRef[..<n])
+                flags.append(contentsOf: part.forest.flags[..<n])
+                depth.append(contentsOf: part.forest.depth[..<n])
+                parents.append(contentsOf: part.forest.parentSlot[..<n])
+                var k = -1, shift = 0
+                parents.withUnsafeMutableBufferPointer { parents in
+                    depth.withUnsafeMutableBufferPointer { depth in
+                        endAt.withUnsafeMutableBufferPointer { endAt in
+                            titleRef.withUnsafeMutableBufferPointer { titleRef in
+                                for j in base ..< base + n {
+                                    endAt[j] &+= Int32(base)
+                                    titleRef[j] &+= titleBase
+                                    if parents[j] < 0 {
+                                        k += 1
+                                        while open.count > under[k] + 1 { endAt[Int(open.removeLast())] = Int32(j) }
+                                        parents[j] = under[k] >= 0 ? open[under[k]] : -1
+                                        shift = under[k] + 1
+                                    } else {
+                                        parents[j] &+= Slot(base)
+                                    }
+                                    depth[j] &+= Int32(shift)
                                 }
-                                depth[j] &+= Int32(shift)
                             }
                         }
                     }
                 }
+            case 1:
+                // The ids: the pool appended whole, references moved by the bytes before
+                // them; a derived entry names its parent's slot: the part's moved, or for a
+                // top-level node the open node at its place.
+                guard !idRefs.isEmpty || !part.forest.ids.refs.isEmpty else { return }
+                let idBase = idPool.count
+                idPool.append(contentsOf: part.forest.ids.pool.bytes)
+                Self.appendReferences(&idRefs, part.forest.ids.refs, base: base, count: n, moving: idBase)
+                if part.forest.ids.scheme != nil {
+                    Self.moveDerivedParents(idPool: &idPool, refs: idRefs, of: part, base: base, under: under, open: self.open)
+                }
+            case 2:
+                titles.append(contentsOf: part.forest.titles.bytes)
+            default:
+                guard !dataRef.isEmpty || !part.forest.dataRef.isEmpty else { return }
+                let dataBase = data.count
+                data.append(contentsOf: part.forest.dataPool.bytes)
+                Self.appendReferences(&dataRef, part.forest.dataRef, base: base, count: n, moving: dataBase)
             }
         }
         forest.titles.bytes = titles; forest.dataPool.bytes = data; forest.ids.pool.bytes = idPool
         forest.dataRef = dataRef; forest.ids.refs = idRefs
         forest.endAt = endAt; forest.titleRef = titleRef; forest.flags = flags; forest.depth = depth
-        forest.parentSlot = parents; self.deferredIDs = deferredIDs; self.deferredHashes = deferredHashes
+        forest.parentSlot = parents
+        joinedDeferredIDs.append(deferredIDs)
+        for var run in part.joinedDeferredIDs + [part.deferredIDs] {
+            run.moveSlots(by: Slot(base))
+            joinedDeferredIDs.append(run)
+        }
+        deferredIDs = DeferredIDs()
         self.open = open
         nodeCount = Int32(base + n)
         return true
@@ -463,7 +464,7 @@ public struct ForestBuilder: NodeSink {
     /// columns sized. Call it once, after the last `endNode()`.
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
-        precondition(deferredIDs.isEmpty, "indexDeferredIDs() must come before finish()")
+        precondition(deferredIDs.isEmpty && joinedDeferredIDs.isEmpty, "indexDeferredIDs() must come before finish()")
         let n = Int(nodeCount)
         forest.count = n
         forest.slotAt = ContiguousArray(0 ..< nodeCount)

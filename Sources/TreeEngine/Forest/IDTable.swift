@@ -155,7 +155,14 @@ struct IDTable: Sendable {
     /// - Complexity: O(slots) expected, plus the keys compared on equal fingerprints
     /// (`halves`, 1 or 2, overrides the choice of threads: for tests.)
     mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64], halves: Int? = nil) -> Slot? {
-        reserve(count + slots.count)
+        precondition(slots.count == hashes.count, "indexDeferred: a hash for each slot")
+        return indexDeferred([DeferredIDs(hashes: hashes, slots: slots)], halves: halves)
+    }
+
+    /// Indexes the ids of `runs`, in order, as `indexDeferred(_:hashes:)` does.
+    mutating func indexDeferred(_ runs: [DeferredIDs], halves: Int? = nil) -> Slot? {
+        let total = runs.reduce(0) { $0 + $1.count }
+        reserve(count + total)
         var table = buckets
         buckets = []  // `table` is the only reference while it is filled
         defer { buckets = table }
@@ -175,14 +182,14 @@ struct IDTable: Sendable {
         // Grouped by partition (a counting sort), on two threads for many ids: each counts
         // and then places its half of the ids, after the other's in each partition.
         let partitions = 1 << partitionBits
-        let workers = slots.count >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1
+        let workers = total >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1
         var counts = [Int](repeating: 0, count: workers * partitions)
         /// The ids of worker `w`.
-        func share(_ w: Int) -> Range<Int> { slots.count * w / workers ..< slots.count * (w + 1) / workers }
+        func share(_ w: Int) -> Range<Int> { total * w / workers ..< total * (w + 1) / workers }
         counts.withUnsafeMutableBufferPointer { counts in
-            hashes.withUnsafeBufferPointer { hashes in
-                ParallelWork.run(workers) { w in
-                    for k in share(w) { counts[w * partitions + (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift] &+= 1 }
+            ParallelWork.run(workers) { w in
+                DeferredIDs.forEach(in: runs, share(w)) { hash, _ in
+                    counts[w * partitions + (Int(truncatingIfNeeded: hash) & mask) >> shift] &+= 1
                 }
             }
         }
@@ -200,22 +207,18 @@ struct IDTable: Sendable {
         partitionStarts[partitions] = next
         // Stable within a partition: of two equal ids (same hash, same partition), the
         // later one is found to be the duplicate.
-        var groupedHashes = [UInt64](repeating: 0, count: slots.count)
-        var groupedSlots = [Slot](repeating: 0, count: slots.count)
+        var groupedHashes = [UInt64](repeating: 0, count: total)
+        var groupedSlots = [Slot](repeating: 0, count: total)
         counts.withUnsafeMutableBufferPointer { starts in
             groupedHashes.withUnsafeMutableBufferPointer { groupedHashes in
                 groupedSlots.withUnsafeMutableBufferPointer { groupedSlots in
-                    hashes.withUnsafeBufferPointer { hashes in
-                        slots.withUnsafeBufferPointer { slots in
-                            ParallelWork.run(workers) { w in
-                                for k in share(w) {
-                                    let p = w * partitions + (Int(truncatingIfNeeded: hashes[k]) & mask) >> shift
-                                    let at = starts[p]
-                                    starts[p] = at &+ 1
-                                    groupedHashes[at] = hashes[k]
-                                    groupedSlots[at] = slots[k]
-                                }
-                            }
+                    ParallelWork.run(workers) { w in
+                        DeferredIDs.forEach(in: runs, share(w)) { hash, slot in
+                            let p = w * partitions + (Int(truncatingIfNeeded: hash) & mask) >> shift
+                            let at = starts[p]
+                            starts[p] = at &+ 1
+                            groupedHashes[at] = hash
+                            groupedSlots[at] = slot
                         }
                     }
                 }
@@ -227,7 +230,7 @@ struct IDTable: Sendable {
         // so each half finds its own duplicates, and the later of two is also left over
         // when the earlier was.
         let halves = partitionBits < 1 ? 1
-            : halves ?? (slots.count >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1)
+            : halves ?? (total >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1)
         var results = [(duplicate: Slot?, inserted: Int, leftOver: [Int])](repeating: (nil, 0, []), count: halves)
         let keys = self  // only read while the table fills
         table.withUnsafeMutableBufferPointer { table in
@@ -528,4 +531,73 @@ func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Boo
         i += 1
     }
     return true
+}
+
+/// Ids recorded to be indexed all at once (`IDTable.indexDeferred`), in order: their
+/// hashes, and their slots, which are kept only once they stop following one another (as
+/// they do in a new forest whose nodes all have ids).
+struct DeferredIDs {
+    private(set) var hashes: [UInt64] = []
+    /// The slots; empty while they are `firstSlot`, `firstSlot + 1`, …
+    private(set) var slots: [Slot] = []
+    private(set) var firstSlot: Slot = 0
+
+    init() {}
+
+    init(hashes: [UInt64], slots: [Slot]) {
+        self.hashes = hashes
+        self.slots = slots
+    }
+
+    var count: Int { hashes.count }
+    var isEmpty: Bool { hashes.isEmpty }
+
+    mutating func reserveCapacity(_ n: Int) {
+        hashes.reserveCapacity(n)
+    }
+
+    /// Records the id of `slot`, hashed to `hash`.
+    /// - Complexity: amortized O(1) (O(count) once, when the slots stop following one another)
+    @inline(__always)
+    mutating func append(slot: Slot, hash: UInt64) {
+        if !slots.isEmpty {
+            slots.append(slot)
+        } else if hashes.isEmpty {
+            firstSlot = slot
+        } else if slot != firstSlot &+ Slot(hashes.count) {
+            slots.reserveCapacity(hashes.capacity)
+            slots.append(contentsOf: firstSlot ..< firstSlot &+ Slot(hashes.count))
+            slots.append(slot)
+        }
+        hashes.append(hash)
+    }
+
+    /// Moves every slot by `shift` (the ids' nodes moved so).
+    /// - Complexity: O(1) while the slots follow one another, else O(count)
+    mutating func moveSlots(by shift: Slot) {
+        firstSlot &+= shift
+        slots.withUnsafeMutableBufferPointer { slots in
+            for k in slots.indices { slots[k] &+= shift }
+        }
+    }
+
+    /// Calls `body(hash, slot)` for the ids at `range` of the runs one after another.
+    @inline(__always)
+    static func forEach(in runs: [DeferredIDs], _ range: Range<Int>, _ body: (UInt64, Slot) -> Void) {
+        var offset = 0
+        for run in runs {
+            let lower = max(range.lowerBound - offset, 0), upper = min(range.upperBound - offset, run.count)
+            offset += run.count
+            guard lower < upper else { continue }
+            run.hashes.withUnsafeBufferPointer { hashes in
+                if run.slots.isEmpty {
+                    for k in lower ..< upper { body(hashes[k], run.firstSlot &+ Slot(truncatingIfNeeded: k)) }
+                } else {
+                    run.slots.withUnsafeBufferPointer { slots in
+                        for k in lower ..< upper { body(hashes[k], slots[k]) }
+                    }
+                }
+            }
+        }
+    }
 }

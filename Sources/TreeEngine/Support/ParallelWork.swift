@@ -32,13 +32,22 @@ public enum ParallelWork {
     }
 
     /// Runs `body(0 ..< items)` on `min(workers, items)` threads (one: in order, on this
-    /// thread), thread k taking items k, k + workers, …, and returns when all are done: for
-    /// more items than threads, so that uneven items even out.
+    /// thread), each taking the next item not yet taken, and returns when all are done: for
+    /// more items than threads, so that uneven items even out (give the largest first).
     static func run(_ items: Int, workers: Int, _ body: (Int) -> Void) {
         if items <= 0 { return }
         let parts = max(1, min(workers, items))
-        run(parts) { part in
-            for i in stride(from: part, to: items, by: parts) { body(i) }
+        if parts == 1 {
+            for i in 0 ..< items { body(i) }
+            return
+        }
+        let next = Atomic<Int>(0)
+        run(parts) { _ in
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                if i >= items { return }
+                body(i)
+            }
         }
     }
 }
