@@ -337,11 +337,10 @@ extension Forest {
     ///   per input byte plus 64 MiB, which only documents nesting thousands deep reach.
     /// - Complexity: O(document size + ids' bytes), iterative at any depth
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        let estimate = DocumentReader.estimatedNodes(bytes)
         // The ids (pointers) are checked all at once at the end; when two are the same (a
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
-        let make = { (isPart: Bool) in
+        let make = { (isPart: Bool, estimate: Int) in
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: estimate)
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the
@@ -354,7 +353,8 @@ extension Forest {
             return builder
         }
         if let forest = parseDocumentInTwoParts(bytes, limits: limits, make: make) { return forest }
-        return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false) }) { (builders) throws(TreeInputError) in
+        let estimate = DocumentReader.estimatedNodes(bytes)
+        return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false, estimate) }) { (builders) throws(TreeInputError) in
             try DocumentReader.read(bytes, limits: limits, into: &builders[0])
         }
     }

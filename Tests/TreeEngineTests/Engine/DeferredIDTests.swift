@@ -6,12 +6,17 @@ import Testing
 /// `IDTable.indexDeferred`), against a `Set`: on random ids, few enough distinct ones that
 /// duplicates come up, in forests large enough for the table to be filled in many partitions.
 @Suite struct DeferredIDTests {
-    /// A flat forest of `ids` (integers when they parse as one), built with deferred checks.
-    static func build(_ ids: [String]) throws -> (ForestBuilder, Bool) {
+    /// A flat forest of `ids` (integers when they parse as one; nil: a node without an id),
+    /// built with deferred checks.
+    static func build(_ ids: [String?]) throws -> (ForestBuilder, Bool) {
         var builder = ForestBuilder()
         builder.defersIDChecks = true
         for id in ids {
             try builder.beginNode()
+            guard let id else {
+                try builder.endNode()
+                continue
+            }
             if let n = Int64(id), String(n) == id {
                 try builder.setIntegerID(n)
             } else {
@@ -27,28 +32,63 @@ import Testing
     @Test(arguments: [(1, 10), (2, 300), (3, 5_000), (4, 40_000), (5, 150_000)])
     func deferredIndexingAgreesWithASet(seed: UInt64, count: Int) throws {
         var rng = SeededRandom(seed: seed)
-        for round in 0 ..< 4 {
-            // Round 0 and 2: all distinct; 1 and 3: drawn from about `count` values (duplicates).
+        for round in 0 ..< 6 {
+            // Even rounds: all distinct; odd: drawn from about `count` values (duplicates).
+            // From round 2 on some nodes have no id (the slots with ids stop following one
+            // another: first at a random place, then from the first node on).
             let distinct = round % 2 == 0
-            let ids = (0 ..< count).map { k -> String in
+            let idless = round < 2 ? count : round < 4 ? Int(rng.next() % UInt64(count)) : 0
+            let ids = (0 ..< count).map { k -> String? in
                 let n = distinct ? k : Int(rng.next() % UInt64(count * 3))
+                if k >= idless, rng.next() % 4 == 0 { return nil }
                 switch (n + round) % 3 {
                 case 0: return String(n)
                 case 1: return "node-\(n)-" + String(repeating: "x", count: n % 23)
                 default: return "/path/\(n % 7)/\(n)"
                 }
             }
-            let expected = Set(ids).count == ids.count
+            let named = ids.compactMap { $0 }
+            let expected = Set(named).count == named.count
             var (builder, unique) = try Self.build(ids)
             #expect(unique == expected, "seed \(seed) round \(round)")
             guard unique else { continue }
             let forest = builder.finish()
             for (k, id) in ids.enumerated() {
+                guard let id else { continue }
                 let node = forest.node(withID: id)
                 #expect(node.map { forest.position(of: $0) } == k, "id \(id)")
             }
             #expect(forest.node(withID: "absent") == nil)
             #expect(forest.node(withID: String(count * 10)) == nil)
+        }
+    }
+
+    /// Runs of deferred ids against plain arrays: slots kept only once they stop following
+    /// one another, moved, and walked across runs in any range.
+    @Test func deferredRunsAgreeWithArrays() {
+        var rng = SeededRandom(seed: 11)
+        for _ in 0 ..< 200 {
+            var runs: [DeferredIDs] = [], model: [(UInt64, Slot)] = []
+            for _ in 0 ..< Int(rng.next() % 4) + 1 {
+                var run = DeferredIDs(), items: [(UInt64, Slot)] = []
+                var slot = Slot(rng.next() % 50)
+                for _ in 0 ..< Int(rng.next() % 40) {
+                    slot &+= rng.next() % 8 == 0 ? Slot(rng.next() % 5) + 2 : 1
+                    let hash = rng.next()
+                    run.append(slot: slot, hash: hash)
+                    items.append((hash, slot))
+                }
+                let shift = Slot(rng.next() % 1000)
+                run.moveSlots(by: shift)
+                runs.append(run)
+                model += items.map { ($0.0, $0.1 + shift) }
+            }
+            #expect(runs.reduce(0) { $0 + $1.count } == model.count)
+            let a = Int(rng.next() % UInt64(model.count + 1)), b = Int(rng.next() % UInt64(model.count + 1))
+            let range = min(a, b) ..< max(a, b)
+            var seen: [(UInt64, Slot)] = []
+            DeferredIDs.forEach(in: runs, range) { seen.append(($0, $1)) }
+            #expect(seen.map(\.0) == model[range].map(\.0) && seen.map(\.1) == model[range].map(\.1))
         }
     }
 
