@@ -556,15 +556,7 @@ struct PathListReader {
 
     @inline(__always)
     private func matchesSeparator(at i: Int, stop: Int) -> Bool {
-        let n = separator.count
-        guard i &+ n <= stop else { return false }
-        if n == 1 { return byte(i) == separatorFirst }
-        var k = 0
-        while k < n {
-            if byte(i &+ k) != separator[k] { return false }
-            k &+= 1
-        }
-        return true
+        PathLines.separator(separator, isAt: i, stop: stop, in: base)
     }
 
     private func scratchMatchesSeparator(_ scratch: [UInt8], at i: Int) -> Bool {
@@ -729,6 +721,19 @@ struct PathLines {
         self.end = end
         position = end >= 3 && base.load(as: UInt8.self) == 0xEF && base.load(fromByteOffset: 1, as: UInt8.self) == 0xBB
             && base.load(fromByteOffset: 2, as: UInt8.self) == 0xBF ? 3 : 0
+    }
+
+    /// Whether `separator` is at offset `i` of `base`, ending at or before `stop`.
+    @inline(__always)
+    static func separator(_ separator: [UInt8], isAt i: Int, stop: Int, in base: UnsafeRawPointer) -> Bool {
+        let n = separator.count
+        guard i &+ n <= stop else { return false }
+        var k = 0
+        while k < n {
+            if base.load(fromByteOffset: i &+ k, as: UInt8.self) != separator[k] { return false }
+            k &+= 1
+        }
+        return true
     }
 
     /// The next line's start and end (before its CR LF or LF), nil after the last.

@@ -26,13 +26,7 @@ enum PathStream {
         let maxIDBytes = min(16 &* end &+ (64 << 20), 3 << 30)
         func byte(_ i: Int) -> UInt8 { base.load(fromByteOffset: i, as: UInt8.self) }
         func separatorAt(_ i: Int, _ stop: Int) -> Bool {
-            guard i &+ sepCount <= stop, byte(i) == sepFirst else { return false }
-            var k = 1
-            while k < sepCount {
-                if byte(i &+ k) != separator[k] { return false }
-                k &+= 1
-            }
-            return true
+            PathLines.separator(separator, isAt: i, stop: stop, in: base)
         }
 
         let thread = PathBuildThread(base: base, limits: limits, expectedBytes: end, separator: separator)
