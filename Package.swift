@@ -6,7 +6,7 @@ import PackageDescription
 //                             |-> TreeEngine  (pure data structure, no I/O)
 //                             |-> TreeStorage (the data directory: snapshots, journals) -> TreeEngine
 //                             \-> HTTP1       (sockets + Dispatch, knows no trees)
-//   tree-bench  -> TreeFormats, TreeEngine, TreeStorage
+//   tree-bench  -> TreeFormats, TreeEngine, TreeStorage, HTTP1 (only ProcessMemory: tree-server's allocator setting)
 let package = Package(
     name: "TreeSessions",
     products: [
@@ -35,7 +35,7 @@ let package = Package(
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1"]),
-        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage"]),
+        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "HTTP1"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
         .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeReference"]),

@@ -9,6 +9,7 @@
 import Foundation
 import TreeEngine
 import TreeFormats
+import HTTP1
 
 struct Dataset {
     let name: String
@@ -35,6 +36,9 @@ var batchSize = 50_000
 var batchSingles = 2_000
 var formatsOnly = false
 var arguments = CommandLine.arguments.dropFirst()
+// Memory is measured as tree-server has it: large blocks in their own mappings (see
+// ProcessMemory), or freed columns stay in malloc's heaps and count as resident.
+ProcessMemory.fixAllocatorThresholds()
 while let arg = arguments.popFirst() {
     switch arg {
     case "--json": json = true
@@ -119,13 +123,10 @@ func p90(_ xs: [Double]) -> Double {
     return s.isEmpty ? .nan : s[Int((Double(s.count) * 0.9).rounded(.up)) - 1]
 }
 
-/// Gives the free pages of malloc's heaps back to the system (`malloc_trim(0)`, looked up
-/// at run time: `malloc.h` is not part of Swift's Glibc module), as the service does after
-/// dropping something large; nothing elsewhere.
+/// Gives the free pages of malloc's heaps back to the system, as the service does after
+/// dropping something large.
 func returnFreedMemory() {
-    typealias MallocTrim = @convention(c) (Int) -> Int32
-    guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, "malloc_trim") else { return }
-    _ = unsafeBitCast(pointer, to: MallocTrim.self)(0)
+    ProcessMemory.returnFreedMemory()
 }
 
 func residentBytes() -> Int {
