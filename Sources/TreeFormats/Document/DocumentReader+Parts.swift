@@ -156,17 +156,24 @@ extension Forest {
         var secondIDBytes = 0
         var firstRead = false, secondRead = false
         ParallelWork.run(2) { part in
+            // Each thread reads into a reader and a builder of its own stack, moved out when
+            // done: the two captured builders may share a cache line, and a builder's fields
+            // change with every node (the line would go back and forth between the cores).
             if part == 0 {
-                firstRead = (try? first.readDocument(into: &firstBuilder)) != nil
+                var reader = first, builder = firstBuilder
+                firstBuilder = ForestBuilder()
+                firstRead = (try? reader.readDocument(into: &builder)) != nil
+                first = reader
+                firstBuilder = builder
             } else {
                 cut = DocumentReader.Cut.find(in: bytes, near: near)
-                guard let cut, let (reader, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
-                secondBuilder = make(true, DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[cut.offset...])))
-                secondBuilder.defersIDChecks = true
-                var second = reader
-                secondBuilder.deriveIDs(under: context)
-                secondRead = (try? second.readSecondPart(into: &secondBuilder)) != nil
+                guard let cut, var (second, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
+                var builder = make(true, DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[cut.offset...])))
+                builder.defersIDChecks = true
+                builder.deriveIDs(under: context)
+                secondRead = (try? second.readSecondPart(into: &builder)) != nil
                 secondIDBytes = second.idBytes
+                secondBuilder = builder
             }
         }
         guard firstRead, secondRead, let cut, first.stopped(at: cut),
