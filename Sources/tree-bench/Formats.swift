@@ -17,6 +17,7 @@
 import Foundation
 import TreeEngine
 import TreeFormats
+import HTTP1
 #if canImport(TreeStorage)
 import TreeStorage
 #endif
@@ -110,10 +111,10 @@ func recordsDocument(megabytes: Int) -> [UInt8] {
 /// import: what the reader held beside the forest is then gone); the forest is returned for
 /// the next step.
 func residentPerNode(_ build: () -> Forest) -> (Forest, Double) {
-    returnFreedMemory()
+    ProcessMemory.returnFreedMemory()
     let before = residentBytes()
     let forest = build()
-    returnFreedMemory()
+    ProcessMemory.returnFreedMemory()
     return (forest, Double(residentBytes() - before) / Double(max(1, forest.count)))
 }
 

@@ -123,12 +123,6 @@ func p90(_ xs: [Double]) -> Double {
     return s.isEmpty ? .nan : s[Int((Double(s.count) * 0.9).rounded(.up)) - 1]
 }
 
-/// Gives the free pages of malloc's heaps back to the system, as the service does after
-/// dropping something large.
-func returnFreedMemory() {
-    ProcessMemory.returnFreedMemory()
-}
-
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
@@ -282,7 +276,7 @@ for size in sizes {
             let firstRoot = store.forest.children(of: nil)[0]
             let fragment = one.withUnsafeBytes { try! store.parseFragment($0, limits: ForestLimits()).fragment }
             _ = try! store.insert(fragment, .child(of: firstRoot, index: 0), nil)
-            returnFreedMemory()
+            ProcessMemory.returnFreedMemory()
             bytesPerNodeEdited = Double(residentBytes() - before) / Double(store.forest.count)
             // And the four views kept on that edited forest (in a copy, as above).
             bytesPerNodeEditedWithViews = perNodeWithViews()

@@ -139,7 +139,7 @@ extension Forest {
     /// - Complexity: O(n) expected, about half on each of two threads, plus a scan of
     ///   the first half for the cut.
     /// (`threshold` and `splitNear`, the offset past which the cut is, are for tests.)
-    static func parseDocumentInTwoParts(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+    static func parseDocumentInTwoParts(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, expectedNodes: Int,
                                         make: (_ isPart: Bool, _ expectedNodes: Int) -> ForestBuilder,
                                         threshold: Int = documentTwoPartThreshold, splitNear: Int? = nil) -> Forest? {
         guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
@@ -150,7 +150,7 @@ extension Forest {
         var first = DocumentReader(bytes, limits: limits)
         first.stopAfter = near
         // The first builder takes the second's nodes when they join: sized for all.
-        var firstBuilder = make(false, DocumentReader.estimatedNodes(bytes)), secondBuilder = ForestBuilder()
+        var firstBuilder = make(false, expectedNodes), secondBuilder = ForestBuilder()
         firstBuilder.defersIDChecks = true
         var cut: DocumentReader.Cut?
         var secondIDBytes = 0

@@ -340,20 +340,20 @@ extension Forest {
         // The ids (pointers) are checked all at once at the end; when two are the same (a
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
-        let make = { (isPart: Bool, estimate: Int) in
-            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: estimate)
+        let make = { (isPart: Bool, nodes: Int) in
+            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: nodes)
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the
             // scalars' values and the titles (a key or index, and the value): each at most
             // about the document's bytes. (A part's nodes are indexed by the builder it
             // joins: it needs no table.)
-            if estimate > 0 { builder.reserveIDs(isPart ? 0 : estimate, bytes: 8 * estimate) }
+            if nodes > 0 { builder.reserveIDs(isPart ? 0 : nodes, bytes: 8 * nodes) }
             builder.reserveData(bytes: bytes.count)
-            builder.reserveTitles(bytes: bytes.count + 2 * estimate)
+            builder.reserveTitles(bytes: bytes.count + 2 * nodes)
             return builder
         }
-        if let forest = parseDocumentInTwoParts(bytes, limits: limits, make: make) { return forest }
         let estimate = DocumentReader.estimatedNodes(bytes)
+        if let forest = parseDocumentInTwoParts(bytes, limits: limits, expectedNodes: estimate, make: make) { return forest }
         return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false, estimate) }) { (builders) throws(TreeInputError) in
             try DocumentReader.read(bytes, limits: limits, into: &builders[0])
         }

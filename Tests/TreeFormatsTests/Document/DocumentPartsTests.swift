@@ -41,7 +41,7 @@ import TreeEngine
             for near in 0 ..< text.count {
                 let (cut, forest) = text.withUnsafeBytes { raw in
                     (DocumentReader.Cut.find(in: raw, near: near)?.offset,
-                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near))
+                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), expectedNodes: 0, make: { _, _ in Self.builder() }, threshold: 0, splitNear: near))
                 }
                 guard let cut, cut != lastCut else { continue }
                 lastCut = cut
@@ -66,7 +66,7 @@ import TreeEngine
         #expect(expected.count > 70_000)
         for near in [text.count / 5, text.count / 2, text.count * 4 / 5] {
             let forest = text.withUnsafeBytes { raw in
-                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near)
+                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), expectedNodes: 0, make: { _, _ in Self.builder() }, threshold: 0, splitNear: near)
             }
             let got = try #require(forest, "cut near \(near): no join")
             #expect(flatten(got) == flatten(expected), "cut near \(near)")
@@ -82,7 +82,7 @@ import TreeEngine
     /// What the two-part read refuses is left to the one-pass read, which names it.
     @Test func errorsFallBackToTheOnePassRead() throws {
         func twoParts(_ text: String, near: Int, limits: ForestLimits = ForestLimits()) -> Forest? {
-            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, make: { _, _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
+            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, expectedNodes: 0, make: { _, _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
         }
         let good = #"{"a": [1, 2, {"b": 3}], "c": 4}"#
         #expect(twoParts(good, near: 10) != nil)
