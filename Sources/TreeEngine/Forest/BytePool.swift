@@ -25,25 +25,18 @@ struct BytePool: Sendable {
         return offset
     }
 
-    /// Appends an entry made of `tag` and `entry` (no temporary copy) and returns its offset.
+    /// Appends an entry made of the first `prefixCount` bytes of `prefix` (little-endian: a
+    /// tag, a word) and `payload` (no temporary copy), and returns its offset.
     /// - Complexity: amortized O(length)
-    @inlinable @discardableResult
-    mutating func append(tag: UInt8, _ entry: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = appendLength(entry.count + 1)
-        bytes.append(tag)
-        bytes.append(contentsOf: entry)
-        return offset
-    }
-
-    /// Appends an entry made of `tag`, the four bytes of `word` (little-endian) and `entry`,
-    /// and returns its offset.
-    /// - Complexity: amortized O(length)
-    @inlinable @discardableResult
-    mutating func append(tag: UInt8, word: UInt32, _ entry: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = appendLength(entry.count + 5)
-        bytes.append(tag)
-        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: entry)
+    @discardableResult
+    mutating func append(prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer) -> UInt32 {
+        let offset = appendLength(prefixCount + payload.count)
+        var p = prefix
+        for _ in 0 ..< prefixCount {
+            bytes.append(UInt8(truncatingIfNeeded: p))
+            p >>= 8
+        }
+        bytes.append(contentsOf: payload)
         return offset
     }
 
@@ -59,6 +52,54 @@ struct BytePool: Sendable {
         }
         bytes.append(UInt8(n))
         return UInt32(offset)
+    }
+
+    /// The bytes of the LEB128 length of an entry of `length` bytes.
+    @inline(__always)
+    static func headerSize(_ length: Int) -> Int {
+        var n = UInt(length), size = 1
+        while n >= 0x80 { n >>= 7; size &+= 1 }
+        return size
+    }
+
+    /// Writes an entry at `target`: its LEB128 `length`, the first `prefixCount` bytes of
+    /// `prefix` (little-endian), `payload` (`length` = `prefixCount` + its count). Returns
+    /// how many bytes it wrote. Short payloads (most) take two overlapping loads and stores
+    /// rather than a call to `memmove`.
+    @inline(__always)
+    static func write(length: Int, prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer,
+                      at target: UnsafeMutableRawPointer) -> Int {
+        var n = UInt(length), i = 0
+        while n >= 0x80 {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: n) | 0x80, toByteOffset: i, as: UInt8.self)
+            n >>= 7
+            i &+= 1
+        }
+        target.storeBytes(of: UInt8(n), toByteOffset: i, as: UInt8.self)
+        i &+= 1
+        var p = prefix
+        for _ in 0 ..< prefixCount {
+            target.storeBytes(of: UInt8(truncatingIfNeeded: p), toByteOffset: i, as: UInt8.self)
+            p >>= 8
+            i &+= 1
+        }
+        let m = payload.count
+        guard m > 0, let from = payload.baseAddress else { return i }
+        let to = target + i
+        if m > 16 {
+            to.copyMemory(from: from, byteCount: m)
+        } else if m >= 8 {
+            let a = from.loadUnaligned(as: UInt64.self), b = from.loadUnaligned(fromByteOffset: m &- 8, as: UInt64.self)
+            to.storeBytes(of: a, as: UInt64.self)
+            to.storeBytes(of: b, toByteOffset: m &- 8, as: UInt64.self)
+        } else if m >= 4 {
+            let a = from.loadUnaligned(as: UInt32.self), b = from.loadUnaligned(fromByteOffset: m &- 4, as: UInt32.self)
+            to.storeBytes(of: a, as: UInt32.self)
+            to.storeBytes(of: b, toByteOffset: m &- 4, as: UInt32.self)
+        } else {
+            for k in 0 ..< m { to.storeBytes(of: from.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self) }
+        }
+        return i &+ m
     }
 
     /// Appends an entry given as a collection of bytes.
@@ -130,5 +171,46 @@ struct BytePool: Sendable {
             refs[i] = biased ? moved + 1 : moved
         }
         self = fresh
+    }
+}
+
+/// Entries bound for a `BytePool`, written into a small buffer of their own and appended to
+/// the pool in batches (by `ForestBuilder`, which adds millions of short entries: appending
+/// each to the pool's array costs several times what writing it does). Offsets run on from
+/// the pool's end through the staged bytes, so an entry's offset is final when it is staged;
+/// the pool must not change otherwise, nor be read for staged entries, until `flush`.
+struct PoolStage {
+    /// `capacity` bytes once used; the first `count` are staged.
+    private var buffer: ContiguousArray<UInt8> = []
+    private(set) var count = 0
+    static let capacity = 1 << 15
+
+    /// Stages an entry of `pool` made of the first `prefixCount` bytes of `prefix` and
+    /// `payload` (see `BytePool.append(prefix:prefixCount:_:)`); returns its offset.
+    /// - Complexity: amortized O(length)
+    @inline(__always)
+    mutating func append(to pool: inout BytePool, prefix: UInt64 = 0, prefixCount: Int = 0, _ payload: UnsafeRawBufferPointer) -> UInt32 {
+        let length = prefixCount &+ payload.count
+        let size = length &+ BytePool.headerSize(length)
+        if count &+ size > buffer.count {
+            flush(into: &pool)
+            if size > Self.capacity { return pool.append(prefix: prefix, prefixCount: prefixCount, payload) }
+            if buffer.isEmpty { buffer = ContiguousArray(repeating: 0, count: Self.capacity) }
+        }
+        let offset = pool.bytes.count &+ count
+        precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")
+        let at = count
+        buffer.withUnsafeMutableBytes { buffer in
+            _ = BytePool.write(length: length, prefix: prefix, prefixCount: prefixCount, payload, at: buffer.baseAddress! + at)
+        }
+        count = at &+ size
+        return UInt32(offset)
+    }
+
+    /// Appends the staged entries to `pool`.
+    mutating func flush(into pool: inout BytePool) {
+        guard count > 0 else { return }
+        buffer.withUnsafeBytes { pool.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        count = 0
     }
 }

@@ -80,9 +80,19 @@ public struct ForestBuilder: NodeSink {
         open.append(p)
     }
 
-    @inlinable
     public mutating func setTitle(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
-        forest.titleRef[Int(open.last!)] = forest.titles.append(utf8)
+        forest.titleRef[Int(open.last!)] = titleStage.append(to: &forest.titles, utf8)
+    }
+
+    /// Titles, data and ids (checked in bulk) on their way to the forest's pools, in
+    /// batches (see `PoolStage`): the pools are complete only after `flushStages()`, which
+    /// whatever reads them calls first (`appendPart`, `indexDeferredIDs`, `finish`).
+    private var titleStage = PoolStage(), dataStage = PoolStage(), idStage = PoolStage()
+
+    private mutating func flushStages() {
+        titleStage.flush(into: &forest.titles)
+        dataStage.flush(into: &forest.dataPool)
+        idStage.flush(into: &forest.ids.pool)
     }
 
     public mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
@@ -129,8 +139,7 @@ public struct ForestBuilder: NodeSink {
             derivedPath.append((slot, hasher))
         }
         try setID(utf8, form: .derived(parent: parent, segmentCount: segmentCount), hash: hasher.finalize())
-        // (In a part with a context, an id under it is whole only once `appendPart` joins it.)
-        assert(!partContext.isEmpty || forest.ids.withKey(slot: slot) { bytesEqual($0, utf8) }, "a derived id composed otherwise than given")
+        assert(IDTable.hash(utf8) == hasher.finalize() || !partContext.isEmpty, "a derived id composed otherwise than given")
     }
 
     /// Makes this builder a part (see `appendPart`) whose top-level nodes may have derived
@@ -180,10 +189,13 @@ public struct ForestBuilder: NodeSink {
         if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
         if defersIDChecks {
             if deferredIDs.isEmpty { deferredIDs.reserveCapacity(reservedNodes) }
-            forest.ids.store(slot: slot, key: key, form: form)
+            forest.ids.appendEntry(slot: slot, key: key, form: form, stage: &idStage)
             deferredIDs.append(slot: slot, hash: hash ?? IDTable.hash(key))
-        } else if !forest.ids.insertIfAbsent(slot: slot, key: key, form: form) {
-            throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
+        } else {
+            idStage.flush(into: &forest.ids.pool)  // this entry goes after the staged ones
+            if !forest.ids.insertIfAbsent(slot: slot, key: key, form: form) {
+                throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
+            }
         }
         forest.flags[Int(slot)].remove(.implicitID)
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
@@ -208,6 +220,7 @@ public struct ForestBuilder: NodeSink {
     ///   then of no further use.
     /// - Complexity: O(ids + their bytes) expected
     public mutating func indexDeferredIDs() -> Bool {
+        flushStages()
         let runs = (joinedDeferredIDs + [deferredIDs]).filter { !$0.isEmpty }
         joinedDeferredIDs = []
         deferredIDs = DeferredIDs()
@@ -249,7 +262,9 @@ public struct ForestBuilder: NodeSink {
     ///   per top-level node of `part`, each within the open path left by the one before), or
     ///   `part` has an id `~N` (which names a slot, so it must come through this builder).
     /// - Complexity: O(nodes of `part` + the bytes of its titles, ids and data)
-    public mutating func appendPart(_ part: ForestBuilder, under: [Int]) -> Bool {
+    public mutating func appendPart(_ part: inout ForestBuilder, under: [Int]) -> Bool {
+        flushStages()
+        part.flushStages()
         precondition(!isFragment && !part.isFragment && part.open.isEmpty, "appendPart: two new forests, the part's nodes ended")
         precondition(forest.ids.scheme == part.forest.ids.scheme, "appendPart: ids derived alike")
         precondition(defersIDChecks && part.defersIDChecks, "appendPart: ids checked in bulk")
@@ -447,7 +462,7 @@ public struct ForestBuilder: NodeSink {
         if forest.dataRef.count <= slot {
             forest.dataRef.append(contentsOf: repeatElement(0, count: max(slot + 1, reservedNodes) - forest.dataRef.count))
         }
-        forest.dataRef[slot] = forest.dataPool.append(rawJSON) + 1
+        forest.dataRef[slot] = dataStage.append(to: &forest.dataPool, rawJSON) + 1
     }
 
     @inlinable
@@ -465,6 +480,7 @@ public struct ForestBuilder: NodeSink {
     /// - Complexity: O(n)
     public mutating func finish() -> Forest {
         precondition(deferredIDs.isEmpty && joinedDeferredIDs.isEmpty, "indexDeferredIDs() must come before finish()")
+        flushStages()
         let n = Int(nodeCount)
         forest.count = n
         forest.slotAt = ContiguousArray(0 ..< nodeCount)

@@ -45,18 +45,38 @@ struct IDTable: Sendable {
     /// Stores the entry of `slot`'s id (not indexed).
     @inline(__always)
     mutating func appendEntry(slot: Slot, key: UnsafeRawBufferPointer, form: Form) {
-        growRefs(to: Int(slot) + 1)
-        let offset: UInt32
+        let entry = IDTable.entry(key, form)
+        setRef(slot: slot, offset: pool.append(prefix: entry.prefix, prefixCount: entry.prefixCount, entry.payload))
+    }
+
+    /// Stores the entry of `slot`'s id (not indexed) through `stage`, which holds it until
+    /// flushed into `pool` (see `PoolStage`).
+    @inline(__always)
+    mutating func appendEntry(slot: Slot, key: UnsafeRawBufferPointer, form: Form, stage: inout PoolStage) {
+        let entry = IDTable.entry(key, form)
+        setRef(slot: slot, offset: stage.append(to: &pool, prefix: entry.prefix, prefixCount: entry.prefixCount, entry.payload))
+    }
+
+    /// A pool entry of an id: its tag, for a derived id the parent's slot, then the key or
+    /// the segment.
+    @inline(__always)
+    private static func entry(_ key: UnsafeRawBufferPointer, _ form: Form) -> (prefix: UInt64, prefixCount: Int, payload: UnsafeRawBufferPointer) {
         switch form {
-        case .string:
-            offset = pool.append(tag: IDTable.tagString, key)
-        case .integer:
-            offset = pool.append(tag: IDTable.tagInteger, key)
+        case .string: (UInt64(tagString), 1, key)
+        case .integer: (UInt64(tagInteger), 1, key)
         case .derived(let parent, let segmentCount):
-            offset = pool.append(tag: IDTable.tagDerived, word: UInt32(bitPattern: parent),
-                                 UnsafeRawBufferPointer(rebasing: key[(key.count - segmentCount)...]))
+            (UInt64(tagDerived) | UInt64(UInt32(bitPattern: parent)) << 8, 5, UnsafeRawBufferPointer(rebasing: key[(key.count - segmentCount)...]))
         }
-        refs[Int(slot)] = offset + 1
+    }
+
+    @inline(__always)
+    private mutating func setRef(slot: Slot, offset: UInt32) {
+        if refs.count == Int(slot) {
+            refs.append(offset + 1)  // the common case: the next slot's id
+        } else {
+            growRefs(to: Int(slot) + 1)
+            refs[Int(slot)] = offset + 1
+        }
     }
 
     /// Makes `refs` cover `slotCount` slots.
@@ -489,10 +509,20 @@ struct IDHasher {
             mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             i &+= 8
         }
-        while i < n {
-            tail |= UInt64(bytes[i]) << UInt64(8 &* tailCount)
-            tailCount &+= 1
-            i &+= 1
+        // The last `rest` bytes (fewer than eight) as one word, the first in the lowest byte:
+        // read in at most two loads that stay inside `bytes` (ids are mostly that short).
+        let rest = n &- i
+        if rest == 0 { return }
+        tailCount = rest
+        if n >= 8 {
+            tail = bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) >> UInt64(8 &* (8 &- rest))
+        } else if rest >= 4 {
+            let low = UInt64(bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self))
+            let high = UInt64(bytes.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            tail = low | (high >> UInt64(8 &* (8 &- rest))) << 32
+        } else {
+            tail = 0
+            for k in 0 ..< rest { tail |= UInt64(bytes[i &+ k]) << UInt64(8 &* k) }
         }
     }
 

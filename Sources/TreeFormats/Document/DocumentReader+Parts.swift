@@ -178,7 +178,7 @@ extension Forest {
         }
         guard firstRead, secondRead, let cut, first.stopped(at: cut),
               first.idBytes + secondIDBytes <= first.maxIDBytes,
-              firstBuilder.appendPart(secondBuilder, under: secondBuilder.partParents) else { return nil }
+              firstBuilder.appendPart(&secondBuilder, under: secondBuilder.partParents) else { return nil }
         secondBuilder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
         guard firstBuilder.indexDeferredIDs() else { return nil }
         while firstBuilder.openNodeCount > 0 { try? firstBuilder.endNode() }

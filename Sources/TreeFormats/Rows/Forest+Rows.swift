@@ -96,7 +96,7 @@ extension Forest {
             path.removeLast(path.count - k - 1)
             under.append(k)
         }
-        guard first.streamer!.builder.appendPart(second.streamer!.builder, under: under) else { return nil }
+        guard first.streamer!.builder.appendPart(&second.streamer!.builder, under: under) else { return nil }
         second.streamer = nil  // its columns are copied: freed before the ids are indexed
         first.streamer!.openIDs = path
         return first.streamer!.finish()
