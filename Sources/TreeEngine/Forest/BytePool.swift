@@ -183,7 +183,14 @@ struct PoolStage {
     /// `capacity` bytes once used; the first `count` are staged.
     private var buffer: ContiguousArray<UInt8> = []
     private(set) var count = 0
-    static let capacity = 1 << 15
+    let capacity: Int
+    static let maxCapacity = 1 << 15
+
+    /// A stage for a body of about `expectedBytes` bytes (0: unknown): a small insert needs
+    /// no 32 KB.
+    init(expectedBytes: Int = 0) {
+        capacity = expectedBytes <= 0 ? Self.maxCapacity : min(Self.maxCapacity, max(256, expectedBytes))
+    }
 
     /// Stages an entry of `pool` made of the first `prefixCount` bytes of `prefix` and
     /// `payload` (see `BytePool.append(prefix:prefixCount:_:)`); returns its offset.
@@ -194,8 +201,8 @@ struct PoolStage {
         let size = length &+ BytePool.headerSize(length)
         if count &+ size > buffer.count {
             flush(into: &pool)
-            if size > Self.capacity { return pool.append(prefix: prefix, prefixCount: prefixCount, payload) }
-            if buffer.isEmpty { buffer = ContiguousArray(repeating: 0, count: Self.capacity) }
+            if size > capacity { return pool.append(prefix: prefix, prefixCount: prefixCount, payload) }
+            if buffer.isEmpty { buffer = ContiguousArray(repeating: 0, count: capacity) }
         }
         let offset = pool.bytes.count &+ count
         precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")

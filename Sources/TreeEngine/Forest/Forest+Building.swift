@@ -63,6 +63,9 @@ public struct ForestBuilder: NodeSink {
         forest.titleRef.reserveCapacity(nodes)
         forest.flags.reserveCapacity(nodes)
         forest.titles.reserve(max(64, expectedBytes / 2))
+        titleStage = PoolStage(expectedBytes: expectedBytes)
+        dataStage = PoolStage(expectedBytes: expectedBytes)
+        idStage = PoolStage(expectedBytes: expectedBytes)
     }
 
     @inlinable

@@ -9,8 +9,8 @@ import Testing
     /// Lengths around the stage's size and the LEB128 boundaries, and small ones.
     static func length(_ rng: inout SeededRandom) -> Int {
         switch rng.next() % 10 {
-        case 0: return PoolStage.capacity - 8 + Int(rng.next() % 16)
-        case 1: return PoolStage.capacity * 2 + Int(rng.next() % 100)
+        case 0: return PoolStage.maxCapacity - 8 + Int(rng.next() % 16)
+        case 1: return PoolStage.maxCapacity * 2 + Int(rng.next() % 100)
         case 2: return 120 + Int(rng.next() % 20)
         case 3: return 0
         default: return Int(rng.next() % 40)
@@ -55,15 +55,16 @@ import Testing
     @Test(arguments: [1, 2, 3])
     func entriesReadBackWhole(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
-        for defers in [true, false] {
-            var builder = ForestBuilder()
+        // Stages of the most room (a body of unknown size), and of the least (a small insert).
+        for (defers, expectedBytes) in [(true, 0), (false, 0), (true, 300), (false, 300)] {
+            var builder = ForestBuilder(expectedBytes: expectedBytes)
             builder.defersIDChecks = defers
             let nodes = try Self.fill(&builder, &rng, count: 300, prefix: "n")
             if defers {
                 let unique = builder.indexDeferredIDs()
                 #expect(unique)
             }
-            Self.expectNodes(builder.finish(), nodes, "seed \(seed), deferred \(defers)")
+            Self.expectNodes(builder.finish(), nodes, "seed \(seed), deferred \(defers), stages for \(expectedBytes) bytes")
         }
     }
 
