@@ -20,42 +20,27 @@ struct BytePool: Sendable {
     /// - Complexity: amortized O(length)
     @inlinable @discardableResult
     mutating func append(_ entry: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = appendLength(entry.count)
-        bytes.append(contentsOf: entry)
-        return offset
+        append(prefix: 0, prefixCount: 0, entry)
     }
 
     /// Appends an entry made of the first `prefixCount` bytes of `prefix` (little-endian: a
     /// tag, a word) and `payload` (no temporary copy), and returns its offset.
     /// - Complexity: amortized O(length)
-    @discardableResult
+    @usableFromInline @discardableResult
     mutating func append(prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer) -> UInt32 {
-        let offset = appendLength(prefixCount + payload.count)
-        var p = prefix
-        for _ in 0 ..< prefixCount {
-            bytes.append(UInt8(truncatingIfNeeded: p))
-            p >>= 8
-        }
-        bytes.append(contentsOf: payload)
-        return offset
-    }
-
-    /// Starts an entry of `length` bytes (its LEB128 length); returns the entry's offset.
-    @inlinable @inline(__always)
-    mutating func appendLength(_ length: Int) -> UInt32 {
+        let length = prefixCount + payload.count
+        let size = length + Self.headerSize(length)
         let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - length - 16, "byte pool over 4 GiB")
-        var n = UInt(length)
-        while n >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: n) | 0x80)
-            n >>= 7
+        precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")
+        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.withUnsafeMutableBytes { raw in
+            _ = Self.write(length: length, prefix: prefix, prefixCount: prefixCount, payload, at: raw.baseAddress! + offset)
         }
-        bytes.append(UInt8(n))
         return UInt32(offset)
     }
 
     /// The bytes of the LEB128 length of an entry of `length` bytes.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     static func headerSize(_ length: Int) -> Int {
         var n = UInt(length), size = 1
         while n >= 0x80 { n >>= 7; size &+= 1 }
@@ -66,7 +51,7 @@ struct BytePool: Sendable {
     /// `prefix` (little-endian), `payload` (`length` = `prefixCount` + its count). Returns
     /// how many bytes it wrote. Short payloads (most) take two overlapping loads and stores
     /// rather than a call to `memmove`.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     static func write(length: Int, prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer,
                       at target: UnsafeMutableRawPointer) -> Int {
         var n = UInt(length), i = 0
