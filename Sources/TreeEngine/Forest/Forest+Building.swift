@@ -90,7 +90,7 @@ public struct ForestBuilder: NodeSink {
     /// Titles, data and ids (checked in bulk) on their way to the forest's pools, in
     /// batches (see `PoolStage`): the pools are complete only after `flushStages()`, which
     /// whatever reads them calls first (`appendPart`, `indexDeferredIDs`, `finish`).
-    private var titleStage = PoolStage(), dataStage = PoolStage(), idStage = PoolStage()
+    private var titleStage: PoolStage, dataStage: PoolStage, idStage: PoolStage
 
     private mutating func flushStages() {
         titleStage.flush(into: &forest.titles)
