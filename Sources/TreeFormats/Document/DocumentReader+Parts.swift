@@ -167,7 +167,8 @@ extension Forest {
                 firstBuilder = builder
             } else {
                 cut = DocumentReader.Cut.find(in: bytes, near: near)
-                guard let cut, var (second, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
+                guard let cut, let (reader, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
+                var second = reader
                 var builder = make(true, DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[cut.offset...])))
                 builder.defersIDChecks = true
                 builder.deriveIDs(under: context)
