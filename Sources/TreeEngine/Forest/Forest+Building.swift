@@ -62,6 +62,7 @@ public struct ForestBuilder: NodeSink {
         forest.parentSlot.reserveCapacity(nodes)
         forest.titleRef.reserveCapacity(nodes)
         forest.flags.reserveCapacity(nodes)
+        nodeStage = NodeStage(expectedNodes: nodes)
         forest.titles.reserve(max(64, expectedBytes / 2))
         titleStage = PoolStage(expectedBytes: expectedBytes)
         dataStage = PoolStage(expectedBytes: expectedBytes)
@@ -74,25 +75,57 @@ public struct ForestBuilder: NodeSink {
         if Int(p) + existingCount >= limits.maxNodes {
             throw NodeSinkError(kind: .limitExceeded("more than \(limits.maxNodes) nodes"))
         }
-        forest.endAt.append(p + 1)
-        forest.depth.append(Int32(open.count))
+        if nodeStage.isFull { nodeStage.flush(into: &forest) }
+        nodeStage.append(end: p + 1, level: Int32(open.count), parent: open.last ?? -1)
         nodeCount = p + 1
-        forest.parentSlot.append(open.last ?? -1)
-        forest.titleRef.append(0)
-        forest.flags.append(.implicitID)
         open.append(p)
     }
 
+    /// The nodes begun last, before they join the forest's node columns (see `NodeStage`):
+    /// the builder reads and writes a node's columns through `set` and `updateFlags`.
+    @usableFromInline var nodeStage: NodeStage
+
+    /// Writes `value` into `column` of the node begun `slot`-th, staged or not.
+    @inlinable @inline(__always)
+    mutating func set(_ column: NodeStage.Column, of slot: Int, _ value: UInt32) {
+        if nodeStage.holds(slot) {
+            nodeStage[column, slot] = value
+            return
+        }
+        switch column {
+        case .end: forest.endAt[slot] = Int32(bitPattern: value)
+        case .level: forest.depth[slot] = Int32(bitPattern: value)
+        case .parent: forest.parentSlot[slot] = Int32(bitPattern: value)
+        case .title: forest.titleRef[slot] = value
+        case .flags: forest.flags[slot] = NodeFlags(rawValue: UInt8(truncatingIfNeeded: value))
+        }
+    }
+
+    /// Changes the flags of the node begun `slot`-th, staged or not.
+    @inlinable @inline(__always)
+    mutating func updateFlags(of slot: Int, _ change: (inout NodeFlags) -> Void) {
+        if nodeStage.holds(slot) {
+            var flags = NodeFlags(rawValue: UInt8(truncatingIfNeeded: nodeStage[.flags, slot]))
+            change(&flags)
+            nodeStage[.flags, slot] = UInt32(flags.rawValue)
+        } else {
+            change(&forest.flags[slot])
+        }
+    }
+
     public mutating func setTitle(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
-        forest.titleRef[Int(open.last!)] = titleStage.append(to: &forest.titles, utf8)
+        let slot = Int(open.last!)
+        set(.title, of: slot, titleStage.append(to: &forest.titles, utf8))
     }
 
     /// Titles, data and ids (checked in bulk) on their way to the forest's pools, in
-    /// batches (see `PoolStage`): the pools are complete only after `flushStages()`, which
-    /// whatever reads them calls first (`appendPart`, `indexDeferredIDs`, `finish`).
+    /// batches (see `PoolStage`): the pools (and the node columns, see `nodeStage`) are
+    /// complete only after `flushStages()`, which whatever reads them calls first
+    /// (`appendPart`, `indexDeferredIDs`, `finish`).
     private var titleStage: PoolStage, dataStage: PoolStage, idStage: PoolStage
 
     private mutating func flushStages() {
+        nodeStage.flush(into: &forest)
         titleStage.flush(into: &forest.titles)
         dataStage.flush(into: &forest.dataPool)
         idStage.flush(into: &forest.ids.pool)
@@ -121,7 +154,7 @@ public struct ForestBuilder: NodeSink {
     public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
         let slot = open.last!
         let depth = open.count - 1
-        let parent = forest.parentSlot[Int(slot)]
+        let parent = nodeStage.holds(Int(slot)) ? Slot(bitPattern: nodeStage[.parent, Int(slot)]) : forest.parentSlot[Int(slot)]
         guard forest.ids.scheme != nil, segmentCount >= 0, segmentCount <= utf8.count,
               parent < 0 || (depth <= derivedPath.count && derivedPath[depth - 1].slot == parent) else {
             preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
@@ -200,7 +233,7 @@ public struct ForestBuilder: NodeSink {
                 throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
             }
         }
-        forest.flags[Int(slot)].remove(.implicitID)
+        updateFlags(of: Int(slot)) { $0.remove(.implicitID) }
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }
 
@@ -378,6 +411,7 @@ public struct ForestBuilder: NodeSink {
         deferredIDs = DeferredIDs()
         self.open = open
         nodeCount = Int32(base + n)
+        nodeStage.restart(at: base + n)
         return true
     }
 
@@ -447,17 +481,18 @@ public struct ForestBuilder: NodeSink {
 
     @inlinable
     public mutating func setExpanded(_ flag: Bool) {
-        if flag { forest.flags[Int(open.last!)].insert(.expanded) } else { forest.flags[Int(open.last!)].remove(.expanded) }
+        updateFlags(of: Int(open.last!)) { if flag { $0.insert(.expanded) } else { $0.remove(.expanded) } }
     }
 
     @inlinable
     public mutating func setHasChildren(_ flag: Bool) {
-        if flag { forest.flags[Int(open.last!)].insert(.declaresChildren) } else { forest.flags[Int(open.last!)].remove(.declaresChildren) }
+        setHasChildren(flag, slot: Int(open.last!))
     }
 
     /// Sets whether the node begun `slot`-th (0 the first), open or ended, declares children.
+    @inlinable
     public mutating func setHasChildren(_ flag: Bool, slot: Int) {
-        if flag { forest.flags[slot].insert(.declaresChildren) } else { forest.flags[slot].remove(.declaresChildren) }
+        updateFlags(of: slot) { if flag { $0.insert(.declaresChildren) } else { $0.remove(.declaresChildren) } }
     }
 
     public mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {
@@ -470,8 +505,7 @@ public struct ForestBuilder: NodeSink {
 
     @inlinable
     public mutating func endNode() throws(NodeSinkError) {
-        let p = Int(open.removeLast())
-        forest.endAt[p] = nodeCount
+        set(.end, of: Int(open.removeLast()), UInt32(bitPattern: nodeCount))
     }
 
     /// How many nodes are begun and not yet ended.
