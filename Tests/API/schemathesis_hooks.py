@@ -12,6 +12,8 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   one of them becomes a small valid one with fresh ids; `format` and `separator` (which name
   how to read the body) are left out of uploads, and `parentId` of an insert unless the body is
   a path list (rows name their parents themselves).
+* `expand` may be a member of a nested upload or a query parameter, not both: the query
+  parameter is left out when the body has the member.
 
 Only values that are valid are rewritten, so a request that breaks the schema still does.
 """
@@ -82,6 +84,8 @@ def before_call(context, case, kwargs):
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
         if isinstance(case.query, dict):
             drop = {"format", "separator"} | ({"parentId"} if case.media_type != "text/plain" else set())
+            if isinstance(body, dict) and "expand" in body:
+                drop.add("expand")
             case.query = {k: v for k, v in case.query.items() if k not in drop}
         replacement = other_format_body(case.media_type)
         if replacement is not None:

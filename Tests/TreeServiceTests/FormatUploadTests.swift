@@ -54,6 +54,38 @@ import TreeStorage
         #expect(outline(separator["id"]!.stringValue!) == ["a@0", "b@1"])
     }
 
+    /// The rows of the unfiltered view as they are (nothing expanded first).
+    func visible(_ reply: ServiceHarness.Reply) -> [String] {
+        guard let sid = reply["id"]?.stringValue else { return ["no session: \(reply.text)"] }
+        let rows = h.call("GET", "/sessions/\(sid)/rows?limit=1000")["rows"]?.array ?? []
+        return rows.map { "\($0.member("title")!.stringValue!)@\($0.member("level")!.intValue!)" }
+    }
+
+    @Test func expandIsAQueryParameterForEveryFormat() {
+        let csv = "id,parentId,title,expanded\na,,A,false\nb,a,B,true\nc,b,C,\nd,,D,\n"
+        #expect(visible(create(csv, "text/csv")) == ["A@0", "D@0"])
+        #expect(visible(create(csv, "text/csv", query: "?expand=all")) == ["A@0", "B@1", "C@2", "D@0"])
+        #expect(visible(create(csv, "text/csv", query: "?expand=1")) == ["A@0", "B@1", "D@0"])
+        #expect(visible(create(csv, "text/csv", query: "?expand=none")) == ["A@0", "D@0"])
+        #expect(visible(create("x/y/z\n", "text/plain", query: "?expand=all")) == ["x@0", "y@1", "z@2"])
+        #expect(visible(create(#"{"a":{"b":1}}"#, "application/json", query: "?format=document&expand=all")) == ["a@0", "b: 1@1"])
+        #expect(visible(create(#"[{"title":"p","children":[{"title":"q"}]}]"#, "application/json", query: "?expand=all")) == ["p@0", "q@1"])
+        #expect(visible(create("{\"id\":1,\"title\":\"R\"}\n{\"id\":2,\"parentId\":1,\"title\":\"S\"}\n", "application/x-ndjson", query: "?expand=0")) == ["R@0"])
+    }
+
+    @Test func aBadOrRepeatedExpandCreatesNothing() {
+        let before = h.service.registry.count
+        for query in ["?expand=some", "?expand=-1", "?expand=", "?expand=1.5", "?expand=99999999999999999999"] {
+            let reply = create("a/b\n", "text/plain", query: query)
+            #expect(reply.status == 400, "\(query): \(reply.text)")
+            #expect(reply["type"]?.stringValue?.hasSuffix("bad-query-parameter") == true, "\(query)")
+        }
+        let twice = create(#"{"nodes":[{"title":"p"}],"expand":"all"}"#, "application/json", query: "?expand=all")
+        #expect(twice.status == 400, "\(twice.text)")
+        #expect(twice["detail"]?.stringValue?.contains("twice") == true)
+        #expect(h.service.registry.count == before)
+    }
+
     @Test func unknownTypesAndCharsetsAndSeparatorsAreRefused() {
         let before = h.service.registry.count
         #expect(create("<tree/>", "application/xml").status == 415)

@@ -5,15 +5,20 @@ import TreeFormats
 
 extension TreeService {
     /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array, or
-    /// the tree in another format (`Content-Type`, `format`; see `ContentNegotiation`).
+    /// the tree in another format (`Content-Type`, `format`; see `ContentNegotiation`);
+    /// `expand` may also be a query parameter (any format), not both.
     func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
         let format = try request.uploadFormat()
+        let queryExpand = try request.expandQuery()
         try registry.checkCapacity()
         let (forest, members) = try parseForest(request, format)
         try members.allowOnly(["expand"])
+        if queryExpand != nil && members["expand"] != nil {
+            throw .badQueryParameter("expand is given twice: as a query parameter and as a member of the body; give one")
+        }
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
-        switch members["expand"] {
+        switch members["expand"] ?? queryExpand {
         case nil, .string("none")?: break
         case .string("all")?: _ = store.expandAll(nil)
         case let value?:

@@ -38,6 +38,17 @@ extension HTTPRequest {
         }
     }
 
+    /// The `expand` query parameter of an upload in any format: `none`, `all` or a depth N,
+    /// as the nested JSON body's `expand` member says it (nil when absent).
+    func expandQuery() throws(ServiceError) -> JSONValue? {
+        guard let text = queryValue("expand") else { return nil }
+        if text == "none" || text == "all" { return .string(text) }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let depth = Int(text) else {
+            throw .badQueryParameter("query parameter expand must be none, all or a non-negative integer depth, not \"\(text)\"")
+        }
+        return .number(String(depth))
+    }
+
     /// A non-negative integer query parameter, at most `maximum`.
     func integerQuery(_ name: String, default value: Int, maximum: Int = Int.max) throws(ServiceError) -> Int {
         guard let text = queryValue(name) else { return value }
