@@ -79,11 +79,8 @@ import Testing
             var builder = ForestBuilder(expectedNodes: expectedNodes)
             builder.defersIDChecks = defers
             let nodes = try Self.fill(&builder, seed: seed, count: 2_000)
-            if defers {
-                let unique = builder.indexDeferredIDs()
-                #expect(unique)
-            }
-            Self.expect(builder.finish(), nodes, "seed \(seed), stage for \(expectedNodes) nodes, deferred \(defers)")
+            let label = "seed \(seed), stage for \(expectedNodes) nodes, deferred \(defers)"
+            Self.expect(builder.finishExpectingUniqueIDs(label), nodes, label)
         }
     }
 
@@ -109,8 +106,6 @@ import Testing
         nodes[150].declaresChildren = true
         try first.endNode()
         nodes.append(Expected(level: 0, parent: -1, title: "after", expanded: true))
-        let unique = first.indexDeferredIDs()
-        #expect(unique)
-        Self.expect(first.finish(), nodes, "joined")
+        Self.expect(first.finishExpectingUniqueIDs("joined"), nodes, "joined")
     }
 }

@@ -60,11 +60,8 @@ import Testing
             var builder = ForestBuilder(expectedBytes: expectedBytes)
             builder.defersIDChecks = defers
             let nodes = try Self.fill(&builder, &rng, count: 300, prefix: "n")
-            if defers {
-                let unique = builder.indexDeferredIDs()
-                #expect(unique)
-            }
-            Self.expectNodes(builder.finish(), nodes, "seed \(seed), deferred \(defers), stages for \(expectedBytes) bytes")
+            let label = "seed \(seed), deferred \(defers), stages for \(expectedBytes) bytes"
+            Self.expectNodes(builder.finishExpectingUniqueIDs(label), nodes, label)
         }
     }
 
@@ -91,9 +88,7 @@ import Testing
         second.defersIDChecks = true
         let a = try Self.fill(&first, &rng, count: 120, prefix: "a")
         let b = try Self.fill(&second, &rng, count: 150, prefix: "b")
-        let joined = first.appendPart(&second, under: Array(repeating: -1, count: b.count))
-        let unique = first.indexDeferredIDs()
-        #expect(joined && unique)
-        Self.expectNodes(first.finish(), a + b, "seed \(seed)")
+        #expect(first.appendPart(&second, under: Array(repeating: -1, count: b.count)))
+        Self.expectNodes(first.finishExpectingUniqueIDs("seed \(seed)"), a + b, "seed \(seed)")
     }
 }
