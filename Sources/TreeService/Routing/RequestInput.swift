@@ -38,13 +38,14 @@ extension HTTPRequest {
         }
     }
 
-    /// The `expand` query parameter of an upload in any format: `none`, `all` or a depth N,
-    /// as the nested JSON body's `expand` member says it (nil when absent).
+    /// The `expand` query parameter of an upload in any format: `none`, `all` or a depth N
+    /// (1 to 18 digits, as the spec's pattern says), as the nested JSON body's `expand`
+    /// member says it (nil when absent).
     func expandQuery() throws(ServiceError) -> JSONValue? {
         guard let text = queryValue("expand") else { return nil }
         if text == "none" || text == "all" { return .string(text) }
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let depth = Int(text) else {
-            throw .badQueryParameter("query parameter expand must be none, all or a non-negative integer depth, not \"\(text)\"")
+        guard (1 ... 18).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let depth = Int(text) else {
+            throw .badQueryParameter("query parameter expand must be none, all or a depth of at most 18 digits, not \"\(text)\"")
         }
         return .number(String(depth))
     }
