@@ -29,13 +29,16 @@ struct BytePool: Sendable {
     @usableFromInline @discardableResult
     mutating func append(prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer) -> UInt32 {
         let length = prefixCount + payload.count
-        let size = length + Self.headerSize(length)
         let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")
-        bytes.append(contentsOf: repeatElement(0, count: size))
-        bytes.withUnsafeMutableBytes { raw in
-            _ = Self.write(length: length, prefix: prefix, prefixCount: prefixCount, payload, at: raw.baseAddress! + offset)
+        precondition(offset < Int(UInt32.max) - length - Self.headerSize(length) - 16, "byte pool over 4 GiB")
+        // The header (the length and the prefix: at most 18 bytes), then the payload copied
+        // as it is (an entry may be megabytes of data).
+        withUnsafeTemporaryAllocation(byteCount: 24, alignment: 8) { header in
+            let count = Self.write(length: length, prefix: prefix, prefixCount: prefixCount,
+                                   UnsafeRawBufferPointer(start: nil, count: 0), at: header.baseAddress!)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: header[..<count]))
         }
+        bytes.append(contentsOf: payload)
         return UInt32(offset)
     }
 
