@@ -29,8 +29,7 @@ struct BytePool: Sendable {
     @usableFromInline @discardableResult
     mutating func append(prefix: UInt64, prefixCount: Int, _ payload: UnsafeRawBufferPointer) -> UInt32 {
         let length = prefixCount + payload.count
-        let offset = bytes.count
-        precondition(offset < Int(UInt32.max) - length - Self.headerSize(length) - 16, "byte pool over 4 GiB")
+        let offset = Self.entryOffset(bytes.count, size: length + Self.headerSize(length))
         // The header (the length and the prefix: at most 18 bytes), then the payload copied
         // as it is (an entry may be megabytes of data).
         withUnsafeTemporaryAllocation(byteCount: 24, alignment: 8) { header in
@@ -39,6 +38,14 @@ struct BytePool: Sendable {
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: header[..<count]))
         }
         bytes.append(contentsOf: payload)
+        return offset
+    }
+
+    /// `offset` as the offset of an entry of `size` bytes (its header included), which must
+    /// end well under 4 GiB (references are 32 bits).
+    @usableFromInline @inline(__always)
+    static func entryOffset(_ offset: Int, size: Int) -> UInt32 {
+        precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")
         return UInt32(offset)
     }
 
@@ -192,14 +199,13 @@ struct PoolStage {
             if size > capacity { return pool.append(prefix: prefix, prefixCount: prefixCount, payload) }
             if buffer.isEmpty { buffer = ContiguousArray(repeating: 0, count: capacity) }
         }
-        let offset = pool.bytes.count &+ count
-        precondition(offset < Int(UInt32.max) - size - 16, "byte pool over 4 GiB")
+        let offset = BytePool.entryOffset(pool.bytes.count &+ count, size: size)
         let at = count
         buffer.withUnsafeMutableBytes { buffer in
             _ = BytePool.write(length: length, prefix: prefix, prefixCount: prefixCount, payload, at: buffer.baseAddress! + at)
         }
         count = at &+ size
-        return UInt32(offset)
+        return offset
     }
 
     /// Appends the staged entries to `pool`.
