@@ -520,9 +520,9 @@ public struct ForestBuilder: NodeSink {
         flushStages()
         let n = Int(nodeCount)
         forest.count = n
-        forest.slotAt = ContiguousArray(0 ..< nodeCount)
-        forest.positionOf = ContiguousArray(0 ..< nodeCount)  // its own buffer: an edit changes one of them
-        forest.segmentLoad = Forest.segmentLoads(forest.slotAt)
+        forest.slotAt = Forest.denseSlots(n)
+        forest.positionOf = Forest.denseSlots(n)  // its own buffer: an edit changes one of them
+        forest.segmentLoad = Forest.denseSegmentLoads(n)
         forest.implicitIDLimit = Slot(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {

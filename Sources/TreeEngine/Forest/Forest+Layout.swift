@@ -27,6 +27,23 @@ extension Forest {
     /// The most the window of all segments may hold before the columns grow.
     static let topDensity = 0.96
 
+    /// Positions `0 ..< n` holding slots `0 ..< n`, as a new forest has them (`slotAt`
+    /// and `positionOf`).
+    /// - Complexity: O(n), written once
+    static func denseSlots(_ n: Int) -> ContiguousArray<Slot> {
+        ContiguousArray(unsafeUninitializedCapacity: n) { buffer, count in
+            for i in 0 ..< n { buffer.initializeElement(at: i, to: Slot(truncatingIfNeeded: i)) }
+            count = n
+        }
+    }
+
+    /// The segment loads of `denseSlots(n)`: every segment full but the last.
+    static func denseSegmentLoads(_ n: Int) -> ContiguousArray<Int32> {
+        var loads = ContiguousArray<Int32>(repeating: Int32(segmentSize), count: (n + segmentSize - 1) >> segmentShift)
+        if n & (segmentSize - 1) != 0 { loads[loads.count - 1] = Int32(n & (segmentSize - 1)) }
+        return loads
+    }
+
     /// The number of nodes in each segment of `slotAt`.
     /// - Complexity: O(positions)
     static func segmentLoads(_ slotAt: ContiguousArray<Slot>) -> ContiguousArray<Int32> {

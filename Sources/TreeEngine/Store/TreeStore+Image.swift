@@ -288,8 +288,9 @@ extension TreeStore {
         forest.depth = depth
         forest.endAt = endAt
         forest.parentSlot = parent
-        forest.slotAt = ContiguousArray((0 ..< Int32(n)).lazy.map { Slot($0) })
+        forest.slotAt = Forest.denseSlots(n)
         forest.positionOf = forest.slotAt
+        forest.segmentLoad = Forest.denseSegmentLoads(n)
 
         // Flags.
         var flags = ContiguousArray<NodeFlags>(repeating: [], count: n)
@@ -409,7 +410,6 @@ extension TreeStore {
         }
 
         forest.count = n
-        forest.segmentLoad = Forest.segmentLoads(forest.slotAt)
         self.init(forest: forest)
         filteredViewCapacity = c.filteredViewCapacity
 

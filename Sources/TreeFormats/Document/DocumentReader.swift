@@ -352,8 +352,8 @@ extension Forest {
             builder.reserveTitles(bytes: bytes.count + 2 * nodes)
             return builder
         }
+        if let forest = parseDocumentInTwoParts(bytes, limits: limits, make: make) { return forest }
         let estimate = DocumentReader.estimatedNodes(bytes)
-        if let forest = parseDocumentInTwoParts(bytes, limits: limits, expectedNodes: estimate, make: make) { return forest }
         return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false, estimate) }) { (builders) throws(TreeInputError) in
             try DocumentReader.read(bytes, limits: limits, into: &builders[0])
         }

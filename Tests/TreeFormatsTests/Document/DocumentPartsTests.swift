@@ -41,7 +41,7 @@ import TreeEngine
             for near in 0 ..< text.count {
                 let (cut, forest) = text.withUnsafeBytes { raw in
                     (DocumentReader.Cut.find(in: raw, near: near)?.offset,
-                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), expectedNodes: 0, make: { _, _ in Self.builder() }, threshold: 0, splitNear: near))
+                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near))
                 }
                 guard let cut, cut != lastCut else { continue }
                 lastCut = cut
@@ -57,6 +57,66 @@ import TreeEngine
         #expect(cutsJoined > 250, "\(cutsJoined) cuts joined")
     }
 
+    /// The scan for the cut (strings skipped eight bytes at a time) against a byte-by-byte
+    /// reference, at every offset of random documents whose strings are long, with quotes
+    /// and backslashes escaped at every place within a word.
+    @Test func cutScanMatchesByteByByteScan() {
+        var checked = 0
+        for seed in 0 ..< UInt64(40) {
+            var rng = SeededRandom(seed: seed &+ 32_000)
+            func text() -> String {
+                let pieces = ["abcdefgh", "é", #"\""#, #"\\"#, ",", "[", "}", ":", #"\u0041"#, " "]
+                return (0 ..< rng.int(0 ... 14)).map { _ in rng.pick(pieces) }.joined()
+            }
+            let members = (0 ..< rng.int(1 ... 12)).map { i in
+                "\"" + text() + "\(i)\": [\"" + text() + "\", {\"" + text() + "\": \"" + text() + "\"}, 7]"
+            }
+            let document = Array(("{" + members.joined(separator: ", ") + "}").utf8)
+            document.withUnsafeBytes { raw in
+                for near in 0 ... raw.count {
+                    let got = DocumentReader.Cut.find(in: raw, near: near)
+                    let expected = Self.referenceCut(raw, near: near)
+                    #expect(got?.offset == expected?.offset && got?.frames.map(\.index) == expected?.frames.map(\.index)
+                        && got?.frames.map(\.keyStart) == expected?.frames.map(\.keyStart)
+                        && got?.frames.map(\.isObject) == expected?.frames.map(\.isObject),
+                        "seed \(seed), near \(near)")
+                    if expected != nil { checked += 1 }
+                }
+            }
+        }
+        #expect(checked > 5_000, "\(checked) cuts checked")
+    }
+
+    /// `Cut.find` written plainly: one byte at a time.
+    static func referenceCut(_ bytes: UnsafeRawBufferPointer, near: Int) -> DocumentReader.Cut? {
+        var frames: [DocumentReader.Cut.Frame] = []
+        var i = 0, stringStart = -1
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                stringStart = i
+                i += 1
+                while i < bytes.count && bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                if i >= bytes.count { return nil }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                frames.append(.init(isObject: bytes[i] == UInt8(ascii: "{"), index: 0, keyStart: -1))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard frames.popLast() != nil, !frames.isEmpty else { return nil }
+            case UInt8(ascii: ":"):
+                guard let top = frames.indices.last, frames[top].isObject, stringStart >= 0 else { return nil }
+                frames[top].keyStart = stringStart
+            case UInt8(ascii: ","):
+                guard let top = frames.indices.last else { return nil }
+                frames[top].index += 1
+                if i >= near { return DocumentReader.Cut(offset: i + 1, frames: frames) }
+            default:
+                break
+            }
+            i += 1
+        }
+        return nil
+    }
+
     /// A document large enough that the join copies on two threads, cut at a few places.
     @Test func largePartsJoinAsOnePass() throws {
         var rng = SeededRandom(seed: 31_999)
@@ -66,7 +126,7 @@ import TreeEngine
         #expect(expected.count > 70_000)
         for near in [text.count / 5, text.count / 2, text.count * 4 / 5] {
             let forest = text.withUnsafeBytes { raw in
-                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), expectedNodes: 0, make: { _, _ in Self.builder() }, threshold: 0, splitNear: near)
+                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near)
             }
             let got = try #require(forest, "cut near \(near): no join")
             #expect(flatten(got) == flatten(expected), "cut near \(near)")
@@ -82,7 +142,7 @@ import TreeEngine
     /// What the two-part read refuses is left to the one-pass read, which names it.
     @Test func errorsFallBackToTheOnePassRead() throws {
         func twoParts(_ text: String, near: Int, limits: ForestLimits = ForestLimits()) -> Forest? {
-            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, expectedNodes: 0, make: { _, _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
+            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, make: { _, _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
         }
         let good = #"{"a": [1, 2, {"b": 3}], "c": 4}"#
         #expect(twoParts(good, near: 10) != nil)
