@@ -13,8 +13,8 @@ import TreeEngine
 /// open nodes (`ForestBuilder.appendPart`).
 extension DocumentReader {
     /// Where a document is cut, and the containers open there.
-    struct Cut {
-        struct Frame {
+    struct Cut: Equatable {
+        struct Frame: Equatable {
             var isObject: Bool
             /// The index of the element or member after the cut (commas so far).
             var index: Int
