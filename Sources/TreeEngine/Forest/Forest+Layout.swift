@@ -31,9 +31,8 @@ extension Forest {
     /// and `positionOf`).
     /// - Complexity: O(n), written once
     static func denseSlots(_ n: Int) -> ContiguousArray<Slot> {
-        ContiguousArray(unsafeUninitializedCapacity: n) { buffer, count in
-            for i in 0 ..< n { buffer.initializeElement(at: i, to: Slot(truncatingIfNeeded: i)) }
-            count = n
+        .filled(count: n) { part, start in
+            for i in part.indices { part.initializeElement(at: i, to: Slot(truncatingIfNeeded: start &+ i)) }
         }
     }
 

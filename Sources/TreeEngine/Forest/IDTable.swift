@@ -444,7 +444,7 @@ struct IDTable: Sendable {
     private mutating func rehash(minimumCapacity: Int) {
         var capacity = 16
         while capacity < minimumCapacity { capacity <<= 1 }
-        var fresh = ContiguousArray<Slot>(repeating: IDTable.empty, count: capacity)
+        var fresh = ContiguousArray<Slot>.filled(with: IDTable.empty, count: capacity)
         let mask = capacity - 1
         for s in buckets where s >= 0 {
             let h = withKey(slot: s) { IDTable.hash($0) }

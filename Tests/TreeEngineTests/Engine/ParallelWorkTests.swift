@@ -36,6 +36,18 @@ import TreeFormats
         #expect(ParallelWork.workerCount(items: .max) == min(processors, ParallelWork.maximumWorkers))
     }
 
+    /// Arrays filled in two halves (from `parallelFillBytes` on) hold every element, each
+    /// where it belongs: sizes on both sides of the threshold, odd ones too.
+    @Test(arguments: [0, 1, 7, parallelFillBytes / 4 - 1, parallelFillBytes / 4, parallelFillBytes / 4 + 3])
+    func filledArraysHoldEveryElement(count: Int) {
+        let constant = ContiguousArray<Int32>.filled(with: -1, count: count)
+        #expect(constant.count == count)
+        #expect(constant.allSatisfy { $0 == -1 })
+        let dense = Forest.denseSlots(count)
+        #expect(dense.count == count)
+        #expect(dense.indices.allSatisfy { dense[$0] == Slot($0) })
+    }
+
     /// 100,000 nodes in chains of ten: the same filtered view whatever the split,
     /// and the kept view reports the threads it used.
     @Test(arguments: [1, 2, 3, 5, 8, 13])
