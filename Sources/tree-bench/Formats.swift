@@ -4,6 +4,8 @@
 //                          1…n in pre-order, parentId, title (parents before children)
 //   parseCSVByLevel        the same CSV rows ordered by level (as a table whose ids were
 //                          given breadth-first): parents first, but not in pre-order
+//   parseCSVExport         the CSV that GET /tree exports for the data set uploaded as
+//                          nested JSON without ids: its nodes named by their slots, `~N`
 //   parsePaths             one line per node with the node's path of titles (as `find`
 //                          lists a directory tree)
 //   parseDocument          a JSON document of records of about 300 MB (the size does not
@@ -89,6 +91,13 @@ func menuItemsPaths(_ d: Dataset) -> [UInt8] {
     return out
 }
 
+/// The data set's forest (uploaded as nested JSON, without ids) exported as CSV.
+func csvExport(_ d: Dataset) -> [UInt8] {
+    var out: [UInt8] = []
+    try! Forest.parse(menuItemsJSON(d)).forest.exportCSV { out += $0 }
+    return out
+}
+
 /// A JSON document of about `megabytes` MB: `{"catalog":{"name":…,"records":[…]}}`, records
 /// with numbers, strings, a boolean, a null, a nested object and an array.
 func recordsDocument(megabytes: Int) -> [UInt8] {
@@ -168,6 +177,7 @@ func restoredPerNode(_ forest: Forest) -> Double {
     }
     measure("parseCSV", menuItemsCSV(d)) { try Forest.parseCSV($0) }
     measure("parseCSVByLevel", menuItemsCSVByLevel(d)) { try Forest.parseCSV($0) }
+    measure("parseCSVExport", csvExport(d)) { try Forest.parseCSV($0) }
     measure("parseNDJSON", menuItemsNDJSON(d)) { try Forest.parseNDJSON($0) }
     measure("parsePaths", menuItemsPaths(d)) { try Forest.parsePaths($0) }
     measure("parseDocument", recordsDocument(megabytes: 300)) { try Forest.parseDocument($0) }

@@ -50,7 +50,7 @@ extension Forest {
     /// under the first half's open nodes, found as the one-pass read would have found them
     /// (`ForestBuilder.appendPart`). Nil when the body is small, or anything is not as
     /// simple as that (a rule broken, a row not in pre-order, an id `~N` in the second
-    /// half, a duplicate id): the caller then reads it the usual way, which names the
+    /// half that does not name its own slot, a duplicate id): the caller then reads it the usual way, which names the
     /// error where it is.
     /// - Complexity: O(n) expected, about half of it on each of two threads.
     /// (`threshold` and `splitNear`, the offset the second part starts after, are for tests.)
@@ -79,6 +79,14 @@ extension Forest {
             }
         }
         guard firstRead, secondRead else { return nil }
+        // Ids `~N` in the second half named their own slots if it starts where it guessed;
+        // an explicit `~N` of the first half naming one of them is a duplicate (read again
+        // on one thread, which says where).
+        let base = first.streamer!.count
+        if second.streamer!.guessedBase >= 0 {
+            guard second.streamer!.guessedBase == base,
+                  !first.streamer!.implicit.forward.contains(where: { $0 >= base && second.streamer!.implicit.contains($0) }) else { return nil }
+        }
         // Each top-level row of the second half finds its parent on the first half's open
         // path, searched from the innermost as the one-pass read does, the path above it closing.
         var path = first.streamer!.openIDs

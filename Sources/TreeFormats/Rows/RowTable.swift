@@ -736,6 +736,10 @@ struct RowStreamer {
     let isPart: Bool
     /// In a part: each top-level node's parent id, in order (nil: a root).
     var topLevelParents: [RowSpan?] = []
+    /// In a part: the slot of its first node, as its first id `~N` tells (an export names
+    /// nodes without an id of their own by their slots, `~slot`), -1 before one comes. The
+    /// join checks it against the nodes the first part built.
+    var guessedBase = -1
 
     init(limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
         self.isPart = isPart
@@ -753,11 +757,17 @@ struct RowStreamer {
     @inline(__always)
     mutating func stream(_ row: Row, table: RowTable) -> Bool {
         do throws(NodeSinkError) {
-            // An id `~N` names a slot, which a part does not know.
-            if isPart, table.withRaw(row.id, { $0.first == UInt8(ascii: "~") }) {
-                stopped = true
-                return false
+            // An id `~N` names slot N, which a part knows only from the first one it reads:
+            // every later one must name its own slot too (as an export's do), or it stops.
+            var slot = isPart ? -1 : count
+            if isPart, !row.flags.contains(.integerID), let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
+                if guessedBase < 0 && n >= count { guessedBase = n - count }
+                guard guessedBase >= 0, n == guessedBase + count else {
+                    stopped = true
+                    return false
+                }
             }
+            if isPart, guessedBase >= 0 { slot = guessedBase + count }
             if row.flags.contains(.hasParent) {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
@@ -782,7 +792,7 @@ struct RowStreamer {
                 stopped = true
                 return false
             }
-            try table.feed(row, into: &builder, slot: isPart ? -1 : count, implicit: &implicit, scratch: &scratch, extraJSON: &json)
+            try table.feed(row, into: &builder, slot: slot, implicit: &implicit, scratch: &scratch, extraJSON: &json)
             openIDs.append(row.id)
             count &+= 1
             return true

@@ -56,12 +56,45 @@ struct RowsRoundTripTests {
         }
     }
 
-    /// Large bodies are read in two parts at once (`Forest.parseRowsInTwoParts`): split at
-    /// every row boundary of random exported trees whose nodes all have ids, the joined
-    /// parts give the forest of one pass (ids found, levels, order, everything).
+    /// Splits the export of `original` at every row boundary after the first row and reads it in two parts
+    /// (`Forest.parseRowsInTwoParts`): each join must give the forest of one pass (ids found,
+    /// levels, order, everything). Returns how many splits there were and how many joined
+    /// (the others fall back to one pass).
+    static func joinAtEverySplit(_ original: Forest, _ format: Rows.Format, seed: UInt64) -> (splits: Int, joined: Int) {
+        let expected = Rows.describe(original, types: format == .ndjson)
+        let body = Rows.export(original, format)
+        var split = 0, splits = 0, joined = 0
+        while true {
+            let (forest, next): (Forest?, Int?) = body.withUnsafeBytes { raw -> (Forest?, Int?) in
+                let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
+                guard let next = probe.boundary(after: split) else { return (nil, nil) }
+                let forest = format == .csv
+                    ? Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
+                    : Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
+                return (forest, next)
+            }
+            guard let next else { break }
+            defer { split = next }
+            if split == 0 { continue }  // a first part of no rows: never joined
+            splits += 1
+            if let forest {
+                joined += 1
+                let got = Rows.describe(forest, types: format == .ndjson)
+                #expect(got == expected, "seed \(seed), \(format) split after byte \(split)")
+                forest.forEachNode { node, _ in
+                    let id = forest.id(of: node).description
+                    #expect(forest.node(withID: id) == node, "seed \(seed), split after byte \(split): \(id)")
+                }
+                if got != expected { break }
+            }
+        }
+        return (splits, joined)
+    }
+
+    /// Large bodies are read in two parts at once: exports of random trees whose nodes all
+    /// have ids of their own join at every split.
     @Test(arguments: [Rows.Format.csv, .ndjson])
     func twoPartsJoinAsOnePass(format: Rows.Format) throws {
-        /// Every node gets an id (an export names id-less nodes `~N`, which a second part refuses).
         func nameAll(_ nodes: inout [GenNode], _ rng: inout SeededRandom, counter: inout Int) {
             for i in nodes.indices {
                 counter += 1
@@ -69,7 +102,6 @@ struct RowsRoundTripTests {
                 nameAll(&nodes[i].children, &rng, counter: &counter)
             }
         }
-        var seedsJoined = 0
         for seed in 0 ..< UInt64(min(Rows.seedCount, 60)) {
             var rng = SeededRandom(seed: seed &+ 16_000)
             var used: Set<String> = []
@@ -77,35 +109,50 @@ struct RowsRoundTripTests {
             var counter = 0
             nameAll(&nodes, &rng, counter: &counter)
             let original = try Rows.forest(json: RandomTrees.json(nodes, &rng))
-            let expected = Rows.describe(original, types: format == .ndjson)
-            let body = Rows.export(original, format)
-            var split = 0, joined = 0
-            while true {
-                let (forest, next): (Forest?, Int?) = body.withUnsafeBytes { raw -> (Forest?, Int?) in
-                    let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
-                    guard let next = probe.boundary(after: split) else { return (nil, nil) }
-                    let forest = format == .csv
-                        ? Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
-                        : Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
-                    return (forest, next)
-                }
-                guard let next else { break }
-                if let forest {
-                    joined += 1
-                    let got = Rows.describe(forest, types: format == .ndjson)
-                    #expect(got == expected, "seed \(seed), \(format) split after byte \(split)")
-                    forest.forEachNode { node, _ in
-                        let id = forest.id(of: node).description
-                        #expect(forest.node(withID: id) == node, "seed \(seed), split after byte \(split): \(id)")
-                    }
-                    if got != expected { return }
-                }
-                split = next
-            }
-            if joined > 0 { seedsJoined += 1 }
+            let (splits, joined) = Self.joinAtEverySplit(original, format, seed: seed)
+            #expect(joined == splits, "seed \(seed): \(joined) of \(splits) splits joined")
         }
-        // Some splits may not join (an id `~0#…` in the second part); most seeds do.
-        #expect(seedsJoined > min(Rows.seedCount, 60) * 3 / 4, "\(seedsJoined) seeds joined")
+    }
+
+    /// An export names the nodes without an id of their own by their slots (`~N`): the
+    /// second part takes its first slot from the first such id, and the join checks it, so
+    /// such exports join at every split too. Explicit ids `~N` naming other slots (which may
+    /// collide with a generated one) fall back to one pass where the second part has them,
+    /// and give the same forest wherever they join.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func exportsWithGeneratedIDsJoinInTwoParts(format: Rows.Format) throws {
+        var allJoined = 0, someJoined = 0
+        for seed in 0 ..< UInt64(min(Rows.seedCount, 60)) {
+            var rng = SeededRandom(seed: seed &+ 17_000)
+            var used: Set<String> = []
+            let explicitTilde = seed % 2 == 1
+            let nodes = RandomTrees.forest(&rng, nodes: RandomTrees.size(&rng), used: &used, extraTilde: explicitTilde ? 40 : -1)
+            let original = try Rows.forest(json: RandomTrees.json(nodes, &rng))
+            let (splits, joined) = Self.joinAtEverySplit(original, format, seed: seed)
+            if explicitTilde {
+                if joined > 0 { someJoined += 1 }
+            } else {
+                #expect(joined == splits, "seed \(seed): \(joined) of \(splits) splits joined")
+                if joined == splits && splits > 1 { allJoined += 1 }
+            }
+        }
+        #expect(allJoined >= min(Rows.seedCount, 60) / 2 * 3 / 4, "\(allJoined) seeds joined at every split")
+        #expect(someJoined > 0)
+    }
+
+    /// An explicit id `~N` in the first part naming a slot of the second, whose row has the
+    /// id `~N` too: a duplicate, which the join does not let through (one pass reports it).
+    @Test func anExplicitTildeIDNamingASlotOfTheSecondPartIsADuplicate() throws {
+        var csv = "id,parentId,title\n~1,,a\nx,,b\n~4,,c\ny,,d\n~4,,e\nz,,f\n"
+        for n in 0 ..< 20 { csv += "w\(n),,g\n" }
+        let body = Array(csv.utf8)
+        // After each row (the first part's) but the last.
+        let rowEnds = body.indices.filter { body[$0] == 0x0A }.map { $0 + 1 }.dropFirst().dropLast()
+        for split in rowEnds {
+            let joined = body.withUnsafeBytes { Forest.parseRowsInTwoParts($0, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split) }
+            #expect(joined == nil, "split after byte \(split)")
+        }
+        #expect(throws: TreeInputError.self) { try body.withUnsafeBytes { try Forest.parseCSV($0) } }
     }
 
     @Test(arguments: [Rows.Format.csv, .ndjson])
