@@ -50,8 +50,8 @@ extension Forest {
     /// under the first half's open nodes, found as the one-pass read would have found them
     /// (`ForestBuilder.appendPart`). Nil when the body is small, or anything is not as
     /// simple as that (a rule broken, a row not in pre-order, an id `~N` in the second
-    /// half that does not name its own slot, a duplicate id): the caller then reads it the usual way, which names the
-    /// error where it is.
+    /// half that does not name its own slot, a duplicate id): the caller then reads it the
+    /// usual way, which names the error where it is.
     /// - Complexity: O(n) expected, about half of it on each of two threads.
     /// (`threshold` and `splitNear`, the offset the second part starts after, are for tests.)
     static func parseRowsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,

@@ -759,15 +759,14 @@ struct RowStreamer {
         do throws(NodeSinkError) {
             // An id `~N` names slot N, which a part knows only from the first one it reads:
             // every later one must name its own slot too (as an export's do), or it stops.
-            var slot = isPart ? -1 : count
-            if isPart, !row.flags.contains(.integerID), let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
+            if isPart, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
                 if guessedBase < 0 && n >= count { guessedBase = n - count }
                 guard guessedBase >= 0, n == guessedBase + count else {
                     stopped = true
                     return false
                 }
             }
-            if isPart, guessedBase >= 0 { slot = guessedBase + count }
+            let slot = !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
             if row.flags.contains(.hasParent) {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
