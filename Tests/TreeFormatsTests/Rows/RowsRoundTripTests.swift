@@ -56,10 +56,10 @@ struct RowsRoundTripTests {
         }
     }
 
-    /// Splits the export of `original` at every row boundary after the first row and reads it in two parts
-    /// (`Forest.parseRowsInTwoParts`): each join must give the forest of one pass (ids found,
-    /// levels, order, everything). Returns how many splits there were and how many joined
-    /// (the others fall back to one pass).
+    /// Splits the export of `original` at every row boundary after the first row and reads
+    /// it in two parts (`Forest.parseRowsInTwoParts`): each join must give the forest of one
+    /// pass (ids found, levels, order, everything). Returns how many splits there were and
+    /// how many joined (the others fall back to one pass).
     static func joinAtEverySplit(_ original: Forest, _ format: Rows.Format, seed: UInt64) -> (splits: Int, joined: Int) {
         let expected = Rows.describe(original, types: format == .ndjson)
         let body = Rows.export(original, format)
