@@ -6,6 +6,8 @@
 //                          given breadth-first): parents first, but not in pre-order
 //   parseCSVExport         the CSV that GET /tree exports for the data set uploaded as
 //                          nested JSON without ids: its nodes named by their slots, `~N`
+//   insertCSV, insertNDJSON  the rows of parseCSV and parseNDJSON inserted into a session of
+//                          one node (POST /sessions/{sid}/items): read, then inserted
 //   parsePaths             one line per node with the node's path of titles (as `find`
 //                          lists a directory tree)
 //   parseDocument          a JSON document of records of about 300 MB (the size does not
@@ -176,6 +178,20 @@ func restoredPerNode(_ forest: Forest) -> Double {
         report(d, nodes: nodes, op: op, samples: samples, extra: extra)
     }
     measure("parseCSV", menuItemsCSV(d)) { try Forest.parseCSV($0) }
+    /// Rows inserted into a session of one node (`POST /sessions/{sid}/items`): read as
+    /// fragments, then inserted.
+    func insert(_ parse: @escaping (TreeStore, UnsafeRawBufferPointer) throws -> [FragmentGroup]) -> (UnsafeRawBufferPointer) throws -> Forest {
+        { raw in
+            let session = Array("id,parentId,title\nx,,X\n".utf8)
+            var store = TreeStore(forest: try session.withUnsafeBytes { try Forest.parseCSV($0) })
+            for group in try parse(store, raw) {
+                _ = try store.insert(group.fragment, .child(of: group.parent, index: nil), nil)
+            }
+            return store.forest
+        }
+    }
+    measure("insertCSV", menuItemsCSV(d), insert { try $0.parseCSVFragments($1, limits: ForestLimits()) })
+    measure("insertNDJSON", menuItemsNDJSON(d), insert { try $0.parseNDJSONFragments($1, limits: ForestLimits()) })
     measure("parseCSVByLevel", menuItemsCSVByLevel(d)) { try Forest.parseCSV($0) }
     measure("parseCSVExport", csvExport(d)) { try Forest.parseCSV($0) }
     measure("parseNDJSON", menuItemsNDJSON(d)) { try Forest.parseNDJSON($0) }

@@ -223,7 +223,9 @@ public struct ForestBuilder: NodeSink {
         }
         let slot = open.last!
         if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
-        if defersIDChecks {
+        if !indexesIDs {
+            forest.ids.appendEntry(slot: slot, key: key, form: form, stage: &idStage)
+        } else if defersIDChecks {
             if deferredIDs.isEmpty { deferredIDs.reserveCapacity(reservedNodes) }
             forest.ids.appendEntry(slot: slot, key: key, form: form, stage: &idStage)
             deferredIDs.append(slot: slot, hash: hash ?? IDTable.hash(key))
@@ -236,6 +238,13 @@ public struct ForestBuilder: NodeSink {
         updateFlags(of: Int(slot)) { $0.remove(.implicitID) }
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }
+
+    /// Whether ids are indexed (checked for duplicates, as they come or in bulk). A fragment
+    /// whose reader has checked its ids among themselves (a row table does) sets it to
+    /// false: its ids are only stored, for `TreeStore.insert` to index where the fragment
+    /// goes (ids taken outside are still refused as they come), and the fragment's forest
+    /// cannot look its ids up.
+    public var indexesIDs = true
 
     /// Whether ids are only recorded as they come, and checked for duplicates and indexed
     /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is

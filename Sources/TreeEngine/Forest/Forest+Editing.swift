@@ -47,6 +47,12 @@ extension Forest {
         var run = Run()
         run.slots.reserveCapacity(k)
         for _ in 0 ..< k { run.slots.append(allocateSlot()) }
+        // Every node gets an id here (explicit or generated): room for all at once. Many
+        // explicit ids (as many as a quarter of those here) are stored first and indexed
+        // together, partition by partition (the table's ids are hashed again for that).
+        ids.reserve(ids.count + k)
+        let inBulk = k >= IDTable.parallelIndexing && k >= ids.count / 4
+        var stored = DeferredIDs()
         for q in 0 ..< k {
             let slot = Int(run.slots[q])
             let fragSlot = fragment.slotAt[q]
@@ -62,8 +68,19 @@ extension Forest {
             if fragment.ids.hasID(slot: fragSlot) {
                 let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 ids.growRefs(to: flags.count)
-                fragment.ids.withKey(slot: fragSlot) { ids.insert(slot: Slot(slot), key: $0, isInteger: isInteger) }
+                fragment.ids.withKey(slot: fragSlot) { key in
+                    if inBulk {
+                        ids.store(slot: Slot(slot), key: key, form: isInteger ? .integer : .string)
+                        stored.append(slot: Slot(slot), hash: IDTable.hash(key))
+                    } else {
+                        ids.insert(slot: Slot(slot), key: key, isInteger: isInteger)
+                    }
+                }
             }
+        }
+        if !stored.isEmpty {
+            let duplicate = ids.indexDeferred([stored])
+            precondition(duplicate == nil, "adopt: an id of the fragment is taken here")
         }
         // Generated ids only once every explicit id of the fragment is known, so
         // that none is taken twice.

@@ -328,7 +328,8 @@ struct IDTable: Sendable {
     /// (a reader that knows how many ids are coming calls it once).
     /// - Complexity: O(`total`) when the table grows, else O(1)
     mutating func reserve(_ total: Int) {
-        if (max(total, count) + 1) * 2 > buckets.count { rehash(minimumCapacity: (max(total, count) + 1) * 2) }
+        // Deleted buckets count until a rehash drops them.
+        if (max(total, count) + used - count + 1) * 2 > buckets.count { rehash(minimumCapacity: (max(total, count) + 1) * 2) }
     }
 
     /// Forgets the id of `slot`, if it has one.

@@ -117,15 +117,29 @@ extension TreeStore {
     /// top level), in order of first appearance; ids checked against the store and the body.
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        var rows = try CSVReader.readTable(bytes, limits: limits, existingCount: forest.count)
-        return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+        try parseRowFragments(bytes, limits: limits, reader: CSVReader.self)
     }
 
     /// NDJSON rows to insert; as `parseCSVFragments` (a null or absent `parentId` means the
     /// top level).
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseNDJSONFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        var rows = try NDJSONReader.readTable(bytes, limits: limits, existingCount: forest.count)
+        try parseRowFragments(bytes, limits: limits, reader: NDJSONReader.self)
+    }
+
+    /// Rows in pre-order going under one parent (an existing node, or the top level) are
+    /// built while they are read, as a new forest's are; others, and any rule broken, are
+    /// read again into a table, which makes a group per parent and names the error's row.
+    private func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                                     reader _: Reader.Type) throws(TreeInputError) -> [FragmentGroup] {
+        do {
+            var streamed = Reader(bytes, limits: limits)
+            streamed.table.existingCount = forest.count
+            streamed.streamer = RowStreamer(fragmentOf: self, limits: limits, expectedBytes: bytes.count)
+            try streamed.read()
+            if !streamed.streamer!.stopped, let groups = streamed.streamer!.finishFragment() { return groups }
+        }
+        var rows = try Reader.readTable(bytes, limits: limits, existingCount: forest.count)
         return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
     }
 }

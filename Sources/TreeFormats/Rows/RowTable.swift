@@ -409,7 +409,13 @@ struct RowTable {
                 throw orphanError(row: r, locate: locate)
             }
         }
-        var builders = groupParents.map { _ in store.fragmentBuilder(limits: limits, expectedBytes: input.count / max(1, groupParents.count)) }
+        // The ids are unique within the body (the table above) and checked against the
+        // store's as they come: the fragments only store them.
+        var builders = groupParents.map { _ in
+            var builder = store.fragmentBuilder(limits: limits, expectedBytes: input.count / max(1, groupParents.count))
+            builder.indexesIDs = false
+            return builder
+        }
         try build(into: &builders, groupOf: groupOf, locate: locate, inSession: true)
         var groups: [FragmentGroup] = []
         groups.reserveCapacity(builders.count)
@@ -741,9 +747,29 @@ struct RowStreamer {
     /// join checks it against the nodes the first part built.
     var guessedBase = -1
 
+    /// Building a fragment to insert into a store (`TreeStore.parseCSVFragments`): the
+    /// store's nodes, which a row whose parent is not open must name (a row without a
+    /// parent goes to the top level). Nil for a new forest.
+    let store: Forest?
+    /// For a fragment: where it goes, once its first row tells (nil inside: the top
+    /// level). A row that would go elsewhere stops the stream (the table makes a fragment
+    /// per parent).
+    var fragmentParent: NodeHandle??
+
     init(limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
+        self.init(limits: limits, expectedBytes: expectedBytes, isPart: isPart, store: nil)
+    }
+
+    /// A streamer of one fragment for `store` (ids checked against its ids as they come, and
+    /// among themselves all at once at the end).
+    init(fragmentOf store: TreeStore, limits: ForestLimits, expectedBytes: Int) {
+        self.init(limits: limits, expectedBytes: expectedBytes, isPart: false, store: store)
+    }
+
+    private init(limits: ForestLimits, expectedBytes: Int, isPart: Bool, store: TreeStore?) {
         self.isPart = isPart
-        builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
+        self.store = store?.forest
+        builder = store?.fragmentBuilder(limits: limits, expectedBytes: expectedBytes) ?? ForestBuilder(limits: limits, expectedBytes: expectedBytes)
         // Ids are checked all at once at the end; a duplicate then sends the body to the
         // `RowTable`, which names its row.
         builder.defersIDChecks = true
@@ -766,17 +792,27 @@ struct RowStreamer {
                     return false
                 }
             }
-            let slot = !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
+            let slot = store != nil ? -1 : !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
             if row.flags.contains(.hasParent) {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
                 if k < 0 {
-                    guard isPart else {
-                        stopped = true
-                        return false
+                    if let store {
+                        // A node of the store; else a row of the body not open (or none, or
+                        // the top level for `""`): the table says.
+                        guard let existing = table.withRaw(row.parent, { store.node(withID: String(decoding: $0, as: UTF8.self)) }) else {
+                            stopped = true
+                            return false
+                        }
+                        guard goes(under: existing) else { return false }
+                    } else {
+                        guard isPart else {
+                            stopped = true
+                            return false
+                        }
+                        topLevelParents.append(row.parent)
                     }
                     try closeOpenNodes()
-                    topLevelParents.append(row.parent)
                 } else {
                     while openIDs.count > k + 1 {
                         try builder.endNode()
@@ -784,6 +820,7 @@ struct RowStreamer {
                     }
                 }
             } else {
+                guard store == nil || goes(under: nil) else { return false }
                 try closeOpenNodes()
                 if isPart { topLevelParents.append(nil) }
             }
@@ -799,6 +836,17 @@ struct RowStreamer {
             stopped = true
             return false
         }
+    }
+
+    /// Whether a top-level row of a fragment may go under `parent` (nil: the top level):
+    /// the first decides for the fragment; one that would go elsewhere stops the stream.
+    private mutating func goes(under parent: NodeHandle?) -> Bool {
+        guard let fragmentParent else {
+            fragmentParent = .some(parent)
+            return true
+        }
+        if fragmentParent != parent { stopped = true }
+        return !stopped
     }
 
     /// Ends every open node.
@@ -818,5 +866,12 @@ struct RowStreamer {
             return nil
         }
         return builder.finish()
+    }
+
+    /// The fragment built, as the one group of its parent (none for a body without rows),
+    /// or nil (and `stopped`) when two rows have the same id.
+    mutating func finishFragment() -> [FragmentGroup]? {
+        guard let fragmentParent else { return [] }
+        return finish().map { [FragmentGroup(parent: fragmentParent, fragment: $0)] }
     }
 }

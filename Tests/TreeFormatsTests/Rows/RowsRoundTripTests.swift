@@ -275,6 +275,50 @@ struct RowsRoundTripTests {
         #expect(orphan?.kind == .rule)
         #expect(orphan?.message.contains("zz") == true)
     }
+
+    /// A body of 70,000 rows (enough for the ids to be indexed in bulk where they go) inserted
+    /// into a session whose table has deleted ids: afterwards every id names its node, under
+    /// its parent; a body naming a taken id is still refused.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func largeFragmentsIndexTheirIDsWhereTheyGo(format: Rows.Format) throws {
+        let existing = (0 ..< 3_000).map { #"{"id":"s\#($0)","title":"S\#($0)"}"# }.joined(separator: ",")
+        var store = TreeStore(forest: try Rows.forest(json: "[\(existing)]"))
+        for i in stride(from: 0, to: 3_000, by: 3) {
+            _ = store.delete(try #require(store.forest.node(withID: "s\(i)")), nil)
+        }
+        let count = 70_000
+        /// The first 66,000 rows go under `s1` (one fragment, the rows under earlier ones); the
+        /// others in four fragments under other kept nodes.
+        func parent(_ i: Int) -> String {
+            if i == 0 || (i >= 66_000 && i % 1_000 == 0) { return "s\(i / 1_000 * 3 + 1)" }
+            return "r\(i % 7 == 0 ? i / 7 : i - 1)"
+        }
+        var body = format == .csv ? "id,parentId,title\n" : ""
+        for i in 0 ..< count {
+            body += format == .csv ? "r\(i),\(parent(i)),R\(i)\n" : #"{"id":"r\#(i)","parentId":"\#(parent(i))","title":"R\#(i)"}"# + "\n"
+        }
+        for group in try Rows.fragments(body, format, store: store).get() {
+            _ = try store.insert(group.fragment, .child(of: group.parent, index: nil), nil)
+        }
+        store.forest.checkInvariants()
+        #expect(store.forest.count == 2_000 + count)
+        let forest = store.forest
+        for i in 0 ..< count {
+            guard let node = forest.node(withID: "r\(i)") else {
+                Issue.record("no node has the id r\(i)")
+                continue
+            }
+            #expect(forest.title(of: node) == "R\(i)")
+            #expect(forest.parent(of: node).map { forest.id(of: $0).description } == parent(i))
+        }
+        for i in 0 ..< 3_000 {
+            #expect((forest.node(withID: "s\(i)") == nil) == (i % 3 == 0), "s\(i)")
+        }
+        let taken = Rows.fragments(format == .csv ? "id,parentId,title\nnew,,N\nr123,,again\n" : "{\"id\":\"new\",\"title\":\"N\"}\n{\"id\":\"r123\",\"title\":\"again\"}\n",
+                                   format, store: store).failure
+        #expect(taken?.kind == .rule)
+        #expect(taken?.line == (format == .csv ? 3 : 2))
+    }
 }
 
 

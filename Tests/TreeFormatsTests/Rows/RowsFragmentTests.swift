@@ -1,0 +1,163 @@
+import Testing
+import TreeEngine
+@testable import TreeFormats
+@testable import TreeReference
+
+/// Rows to insert into a session (`POST /sessions/{sid}/items`): the streamed path (rows in
+/// pre-order under one parent, built while read) against the table, which takes any body.
+struct RowsFragmentTests {
+    /// The groups of `body` for `store`, as their parents' ids and their nodes, or the error.
+    typealias Outcome = Result<[String], TreeInputError>
+
+    static func describe(_ groups: [FragmentGroup], in store: TreeStore) -> [String] {
+        groups.flatMap { group in
+            ["under \(group.parent.map { store.forest.id(of: $0).description } ?? "-")"] + Rows.describe(group.fragment, types: true)
+        }
+    }
+
+    /// Whether two outcomes are the same groups, or the same error at the same line.
+    static func same(_ a: Outcome, _ b: Outcome) -> Bool {
+        switch (a, b) {
+        case (.success(let x), .success(let y)): x == y
+        case (.failure(let x), .failure(let y)): x.kind == y.kind && x.line == y.line && x.message == y.message
+        default: false
+        }
+    }
+
+    /// What `parseCSVFragments` / `parseNDJSONFragments` answer.
+    static func parsed(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Outcome {
+        body.withUnsafeBytes { raw in
+            do throws(TreeInputError) {
+                let groups = format == .csv ? try store.parseCSVFragments(raw, limits: ForestLimits())
+                    : try store.parseNDJSONFragments(raw, limits: ForestLimits())
+                return .success(describe(groups, in: store))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// What the table alone answers.
+    static func tabled(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Outcome {
+        func build<R: RowReader>(_: R.Type, _ raw: UnsafeRawBufferPointer) throws(TreeInputError) -> [FragmentGroup] {
+            var rows = try R.readTable(raw, limits: ForestLimits(), existingCount: store.forest.count)
+            return try rows.table.buildFragments(store: store, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+        }
+        return body.withUnsafeBytes { raw in
+            do throws(TreeInputError) {
+                let groups = format == .csv ? try build(CSVReader.self, raw) : try build(NDJSONReader.self, raw)
+                return .success(describe(groups, in: store))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Whether the streamed path alone builds `body` (none of its rows stopped it).
+    static func streams(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Bool {
+        func stream<R: RowReader>(_: R.Type, _ raw: UnsafeRawBufferPointer) -> Bool {
+            var reader = R(raw, limits: ForestLimits())
+            reader.table.existingCount = store.forest.count
+            reader.streamer = RowStreamer(fragmentOf: store, limits: ForestLimits(), expectedBytes: raw.count)
+            guard (try? reader.read()) != nil, !reader.streamer!.stopped else { return false }
+            return reader.streamer!.finishFragment() != nil
+        }
+        return body.withUnsafeBytes { format == .csv ? stream(CSVReader.self, $0) : stream(NDJSONReader.self, $0) }
+    }
+
+    /// One row of a body: its id, its parent (nil: none; `""`: the empty id), its title.
+    static func row(_ id: String, _ parent: String?, _ title: String, _ format: Rows.Format) -> String {
+        switch format {
+        case .csv:
+            return "\(id),\(parent.map { $0.isEmpty ? "\"\"" : $0 } ?? ""),\(title)\n"
+        case .ndjson:
+            return "{\"id\":\"\(id)\"" + (parent.map { ",\"parentId\":\"\($0)\"" } ?? "") + ",\"title\":\"\(title)\"}\n"
+        }
+    }
+
+    /// Random sessions and bodies, mostly in pre-order under one parent, some not (other
+    /// parents, parents later or closed, orphans, taken and repeated ids, the empty id):
+    /// the answer is the table's, and a clean body in pre-order under one parent streams.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func streamedFragmentsAreTheTables(format: Rows.Format) throws {
+        var streamed = 0
+        for seed in 0 ..< UInt64(Rows.seedCount) {
+            var rng = SeededRandom(seed: seed)
+            let existing = Int.random(in: 1 ... 12, using: &rng)
+            let nodes = (0 ..< existing).map { i in
+                #"{"id":"s\#(i)","title":"S\#(i)"\#(i > 0 && Bool.random(using: &rng) ? #","children":[{"id":"c\#(i)","title":"C"}]"# : "")}"#
+            }
+            let store = TreeStore(forest: try Rows.forest(json: "[\(nodes.joined(separator: ","))]"))
+            let messy = seed % 3 == 0
+            let home: String? = Bool.random(using: &rng) ? "s\(Int.random(in: 0 ..< existing, using: &rng))" : nil
+            var body = format == .csv ? "id,parentId,title\n" : ""
+            var open: [String] = []
+            let count = Int.random(in: 0 ... 25, using: &rng)
+            for i in 0 ..< count {
+                var id = "r\(i)"
+                var parent: String?
+                if !open.isEmpty && Int.random(in: 0 ..< 4, using: &rng) > 0 {
+                    open.removeLast(Int.random(in: 0 ..< open.count, using: &rng))
+                    parent = open.last
+                } else {
+                    open.removeAll()
+                    parent = home
+                }
+                if messy {
+                    switch Int.random(in: 0 ..< 12, using: &rng) {
+                    case 0: parent = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // another parent
+                    case 1: parent = "r\(Int.random(in: 0 ... count, using: &rng))"  // closed, later or none
+                    case 2: parent = "zz"  // an orphan
+                    case 3: parent = ""  // the empty id
+                    case 4: id = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // taken
+                    case 5 where i > 0: id = "r\(Int.random(in: 0 ..< i, using: &rng))"  // repeated
+                    case 6: id = ""
+                    case 7: parent = nil
+                    default: break
+                    }
+                }
+                if parent != nil && parent != "" && !open.isEmpty && open.last != parent { open.removeAll() }
+                body += Self.row(id, parent, "T\(i)", format)
+                open.append(id)
+            }
+            let bytes = Array(body.utf8)
+            let expected = Self.tabled(bytes, format, store)
+            let answer = Self.parsed(bytes, format, store)
+            #expect(Self.same(answer, expected), "seed \(seed): \(answer) against \(expected)")
+            if !messy {
+                let streams = Self.streams(bytes, format, store)
+                #expect(streams, "seed \(seed): a clean body in pre-order under one parent")
+                streamed += 1
+            }
+        }
+        #expect(streamed > Rows.seedCount / 2)
+    }
+
+    /// Each way a streamed body stops, with the table's answer.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func whatStopsTheStream(format: Rows.Format) throws {
+        let store = TreeStore(forest: try Rows.forest(json: #"[{"id":"a","title":"A"},{"id":"b","title":"B"}]"#))
+        let header = format == .csv ? "id,parentId,title\n" : ""
+        func body(_ rows: [(String, String?)]) -> [UInt8] {
+            Array((header + rows.enumerated().map { Self.row($1.0, $1.1, "T\($0)", format) }.joined()).utf8)
+        }
+        // Under one parent, in pre-order: streamed.
+        let clean = body([("x", "a"), ("y", "x"), ("z", "a")]), top = body([("x", nil), ("y", "x"), ("z", nil)])
+        let cleanStreams = Self.streams(clean, format, store), topStreams = Self.streams(top, format, store)
+        let emptyStreams = Self.streams(Array(header.utf8), format, store)
+        #expect(cleanStreams && topStreams && emptyStreams)
+        #expect(Self.same(Self.parsed(clean, format, store), Self.tabled(clean, format, store)))
+        #expect(try Self.parsed(clean, format, store).get().first == "under a")
+        #expect(try Self.parsed(top, format, store).get().first == "under -")
+        #expect(try Self.parsed(Array(header.utf8), format, store).get() == [])
+        // Two parents, a parent closed or later, the empty id, taken and repeated ids: the table's answer.
+        for rows in [[("x", "a"), ("y", "b")], [("x", "a"), ("y", nil)], [("x", "a"), ("y", "a"), ("z", "x")],
+                     [("x", "a"), ("y", "z"), ("z", "a")], [("x", ""), ("y", "x")], [("x", "a"), ("a", "x")],
+                     [("x", "a"), ("x", "a")], [("x", "a"), ("y", "zz")]] as [[(String, String?)]] {
+            let bytes = body(rows)
+            let streams = Self.streams(bytes, format, store)
+            #expect(!streams, "\(rows)")
+            #expect(Self.same(Self.parsed(bytes, format, store), Self.tabled(bytes, format, store)), "\(rows)")
+        }
+    }
+}
