@@ -16,6 +16,16 @@ struct BytePool: Sendable {
     /// Reserves room for about `capacity` bytes.
     mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
 
+    /// Appends every entry of `other` (its garbage too) and returns the offset they moved
+    /// by: an entry of `other` at offset `o` is here at `o` plus it.
+    /// - Complexity: O(`other`'s bytes)
+    mutating func appendWhole(_ other: BytePool) -> UInt32 {
+        let base = Self.entryOffset(bytes.count, size: other.bytes.count)
+        bytes.append(contentsOf: other.bytes)
+        garbage += other.garbage
+        return base
+    }
+
     /// Appends an entry and returns its offset.
     /// - Complexity: amortized O(length)
     @inlinable @discardableResult

@@ -53,21 +53,41 @@ extension Forest {
         ids.reserve(ids.count + k)
         let inBulk = k >= IDTable.parallelIndexing && k >= ids.count / 4
         var stored = DeferredIDs()
+        // A large fragment's pools are appended whole: its entries keep their offsets, moved
+        // by the bytes before them (a derived id names slots of the fragment: such ids are
+        // stored whole here, one by one).
+        let whole = k >= Forest.wholePoolAdoption
+        let wholeIDs = whole && inBulk && fragment.ids.scheme == nil
+        let titleBase = whole ? titles.appendWhole(fragment.titles) : 0
+        let dataBase = whole ? dataPool.appendWhole(fragment.dataPool) : 0
+        let idBase = wholeIDs ? ids.pool.appendWhole(fragment.ids.pool) : 0
+        if whole && !fragment.dataRef.isEmpty { growDataRefs() }
         for q in 0 ..< k {
             let slot = Int(run.slots[q])
             let fragSlot = fragment.slotAt[q]
             let fragParent = fragment.parentSlot[Int(fragSlot)]
             parentSlot[slot] = fragParent < 0 ? -1 : run.slots[Int(fragment.positionOf[Int(fragParent)])]
-            titleRef[slot] = fragment.withTitle(of: NodeHandle(slot: fragSlot)) { titles.append($0) }
             flags[slot] = fragment.flags[Int(fragSlot)].subtracting(.implicitID)
-            fragment.withData(of: NodeHandle(slot: fragSlot)) { raw in
-                guard let raw else { return }
-                growDataRefs()
-                dataRef[slot] = dataPool.append(raw) + 1
+            if whole {
+                titleRef[slot] = fragment.titleRef[Int(fragSlot)] &+ titleBase
+                let data = Int(fragSlot) < fragment.dataRef.count ? fragment.dataRef[Int(fragSlot)] : 0
+                if data != 0 { dataRef[slot] = data &+ dataBase }
+            } else {
+                titleRef[slot] = fragment.withTitle(of: NodeHandle(slot: fragSlot)) { titles.append($0) }
+                fragment.withData(of: NodeHandle(slot: fragSlot)) { raw in
+                    guard let raw else { return }
+                    growDataRefs()
+                    dataRef[slot] = dataPool.append(raw) + 1
+                }
             }
             if fragment.ids.hasID(slot: fragSlot) {
-                let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 ids.growRefs(to: flags.count)
+                if wholeIDs {
+                    ids.refs[slot] = fragment.ids.refs[Int(fragSlot)] &+ idBase
+                    stored.append(slot: Slot(slot), hash: fragment.ids.withKey(slot: fragSlot) { IDTable.hash($0) })
+                    continue
+                }
+                let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 fragment.ids.withKey(slot: fragSlot) { key in
                     if inBulk {
                         ids.store(slot: Slot(slot), key: key, form: isInteger ? .integer : .string)
@@ -181,6 +201,9 @@ extension Forest {
             dataRef[Int(slot)] = 0
         }
     }
+
+    /// Fragments of this many nodes or more are adopted with their pools appended whole.
+    static let wholePoolAdoption = 1 << 12
 
     /// Gives `dataRef` an entry for every slot (it is empty while no node has data).
     private mutating func growDataRefs() {

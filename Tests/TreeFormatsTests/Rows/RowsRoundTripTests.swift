@@ -276,9 +276,11 @@ struct RowsRoundTripTests {
         #expect(orphan?.message.contains("zz") == true)
     }
 
-    /// A body of 70,000 rows (enough for the ids to be indexed in bulk where they go) inserted
-    /// into a session whose table has deleted ids: afterwards every id names its node, under
-    /// its parent; a body naming a taken id is still refused.
+    /// A body of 76,000 rows inserted into a session whose table has deleted ids, as
+    /// fragments of 66,000 nodes (pools appended whole, ids indexed in bulk where they go),
+    /// 5,000 (pools appended whole) and 1,000 (entry by entry): afterwards every id names its
+    /// node, under its parent, with its title and data; a body naming a taken id is still
+    /// refused.
     @Test(arguments: [Rows.Format.csv, .ndjson])
     func largeFragmentsIndexTheirIDsWhereTheyGo(format: Rows.Format) throws {
         let existing = (0 ..< 3_000).map { #"{"id":"s\#($0)","title":"S\#($0)"}"# }.joined(separator: ",")
@@ -286,18 +288,27 @@ struct RowsRoundTripTests {
         for i in stride(from: 0, to: 3_000, by: 3) {
             _ = store.delete(try #require(store.forest.node(withID: "s\(i)")), nil)
         }
-        let count = 70_000
-        /// The first 66,000 rows go under `s1` (one fragment, the rows under earlier ones); the
-        /// others in four fragments under other kept nodes.
+        let count = 76_000
+        /// The first row of each fragment goes under a kept session node, the others under
+        /// earlier rows of their fragment.
         func parent(_ i: Int) -> String {
-            if i == 0 || (i >= 66_000 && i % 1_000 == 0) { return "s\(i / 1_000 * 3 + 1)" }
-            return "r\(i % 7 == 0 ? i / 7 : i - 1)"
+            let first = i < 66_000 ? 0 : i < 71_000 ? 66_000 : i - i % 1_000
+            if i == first { return "s\(first / 1_000 * 3 + 1)" }
+            return "r\(i % 7 == 0 ? first + (i - first) / 7 : i - 1)"
         }
-        var body = format == .csv ? "id,parentId,title\n" : ""
+        func data(_ i: Int) -> String? { i % 3 == 0 ? #"{"n":\#(i)}"# : nil }
+        var body = format == .csv ? "id,parentId,title,data\n" : ""
         for i in 0 ..< count {
-            body += format == .csv ? "r\(i),\(parent(i)),R\(i)\n" : #"{"id":"r\#(i)","parentId":"\#(parent(i))","title":"R\#(i)"}"# + "\n"
+            switch format {
+            case .csv:
+                body += "r\(i),\(parent(i)),R\(i),\(data(i).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" } ?? "")\n"
+            case .ndjson:
+                body += #"{"id":"r\#(i)","parentId":"\#(parent(i))","title":"R\#(i)""# + (data(i).map { #","data":\#($0)"# } ?? "") + "}\n"
+            }
         }
-        for group in try Rows.fragments(body, format, store: store).get() {
+        let groups = try Rows.fragments(body, format, store: store).get()
+        #expect(groups.map(\.fragment.count) == [66_000, 5_000] + Array(repeating: 1_000, count: 5))
+        for group in groups {
             _ = try store.insert(group.fragment, .child(of: group.parent, index: nil), nil)
         }
         store.forest.checkInvariants()
@@ -310,6 +321,7 @@ struct RowsRoundTripTests {
             }
             #expect(forest.title(of: node) == "R\(i)")
             #expect(forest.parent(of: node).map { forest.id(of: $0).description } == parent(i))
+            #expect(forest.data(of: node).map { String(decoding: $0, as: UTF8.self) } == data(i))
         }
         for i in 0 ..< 3_000 {
             #expect((forest.node(withID: "s\(i)") == nil) == (i % 3 == 0), "s\(i)")
