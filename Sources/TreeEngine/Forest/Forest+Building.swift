@@ -297,24 +297,25 @@ public struct ForestBuilder: NodeSink {
     /// `under[k]` of the open path (-1: at the top level), the open nodes past that index
     /// ending first. Then this builder goes on (its open path as `under.last` left it).
     ///
-    /// Both build new forests (no fragments) with ids checked in bulk (`defersIDChecks`) and
+    /// Both build new forests, or both fragments for one store (`TreeStore.fragmentBuilder`),
+    /// with ids checked in bulk (`defersIDChecks`) and
     /// derived alike (or not at all); `part` has every node ended. A part whose top-level
     /// nodes have ids derived under this builder's open nodes was told their ids
     /// (`deriveIDs(under:)`) and, before each top-level node, which one (`setPartParent`, the
     /// same as `under`); this builder's open nodes then end, nothing more is added.
     /// - Returns: false, and nothing changed, when the whole would break a limit (more than
-    ///   `maxNodes` nodes, a node at `maxDepth` or deeper), `under` does not fit (one index
+    ///   `maxNodes` nodes, existing ones included, a node at `maxDepth` or deeper), `under` does not fit (one index
     ///   per top-level node of `part`, each within the open path left by the one before), or
     ///   `part` has an id `~N` (which names a slot, so it must come through this builder).
     /// - Complexity: O(nodes of `part` + the bytes of its titles, ids and data)
     public mutating func appendPart(_ part: inout ForestBuilder, under: [Int]) -> Bool {
         flushStages()
         part.flushStages()
-        precondition(!isFragment && !part.isFragment && part.open.isEmpty, "appendPart: two new forests, the part's nodes ended")
+        precondition(isFragment == part.isFragment && part.open.isEmpty, "appendPart: two new forests or two fragments, the part's nodes ended")
         precondition(forest.ids.scheme == part.forest.ids.scheme, "appendPart: ids derived alike")
         precondition(defersIDChecks && part.defersIDChecks, "appendPart: ids checked in bulk")
         let base = Int(nodeCount), n = Int(part.nodeCount)
-        guard part.tildeIDs.isEmpty, base + n <= limits.maxNodes else { return false }
+        guard part.tildeIDs.isEmpty, existingCount + base + n <= limits.maxNodes else { return false }
         // Check first: each top-level node's place, every level within the limit.
         var k = -1, openCount = open.count, shift = 0
         for j in 0 ..< n {

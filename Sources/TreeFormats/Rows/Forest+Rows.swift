@@ -57,28 +57,11 @@ extension Forest {
     static func parseRowsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
                                                       reader _: Reader.Type, threshold: Int = twoPartThreshold,
                                                       splitNear: Int? = nil) -> Forest? {
-        guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
-        var second = Reader(bytes, limits: limits)
-        guard (try? second.readPrelude()) != nil,
-              let split = second.rowBoundary(near: splitNear ?? second.position + (bytes.count - second.position) / 2) else { return nil }
-        // The first half as a body of its own (the same bytes, so the same offsets).
-        var first = Reader(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits)
-        first.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
-        second.position = split
         // Sized as the first (untouched room costs nothing): columns that large are mapped
         // on their own, so they go back to the system when the part is freed, not into
         // malloc's heaps (which would keep them resident).
-        second.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count, isPart: true)
-        var firstRead = false, secondRead = false
-        ParallelWork.run(2) { part in
-            if part == 0 {
-                firstRead = (try? first.read()) != nil && !first.streamer!.stopped
-            } else {
-                secondRead = (try? second.readRows()) != nil && !second.streamer!.stopped
-                    && (try? second.streamer!.closeOpenNodes()) != nil
-            }
-        }
-        guard firstRead, secondRead else { return nil }
+        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, threshold: threshold, splitNear: splitNear, existingCount: 0,
+                                                           make: { RowStreamer(limits: limits, expectedBytes: bytes.count, isPart: $0) }) else { return nil }
         // Ids `~N` in the second half named their own slots if it starts where it guessed;
         // an explicit `~N` of the first half naming one of them is a duplicate (read again
         // on one thread, which says where).
@@ -87,23 +70,8 @@ extension Forest {
             guard second.streamer!.guessedBase == base,
                   !first.streamer!.implicit.forward.contains(where: { $0 >= base && second.streamer!.implicit.contains($0) }) else { return nil }
         }
-        // Each top-level row of the second half finds its parent on the first half's open
-        // path, searched from the innermost as the one-pass read does, the path above it closing.
-        var path = first.streamer!.openIDs
-        var under: [Int] = []
-        for parent in second.streamer!.topLevelParents {
-            guard let parent else {
-                path.removeAll()
-                under.append(-1)
-                continue
-            }
-            let found = second.table.withRaw(parent) { id in
-                path.lastIndex { open in first.table.withRaw(open) { $0.elementsEqual(id) } }
-            }
-            guard let k = found else { return nil }
-            path.removeLast(path.count - k - 1)
-            under.append(k)
-        }
+        // A top-level row of the second half whose parent is not open in the first is a root.
+        guard let (under, path) = Reader.places(of: second, after: first, atTopLevel: { $0 == nil }) else { return nil }
         guard first.streamer!.builder.appendPart(&second.streamer!.builder, under: under) else { return nil }
         second.streamer = nil  // its columns are copied: freed before the ids are indexed
         first.streamer!.openIDs = path
@@ -132,6 +100,7 @@ extension TreeStore {
     /// read again into a table, which makes a group per parent and names the error's row.
     private func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
                                                      reader _: Reader.Type) throws(TreeInputError) -> [FragmentGroup] {
+        if let groups = parseRowFragmentsInTwoParts(bytes, limits: limits, reader: Reader.self) { return groups }
         do {
             var streamed = Reader(bytes, limits: limits)
             streamed.table.existingCount = forest.count
@@ -141,6 +110,32 @@ extension TreeStore {
         }
         var rows = try Reader.readTable(bytes, limits: limits, existingCount: forest.count)
         return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+    }
+
+    /// A large body of rows to insert, in pre-order under one parent, read as two halves at
+    /// once and joined, as `Forest.parseRowsInTwoParts` reads a new forest's: a top-level row
+    /// of the second half goes under the first half's open node its parent names, or, when
+    /// its parent is the fragment's (an existing node, or none), at the fragment's top level.
+    /// Nil when the body is small or anything is not that simple: the caller then reads it
+    /// on one thread, which names the error where it is.
+    /// (`threshold` and `splitNear`, the offset the second half starts after, are for tests.)
+    func parseRowFragmentsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                                      reader _: Reader.Type, threshold: Int = Forest.twoPartThreshold,
+                                                      splitNear: Int? = nil) -> [FragmentGroup]? {
+        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, threshold: threshold, splitNear: splitNear, existingCount: forest.count,
+                                                           make: { RowStreamer(fragmentOf: self, limits: limits, expectedBytes: bytes.count, isPart: $0) }) else { return nil }
+        // A top-level row of the second half whose parent is not open in the first goes at
+        // the fragment's top level when its parent is the fragment's.
+        let forest = self.forest
+        guard let (under, path) = Reader.places(of: second, after: first, atTopLevel: { parent in
+            guard let parent else { return first.streamer!.goes(under: nil) }
+            let existing = second.table.withRaw(parent) { forest.node(withID: String(decoding: $0, as: UTF8.self)) }
+            return existing != nil && first.streamer!.goes(under: existing)
+        }) else { return nil }
+        guard first.streamer!.builder.appendPart(&second.streamer!.builder, under: under) else { return nil }
+        second.streamer = nil  // its columns are copied: freed before the ids are indexed
+        first.streamer!.openIDs = path
+        return first.streamer!.finishFragment()
     }
 }
 
@@ -166,6 +161,55 @@ protocol RowReader {
 }
 
 extension RowReader {
+    /// Reads a body as two halves at once, each on its own thread into its own streamer
+    /// (`make(isPart)`): the first half everything before the first row that starts after
+    /// `splitNear` (by default the middle of the rows), the second the rest. Nil when the
+    /// body is smaller than `threshold`, the machine has one processor, or a half stops.
+    static func readInTwoHalves(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, threshold: Int, splitNear: Int?,
+                                existingCount: Int, make: (_ isPart: Bool) -> RowStreamer) -> (first: Self, second: Self)? {
+        guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
+        var second = Self(bytes, limits: limits)
+        guard (try? second.readPrelude()) != nil,
+              let split = second.rowBoundary(near: splitNear ?? second.position + (bytes.count - second.position) / 2) else { return nil }
+        // The first half as a body of its own (the same bytes, so the same offsets).
+        var first = Self(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits)
+        first.table.existingCount = existingCount
+        first.streamer = make(false)
+        second.position = split
+        second.streamer = make(true)
+        var firstRead = false, secondRead = false
+        ParallelWork.run(2) { part in
+            if part == 0 {
+                firstRead = (try? first.read()) != nil && !first.streamer!.stopped
+            } else {
+                secondRead = (try? second.readRows()) != nil && !second.streamer!.stopped
+                    && (try? second.streamer!.closeOpenNodes()) != nil
+            }
+        }
+        return firstRead && secondRead ? (first, second) : nil
+    }
+
+    /// Where the top-level rows of `second`'s half go when it joins `first`'s
+    /// (`ForestBuilder.appendPart`): under the first half's open node its parent names,
+    /// searched from the innermost as a one-pass read does (the path above it closing), or
+    /// at the top level when `atTopLevel` says so of its parent (nil: none). Also the first
+    /// half's open path after them. Nil when a row goes nowhere.
+    static func places(of second: Self, after first: Self, atTopLevel: (RowSpan?) -> Bool) -> (under: [Int], path: [RowSpan])? {
+        var path = first.streamer!.openIDs
+        var under: [Int] = []
+        for parent in second.streamer!.topLevelParents {
+            if let parent, let k = second.table.withRaw(parent, { id in path.lastIndex { open in first.table.withRaw(open) { $0.elementsEqual(id) } } }) {
+                path.removeLast(path.count - k - 1)
+                under.append(k)
+            } else {
+                guard atTopLevel(parent) else { return nil }
+                path.removeAll()
+                under.append(-1)
+            }
+        }
+        return (under, path)
+    }
+
     /// Reads every row of `bytes` into a table (for a fragment, after `existingCount`
     /// nodes); returns the table and the reader that locates its errors (which no longer
     /// holds the table, so building from it copies nothing).

@@ -761,9 +761,10 @@ struct RowStreamer {
     }
 
     /// A streamer of one fragment for `store` (ids checked against its ids as they come, and
-    /// among themselves all at once at the end).
-    init(fragmentOf store: TreeStore, limits: ForestLimits, expectedBytes: Int) {
-        self.init(limits: limits, expectedBytes: expectedBytes, isPart: false, store: store)
+    /// among themselves all at once at the end); as a part, of the rest of its body (a row
+    /// whose parent is not open becomes a top-level node, its parent looked for at the join).
+    init(fragmentOf store: TreeStore, limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
+        self.init(limits: limits, expectedBytes: expectedBytes, isPart: isPart, store: store)
     }
 
     private init(limits: ForestLimits, expectedBytes: Int, isPart: Bool, store: TreeStore?) {
@@ -785,7 +786,7 @@ struct RowStreamer {
         do throws(NodeSinkError) {
             // An id `~N` names slot N, which a part knows only from the first one it reads:
             // every later one must name its own slot too (as an export's do), or it stops.
-            if isPart, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
+            if isPart, store == nil, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
                 if guessedBase < 0 && n >= count { guessedBase = n - count }
                 guard guessedBase >= 0, n == guessedBase + count else {
                     stopped = true
@@ -797,7 +798,9 @@ struct RowStreamer {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
                 if k < 0 {
-                    if let store {
+                    if isPart {
+                        topLevelParents.append(row.parent)
+                    } else if let store {
                         // A node of the store; else a row of the body not open (or none, or
                         // the top level for `""`): the table says.
                         guard let existing = table.withRaw(row.parent, { store.node(withID: String(decoding: $0, as: UTF8.self)) }) else {
@@ -806,11 +809,8 @@ struct RowStreamer {
                         }
                         guard goes(under: existing) else { return false }
                     } else {
-                        guard isPart else {
-                            stopped = true
-                            return false
-                        }
-                        topLevelParents.append(row.parent)
+                        stopped = true
+                        return false
                     }
                     try closeOpenNodes()
                 } else {
@@ -820,7 +820,7 @@ struct RowStreamer {
                     }
                 }
             } else {
-                guard store == nil || goes(under: nil) else { return false }
+                guard store == nil || isPart || goes(under: nil) else { return false }
                 try closeOpenNodes()
                 if isPart { topLevelParents.append(nil) }
             }
@@ -840,7 +840,7 @@ struct RowStreamer {
 
     /// Whether a top-level row of a fragment may go under `parent` (nil: the top level):
     /// the first decides for the fragment; one that would go elsewhere stops the stream.
-    private mutating func goes(under parent: NodeHandle?) -> Bool {
+    mutating func goes(under parent: NodeHandle?) -> Bool {
         guard let fragmentParent else {
             fragmentParent = .some(parent)
             return true

@@ -75,52 +75,58 @@ struct RowsFragmentTests {
         }
     }
 
-    /// Random sessions and bodies, mostly in pre-order under one parent, some not (other
-    /// parents, parents later or closed, orphans, taken and repeated ids, the empty id):
-    /// the answer is the table's, and a clean body in pre-order under one parent streams.
+    /// A random session, and a body for it: mostly in pre-order under one parent; when
+    /// `messy` (every third seed), not always (other parents, parents later or closed,
+    /// orphans, taken and repeated ids, the empty id).
+    static func randomBody(seed: UInt64, _ format: Rows.Format) throws -> (store: TreeStore, body: [UInt8], messy: Bool) {
+        var rng = SeededRandom(seed: seed)
+        let existing = Int.random(in: 1 ... 12, using: &rng)
+        let nodes = (0 ..< existing).map { i in
+            #"{"id":"s\#(i)","title":"S\#(i)"\#(i > 0 && Bool.random(using: &rng) ? #","children":[{"id":"c\#(i)","title":"C"}]"# : "")}"#
+        }
+        let store = TreeStore(forest: try Rows.forest(json: "[\(nodes.joined(separator: ","))]"))
+        let messy = seed % 3 == 0
+        let home: String? = Bool.random(using: &rng) ? "s\(Int.random(in: 0 ..< existing, using: &rng))" : nil
+        var body = format == .csv ? "id,parentId,title\n" : ""
+        var open: [String] = []
+        let count = Int.random(in: 0 ... 25, using: &rng)
+        for i in 0 ..< count {
+            var id = "r\(i)"
+            var parent: String?
+            if !open.isEmpty && Int.random(in: 0 ..< 4, using: &rng) > 0 {
+                open.removeLast(Int.random(in: 0 ..< open.count, using: &rng))
+                parent = open.last
+            } else {
+                open.removeAll()
+                parent = home
+            }
+            if messy {
+                switch Int.random(in: 0 ..< 12, using: &rng) {
+                case 0: parent = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // another parent
+                case 1: parent = "r\(Int.random(in: 0 ... count, using: &rng))"  // closed, later or none
+                case 2: parent = "zz"  // an orphan
+                case 3: parent = ""  // the empty id
+                case 4: id = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // taken
+                case 5 where i > 0: id = "r\(Int.random(in: 0 ..< i, using: &rng))"  // repeated
+                case 6: id = ""
+                case 7: parent = nil
+                default: break
+                }
+            }
+            if parent != nil && parent != "" && !open.isEmpty && open.last != parent { open.removeAll() }
+            body += Self.row(id, parent, "T\(i)", format)
+            open.append(id)
+        }
+        return (store, Array(body.utf8), messy)
+    }
+
+    /// Random sessions and bodies: the answer is the table's, and a clean body (in pre-order
+    /// under one parent) streams.
     @Test(arguments: [Rows.Format.csv, .ndjson])
     func streamedFragmentsAreTheTables(format: Rows.Format) throws {
         var streamed = 0
         for seed in 0 ..< UInt64(Rows.seedCount) {
-            var rng = SeededRandom(seed: seed)
-            let existing = Int.random(in: 1 ... 12, using: &rng)
-            let nodes = (0 ..< existing).map { i in
-                #"{"id":"s\#(i)","title":"S\#(i)"\#(i > 0 && Bool.random(using: &rng) ? #","children":[{"id":"c\#(i)","title":"C"}]"# : "")}"#
-            }
-            let store = TreeStore(forest: try Rows.forest(json: "[\(nodes.joined(separator: ","))]"))
-            let messy = seed % 3 == 0
-            let home: String? = Bool.random(using: &rng) ? "s\(Int.random(in: 0 ..< existing, using: &rng))" : nil
-            var body = format == .csv ? "id,parentId,title\n" : ""
-            var open: [String] = []
-            let count = Int.random(in: 0 ... 25, using: &rng)
-            for i in 0 ..< count {
-                var id = "r\(i)"
-                var parent: String?
-                if !open.isEmpty && Int.random(in: 0 ..< 4, using: &rng) > 0 {
-                    open.removeLast(Int.random(in: 0 ..< open.count, using: &rng))
-                    parent = open.last
-                } else {
-                    open.removeAll()
-                    parent = home
-                }
-                if messy {
-                    switch Int.random(in: 0 ..< 12, using: &rng) {
-                    case 0: parent = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // another parent
-                    case 1: parent = "r\(Int.random(in: 0 ... count, using: &rng))"  // closed, later or none
-                    case 2: parent = "zz"  // an orphan
-                    case 3: parent = ""  // the empty id
-                    case 4: id = "s\(Int.random(in: 0 ..< existing, using: &rng))"  // taken
-                    case 5 where i > 0: id = "r\(Int.random(in: 0 ..< i, using: &rng))"  // repeated
-                    case 6: id = ""
-                    case 7: parent = nil
-                    default: break
-                    }
-                }
-                if parent != nil && parent != "" && !open.isEmpty && open.last != parent { open.removeAll() }
-                body += Self.row(id, parent, "T\(i)", format)
-                open.append(id)
-            }
-            let bytes = Array(body.utf8)
+            let (store, bytes, messy) = try Self.randomBody(seed: seed, format)
             let expected = Self.tabled(bytes, format, store)
             let answer = Self.parsed(bytes, format, store)
             #expect(Self.same(answer, expected), "seed \(seed): \(answer) against \(expected)")
@@ -131,6 +137,62 @@ struct RowsFragmentTests {
             }
         }
         #expect(streamed > Rows.seedCount / 2)
+    }
+
+    /// A large body is read as two halves at once: at every split of random bodies, a clean
+    /// one joins into the table's answer; another joins only into the table's answer.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func twoHalvesJoinAsOnePass(format: Rows.Format) throws {
+        var joined = 0
+        for seed in 0 ..< UInt64(min(Rows.seedCount, 80)) {
+            let (store, bytes, messy) = try Self.randomBody(seed: seed, format)
+            let expected = Self.tabled(bytes, format, store)
+            var split = 0
+            while true {
+                let (groups, next): ([FragmentGroup]?, Int?) = bytes.withUnsafeBytes { raw in
+                    let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
+                    guard let next = probe.boundary(after: split) else { return (nil, nil) }
+                    let groups = format == .csv
+                        ? store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
+                        : store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
+                    return (groups, next)
+                }
+                guard let next else { break }
+                defer { split = next }
+                if split == 0 { continue }  // a first half of no rows: never joined
+                if let groups {
+                    joined += 1
+                    #expect(Self.same(.success(Self.describe(groups, in: store)), expected), "seed \(seed), split after byte \(split)")
+                } else {
+                    #expect(messy, "seed \(seed): a clean body not joined at the split after byte \(split)")
+                }
+            }
+        }
+        #expect(joined > 100)
+    }
+
+    /// The second half's top-level rows: under an open node of the first half, at the
+    /// fragment's top level when their parent is the fragment's, else no join.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func secondHalfParents(format: Rows.Format) throws {
+        let store = TreeStore(forest: try Rows.forest(json: #"[{"id":"a","title":"A"},{"id":"b","title":"B"}]"#))
+        let header = format == .csv ? "id,parentId,title\n" : ""
+        for (rows, joins) in [([("x", "a"), ("y", "x"), ("z", "a")], true), ([("x", nil), ("y", "x"), ("z", nil)], true),
+                              ([("x", "a"), ("y", "x"), ("z", "x")], true), ([("x", "a"), ("y", "x"), ("z", "b")], false),
+                              ([("x", "a"), ("y", "x"), ("z", nil)], false), ([("x", nil), ("y", "x"), ("z", "a")], false),
+                              ([("x", "a"), ("y", "a"), ("z", "x")], false)] as [([(String, String?)], Bool)] {
+            let first = header + rows.dropLast().enumerated().map { Self.row($1.0, $1.1, "T\($0)", format) }.joined()
+            let bytes = Array((first + Self.row(rows.last!.0, rows.last!.1, "T2", format)).utf8)
+            let groups = bytes.withUnsafeBytes { raw in
+                format == .csv
+                    ? store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: first.utf8.count - 1)
+                    : store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: first.utf8.count - 1)
+            }
+            #expect((groups != nil) == joins, "\(rows)")
+            if let groups {
+                #expect(Self.same(.success(Self.describe(groups, in: store)), Self.tabled(bytes, format, store)), "\(rows)")
+            }
+        }
     }
 
     /// Each way a streamed body stops, with the table's answer.
