@@ -63,32 +63,25 @@ struct RowsRoundTripTests {
     static func joinAtEverySplit(_ original: Forest, _ format: Rows.Format, seed: UInt64) -> (splits: Int, joined: Int) {
         let expected = Rows.describe(original, types: format == .ndjson)
         let body = Rows.export(original, format)
-        var split = 0, splits = 0, joined = 0
-        while true {
-            let (forest, next): (Forest?, Int?) = body.withUnsafeBytes { raw -> (Forest?, Int?) in
-                let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
-                guard let next = probe.boundary(after: split) else { return (nil, nil) }
-                let forest = format == .csv
+        let splits = Rows.splits(body, format)
+        var joined = 0
+        for split in splits {
+            let forest = body.withUnsafeBytes { raw in
+                format == .csv
                     ? Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
                     : Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
-                return (forest, next)
             }
-            guard let next else { break }
-            defer { split = next }
-            if split == 0 { continue }  // a first part of no rows: never joined
-            splits += 1
-            if let forest {
-                joined += 1
-                let got = Rows.describe(forest, types: format == .ndjson)
-                #expect(got == expected, "seed \(seed), \(format) split after byte \(split)")
-                forest.forEachNode { node, _ in
-                    let id = forest.id(of: node).description
-                    #expect(forest.node(withID: id) == node, "seed \(seed), split after byte \(split): \(id)")
-                }
-                if got != expected { break }
+            guard let forest else { continue }
+            joined += 1
+            let got = Rows.describe(forest, types: format == .ndjson)
+            #expect(got == expected, "seed \(seed), \(format) split after byte \(split)")
+            forest.forEachNode { node, _ in
+                let id = forest.id(of: node).description
+                #expect(forest.node(withID: id) == node, "seed \(seed), split after byte \(split): \(id)")
             }
+            if got != expected { break }
         }
-        return (splits, joined)
+        return (splits.count, joined)
     }
 
     /// Large bodies are read in two parts at once: exports of random trees whose nodes all

@@ -53,6 +53,22 @@ enum Rows {
         }
     }
 
+    /// The offsets a body in `format` may be split after for a two-part read: each row
+    /// start but the first's (a first part of no rows never joins), while another row
+    /// starts after it.
+    static func splits(_ body: [UInt8], _ format: Format) -> [Int] {
+        body.withUnsafeBytes { raw in
+            let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
+            var splits: [Int] = []
+            var split = 0
+            while let next = probe.boundary(after: split) {
+                if split > 0 { splits.append(split) }
+                split = next
+            }
+            return splits
+        }
+    }
+
     /// The whole export of `forest` in `format`, in chunks of `chunkSize`.
     static func export(_ forest: Forest, _ format: Format, chunkSize: Int = 1 << 16) -> [UInt8] {
         var out: [UInt8] = []
