@@ -126,11 +126,10 @@ extension TreeStore {
                                                            make: { RowStreamer(fragmentOf: self, limits: limits, expectedBytes: bytes.count, isPart: $0) }) else { return nil }
         // A top-level row of the second half whose parent is not open in the first goes at
         // the fragment's top level when its parent is the fragment's.
-        let forest = self.forest
         guard let (under, path) = Reader.places(of: second, after: first, atTopLevel: { parent in
             guard let parent else { return first.streamer!.goes(under: nil) }
-            let existing = second.table.withRaw(parent) { forest.node(withID: String(decoding: $0, as: UTF8.self)) }
-            return existing != nil && first.streamer!.goes(under: existing)
+            guard let existing = second.table.existingNode(parent, in: forest) else { return false }
+            return first.streamer!.goes(under: existing)
         }) else { return nil }
         guard first.streamer!.builder.appendPart(&second.streamer!.builder, under: under) else { return nil }
         second.streamer = nil  // its columns are copied: freed before the ids are indexed

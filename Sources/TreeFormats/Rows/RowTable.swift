@@ -803,7 +803,7 @@ struct RowStreamer {
                     } else if let store {
                         // A node of the store; else a row of the body not open (or none, or
                         // the top level for `""`): the table says.
-                        guard let existing = table.withRaw(row.parent, { store.node(withID: String(decoding: $0, as: UTF8.self)) }) else {
+                        guard let existing = table.existingNode(row.parent, in: store) else {
                             stopped = true
                             return false
                         }
