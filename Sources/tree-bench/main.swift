@@ -37,8 +37,11 @@ var batchSingles = 2_000
 var formatsOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 // Memory is measured as tree-server has it: large blocks in their own mappings (see
-// ProcessMemory), or freed columns stay in malloc's heaps and count as resident.
+// ProcessMemory), or freed columns stay in malloc's heaps and count as resident; and on
+// transparent huge pages, as tree-server asks (GLIBC_TUNABLES=glibc.malloc.hugetlb=0: not).
+let hugePages = ProcessMemory.useTransparentHugePages()
 ProcessMemory.fixAllocatorThresholds()
+FileHandle.standardError.write(Data("tree-bench: \(hugePages)\n".utf8))
 while let arg = arguments.popFirst() {
     switch arg {
     case "--json": json = true

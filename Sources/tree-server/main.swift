@@ -9,6 +9,9 @@ import HTTP1
 import TreeService
 import TreeStorage
 
+// First of all, as it may execute this program again: large blocks on transparent huge pages.
+let hugePages = ProcessMemory.useTransparentHugePages()
+
 struct Option {
     let flag: String
     let variable: String
@@ -121,6 +124,7 @@ do {
     // Large blocks (session columns, request bodies) in their own mappings, so that freeing
     // them gives the memory back; see ProcessMemory.
     ProcessMemory.fixAllocatorThresholds()
+    log("tree-server: " + hugePages)
     var directory: DataDirectory? = nil
     if let path = s.dataDirectory {
         directory = try DataDirectory(path: path, fsync: s.fsync)
