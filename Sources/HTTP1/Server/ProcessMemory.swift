@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// Giving freed memory back to the system, for a long-running server under a memory limit.
+/// Giving freed memory back to the system, for a long-running server under a memory limit,
+/// and asking for large pages where they save page faults.
 ///
 /// glibc's malloc raises its mmap threshold each time a large mmapped block is freed (up to
 /// 32 MiB), after which large blocks come from the heap, and freed heap memory stays with
@@ -14,6 +15,8 @@ import Glibc
 ///
 /// Both functions are looked up at run time (`malloc.h` is not part of Swift's Glibc
 /// module) and do nothing on other C libraries (musl gives memory back by itself).
+/// ``useTransparentHugePages()``, first thing at start, has glibc put large blocks on
+/// 2 MiB pages.
 public enum ProcessMemory {
     /// Fixes malloc's mmap threshold (which also stops its dynamic adjustment): blocks of at
     /// least `mmapThreshold` bytes get their own mapping. Call once, at start, before threads.
@@ -42,7 +45,7 @@ public enum ProcessMemory {
 
     /// The tunable that makes glibc's malloc ask for transparent huge pages
     /// (`madvise(MADV_HUGEPAGE)`) for the mappings of its large blocks (glibc 2.35 and later).
-    public static let hugePagesTunable = "glibc.malloc.hugetlb"
+    private static let hugePagesTunable = "glibc.malloc.hugetlb"
 
     /// Has glibc's malloc put large blocks on transparent huge pages where the kernel gives
     /// them only to memory that asks (`[madvise]` in

@@ -343,8 +343,11 @@ public struct ForestBuilder: NodeSink {
         // Copied as four jobs, taken in turn by two threads (columns that large are mostly
         // page faults and memory traffic), the largest first: the node columns with their
         // fix pass, the ids, the titles, the data. Each works on columns taken out of the
-        // forest (so no copy on write). The ids waiting to be indexed are not copied: the
-        // part's follow this builder's, moved by `base`.
+        // forest (so no copy on write), and frees each of the part's columns once copied, so
+        // that the next copy can have its pages while they are warm (on a VM that gives
+        // free memory back to its host, pages freed a while ago cost a second fault there).
+        // The ids waiting to be indexed are not copied: the part's follow this builder's,
+        // moved by `base`.
         let titleBase = UInt32(forest.titles.bytes.count)
         var titles = forest.titles.bytes, data = forest.dataPool.bytes, idPool = forest.ids.pool.bytes
         var dataRef = forest.dataRef, idRefs = forest.ids.refs
@@ -354,6 +357,13 @@ public struct ForestBuilder: NodeSink {
         forest.dataRef = []; forest.ids.refs = []
         forest.endAt = []; forest.titleRef = []; forest.flags = []; forest.depth = []
         forest.parentSlot = []
+        var partTitles = part.forest.titles.bytes, partData = part.forest.dataPool.bytes, partIDPool = part.forest.ids.pool.bytes
+        var partDataRef = part.forest.dataRef, partIDRefs = part.forest.ids.refs
+        var partEndAt = part.forest.endAt, partTitleRef = part.forest.titleRef, partFlags = part.forest.flags, partDepth = part.forest.depth
+        part.forest.titles.bytes = []; part.forest.dataPool.bytes = []; part.forest.ids.pool.bytes = []
+        part.forest.dataRef = []; part.forest.ids.refs = []
+        part.forest.endAt = []; part.forest.titleRef = []; part.forest.flags = []; part.forest.depth = []
+        let partParents = part.forest.parentSlot  // read by the ids' job too: freed with the part
         var open = self.open
         let workers = base + n >= 1 << 16 && ParallelWork.activeProcessors > 1 ? 2 : 1
         ParallelWork.run(4, workers: workers) { job in
@@ -362,11 +372,11 @@ public struct ForestBuilder: NodeSink {
                 // The nodes, copied whole, then moved: ends, parents and slots by `base`,
                 // titles by `titleBase`, a top-level node's parent the open node at its place
                 // (the open nodes past it end there), levels below it.
-                endAt.append(contentsOf: part.forest.endAt[..<n])
-                titleRef.append(contentsOf: part.forest.titleRef[..<n])
-                flags.append(contentsOf: part.forest.flags[..<n])
-                depth.append(contentsOf: part.forest.depth[..<n])
-                parents.append(contentsOf: part.forest.parentSlot[..<n])
+                endAt.append(contentsOf: partEndAt[..<n]); partEndAt = []
+                titleRef.append(contentsOf: partTitleRef[..<n]); partTitleRef = []
+                flags.append(contentsOf: partFlags[..<n]); partFlags = []
+                depth.append(contentsOf: partDepth[..<n]); partDepth = []
+                parents.append(contentsOf: partParents[..<n])
                 var k = -1, shift = 0
                 parents.withUnsafeMutableBufferPointer { parents in
                     depth.withUnsafeMutableBufferPointer { depth in
@@ -393,20 +403,20 @@ public struct ForestBuilder: NodeSink {
                 // The ids: the pool appended whole, references moved by the bytes before
                 // them; a derived entry names its parent's slot: the part's moved, or for a
                 // top-level node the open node at its place.
-                guard !idRefs.isEmpty || !part.forest.ids.refs.isEmpty else { return }
+                guard !idRefs.isEmpty || !partIDRefs.isEmpty else { return }
                 let idBase = idPool.count
-                idPool.append(contentsOf: part.forest.ids.pool.bytes)
-                Self.appendReferences(&idRefs, part.forest.ids.refs, base: base, count: n, moving: idBase)
+                idPool.append(contentsOf: partIDPool); partIDPool = []
+                Self.appendReferences(&idRefs, partIDRefs, base: base, count: n, moving: idBase); partIDRefs = []
                 if part.forest.ids.scheme != nil {
-                    Self.moveDerivedParents(idPool: &idPool, refs: idRefs, of: part, base: base, under: under, open: self.open)
+                    Self.moveDerivedParents(idPool: &idPool, refs: idRefs, parents: partParents, base: base, under: under, open: self.open)
                 }
             case 2:
-                titles.append(contentsOf: part.forest.titles.bytes)
+                titles.append(contentsOf: partTitles); partTitles = []
             default:
-                guard !dataRef.isEmpty || !part.forest.dataRef.isEmpty else { return }
+                guard !dataRef.isEmpty || !partDataRef.isEmpty else { return }
                 let dataBase = data.count
-                data.append(contentsOf: part.forest.dataPool.bytes)
-                Self.appendReferences(&dataRef, part.forest.dataRef, base: base, count: n, moving: dataBase)
+                data.append(contentsOf: partData); partData = []
+                Self.appendReferences(&dataRef, partDataRef, base: base, count: n, moving: dataBase); partDataRef = []
             }
         }
         forest.titles.bytes = titles; forest.dataPool.bytes = data; forest.ids.pool.bytes = idPool
@@ -425,14 +435,15 @@ public struct ForestBuilder: NodeSink {
         return true
     }
 
-    /// Rewrites the parent slot of each derived id entry of `part`'s nodes (appended at
-    /// `base`, their references in `refs`) as `appendPart` places them.
-    private static func moveDerivedParents(idPool: inout ContiguousArray<UInt8>, refs: ContiguousArray<UInt32>, of part: ForestBuilder,
+    /// Rewrites the parent slot of each derived id entry of a part's nodes (appended at
+    /// `base`, their references in `refs`, their parents in the part `parents`) as
+    /// `appendPart` places them.
+    private static func moveDerivedParents(idPool: inout ContiguousArray<UInt8>, refs: ContiguousArray<UInt32>, parents: ContiguousArray<Slot>,
                                            base: Int, under: [Int], open: [Slot]) {
         var k = -1
         idPool.withUnsafeMutableBytes { pool in
             refs.withUnsafeBufferPointer { refs in
-                part.forest.parentSlot.withUnsafeBufferPointer { parents in
+                parents.withUnsafeBufferPointer { parents in
                     for j in 0 ..< min(parents.count, refs.count - base) {
                         var parent = parents[j]
                         if parent < 0 {
