@@ -12,11 +12,7 @@ import Glibc
 /// the limit touches no other test.
 @Suite(.timeLimit(.minutes(1))) struct DescriptorLimitTests {
     /// `http-bench-server`, which `swift build --build-tests` builds beside the test bundle.
-    static let benchServer: String? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let path = directory.appendingPathComponent("http-bench-server").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }()
+    static let benchServer = Tool.builtBesideTests("http-bench-server")
 
     @Test(.enabled(if: benchServer != nil, "http-bench-server is not built beside the tests (swift build --build-tests)"),
           arguments: [1, 2])
@@ -33,12 +29,7 @@ import Glibc
             process.waitUntilExit()
         }
         // "http-bench-server listening on 127.0.0.1:PORT (...)"
-        var line = ""
-        while !line.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            line += String(decoding: data, as: UTF8.self)
-        }
+        let line = read(output.fileHandleForReading, until: "\n")
         let port = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Int($0) }, "no port in \(line)")
 
         var clients: [HTTPTestClient] = []

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import HTTP1
+import HTTPTestSupport
 import Testing
 
 /// tree-server asks for transparent huge pages by executing itself again with
@@ -12,11 +13,7 @@ import Testing
 /// the `GLIBC_TUNABLES` it reads at start.)
 @Suite(.timeLimit(.minutes(1))) struct HugePagesStartTests {
     /// `tree-server`, which `swift build --build-tests` builds beside the test bundle.
-    static let server: String? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let path = directory.appendingPathComponent("tree-server").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }()
+    static let server = Tool.builtBesideTests("tree-server")
 
     struct Started {
         /// Standard error up to the line saying it listens.
@@ -45,12 +42,7 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        var log = ""
-        while !log.contains("listening on") {
-            let data = errors.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            log += String(decoding: data, as: UTF8.self)
-        }
+        let log = read(errors.fileHandleForReading, until: "listening on")
         let pid = process.processIdentifier
         let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let advised = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n")

@@ -11,6 +11,14 @@ public enum Tool {
     public static let curl: String? = find("curl")
     public static let python3: String? = find("python3")
 
+    /// The product `name` of this package, which `swift build --build-tests` builds beside
+    /// the test bundle (nil when it is not there).
+    public static func builtBesideTests(_ name: String) -> String? {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let path = directory.appendingPathComponent(name).path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
     /// The first executable `name` in a directory of `PATH`.
     public static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
@@ -80,6 +88,17 @@ public func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt
     exited.signal()
     errorsRead.wait()
     return ProcessResult(status: process.terminationStatus, output: [UInt8](data), errorText: collected.text)
+}
+
+/// What `handle` gives until it holds `marker` or ends (a started process's first lines).
+public func read(_ handle: FileHandle, until marker: String) -> String {
+    var text = ""
+    while !text.contains(marker) {
+        let data = handle.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+    }
+    return text
 }
 
 /// Standard error as read on another thread; read back after that thread has signalled.
