@@ -28,26 +28,17 @@ import Testing
     /// (nil: unset), reads what it logs until it listens, looks at the running process, and
     /// stops it.
     func start(tunables: String?) throws -> Started {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.server!)
-        process.arguments = ["--port", "0", "--data-dir", "none", "--access-log", "false"]
         var environment = ProcessInfo.processInfo.environment
         environment["GLIBC_TUNABLES"] = tunables
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let arguments = ["--port", "0", "--data-dir", "none", "--access-log", "false"]
+        return try withProcess(Self.server!, arguments, environment: environment, reading: .errors) { process, errors in
+            let log = read(errors, until: "listening on")
+            let pid = process.processIdentifier
+            let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let advised = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("VmFlags:") && $0.split(separator: " ").contains("hg") }.count
+            return Started(log: log, advisedMappings: advised, name: name)
         }
-        let log = read(errors.fileHandleForReading, until: "listening on")
-        let pid = process.processIdentifier
-        let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let advised = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8).split(separator: "\n")
-            .filter { $0.hasPrefix("VmFlags:") && $0.split(separator: " ").contains("hg") }.count
-        return Started(log: log, advisedMappings: advised, name: name)
     }
 
     @Test(.enabled(if: server != nil, "tree-server is not built beside the tests (swift build --build-tests)"))

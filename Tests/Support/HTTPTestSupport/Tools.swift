@@ -90,6 +90,29 @@ public func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt
     return ProcessResult(status: process.terminationStatus, output: [UInt8](data), errorText: collected.text)
 }
 
+/// Which output of a started process a test reads.
+public enum ProcessStream: Sendable { case output, errors }
+
+/// Starts `executable` with `arguments` (and `environment`, nil: this process's), gives
+/// `body` the process and the reading end of `stream` (the other output is discarded), and
+/// kills it (SIGKILL) when `body` returns.
+public func withProcess<R>(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           reading stream: ProcessStream, _ body: (Process, FileHandle) throws -> R) throws -> R {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let pipe = Pipe()
+    process.standardOutput = stream == .output ? pipe : FileHandle.nullDevice
+    process.standardError = stream == .errors ? pipe : FileHandle.nullDevice
+    try process.run()
+    defer {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+    return try body(process, pipe.fileHandleForReading)
+}
+
 /// What `handle` gives until it holds `marker` or ends (a started process's first lines).
 public func read(_ handle: FileHandle, until marker: String) -> String {
     var text = ""
