@@ -70,8 +70,8 @@ public enum StoreImage {
         var idBytes = scheme.map { entrySize($0.separator.count) + entrySize($0.rootPrefix.count) } ?? 0
         var dataBytes = 0
         for i in 0 ..< n where flags[i] & (CompactNodeFlags.storedID.rawValue | CompactNodeFlags.hasData.rawValue) != 0 {
-            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { idBytes += compact.withStoredID(i) { _, bytes in entrySize(bytes.count + 1) } }
-            if flags[i] & CompactNodeFlags.hasData.rawValue != 0 { dataBytes += compact.withData(i) { entrySize($0.count) } }
+            if flags[i] & CompactNodeFlags.storedID.rawValue != 0 { compact.withStoredID(i) { _, bytes in idBytes += entrySize(bytes.count + 1) } }
+            if flags[i] & CompactNodeFlags.hasData.rawValue != 0 { compact.withData(i) { dataBytes += entrySize($0.count) } }
         }
         let queries = compact.keptFilters
         let expansionBytes = (n + 7) >> 3

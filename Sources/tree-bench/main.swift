@@ -65,13 +65,14 @@ while let arg = arguments.popFirst() {
         print("                   parsePaths, parseDocument): see Formats.swift")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
+        print("       tree-bench --emit document writes parseDocument's 300 MB JSON document (POST /sessions?format=document)")
         exit(0)
     default:
         FileHandle.standardError.write(Data("tree-bench: unknown argument \(arg)\n".utf8))
         exit(2)
     }
 }
-for size in sizes + (emit.map { [$0] } ?? []) where datasets[size] == nil {
+for size in sizes + (emit.map { $0 == "document" ? [] : [$0] } ?? []) where datasets[size] == nil {
     FileHandle.standardError.write(Data("tree-bench: unknown size \(size); known: 88K, 350K, 797K, 7.2M\n".utf8))
     exit(2)
 }
@@ -102,7 +103,7 @@ func menuItemsJSON(_ d: Dataset) -> [UInt8] {
 }
 
 if let emit {
-    let bytes = menuItemsJSON(datasets[emit]!)
+    let bytes = emit == "document" ? recordsDocument(megabytes: 300) : menuItemsJSON(datasets[emit]!)
     FileHandle.standardOutput.write(Data(bytes))
     exit(0)
 }

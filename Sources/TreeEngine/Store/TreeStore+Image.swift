@@ -90,19 +90,27 @@ package struct CompactStore: Sendable {
     /// `storedID`: a tag (`CompactColumns.idTagString`, `…Integer`) and the id's string
     /// form, or `…Derived` and only its last segment when the id is its parent's id, the
     /// separator and that segment (a root's: the root prefix and the segment).
-    package func withStoredID<R>(_ i: Int, _ body: (_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let s = slot(i)
-        let forest = store.forest
+    ///
+    /// Not generic, as the next one: an image writer calls them once a node from another
+    /// module, where a generic call is not specialized and costs a run-time type lookup
+    /// (about a third of writing a JSON document's image, with 19M ids).
+    package func withStoredID(_ i: Int, _ body: (_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let s = slot(i), nodeParent = store.forest.parentSlot[Int(s)]
         // A derived entry names the slot its id extends: the node's parent, always (a move
-        // stores the id whole first); written whole should that ever not hold.
-        if let r = try forest.ids.withDerivedEntry(slot: s, { parent, segment in
-            parent == forest.parentSlot[Int(s)] ? try body(CompactColumns.idTagDerived, segment) : nil
-        }), let r { return r }
-        return try withID(i) { key, isInteger in try body(isInteger ? CompactColumns.idTagInteger : CompactColumns.idTagString, key) }
+        // stores the id whole first); written whole should that ever not hold. (The closure
+        // captures no store nor forest: a copy of either retains and releases each of its
+        // columns, once a node.)
+        let derived = try store.forest.ids.withDerivedEntry(slot: s) { parent, segment in
+            guard parent == nodeParent else { return false }
+            try body(CompactColumns.idTagDerived, segment)
+            return true
+        }
+        if derived == true { return }
+        try withID(i) { key, isInteger in try body(isInteger ? CompactColumns.idTagInteger : CompactColumns.idTagString, key) }
     }
 
     /// Calls `body` with the raw JSON of the `data` of node `i` (empty when it has none).
-    package func withData<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withData(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         try store.forest.withData(of: NodeHandle(slot: slot(i))) { try body($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
