@@ -12,6 +12,8 @@
 //                          lists a directory tree)
 //   parseDocument          a JSON document of records of about 300 MB (the size does not
 //                          follow the data set): every member and element becomes a node
+//   snapshotDocument       the snapshot image of that document's session written (to a sink
+//                          that drops it: the image's own work, its 19.3M ids and data, no disk)
 //
 // TREE_BENCH_FORMATS=parseCSV,parseDocument (say) runs only those. Each reports mb_per_s, vs_parse (its MB/s over the nested JSON parse's) and the resident
 // bytes per node of the forest it builds beside the same forest built from nested JSON (its
@@ -197,4 +199,14 @@ func restoredPerNode(_ forest: Forest) -> Double {
     measure("parseNDJSON", menuItemsNDJSON(d)) { try Forest.parseNDJSON($0) }
     measure("parsePaths", menuItemsPaths(d)) { try Forest.parsePaths($0) }
     measure("parseDocument", recordsDocument(megabytes: 300)) { try Forest.parseDocument($0) }
+    #if canImport(TreeStorage)
+    if only?.contains("snapshotDocument") ?? true {
+        let document = recordsDocument(megabytes: 300)
+        let store = TreeStore(forest: document.withUnsafeBytes { try! Forest.parseDocument($0) })
+        var size = 0
+        let samples = (0 ..< runs).map { _ in seconds { size = try! StoreImage.write(store) { _ in } } }
+        report(d, nodes: store.forest.count, op: "snapshotDocument", samples: samples,
+               extra: ["mb": Double(size) / 1e6, "mb_per_s": Double(size) / 1e6 / median(samples)])
+    }
+    #endif
 }
