@@ -91,15 +91,15 @@ package struct CompactStore: Sendable {
     /// form, or `…Derived` and only its last segment when the id is its parent's id, the
     /// separator and that segment (a root's: the root prefix and the segment).
     ///
-    /// Not generic, as the next one: an image writer calls them once a node from another
-    /// module, where a generic call is not specialized and costs a run-time type lookup
-    /// (about a third of writing a JSON document's image, with 19M ids).
+    /// Not generic, as the next one, and its closures capture no store: an image writer calls
+    /// them once a node from another module, where a generic call is not specialized (a type
+    /// looked up at run time) and a captured store or forest is copied (each of its columns
+    /// retained and released). The two were four fifths of writing a JSON document's image
+    /// (tree-bench's `snapshotDocument`).
     package func withStoredID(_ i: Int, _ body: (_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) throws -> Void) rethrows {
         let s = slot(i), nodeParent = store.forest.parentSlot[Int(s)]
         // A derived entry names the slot its id extends: the node's parent, always (a move
-        // stores the id whole first); written whole should that ever not hold. (The closure
-        // captures no store nor forest: a copy of either retains and releases each of its
-        // columns, once a node.)
+        // stores the id whole first); written whole should that ever not hold.
         let derived = try store.forest.ids.withDerivedEntry(slot: s) { parent, segment in
             guard parent == nodeParent else { return false }
             try body(CompactColumns.idTagDerived, segment)
