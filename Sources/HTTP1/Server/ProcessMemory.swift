@@ -82,8 +82,7 @@ public enum ProcessMemory {
         setenv("GLIBC_TUNABLES", (tunables.isEmpty ? "" : tunables + ":") + hugePagesTunable + "=1", 1)
         if !path.isEmpty { execv(path, CommandLine.unsafeArgv) }
         let reason = String(cString: strerror(errno))
-        setenv("GLIBC_TUNABLES", tunables, 1)
-        if tunables.isEmpty { unsetenv("GLIBC_TUNABLES") }
+        if tunables.isEmpty { unsetenv("GLIBC_TUNABLES") } else { setenv("GLIBC_TUNABLES", tunables, 1) }
         return "transparent huge pages: not asked for (executing again with \(hugePagesTunable)=1 failed: \(reason))"
         #else
         return "transparent huge pages: not asked for (not glibc)"
