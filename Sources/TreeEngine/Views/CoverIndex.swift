@@ -27,6 +27,10 @@ struct CoverIndex: Sendable {
     private var minimumCount: ContiguousArray<Int32>
     private var pending: ContiguousArray<Int32>
 
+    /// Where the index's columns are stored: the same before and after an operation that
+    /// changed them in place (for tests that check no operation copies a view).
+    var storageAddresses: [UInt] { [cover, minimum, minimumCount, pending].map(\.storageAddress) }
+
     /// Builds the index over the given covers.
     /// - Complexity: O(n)
     init(covers: ContiguousArray<Int32>) {

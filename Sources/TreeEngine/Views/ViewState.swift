@@ -48,6 +48,13 @@ struct ViewState: Sendable {
         @inline(__always) func isIncluded(_ slot: Slot) -> Bool { isAncestorOfMatch(slot) || matches.contains(Int(slot)) }
     }
 
+    /// Where the view's columns are stored (see `CoverIndex.storageAddresses`).
+    var storageAddresses: [UInt] {
+        guard let filter else { return index.storageAddresses }
+        return index.storageAddresses + [filter.matches.words, filter.expanded.words, filter.ancestors.words].map(\.storageAddress)
+            + [filter.matchesBelow?.storageAddress ?? 0]
+    }
+
     /// Signals that a filter build was cancelled.
     struct Cancelled: Error {}
 
