@@ -176,18 +176,35 @@ extension TreeStore {
     /// Runs `body` on every view, the unfiltered one first, then the kept filtered
     /// ones in order; `body` records splices only for the view `filter` names (returned)
     /// and the observed ones (kept in `observedSplices`).
+    ///
+    /// Each view is passed to `body` straight from its stored property and nothing else of
+    /// the store is used during the call: a view handed on through a nested function that
+    /// also used the store was not changed in place, every edit copied the views it changed
+    /// (O(n) each, issue 32; `InPlaceEditTests` checks the columns stay where they are).
     private mutating func updateViews(_ filter: FilterQuery?,
                                       _ body: (inout ViewState, Forest, inout [Splice]?) -> Void) -> [Splice] {
         var result: [Splice] = []
-        func update(_ view: inout ViewState, _ query: FilterQuery?) {
-            let named = query == filter, observed = !named && observedViews.contains(query)
-            var splices: [Splice]? = named || observed ? [] : nil
-            body(&view, forest, &splices)
-            if named { result = splices! }
-            if observed { observedSplices[query, default: []] += splices! }
+        var splices: [Splice]? = recordsSplices(of: nil, named: filter) ? [] : nil
+        body(&unfiltered, forest, &splices)
+        keep(splices, of: nil, named: filter, in: &result)
+        for i in filtered.indices {
+            let query = filtered[i].query
+            splices = recordsSplices(of: query, named: filter) ? [] : nil
+            body(&filtered[i].view, forest, &splices)
+            keep(splices, of: query, named: filter, in: &result)
         }
-        update(&unfiltered, nil)
-        for i in filtered.indices { update(&filtered[i].view, filtered[i].query) }
         return result
+    }
+
+    /// Whether an edit naming `filter` records the splices of the view `query`.
+    private func recordsSplices(of query: FilterQuery?, named filter: FilterQuery?) -> Bool {
+        query == filter || observedViews.contains(query)
+    }
+
+    /// Keeps the splices recorded for the view `query`: the edit's result when the edit
+    /// names it, else the observed view's.
+    private mutating func keep(_ splices: [Splice]?, of query: FilterQuery?, named filter: FilterQuery?, in result: inout [Splice]) {
+        guard let splices else { return }
+        if query == filter { result = splices } else { observedSplices[query, default: []] += splices }
     }
 }
