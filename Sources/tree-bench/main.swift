@@ -36,6 +36,7 @@ var editRuns: Int? = nil
 var batchSize = 50_000
 var batchSingles = 2_000
 var formatsOnly = false
+var complexity = false
 var arguments = CommandLine.arguments.dropFirst()
 // Memory is measured as tree-server has it: large blocks in their own mappings (see
 // ProcessMemory), or freed columns stay in malloc's heaps and count as resident; and on
@@ -54,15 +55,19 @@ while let arg = arguments.popFirst() {
     case "--batch": batchSize = Int(arguments.popFirst() ?? "") ?? batchSize
     case "--batch-singles": batchSingles = Int(arguments.popFirst() ?? "") ?? batchSingles
     case "--formats": formatsOnly = true
+    case "--complexity": complexity = true
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
-        print("                  [--edits N] [--batch N] [--batch-singles N] [--formats]")
+        print("                  [--edits N] [--batch N] [--batch-singles N] [--formats] [--complexity]")
         print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else);")
         print("                   0: no edit ops, and no reads of the edited store (toggle.edited, ...)")
         print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
         print("                   sample of the same edits applied one by one, extrapolated to N (2000)")
         print("       --formats   only the parse of the nested JSON and the import formats (parseCSV, parseNDJSON,")
         print("                   parsePaths, parseDocument): see Formats.swift")
+        print("       --complexity the complexity guard: the toggle, page, indexOf, edit and batch ops on 88K and 797K")
+        print("                   nodes with four filtered views kept, in one process, from cold caches; fails (exit 1)")
+        print("                   when one grows more than 3x across the 9x larger tree (see Complexity.swift)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         print("       tree-bench --emit document writes parseDocument's 300 MB JSON document (POST /sessions?format=document)")
@@ -110,8 +115,10 @@ if let emit {
 
 // MARK: Measuring
 
-/// Wall time of `body` in seconds, measured with `ContinuousClock` (the one clock of this tool).
+/// Wall time of `body` in seconds, measured with `ContinuousClock` (the one clock of this tool);
+/// with `coldCaches` (`--complexity`), from cold caches.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
+    if coldCaches { evictCaches() }
     let elapsed = try ContinuousClock().measure(body)
     let (whole, attoseconds) = elapsed.components
     return Double(whole) + Double(attoseconds) / 1e18
@@ -172,24 +179,10 @@ struct SplitMix64: RandomNumberGenerator {
 /// copy of the store that shares the forest). Returns the threads the filter used.
 @MainActor func measureReads(_ d: Dataset, nodes: Int, _ store: inout TreeStore, handles: [NodeHandle],
                              query: FilterQuery, filterRuns: Int, rng: inout SplitMix64, suffix: String = "") -> Int {
-    var toggles: [Double] = []
-    for _ in 0 ..< toggleRuns / 2 {
-        let row = Int.random(in: 0 ..< store.rowCount(nil), using: &rng)
-        let node = store.rows(nil, offset: row, limit: 1)[0].node
-        toggles.append(seconds { _ = store.setExpanded(node, false, nil) })
-        toggles.append(seconds { _ = store.setExpanded(node, true, nil) })
-    }
-    report(d, nodes: nodes, op: "toggle" + suffix, samples: toggles)
-
-    let total = store.rowCount(nil)
-    report(d, nodes: nodes, op: "page" + suffix, samples: (0 ..< 1000).map { _ in
-        let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
-        return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
-    })
-    report(d, nodes: nodes, op: "indexOf" + suffix, samples: (0 ..< 1000).map { _ in
-        let node = handles[Int.random(in: 0 ..< handles.count, using: &rng)]
-        return seconds { _ = store.rowIndex(of: node, nil) }
-    })
+    report(d, nodes: nodes, op: "toggle" + suffix, samples: toggleSamples(&store, toggleRuns / 2, rng: &rng))
+    report(d, nodes: nodes, op: "page" + suffix, samples: pageSamples(&store, 1000, rng: &rng))
+    let randomNodes = (0 ..< 1000).map { _ in handles[Int.random(in: 0 ..< handles.count, using: &rng)] }
+    report(d, nodes: nodes, op: "indexOf" + suffix, samples: indexOfSamples(&store, randomNodes))
 
     var workers = 0
     report(d, nodes: nodes, op: "filter" + suffix, samples: (0 ..< filterRuns).map { _ in
@@ -199,6 +192,33 @@ struct SplitMix64: RandomNumberGenerator {
         return elapsed
     })
     return workers
+}
+
+/// `count` random visible rows of the unfiltered view collapsed and expanded again: two
+/// samples each.
+func toggleSamples(_ store: inout TreeStore, _ count: Int, rng: inout SplitMix64) -> [Double] {
+    var samples: [Double] = []
+    for _ in 0 ..< count {
+        let row = Int.random(in: 0 ..< store.rowCount(nil), using: &rng)
+        let node = store.rows(nil, offset: row, limit: 1)[0].node
+        samples.append(seconds { _ = store.setExpanded(node, false, nil) })
+        samples.append(seconds { _ = store.setExpanded(node, true, nil) })
+    }
+    return samples
+}
+
+/// `count` pages of 50 rows of the unfiltered view at random offsets.
+func pageSamples(_ store: inout TreeStore, _ count: Int, rng: inout SplitMix64) -> [Double] {
+    let total = store.rowCount(nil)
+    return (0 ..< count).map { _ in
+        let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
+        return seconds { _ = store.rows(nil, offset: offset, limit: 50) }
+    }
+}
+
+/// The row of each of `nodes` in the unfiltered view.
+func indexOfSamples(_ store: inout TreeStore, _ nodes: [NodeHandle]) -> [Double] {
+    nodes.map { node in seconds { _ = store.rowIndex(of: node, nil) } }
 }
 
 /// The query typed one character at a time: each prefix's view is built (`prepareView`) on a
@@ -226,6 +246,8 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 // MARK: Runs
+
+if complexity { exit(runComplexityGuard()) }
 
 // Resident memory is only honest in a fresh process (an allocator keeps what earlier
 // data sets freed), so several sizes run as one child process each.

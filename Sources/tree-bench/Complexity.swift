@@ -1,0 +1,115 @@
+// tree-bench --complexity: the engine's promise checked as a ratio, which the noise of a shared
+// machine does not break. The same ops run on the 88K and the 797K tree (9x the nodes), both in
+// this one process, each with the four filtered views of the edit ops kept, in alternating
+// rounds; the median time of an op may grow at most `growthLimit` times across the larger tree.
+// An O(log n) op grows well under 2x, an O(n) one about 9x.
+//
+// Every sample starts from cold caches (`evictCaches`): warm, the whole 88K store fits in the
+// processor's last-level cache and the 797K one does not, so that a 40 ns toggle grows 3-4x
+// with no more work done. Cold, both pay for the memory they touch, and the ratio compares that.
+import Foundation
+import TreeEngine
+
+/// What an op may grow by across the 9x larger tree.
+let growthLimit = 3.0
+
+/// Set once, by `--complexity`, before anything is timed: every `seconds` evicts the caches
+/// first. tree-bench times on its main thread only.
+nonisolated(unsafe) var coldCaches = false
+
+/// Twice the last-level cache (64 MiB when the system does not say), written once.
+nonisolated(unsafe) private var evictionBuffer: UnsafeMutableRawBufferPointer = {
+    let described = try? String(contentsOfFile: "/sys/devices/system/cpu/cpu0/cache/index3/size", encoding: .utf8)
+    let kib = described.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines).dropLast()) } ?? 32 * 1024
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * kib * 1024, alignment: 64)
+    buffer.initializeMemory(as: UInt8.self, repeating: 1)
+    return buffer
+}()
+nonisolated(unsafe) private var evictionSum = 0
+
+/// Reads a line of every 64 bytes of a buffer twice the size of the last-level cache, so
+/// that what an op reads next comes from memory.
+func evictCaches() {
+    var sum = 0
+    for offset in stride(from: 0, to: evictionBuffer.count, by: 64) {
+        sum &+= Int(evictionBuffer.load(fromByteOffset: offset, as: UInt8.self))
+    }
+    evictionSum &+= sum
+}
+
+/// One op of the guard: the samples of one round on one tree.
+struct GuardOp {
+    let name: String
+    let run: (inout EditBench) -> [Double]
+}
+
+/// Each round's samples: the reads on the unfiltered view, every edit kind naming the
+/// unfiltered view and (`.named`) each of the kept filtered views in turn, and a batch of
+/// 1,000 edits in one transaction.
+func guardOps() -> [GuardOp] {
+    let reads = [
+        GuardOp(name: "toggle") { toggleSamples(&$0.store, 20, rng: &$0.rng) },
+        GuardOp(name: "page") { pageSamples(&$0.store, 40, rng: &$0.rng) },
+        GuardOp(name: "indexOf") { bench in
+            let nodes = (0 ..< 40).map { _ in bench.pool.random(using: &bench.rng) }
+            return indexOfSamples(&bench.store, nodes)
+        },
+    ]
+    let edits: [(String, (inout EditBench, FilterQuery?) -> Double)] = [
+        ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
+        ("move", { $0.move($1) }), ("rename", { $0.rename($1) }),
+    ]
+    let perRound = 8
+    let editOps = edits.flatMap { name, edit in [
+        GuardOp(name: name) { bench in (0 ..< perRound).map { _ in edit(&bench, nil) } },
+        GuardOp(name: name + ".named") { bench in (0 ..< perRound).map { i in edit(&bench, bench.filters[i % bench.filters.count]) } },
+    ] }
+    return reads + editOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
+}
+
+/// Runs the guard, prints the table it measured, and returns the exit status: 1 when an op
+/// grew more than `growthLimit` times.
+@MainActor func runComplexityGuard(rounds: Int = 5) -> Int32 {
+    let sizes = [datasets["88K"]!, datasets["797K"]!]
+    var benches = sizes.map { d in
+        var store = TreeStore(forest: try! Forest.parse(menuItemsJSON(d)).forest)
+        _ = store.expandAll(nil)
+        var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
+                              rng: SplitMix64(state: 42))
+        // The first edit counts each view's matches below every node and spreads the forest's
+        // positions, once (O(n) by design): done before anything is timed.
+        _ = bench.insert(nil)
+        return bench
+    }
+    let ops = guardOps()
+    coldCaches = true
+    defer { coldCaches = false }
+    var samples = Array(repeating: Array(repeating: [Double](), count: sizes.count), count: ops.count)
+    for _ in 0 ..< rounds {
+        for (o, op) in ops.enumerated() {
+            for b in benches.indices { samples[o][b] += op.run(&benches[b]) }
+        }
+    }
+    for b in benches.indices { benches[b].audit(after: "the complexity guard's ops") }
+
+    let nodes = benches.map { $0.store.forest.count }
+    print("complexity guard: \(nodes[0]) and \(nodes[1]) nodes (\(String(format: "%.1f", Double(nodes[1]) / Double(nodes[0])))x), "
+        + "four filtered views kept, \(rounds) alternating rounds, cold caches; limit \(growthLimit)x")
+    print("op".padding(toLength: 16, withPad: " ", startingAt: 0) + "   88K median   797K median   growth")
+    var failed: [String] = []
+    for (o, op) in ops.enumerated() {
+        let small = median(samples[o][0]), large = median(samples[o][1])
+        let growth = large / small
+        if !(growth <= growthLimit) { failed.append(op.name) }
+        print(op.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            + String(format: " %10.2f µs %10.2f µs %7.2fx", small * 1e6, large * 1e6, growth)
+            + (growth <= growthLimit ? "" : "  FAIL"))
+    }
+    guard failed.isEmpty else {
+        print("complexity guard FAILED: \(failed.joined(separator: ", ")) grew more than \(growthLimit)x across a 9x larger tree: "
+            + "linear in the tree where the engine promises O(log n)")
+        return 1
+    }
+    print("complexity guard passed")
+    return 0
+}
