@@ -85,6 +85,7 @@ public final class TreeService: HTTPResponder {
                                detail: "\(request.method) is not allowed on \(route.template.rawValue); allowed: \(route.allowedMethods.joined(separator: ", "))",
                                headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
         }
+        try request.checkQueryParameters(route.template)
         switch (route, method) {
         case (.root, _): return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: DemoPage.html)
         case (.health, _): return json(200, Array("{\"status\":\"ok\"}".utf8))
