@@ -54,7 +54,7 @@ public final class TreeService: HTTPResponder {
         do throws(ServiceError) {
             guard let route else {
                 if request.method != "OPTIONS" { try authorize(request, nil) }
-                throw ServiceError.notFound("no resource at \(request.path)")
+                throw ServiceError.notFound(Route.unmatchedDetail(request.pathSegments, path: request.path))
             }
             response = try handle(request, route)
         } catch {

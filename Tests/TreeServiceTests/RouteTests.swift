@@ -313,4 +313,17 @@ import TreeEngine
         let perSession = ServiceHarness { $0.maxNodesPerSession = 10 }
         #expect(perSession.call("POST", "/sessions", json: ServiceHarness.sampleNodes).status == 429)
     }
+
+    /// A path list's ids hold `/`; written raw in a URL they split the path, and the 404 says
+    /// how to write them.
+    @Test func anItemIDWithSlashesUnencodedIsAnsweredWithTheEncodedURL() {
+        let sid = h.call("POST", "/sessions", json: "usr/lib/x\n", contentType: "text/plain")["id"]!.stringValue!
+        let reply = h.call("GET", "/sessions/\(sid)/items/usr/lib/x")
+        #expect(reply.status == 404)
+        let encoded = "/sessions/\(sid)/items/usr%2Flib%2Fx"
+        #expect(reply["detail"]?.stringValue == "no resource at /sessions/\(sid)/items/usr/lib/x: an item id containing \"/\" is "
+            + "percent-encoded in the URL, \(encoded) for the item \"usr/lib/x\"")
+        #expect(h.call("GET", encoded)["title"]?.stringValue == "x")
+        #expect(h.call("GET", "/nowhere/at/all")["detail"]?.stringValue == "no resource at /nowhere/at/all")
+    }
 }

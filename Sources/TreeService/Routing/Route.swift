@@ -48,6 +48,15 @@ enum Route: Equatable {
         }
     }
 
+    /// The 404's detail for a path no resource has. Under `/sessions/{sid}/items/` it is an
+    /// item id with a `/` in it, most likely: it says how to write one.
+    static func unmatchedDetail(_ segments: [String], path: String) -> String {
+        guard segments.count > 4, segments[0] == "sessions", segments[2] == "items" else { return "no resource at \(path)" }
+        let id = segments[3...].joined(separator: "/")
+        return "no resource at \(path): an item id containing \"/\" is percent-encoded in the URL, "
+            + "/sessions/\(PathSegment.encode(segments[1]))/items/\(PathSegment.encode(id)) for the item \"\(id)\""
+    }
+
     /// The route templates: the one list that logs and metrics label requests with.
     enum Template: String, CaseIterable, Sendable {
         case root = "/"
