@@ -44,6 +44,9 @@ public final class TreeService: HTTPResponder {
     /// Renders the errors the HTTP layer answers by itself as problem+json.
     public static let httpErrorRenderer = Problem.httpErrorRenderer
 
+    /// The version of the service and its API (`info.version` of openapi.yaml).
+    public static let version = "1.0.0"
+
     /// The number of live sessions.
     public var sessionCount: Int { registry.count }
 

@@ -75,7 +75,10 @@ let options: [Option] = [
         }
         $1.service.instance = $0
     },
-    Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") { $1.accessLog = $0 != "false" },
+    Option(flag: "--access-log", variable: "TREE_ACCESS_LOG", help: "one log line per request: true or false (default true)") {
+        guard $0 == "true" || $0 == "false" else { throw UsageError(description: "--access-log must be true or false, not \"\($0)\"") }
+        $1.accessLog = $0 == "true"
+    },
 ]
 
 @MainActor func usage() -> String {
@@ -83,6 +86,7 @@ let options: [Option] = [
     let flagWidth = options.map(\.flag.count).max()!, variableWidth = options.map(\.variable.count).max()!
     for o in options { text += "  \(o.flag.padding(toLength: flagWidth, withPad: " ", startingAt: 0)) \(o.variable.padding(toLength: variableWidth, withPad: " ", startingAt: 0)) \(o.help)\n" }
     text += "  \("--help".padding(toLength: flagWidth + 1 + variableWidth, withPad: " ", startingAt: 0)) this text\n"
+    text += "  \("--version".padding(toLength: flagWidth + 1 + variableWidth, withPad: " ", startingAt: 0)) the version of tree-server\n"
     return text
 }
 
@@ -93,6 +97,7 @@ let options: [Option] = [
     var args = CommandLine.arguments.dropFirst()
     while let arg = args.popFirst() {
         if arg == "--help" || arg == "-h" { print(usage(), terminator: ""); exit(0) }
+        if arg == "--version" { print("tree-server \(TreeService.version)"); exit(0) }
         let (flag, inline) = arg.contains("=") ? (String(arg.prefix { $0 != "=" }), String(arg.drop { $0 != "=" }.dropFirst())) : (arg, nil)
         guard let o = options.first(where: { $0.flag == flag }) else { throw UsageError(description: "unknown option \(arg)") }
         guard let value = inline ?? args.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
@@ -165,7 +170,7 @@ do {
     service.shutDownStorage()
     log("tree-server: stopped")
 } catch let error as UsageError {
-    log("tree-server: \(error.description)\n\n" + usage())
+    log("tree-server: \(error.description); see tree-server --help")
     exit(2)
 } catch {
     log("tree-server: \(error)")

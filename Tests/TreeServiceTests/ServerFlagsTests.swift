@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Foundation
+import HTTPTestSupport
+import Testing
+@testable import TreeService
+
+/// What an operator sees of tree-server's flags, on the real executable: `--version`, and a
+/// wrong flag answered in one line that points to `--help` (not the whole usage), exit 2.
+@Suite(.timeLimit(.minutes(1))) struct ServerFlagsTests {
+    static let server = Tool.builtBesideTests("tree-server")
+
+    @Test(.enabled(if: server != nil, "tree-server is not built beside the tests (swift build --build-tests)"))
+    func versionIsTheAPIsVersion() throws {
+        let result = try runProcess(Self.server!, ["--version"])
+        #expect(result.status == 0)
+        #expect(result.text == "tree-server \(TreeService.version)\n")
+        let spec = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
+        #expect(spec.contains("\n  version: \(TreeService.version)\n"), "openapi.yaml's info.version is the server's")
+    }
+
+    @Test(.enabled(if: server != nil, "tree-server is not built beside the tests (swift build --build-tests)"),
+          arguments: [
+            (["--bogus"], "tree-server: unknown option --bogus; see tree-server --help\n"),
+            (["--port"], "tree-server: --port needs a value; see tree-server --help\n"),
+            (["--access-log", "yes"], "tree-server: --access-log must be true or false, not \"yes\"; see tree-server --help\n"),
+            (["--access-log=0"], "tree-server: --access-log must be true or false, not \"0\"; see tree-server --help\n"),
+          ])
+    func aWrongFlagIsOneLine(_ arguments: [String], _ expected: String) throws {
+        // The wrong flag last, after flags that would start a server of no consequence.
+        let result = try runProcess(Self.server!, ["--data-dir", "none", "--port", "0"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.errorText.split(separator: "\n").last.map { String($0) + "\n" } == expected, "\(result.errorText)")
+        #expect(!result.errorText.contains("usage:"))
+    }
+}
+#endif
