@@ -319,7 +319,8 @@ import TreeStorage
     }
 }
 
-/// A disk that refuses writes: 507, and nothing changes.
+/// A disk that refuses writes: 507, and nothing changes; one whose fsync fails: 507 saying
+/// the change was made.
 extension DurabilityTests {
     static let changes: [(method: String, path: String, body: String?)] = [
         ("PATCH", "/items/1", #"{"expanded":true}"#),
@@ -343,6 +344,7 @@ extension DurabilityTests {
             for change in Self.changes {
                 // A full or failing disk: every write (or fsync) fails until it is cleared.
                 faults.inject(operation, errno: errno, times: 1000)
+                let versionBefore = h.call("GET", "/sessions/\(sid)")["version"]?.intValue ?? 0
                 let reply = h.call(change.method, "/sessions/\(sid)\(change.path)", json: change.body)
                 if operation == .write {
                     #expect(reply.status == 507, "\(change): \(reply.text)")
@@ -351,9 +353,22 @@ extension DurabilityTests {
                     #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
                     #expect(Self.views.map { Self.allRows(h, sid, $0) } == views, "\(change)")
                 } else {
-                    // The record was written, its fsync failed: 507, the change is in memory
-                    // and in the journal, and the next change writes a fresh snapshot first.
+                    // The first change's record was written and its fsync failed: 507
+                    // `change-not-durable`, the change made (in memory and in the journal),
+                    // and the answer says so (a client that retried would make it twice).
+                    // Every later change first writes a fresh snapshot, whose fsync fails:
+                    // 507 `insufficient-storage`, nothing changed.
                     #expect(reply.status == 507, "\(change): \(reply.text)")
+                    let version = h.call("GET", "/sessions/\(sid)")["version"]?.intValue ?? 0
+                    if version > versionBefore {
+                        #expect(reply["type"]?.stringValue == "urn:treesessions:problem:change-not-durable", "\(change)")
+                        #expect(reply.headers["etag"] == "\"\(version)\"", "\(change)")
+                        #expect(reply["detail"]?.stringValue?.hasPrefix("the change was made (version \(version))") == true, "\(reply.text)")
+                    } else {
+                        #expect(reply["type"]?.stringValue == "urn:treesessions:problem:insufficient-storage", "\(change)")
+                        #expect(reply["detail"]?.stringValue?.contains("nothing was changed") == true, "\(reply.text)")
+                    }
+                    #expect(version > 1, "the first change was made")
                 }
                 faults.clear()
             }
@@ -445,5 +460,23 @@ extension DurabilityTests {
                                                     FilterQuery("x", leavesOnly: true), FilterQuery("x", mode: .words, diacriticInsensitive: true)])
         #expect(SessionMetadata(meta.encoded) == meta)
         for n in 0 ..< meta.encoded.count { #expect(SessionMetadata(Array(meta.encoded.prefix(n))) == nil) }
+    }
+}
+
+extension DurabilityTests {
+    /// Under `--fsync always` the fsync runs under the session's lock: a failed one is answered
+    /// the same way, the change made and said to be.
+    @Test func aFailedFsyncUnderFsyncAlwaysSaysTheChangeWasMade() throws {
+        let faults = StorageFaults()
+        try withService(fsync: .always, faults: faults) { h in
+            let sid = h.createSample()
+            faults.inject(.fsync, errno: EIO, times: 1000)
+            let reply = h.call("PATCH", "/sessions/\(sid)/items/2", json: #"{"title":"Renamed"}"#)
+            faults.clear()
+            #expect(reply.status == 507)
+            #expect(reply["type"]?.stringValue == "urn:treesessions:problem:change-not-durable")
+            #expect(reply.headers["etag"] == "\"2\"")
+            #expect(h.call("GET", "/sessions/\(sid)/items/2")["title"]?.stringValue == "Renamed")
+        }
     }
 }

@@ -47,4 +47,17 @@ final class Durability: Sendable {
         return ServiceError(.insufficientStorage,
                             detail: "the server could not store \(what) (\(error)); nothing was changed. Retry once the server's disk has room.")
     }
+
+    /// The problem for a change that was made but whose fsync failed: 507
+    /// `change-not-durable`, logged. The change is applied and every client sees it (a retry
+    /// would make it twice); it becomes durable with the session's next successful write,
+    /// which writes a fresh snapshot first.
+    func notDurable(_ error: any Error, version: Int) -> ServiceError {
+        refusedWrites.add(1, ordering: .relaxed)
+        log("storage: could not make version \(version)'s change durable (fsync): \(error)")
+        return ServiceError(.changeNotDurable,
+                            detail: "the change was made (version \(version)) but could not be made durable (fsync: \(error)): "
+                                + "every client sees it, and it is stored with the session's next successful write. Do not send it again.",
+                            headers: [("ETag", ETag.of(version))])
+    }
 }

@@ -80,15 +80,16 @@ extension TreeService {
 
     /// With `--fsync always`, waits under the session's lock until the change's entry is
     /// durable (no reader sees a change before it is). Gives the entry on to
-    /// `sentWhenDurable`. 507 when the fsync fails: the change is applied and journaled but
-    /// not known durable, so the session's next change writes a fresh snapshot first.
+    /// `sentWhenDurable`. 507 `change-not-durable` when the fsync fails: the change is applied
+    /// and journaled but not known durable, so the session's next change writes a fresh
+    /// snapshot first.
     func durableUnderLock(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) throws(ServiceError) -> JournalMark? {
         guard let mark, durability.directory?.fsync == .always else { return mark }
         do {
             try mark.files.waitDurable(mark.position)
         } catch {
             state.needsSnapshot = true
-            throw durability.failure(error, writing: "the change durably (fsync)")
+            throw durability.notDurable(error, version: state.version)
         }
         return mark
     }
@@ -111,7 +112,8 @@ extension TreeService {
                 // before the removal, which is durable.
                 if let error, !session.state.withLock({ $0.removed }) {
                     session.state.withLock { $0.needsSnapshot = true }
-                    send(durability.failure(error, writing: "the change durably (fsync)").response(logTag: response.logTag))
+                    let version = response.headers["ETag"].flatMap { Int($0.dropFirst().dropLast()) } ?? session.state.withLock { $0.version }
+                    send(durability.notDurable(error, version: version).response(logTag: response.logTag))
                 } else {
                     send(response)
                     compactIfDue(session)

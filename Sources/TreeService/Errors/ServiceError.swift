@@ -34,6 +34,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case nodeBudgetExhausted = "node-budget-exhausted"
     case httpVersionNotSupported = "http-version-not-supported"
     case insufficientStorage = "insufficient-storage"
+    case changeNotDurable = "change-not-durable"
 
     /// The HTTP status a problem of this type is answered with.
     var status: Int {
@@ -57,7 +58,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .notImplemented: 501
         case .unavailable, .nodeBudgetExhausted: 503
         case .httpVersionNotSupported: 505
-        case .insufficientStorage: 507
+        case .insufficientStorage, .changeNotDurable: 507
         }
     }
 
