@@ -525,7 +525,7 @@ public struct ForestBuilder: NodeSink {
     }
 
     @inlinable
-    public mutating func endNode() throws(NodeSinkError) {
+    public mutating func endNode() {
         set(.end, of: Int(open.removeLast()), UInt32(bitPattern: nodeCount))
     }
 

@@ -30,7 +30,7 @@ public protocol NodeSink {
     /// The node's `data`: the raw bytes of one valid JSON value, kept exactly as given.
     mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError)
     /// The node closed (its title was given; its children were all delivered).
-    mutating func endNode() throws(NodeSinkError)
+    mutating func endNode()
 }
 
 extension NodeSink {

@@ -214,7 +214,7 @@ extension Forest {
               firstBuilder.appendPart(&secondBuilder, under: secondBuilder.partParents) else { return nil }
         secondBuilder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
         guard firstBuilder.indexDeferredIDs() else { return nil }
-        while firstBuilder.openNodeCount > 0 { try? firstBuilder.endNode() }
+        while firstBuilder.openNodeCount > 0 { firstBuilder.endNode() }
         return firstBuilder.finish()
     }
 }

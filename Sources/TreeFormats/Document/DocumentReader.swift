@@ -97,7 +97,7 @@ struct DocumentReader {
         scanner.skipWhitespace()
         if scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
             scanner.pos &+= 1
-            if isNode { try end(&sink, at: scanner.pos) }
+            if isNode { sink.endNode() }
             return false
         }
         frames.append(Frame(isObject: isObject, isNode: isNode, index: 0, pointerLength: pointer.count))
@@ -189,7 +189,7 @@ struct DocumentReader {
                         inherited = frames.count  // the first part's node: it ends there
                         continue
                     }
-                    try end(&sink, at: scanner.pos)
+                    sink.endNode()
                     continue
                 default:
                     throw scanner.unexpected(isObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
@@ -207,7 +207,7 @@ struct DocumentReader {
         try begin(&sink, at: keyStart)
         do throws(NodeSinkError) {
             try sink.setData(scanner.slice(valueStart, scanner.pos))
-            try sink.endNode()
+            sink.endNode()
         } catch {
             throw Self.sinkError(error, at: keyStart)
         }
@@ -230,11 +230,6 @@ struct DocumentReader {
         } catch {
             throw Self.sinkError(error, at: offset)
         }
-    }
-
-    @inline(__always)
-    private mutating func end(_ sink: inout ForestBuilder, at offset: Int) throws(JSONScanError) {
-        do throws(NodeSinkError) { try sink.endNode() } catch { throw Self.sinkError(error, at: offset) }
     }
 
     static func sinkError(_ error: NodeSinkError, at offset: Int) -> JSONScanError {

@@ -315,11 +315,7 @@ struct NodesDocumentParser {
             throw .rule("node is missing \"title\"", at: node.start)
         }
         scanner.pos &+= 1
-        do throws(NodeSinkError) {
-            try sink.endNode()
-        } catch {
-            throw Self.sinkError(error, at: node.start)
-        }
+        sink.endNode()
         nextIndex = node.index
         if let parent = ancestors.popLast() {
             node = parent

@@ -159,12 +159,6 @@ extension Forest {
         return conflict
     }
 
-    static func powerOfTwo(atLeast n: Int) -> Int {
-        var size = 1
-        while size < n { size <<= 1 }
-        return size
-    }
-
     /// Writes the forest as a path list: every node's canonical path (see the extension's
     /// documentation) on its own line, in pre-order, with a trailing separator for a node
     /// that declares children; a line that would start with `"` starts with `\"` instead

@@ -690,7 +690,7 @@ struct PathListReader {
                     if flags[n] & 1 != 0 { builders[current].setHasChildren(true) }
                 }, end: { (node: Int32) throws(NodeSinkError) in
                     if flags[Int(node)] & 2 != 0 { return }
-                    try builders[current].endNode()
+                    builders[current].endNode()
                 })
             } catch {
                 return error

@@ -251,7 +251,7 @@ final class PathBuildThread: @unchecked Sendable {
                 do throws(NodeSinkError) {
                     for name in batch.names {
                         while openCount > name.depth {
-                            try builder.endNode()
+                            builder.endNode()
                             openCount -= 1
                         }
                         try builder.beginNode()
@@ -271,7 +271,7 @@ final class PathBuildThread: @unchecked Sendable {
             condition.unlock()
         }
         while openCount > 0 {
-            try? builder.endNode()
+            builder.endNode()
             openCount -= 1
         }
         condition.lock()

@@ -452,7 +452,7 @@ struct RowTable {
                              implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
                     visitedSoFar &+= 1
                 }, end: { (_) throws(NodeSinkError) in
-                    try builders[current].endNode()
+                    builders[current].endNode()
                 })
             }
         } catch {
@@ -501,7 +501,7 @@ struct RowTable {
             while r < rows.count {
                 let parent = parents[r]
                 while let top = open.last, top != parent {
-                    try builder.endNode()
+                    builder.endNode()
                     open.removeLast()
                 }
                 if open.count >= maxDepth {
@@ -512,7 +512,7 @@ struct RowTable {
                 r &+= 1
             }
             while !open.isEmpty {
-                try builder.endNode()
+                builder.endNode()
                 open.removeLast()
             }
         } catch {
@@ -815,7 +815,7 @@ struct RowStreamer {
                     try closeOpenNodes()
                 } else {
                     while openIDs.count > k + 1 {
-                        try builder.endNode()
+                        builder.endNode()
                         openIDs.removeLast()
                     }
                 }
@@ -852,7 +852,7 @@ struct RowStreamer {
     /// Ends every open node.
     mutating func closeOpenNodes() throws(NodeSinkError) {
         while !openIDs.isEmpty {
-            try builder.endNode()
+            builder.endNode()
             openIDs.removeLast()
         }
     }

@@ -14,7 +14,7 @@ import Testing
         for id in ids {
             try builder.beginNode()
             guard let id else {
-                try builder.endNode()
+                builder.endNode()
                 continue
             }
             if let n = Int64(id), String(n) == id {
@@ -23,7 +23,7 @@ import Testing
                 var text = id
                 try text.withUTF8 { try builder.setStringID(UnsafeRawBufferPointer($0)) }
             }
-            try builder.endNode()
+            builder.endNode()
         }
         let unique = builder.indexDeferredIDs()
         return (builder, unique)

@@ -40,7 +40,7 @@ import Testing
                 nodes.append(node)
                 open.append(slot)
             } else {
-                try builder.endNode()
+                builder.endNode()
                 open.removeLast()
             }
             if !nodes.isEmpty && rng.next() % 5 == 0 {
@@ -104,7 +104,7 @@ import Testing
         first.setExpanded(true)
         first.setHasChildren(true, slot: 150)
         nodes[150].declaresChildren = true
-        try first.endNode()
+        first.endNode()
         nodes.append(Expected(level: 0, parent: -1, title: "after", expanded: true))
         Self.expect(first.finishExpectingUniqueIDs("joined"), nodes, "joined")
     }

@@ -33,7 +33,7 @@ import Testing
             try title.withUTF8 { try builder.setTitle(UnsafeRawBufferPointer($0)) }
             try id.withUTF8 { try builder.setStringID(UnsafeRawBufferPointer($0)) }
             if var data = node.data { try data.withUTF8 { try builder.setData(UnsafeRawBufferPointer($0)) } }
-            try builder.endNode()
+            builder.endNode()
             nodes.append(node)
         }
         return nodes

@@ -54,7 +54,7 @@ struct RecordingSink: NodeSink {
         events.append(.data(String(decoding: rawJSON, as: UTF8.self)))
         payloads.append(Array(rawJSON))
     }
-    mutating func endNode() throws(NodeSinkError) { events.append(.end) }
+    mutating func endNode() { events.append(.end) }
 }
 
 /// Counts nodes and nesting; cheap enough for million-node documents.
@@ -75,7 +75,7 @@ struct CountingSink: NodeSink {
     mutating func setExpanded(_ flag: Bool) {}
     mutating func setHasChildren(_ flag: Bool) {}
     mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) { dataBytes = Array(rawJSON) }
-    mutating func endNode() throws(NodeSinkError) { depth -= 1 }
+    mutating func endNode() { depth -= 1 }
 }
 
 /// Rejects an id whose string form was seen before (`42` and `"42"` collide), and
@@ -99,7 +99,7 @@ struct UniqueIDSink: NodeSink {
     mutating func setExpanded(_ flag: Bool) {}
     mutating func setHasChildren(_ flag: Bool) {}
     mutating func setData(_ rawJSON: UnsafeRawBufferPointer) throws(NodeSinkError) {}
-    mutating func endNode() throws(NodeSinkError) {}
+    mutating func endNode() {}
 
     private mutating func insert(_ id: String) throws(NodeSinkError) {
         guard seen.insert(id).inserted else { throw NodeSinkError(kind: .duplicateID(id)) }

@@ -302,7 +302,7 @@ struct PathListTests {
             try builder.beginNode()
             try title.withUnsafeBytes { try builder.setTitle($0) }
         }
-        for _ in 0 ..< 1_000_000 { try builder.endNode() }
+        for _ in 0 ..< 1_000_000 { builder.endNode() }
         let forest = builder.finish()
         let conflict = try #require(forest.pathListConflict())
         #expect(conflict.contains("4 GiB"))
