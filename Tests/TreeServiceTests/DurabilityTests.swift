@@ -480,3 +480,45 @@ extension DurabilityTests {
         }
     }
 }
+
+/// Storage errors the service used to swallow are logged and counted (`/metrics`).
+extension DurabilityTests {
+    /// A compaction whose new journal cannot be opened: the change is made, the journal stays,
+    /// and the failure counts.
+    @Test func aCompactionThatCannotStartIsCounted() throws {
+        let faults = StorageFaults()
+        try withService(fsync: .off, faults: faults, { $0.journalCompactionBytes = 1 }) { h in
+            let sid = h.createSample()
+            faults.inject(.open, errno: EMFILE, times: 1)
+            var changes = 0
+            // Until the journal outgrows the snapshot and a compaction is due.
+            while h.service.durability.failedCompactions.load(ordering: .relaxed) == 0 && changes < 500 {
+                #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":\#(changes % 2 == 0)}"#).status == 200)
+                changes += 1
+            }
+            faults.clear()
+            #expect(h.service.durability.failedCompactions.load(ordering: .relaxed) == 1)
+            #expect(h.call("GET", "/metrics").text.contains("\ntree_storage_compaction_failures_total 1\n"))
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1 + changes)
+        }
+    }
+
+    /// An expired session whose files cannot be removed stays, whole, and the failure counts;
+    /// a later sweep removes it.
+    @Test func anExpiryTheDiskRefusesKeepsTheSessionAndIsCounted() throws {
+        let faults = StorageFaults()
+        try withService(faults: faults) { h in
+            _ = h.createSample()
+            h.clock.advance(ServiceConfiguration().sessionTTL + .seconds(11))
+            faults.inject(.rename, errno: EROFS, times: 1000)
+            h.service.registry.sweepIfDue()
+            faults.clear()
+            #expect(h.service.registry.failedRemovals.load(ordering: .relaxed) == 1)
+            #expect(h.service.registry.count == 1, "it stays until its files are removed")
+            #expect(h.call("GET", "/metrics").text.contains("\ntree_storage_failed_removals_total 1\n"))
+            h.clock.advance(.seconds(11))
+            h.service.registry.sweepIfDue()
+            #expect(h.service.registry.count == 0)
+        }
+    }
+}

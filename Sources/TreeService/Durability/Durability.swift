@@ -24,6 +24,8 @@ final class Durability: Sendable {
     private let events = Mutex<[Event: Int]>([:])
     /// Changes refused with 507.
     let refusedWrites = Atomic<Int>(0)
+    /// Compactions that could not start or finish (the journal stays, and is replayed).
+    let failedCompactions = Atomic<Int>(0)
     /// Seconds the last start-up took to load every stored session.
     let loadSeconds = Mutex<Double?>(nil)
 

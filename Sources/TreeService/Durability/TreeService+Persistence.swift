@@ -61,7 +61,12 @@ extension TreeService {
         let start: (SessionFiles, Compaction, TreeStore, [UInt8])? = session.state.withLock { state in
             guard let files = state.files, !state.compacting, !state.removed,
                   files.journalBytes > max(configuration.journalCompactionBytes, state.snapshotBytes) else { return nil }
-            guard let compaction = try? files.beginCompaction() else { return nil }
+            let compaction: Compaction
+            do { compaction = try files.beginCompaction() } catch {
+                durability.failedCompactions.add(1, ordering: .relaxed)
+                durability.log("storage: compaction of session \(session.id) could not start: \(error)")
+                return nil
+            }
             state.compacting = true
             state.journaledViews = state.store.keptFilters
             return (files, compaction, state.store, metadata(session, state).encoded)
@@ -73,6 +78,7 @@ extension TreeService {
                 try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
             } catch {
                 // The old snapshot and both journals stay: a start-up replays them all.
+                durability.failedCompactions.add(1, ordering: .relaxed)
                 durability.log("storage: compaction of session \(session.id) failed: \(error)")
                 bytes = 0
             }
@@ -345,6 +351,10 @@ extension TreeService {
         text += "tree_storage_compactions_total \(stats.compactions)\n"
         text += "# HELP tree_storage_refused_writes_total Changes and uploads refused with 507 because the disk failed them.\n# TYPE tree_storage_refused_writes_total counter\n"
         text += "tree_storage_refused_writes_total \(durability.refusedWrites.load(ordering: .relaxed))\n"
+        text += "# HELP tree_storage_compaction_failures_total Compactions that could not start or finish (the journal stays).\n# TYPE tree_storage_compaction_failures_total counter\n"
+        text += "tree_storage_compaction_failures_total \(durability.failedCompactions.load(ordering: .relaxed))\n"
+        text += "# HELP tree_storage_failed_removals_total Deletions and expiries whose files could not be removed (the session stays).\n# TYPE tree_storage_failed_removals_total counter\n"
+        text += "tree_storage_failed_removals_total \(registry.failedRemovals.load(ordering: .relaxed))\n"
         // The storage layer counts its buckets cumulatively already.
         text += Metrics.histogram("tree_storage_fsync_seconds", help: "Time of each fsync round of a journal.",
                                   buckets: stats.fsyncLatencyBuckets().map { ($0.upperBoundSeconds, $0.count) },

@@ -9,6 +9,9 @@ final class SessionRegistry: Sendable {
     /// for one answers 503 with `Retry-After`, never 404.
     private let pending = Mutex<[String: Int]>([:])
     private let totalNodes = Atomic<Int>(0)
+    /// Expiries and removals that failed because the session's files could not be removed
+    /// (`/metrics`: the session stays until a later try succeeds).
+    let failedRemovals = Atomic<Int>(0)
     /// When expired sessions were last swept (at first: when the registry was made).
     private let lastSweep: AtomicInstant
     let configuration: ServiceConfiguration
@@ -136,22 +139,26 @@ final class SessionRegistry: Sendable {
     /// `If-Match`): the check and the removal run under one exclusive lock of the session,
     /// so no change slips in between. False when there was no session.
     func remove(_ id: String, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Bool {
-        let freed = try drop(id, .deleted, check: check)
+        let freed = try drop(id, .deleted) { (state) throws(ServiceError) in try check(state); return true }
         if let freed { freedMemory.nodesFreed(freed) }
         return freed != nil
     }
 
-    /// Marks the session removed under its exclusive lock (after `check`), takes it out of
-    /// the table and releases its nodes; the number of nodes released, nil when there was
-    /// no session to drop. A request that waits for the session's lock meanwhile finds it
+    /// Marks the session removed under its exclusive lock (when `check` says so), takes it out
+    /// of the table and releases its nodes; the number of nodes released, nil when there was
+    /// no session to drop (or `check` kept it). Throws what `check` throws, and a 507 when the
+    /// session's files could not be removed (the session then stays, whole). A request that waits for the session's lock meanwhile finds it
     /// marked and answers 404, so its nodes are never reserved or released after this.
     /// Its event streams end with `reason`.
-    private func drop(_ id: String, _ reason: EventHub.EndReason, check: (Session.State) throws(ServiceError) -> Void) throws(ServiceError) -> Int? {
+    private func drop(_ id: String, _ reason: EventHub.EndReason,
+                      check: (Session.State) throws(ServiceError) -> Bool) throws(ServiceError) -> Int? {
         guard let session = sessions.withLock({ $0[id] }) else { return nil }
         let freed = try session.state.withLock { (state) throws(ServiceError) -> Int? in
-            guard !state.removed else { return nil }
-            try check(state)
-            try dropped(id, &state)
+            guard !state.removed, try check(state) else { return nil }
+            do throws(ServiceError) { try dropped(id, &state) } catch {
+                failedRemovals.add(1, ordering: .relaxed)
+                throw error
+            }
             state.removed = true
             session.events.end(reason)
             defer { state.accountedNodes = 0 }
@@ -165,9 +172,10 @@ final class SessionRegistry: Sendable {
         return freed
     }
 
-    /// `drop` for callers with no check.
+    /// `drop` for callers with no check: a session whose files could not be removed stays
+    /// (the failure is logged and counted where it happened), and nil is returned.
     private func drop(_ id: String, _ reason: EventHub.EndReason) -> Int? {
-        do throws(ServiceError) { return try drop(id, reason, check: { _ in }) } catch { return nil }
+        do throws(ServiceError) { return try drop(id, reason, check: { _ in true }) } catch { return nil }
     }
 
     /// Drops every session idle for longer than the TTL, at most every 10 s.
@@ -178,10 +186,12 @@ final class SessionRegistry: Sendable {
         var freed = 0
         for session in all where isExpired(lastUsed: session.lastUsed, now: now) {
             // Checked again under the lock: a request may have used the session meanwhile.
-            let dropped = try? drop(session.id, .expired) { _ throws(ServiceError) in
-                if !isExpired(lastUsed: session.lastUsed, now: now) { throw ServiceError.notFound("used again") }
+            do throws(ServiceError) {
+                freed += try drop(session.id, .expired) { _ in isExpired(lastUsed: session.lastUsed, now: now) } ?? 0
+            } catch {
+                // Its files could not be removed (logged and counted): it stays, whole, and
+                // the next sweep tries again.
             }
-            freed += dropped ?? 0
         }
         freedMemory.nodesFreed(freed)  // one trim for the whole sweep
     }
