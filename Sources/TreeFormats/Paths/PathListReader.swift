@@ -518,10 +518,11 @@ struct PathListReader {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
-    /// A 64-bit mix of the name's bytes and its parent, eight bytes at a time.
+    /// A 64-bit mix of the name's bytes and its parent, eight bytes at a time, from the
+    /// process's seed (see `RowTable.hash`).
     @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer, parent: Int32) -> Int {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(UInt32(bitPattern: parent))
+        var h: UInt64 = hashSeed ^ UInt64(UInt32(bitPattern: parent))
         let n = bytes.count
         var i = 0
         if let base = bytes.baseAddress {

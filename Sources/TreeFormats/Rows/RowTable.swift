@@ -198,10 +198,12 @@ struct RowTable {
         withRaw(span) { Self.hash($0) }
     }
 
-    /// A fast byte hash: eight bytes at a time, multiplied and mixed.
+    /// A fast byte hash: eight bytes at a time, multiplied and mixed, from a seed drawn once
+    /// per process, so that a body cannot choose ids that collide (the table probes
+    /// linearly, and an insert is parsed while its session is locked).
     @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var h: UInt64 = hashSeed ^ UInt64(bytes.count)
         guard let p = bytes.baseAddress else { return h }
         var i = 0
         let n = bytes.count
