@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TreeEngine
 
 /// A path list's forest built while the list is read, for the common list: plain lines
@@ -156,10 +157,20 @@ final class PathBatch {
     func removeAll() { names.removeAll(keepingCapacity: true) }
 }
 
-/// The thread that builds a streamed path list's forest from batches of new names. The
-/// batches and the builder pass between the threads under `condition`; the
-/// builder is the thread's alone until `join` hands it back.
+/// Builds a streamed path list's forest from batches of new names: on a thread of its own
+/// for a large list while fewer than `threadLimit` such threads run (the reading and the
+/// building then overlap), else on the reading thread as each batch is sent. The batches
+/// and the builder pass between the threads under `condition`; the builder is the thread's
+/// alone until `join` hands it back.
 final class PathBuildThread: @unchecked Sendable {
+    /// Lists of fewer bytes are built on the reading thread: a thread costs more than it saves.
+    static let threadedBytes = 1 << 20
+    /// At most this many build threads run at once, over all uploads: the one path-list
+    /// upload per request thread that a burst of uploads could start is not a thread each.
+    static var threadLimit: Int { max(1, ParallelWork.activeProcessors) }
+    /// Build threads running now.
+    static let running = Atomic<Int>(0)
+
     private let condition = NSCondition()
     /// Batches sent and not yet built, oldest first; at most `queueLimit` wait.
     private var queue: [PathBatch] = []
@@ -168,12 +179,14 @@ final class PathBuildThread: @unchecked Sendable {
     private var spare: [PathBatch] = []
     private var closed = false, cancelled = false, ended = false
     private var failed = false
-    private var builder: ForestBuilder?
+    private var builder: PathBatchBuilder?
+    /// Whether the batches are built on a thread of this one's (else by `send`).
+    let threaded: Bool
 
     /// The input the batches' ranges are in (alive until `join`).
     private let base: UnsafeRawPointer
 
-    /// Starts the thread.
+    /// Starts the thread, when the list is large and a thread is free.
     init(base: UnsafeRawPointer, limits: ForestLimits, expectedBytes: Int, separator: [UInt8]) {
         self.base = base
         var builder = ForestBuilder(limits: limits, expectedBytes: expectedBytes)
@@ -182,10 +195,26 @@ final class PathBuildThread: @unchecked Sendable {
         // Room for the names (the ids store each name too): untouched room costs nothing.
         builder.reserveTitles(bytes: expectedBytes)
         builder.reserveIDs(0, bytes: expectedBytes)
-        self.builder = builder
-        let thread = Thread { [self] in run() }
+        self.builder = PathBatchBuilder(builder: builder)
+        threaded = expectedBytes >= Self.threadedBytes && Self.takeThread()
+        guard threaded else { return }
+        let thread = Thread { [self] in
+            run()
+            Self.running.subtract(1, ordering: .relaxed)
+        }
         thread.name = "path-list build"
         thread.start()
+    }
+
+    /// Counts a build thread in, unless `threadLimit` run already.
+    private static func takeThread() -> Bool {
+        var now = running.load(ordering: .relaxed)
+        while now < threadLimit {
+            let (exchanged, original) = running.compareExchange(expected: now, desired: now + 1, ordering: .relaxed)
+            if exchanged { return true }
+            now = original
+        }
+        return false
     }
 
     /// A batch to fill: a built one, or a new one.
@@ -195,8 +224,15 @@ final class PathBuildThread: @unchecked Sendable {
         return spare.popLast() ?? PathBatch()
     }
 
-    /// Queues `batch` for the builder, waiting while the queue is full.
+    /// Queues `batch` for the builder, waiting while the queue is full; builds it here
+    /// when there is no thread.
     func send(_ batch: PathBatch) {
+        guard threaded else {
+            builder!.build(batch, from: base)
+            batch.removeAll()
+            spare.append(batch)
+            return
+        }
         condition.lock()
         while queue.count >= Self.queueLimit && !ended { condition.wait() }
         queue.append(batch)
@@ -222,12 +258,13 @@ final class PathBuildThread: @unchecked Sendable {
 
     /// Waits for the thread to end; the builder, or nil when cancelled or it failed.
     func join() -> ForestBuilder? {
+        guard threaded else { return cancelled ? nil : builder!.finish() }
         condition.lock()
         defer { condition.unlock() }
         while !ended { condition.wait() }
-        guard !failed && !cancelled, let builder else { return nil }
+        guard !failed && !cancelled, var builder else { return nil }
         self.builder = nil
-        return builder
+        return builder.finish()
     }
 
     private func run() {
@@ -235,8 +272,6 @@ final class PathBuildThread: @unchecked Sendable {
         var builder = self.builder!
         self.builder = nil  // this thread's alone until it ends
         condition.unlock()
-        var openCount = 0
-        var failed = false
         while true {
             condition.lock()
             while queue.isEmpty && !closed && !cancelled { condition.wait() }
@@ -247,38 +282,56 @@ final class PathBuildThread: @unchecked Sendable {
             let batch = queue.removeFirst()
             condition.broadcast()  // room in the queue
             condition.unlock()
-            if !failed {
-                do throws(NodeSinkError) {
-                    for name in batch.names {
-                        while openCount > name.depth {
-                            builder.endNode()
-                            openCount -= 1
-                        }
-                        try builder.beginNode()
-                        openCount += 1
-                        try builder.setTitle(UnsafeRawBufferPointer(start: base + name.nameStart, count: name.end - name.nameStart))
-                        try builder.setDerivedID(UnsafeRawBufferPointer(start: base + name.idStart, count: name.end - name.idStart),
-                                                 segmentCount: name.end - name.nameStart)
-                    }
-                } catch {
-                    failed = true
-                }
-            }
+            builder.build(batch, from: base)
             batch.removeAll()
             condition.lock()
             spare.append(batch)
-            if failed { self.failed = true }
             condition.unlock()
         }
+        condition.lock()
+        self.builder = builder
+        if builder.failed { self.failed = true }
+        ended = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The forest builder of a streamed path list and its open nodes, fed batch by batch.
+struct PathBatchBuilder {
+    var builder: ForestBuilder
+    private var openCount = 0
+    /// A limit was reached: the rest is skipped, and the reader gives up.
+    private(set) var failed = false
+
+    init(builder: ForestBuilder) { self.builder = builder }
+
+    /// Adds the batch's names (their ranges in the input at `base`).
+    mutating func build(_ batch: PathBatch, from base: UnsafeRawPointer) {
+        guard !failed else { return }
+        do throws(NodeSinkError) {
+            for name in batch.names {
+                while openCount > name.depth {
+                    builder.endNode()
+                    openCount -= 1
+                }
+                try builder.beginNode()
+                openCount += 1
+                try builder.setTitle(UnsafeRawBufferPointer(start: base + name.nameStart, count: name.end - name.nameStart))
+                try builder.setDerivedID(UnsafeRawBufferPointer(start: base + name.idStart, count: name.end - name.idStart),
+                                         segmentCount: name.end - name.nameStart)
+            }
+        } catch {
+            failed = true
+        }
+    }
+
+    /// Ends every open node; the builder, or nil when a limit was reached.
+    mutating func finish() -> ForestBuilder? {
         while openCount > 0 {
             builder.endNode()
             openCount -= 1
         }
-        condition.lock()
-        self.builder = builder
-        if failed { self.failed = true }
-        ended = true
-        condition.broadcast()
-        condition.unlock()
+        return failed ? nil : builder
     }
 }
