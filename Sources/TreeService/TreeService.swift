@@ -47,6 +47,10 @@ public final class TreeService: HTTPResponder {
     /// The version of the service and its API (`info.version` of openapi.yaml).
     public static let version = "1.0.0"
 
+    /// The largest request body a server with a data directory takes (`--max-body`): a change
+    /// is journaled as one record, with its body, and must fit it.
+    public static let maxBodyWithDataDirectory = JournalEntry.maxJournaledBody
+
     /// The number of live sessions.
     public var sessionCount: Int { registry.count }
 

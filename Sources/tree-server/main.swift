@@ -29,6 +29,8 @@ struct Settings {
     /// nil: `--max-streams` and room for as many requests as there are workers' worth.
     var maxConnections: Int? = nil
     var heartbeat = 15
+    /// nil: the HTTP layer's default, or what a journal record holds with a data directory.
+    var maxBody: Int? = nil
 }
 
 struct UsageError: Error, CustomStringConvertible {
@@ -50,7 +52,7 @@ let options: [Option] = [
     Option(flag: "--max-depth", variable: "TREE_MAX_DEPTH", help: "deepest nesting of an upload (default 1000000)") { $1.service.maxDepth = try integer($0, "--max-depth", minimum: 1) },
     Option(flag: "--max-page", variable: "TREE_MAX_PAGE", help: "largest limit of a page of rows (default 1000)") { $1.service.maxPageLimit = try integer($0, "--max-page", minimum: 1) },
     Option(flag: "--max-batch", variable: "TREE_MAX_BATCH", help: "most operations in one batch, 413 beyond (default 100000)") { $1.service.maxBatchOperations = try integer($0, "--max-batch", minimum: 1) },
-    Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824)") { $1.http.maxBodySize = try integer($0, "--max-body", minimum: 1) },
+    Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824; with a data directory \(TreeService.maxBodyWithDataDirectory), the most a change's journal record holds, and at most that)") { $1.maxBody = try integer($0, "--max-body", minimum: 1) },
     Option(flag: "--max-buffered-bodies", variable: "TREE_MAX_BUFFERED_BODIES", help: "bytes of request bodies and their parses in memory at once, 503 beyond, 413 for one larger than all of it (default a quarter of memory: \(MemoryBudget.defaultCapacity))") { $1.http.bodyBudgetCapacity = try integer($0, "--max-buffered-bodies", minimum: 1) },
     Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, event streams included, 503 beyond (default --max-streams + 1024)") { $1.maxConnections = try integer($0, "--max-connections", minimum: 1) },
     Option(flag: "--max-streams", variable: "TREE_MAX_STREAMS", help: "most event streams open at once, 429 beyond (default 10000)") { $1.service.maxStreams = try integer($0, "--max-streams", minimum: 0) },
@@ -102,6 +104,16 @@ let options: [Option] = [
         guard let o = options.first(where: { $0.flag == flag }) else { throw UsageError(description: "unknown option \(arg)") }
         guard let value = inline ?? args.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
         try o.apply(value, &s)
+    }
+    if s.dataDirectory != nil {
+        // A change is journaled as one record, its request's body in it.
+        let most = TreeService.maxBodyWithDataDirectory
+        if let maxBody = s.maxBody, maxBody > most {
+            throw UsageError(description: "--max-body can be at most \(most) with a data directory (a change and its body are one journal record), not \(maxBody)")
+        }
+        s.http.maxBodySize = min(s.maxBody ?? s.http.maxBodySize, most)
+    } else if let maxBody = s.maxBody {
+        s.http.maxBodySize = maxBody
     }
     return s
 }

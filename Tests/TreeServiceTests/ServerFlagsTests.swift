@@ -24,6 +24,9 @@ import Testing
             (["--port"], "tree-server: --port needs a value; see tree-server --help\n"),
             (["--access-log", "yes"], "tree-server: --access-log must be true or false, not \"yes\"; see tree-server --help\n"),
             (["--access-log=0"], "tree-server: --access-log must be true or false, not \"0\"; see tree-server --help\n"),
+            // A change is one journal record: with a data directory the body must fit it.
+            (["--data-dir", "unused-data", "--max-body", "1073741824"],
+             "tree-server: --max-body can be at most \(TreeService.maxBodyWithDataDirectory) with a data directory (a change and its body are one journal record), not 1073741824; see tree-server --help\n"),
           ])
     func aWrongFlagIsOneLine(_ arguments: [String], _ expected: String) throws {
         // The wrong flag last, after flags that would start a server of no consequence.

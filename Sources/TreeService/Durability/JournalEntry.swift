@@ -1,6 +1,7 @@
 import Foundation
 import TreeEngine
 import TreeFormats
+import TreeStorage
 
 /// What one journal record says: the payload the service hands to the storage layer
 /// (which frames it with its length, CRC-32C and the session's version before it).
@@ -25,6 +26,15 @@ enum JournalEntry: Equatable {
     enum Kind: UInt8 {
         case change = 1, views = 2, touch = 3
     }
+
+    /// What a change's record holds besides its request's body, at most: the kind, time,
+    /// route, and the view, item and parent named in a request line (at most
+    /// `HTTPServerConfiguration.maxRequestLineLength`, 8 KiB), with their lengths.
+    static let maxChangeOverhead = 64 << 10
+
+    /// The largest request body whose change fits one journal record: the most `--max-body`
+    /// may be with a data directory.
+    static let maxJournaledBody = DataDirectory.maxRecordPayload - maxChangeOverhead
 
     /// Encodes the entry made at `time`.
     func encoded(at time: Date) -> [UInt8] {

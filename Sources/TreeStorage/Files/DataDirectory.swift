@@ -16,6 +16,9 @@ import Synchronization
 public final class DataDirectory: Sendable {
     /// The directory, as given.
     public let path: String
+    /// The most bytes a journal record's payload holds: what the caller journals as one
+    /// record must fit (else the write fails, 507).
+    public static let maxRecordPayload = Journal.maxLength - 8
     public let fsync: FsyncMode
     public let stats = StorageStats()
     let fs: FileSystem

@@ -83,7 +83,7 @@ public final class SessionFiles: @unchecked Sendable {
     /// it before writing, and fails if it cannot).
     /// - Complexity: O(payload), one system call (two after a failure)
     public func append(version: UInt64, payload: [UInt8]) throws(StorageError) -> JournalPosition {
-        guard payload.count <= Journal.maxLength - 8 else {
+        guard payload.count <= DataDirectory.maxRecordPayload else {
             stats.writeFailed()
             throw StorageError(errno: EFBIG, operation: "append (a record over 1 GiB)", path: directory)
         }
