@@ -55,8 +55,8 @@ public enum ProcessMemory {
     /// `GLIBC_TUNABLES`. Call it first in `main`, before any thread or output.
     ///
     /// A large import writes gigabytes of memory never touched before; in 4 KiB pages each
-    /// is a page fault, and on virtual machines a fault costs microseconds (see the README's
-    /// import section). In 2 MiB pages there are 512 times fewer.
+    /// is a page fault, and on virtual machines a fault costs microseconds (docs/OPERATIONS.md,
+    /// "Huge pages"). In 2 MiB pages there are 512 times fewer.
     ///
     /// Returns (when it does not execute) a line for the start-up log saying which pages
     /// large blocks get and why. A `glibc.malloc.hugetlb` already in `GLIBC_TUNABLES` is

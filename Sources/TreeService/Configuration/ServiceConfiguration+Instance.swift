@@ -1,7 +1,7 @@
 import TreeStorage
 
 /// Instance names (`--instance`): several servers behind one proxy, each owning the
-/// sessions whose ids start with its name and a dot (README, "Scaling out").
+/// sessions whose ids start with its name and a dot (docs/SCALING.md).
 extension ServiceConfiguration {
     /// Whether `name` can name an instance: 1 to 32 of `a-z`, `0-9` and `-`. (Never a dot,
     /// which ends the name in a session id; the random part never has one either.)
