@@ -227,7 +227,7 @@ public final class TreeService: HTTPResponder {
             // being pending).
             found = registry.lookup(sid)
         }
-        guard let session = found, !registry.isExpired(lastUsed: session.lastUsed, now: now) else {
+        guard let session = found, !registry.isExpired(session, now: now) else {
             // Only an expired session is dropped (never one loaded since the look).
             if found != nil { registry.remove(sid, .expired) }
             throw TreeService.removedSession(sid)

@@ -1,7 +1,10 @@
 /// The service's settings; `tree-server` fills them from flags and environment variables.
 public struct ServiceConfiguration: Sendable {
-    /// Idle time after which a session is dropped.
+    /// Idle time after which a session is dropped, unless its upload asked for another
+    /// (`ttl`); zero: never.
     public var sessionTTL: Duration = .seconds(30 * 60)
+    /// The longest `ttl` an upload may ask for; zero: any, "never" (0) included.
+    public var maxSessionTTL: Duration = .zero
     /// Most sessions at once (429 beyond).
     public var maxSessions: Int = 1000
     /// Most nodes in one session (429 beyond).

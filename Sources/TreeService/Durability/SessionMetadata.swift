@@ -4,16 +4,20 @@ import TreeEngine
 /// What a snapshot keeps of a session beside its store: the caller block of the image
 /// (`StoreImage.write(_:caller:)`).
 ///
-/// Layout (little-endian): format byte `1`, version (UInt64), `createdAt` and last use
+/// Layout (little-endian): format byte `2`, version (UInt64), `createdAt` and last use
 /// (seconds since 1970, Float64), then the filtered views that may differ from a fresh
-/// build of themselves (UInt32 count, each view as in a journal entry).
+/// build of themselves (UInt32 count, each view as in a journal entry), then the TTL its
+/// upload asked for (Int64 seconds, 0 never, -1 none: the server's). Format `1`, written
+/// before uploads could ask for a TTL, ends after the views; it is still read.
 struct SessionMetadata: Equatable {
     var version: Int
     var createdAt: Date
     var lastUse: Date
     var changedFilters: Set<FilterQuery>
+    /// nil: the server's `--session-ttl`.
+    var ttl: Duration? = nil
 
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     var encoded: [UInt8] {
         var out = ByteWriter()
@@ -28,20 +32,22 @@ struct SessionMetadata: Equatable {
         let changed = changedFilters.sorted { key($0) < key($1) }
         out.u32(UInt32(changed.count))
         for query in changed { out.view(query) }
+        out.i64(ttl.map { $0.components.seconds } ?? -1)
         return out.bytes
     }
 
-    init(version: Int, createdAt: Date, lastUse: Date, changedFilters: Set<FilterQuery>) {
+    init(version: Int, createdAt: Date, lastUse: Date, changedFilters: Set<FilterQuery>, ttl: Duration? = nil) {
         self.version = version
         self.createdAt = createdAt
         self.lastUse = lastUse
         self.changedFilters = changedFilters
+        self.ttl = ttl
     }
 
     /// Decodes a caller block; nil when it is not one this version writes.
     init?(_ bytes: [UInt8]) {
         var input = ByteReader(bytes)
-        guard input.u8() == SessionMetadata.format, let version = input.u64(), version >= 1, version < 1 << 62,
+        guard let format = input.u8(), format == 1 || format == SessionMetadata.format, let version = input.u64(), version >= 1, version < 1 << 62,
               let created = input.f64(), created.isFinite, let used = input.f64(), used.isFinite,
               let count = input.u32(), count <= 1 << 16 else { return nil }
         var changed = Set<FilterQuery>()
@@ -49,8 +55,13 @@ struct SessionMetadata: Equatable {
             guard let query = input.view(), let query else { return nil }
             changed.insert(query)
         }
+        var ttl: Duration? = nil
+        if format >= 2 {
+            guard let seconds = input.i64(), seconds >= -1 else { return nil }
+            ttl = seconds < 0 ? nil : .seconds(seconds)
+        }
         guard input.atEnd else { return nil }
         self.init(version: Int(version), createdAt: Date(timeIntervalSince1970: created),
-                  lastUse: Date(timeIntervalSince1970: used), changedFilters: changed)
+                  lastUse: Date(timeIntervalSince1970: used), changedFilters: changed, ttl: ttl)
     }
 }

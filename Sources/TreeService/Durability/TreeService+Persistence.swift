@@ -12,7 +12,7 @@ extension TreeService {
     /// What the snapshot keeps of the session beside its store.
     func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
         SessionMetadata(version: state.version, createdAt: session.createdAt,
-                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters)
+                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters, ttl: session.ttl)
     }
 
     /// Writes a new session's first snapshot, durably, before its 201. 507 (and no session)
@@ -214,7 +214,7 @@ extension TreeService {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse),
-                              linger: configuration.eventBacklogLinger)
+                              ttl: meta.ttl, linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.version = meta.version
@@ -239,7 +239,8 @@ extension TreeService {
         }
         // The expiry clock: the time since the last use counts while the server was down.
         let idle = clock.wallNow.timeIntervalSince(lastUse)
-        if idle > Double(configuration.sessionTTL.components.seconds) {
+        let ttl = registry.ttl(of: session)
+        if ttl != .zero && idle > Double(ttl.components.seconds) {
             session.state.withLock { state in
                 registry.release(state.accountedNodes - announced)
                 state.files?.close()

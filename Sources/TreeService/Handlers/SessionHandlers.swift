@@ -4,17 +4,28 @@ import TreeEngine
 import TreeFormats
 
 extension TreeService {
-    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N}` or a bare array, or
-    /// the tree in another format (`Content-Type`, `format`; see `ContentNegotiation`);
-    /// `expand` may also be a query parameter (any format), not both.
+    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N, "ttl": seconds}` or a
+    /// bare array, or the tree in another format (`Content-Type`, `format`; see
+    /// `ContentNegotiation`); `expand` and `ttl` may also be query parameters (any format),
+    /// not both.
     func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
         let format = try request.uploadFormat()
         let queryExpand = try request.expandQuery()
+        let queryTTL = try request.ttlQuery()
+        if let queryTTL, let refusal = ttlRefusal(queryTTL) { throw .badQueryParameter("query parameter ttl: " + refusal) }
         try registry.checkCapacity()
         let (forest, members) = try parseForest(request, format)
-        try members.allowOnly(["expand"])
-        if queryExpand != nil && members["expand"] != nil {
-            throw .badQueryParameter("expand is given twice: as a query parameter and as a member of the body; give one")
+        try members.allowOnly(["expand", "ttl"])
+        for name in ["expand", "ttl"] where request.queryValue(name) != nil && members[name] != nil {
+            throw .badQueryParameter("\(name) is given twice: as a query parameter and as a member of the body; give one")
+        }
+        var ttl = queryTTL
+        if members.has("ttl") {
+            guard let seconds = try members.nonNegativeInt("ttl"), seconds <= TreeService.longestTTL else {
+                throw .unprocessable("\"ttl\" must be a whole number of seconds from 0 (never expire) to \(TreeService.longestTTL)", member: "ttl")
+            }
+            if let refusal = ttlRefusal(.seconds(seconds)) { throw .unprocessable("\"ttl\": " + refusal, member: "ttl") }
+            ttl = .seconds(seconds)
         }
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
@@ -27,9 +38,9 @@ extension TreeService {
             }
             _ = store.expand(toDepth: depth, nil)
         }
-        let session = try registry.create(store)
+        let session = try registry.create(store, ttl: ttl)
         try storeNewSession(session)
-        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session)) }
+        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session), ttl: registry.ttl(of: session)) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
 
@@ -37,13 +48,27 @@ extension TreeService {
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         try readingSession(sid) { session, state throws(ServiceError) in
             if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, ResponseJSON.summary(session, state, expiresAt: expiresAt(session)), headers: [("ETag", ETag.of(state.version))])
+            return json(200, ResponseJSON.summary(session, state, expiresAt: expiresAt(session), ttl: registry.ttl(of: session)), headers: [("ETag", ETag.of(state.version))])
         }
     }
 
-    /// When the session expires unless it is used again, on the wall clock.
-    func expiresAt(_ session: Session) -> Date {
-        registry.clock.wallTime(of: session.lastUsed + configuration.sessionTTL)
+    /// When the session expires unless it is used again, on the wall clock; nil: never.
+    func expiresAt(_ session: Session) -> Date? {
+        let ttl = registry.ttl(of: session)
+        return ttl == .zero ? nil : registry.clock.wallTime(of: session.lastUsed + ttl)
+    }
+
+    /// The longest `ttl` a body or query may give, in seconds (about 31,700 years: any
+    /// larger is "never", 0).
+    static let longestTTL = 1 << 40
+
+    /// Why a `ttl` may not be asked for: longer than `--max-session-ttl` ("never" is longer
+    /// than any); nil when it may.
+    func ttlRefusal(_ ttl: Duration) -> String? {
+        let most = configuration.maxSessionTTL
+        guard most != .zero, ttl == .zero || ttl > most else { return nil }
+        return "\(ttl == .zero ? "0 (never expire)" : "\(ttl.components.seconds) s") is longer than this server's "
+            + "--max-session-ttl of \(most.components.seconds) s"
     }
 
     /// `DELETE /sessions/{sid}`

@@ -4,8 +4,9 @@ import TreeFormats
 
 /// Response bodies, written straight into one buffer with TreeFormats' `JSONWriter`.
 enum ResponseJSON {
-    /// `{"id","version","nodeCount","total","createdAt","expiresAt"}`
-    static func summary(_ session: Session, _ state: Session.State, expiresAt: Date) -> [UInt8] {
+    /// `{"id","version","nodeCount","total","createdAt","expiresAt","ttl"}` (`expiresAt` null
+    /// and `ttl` 0 for a session that never expires).
+    static func summary(_ session: Session, _ state: Session.State, expiresAt: Date?, ttl: Duration) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         out.string(session.id)
@@ -18,7 +19,9 @@ enum ResponseJSON {
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
-        out.string(timestamp(expiresAt))
+        if let expiresAt { out.string(timestamp(expiresAt)) } else { out.raw("null") }
+        out.raw(",\"ttl\":")
+        out.int(Int(ttl.components.seconds))
         out.raw("}")
         return out.bytes
     }

@@ -11,7 +11,7 @@ extension Route.Template {
         switch self {
         case .root: return nil
         case .health, .metrics, .openAPI, .eventToken: return []
-        case .sessions: return ["format", "separator", "expand"]
+        case .sessions: return ["format", "separator", "expand", "ttl"]
         case .session: return method == "PATCH" ? view : []
         case .rows: return view.union(["offset", "limit", "positions"])
         case .tree: return ["format", "separator"]

@@ -50,6 +50,12 @@ extension HTTPRequest {
         return .number(String(depth))
     }
 
+    /// The `ttl` query parameter of an upload: whole seconds, 0 for never (nil when absent).
+    func ttlQuery() throws(ServiceError) -> Duration? {
+        guard queryValue("ttl") != nil else { return nil }
+        return .seconds(try integerQuery("ttl", default: 0, maximum: TreeService.longestTTL))
+    }
+
     /// A non-negative integer query parameter, at most `maximum`.
     func integerQuery(_ name: String, default value: Int, maximum: Int = Int.max) throws(ServiceError) -> Int {
         guard let text = queryValue(name) else { return value }

@@ -10,6 +10,9 @@ final class Session: Sendable {
     let id: String
     /// When it was created, on the wall clock: only shown.
     let createdAt: Date
+    /// The idle time after which it expires, as its upload asked (zero: never); nil: the
+    /// server's `sessionTTL`, whatever it is when asked.
+    let ttl: Duration?
     /// Bumped by every filter request; a filter build whose ticket is no longer the
     /// latest gives up, so a newer filter request never waits for a stale one.
     let filterTicket = Atomic<Int>(0)
@@ -75,8 +78,9 @@ final class Session: Sendable {
     /// and last used at `lastUsed`.
     /// - Parameter linger: how long a view nobody follows keeps its events (`EventHub`).
     init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil,
-         linger: Duration) {
+         ttl: Duration? = nil, linger: Duration) {
         self.id = id
+        self.ttl = ttl
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))

@@ -50,7 +50,8 @@ final class SessionRegistry: Sendable {
         sweepIfDue()
         if count >= configuration.maxSessions {
             throw ServiceError(.tooManySessions,
-                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions; idle sessions expire after \(configuration.sessionTTL.components.seconds) s",
+                               detail: "the server holds its maximum of \(configuration.maxSessions) sessions"
+                                   + (configuration.sessionTTL == .zero ? "" : "; idle sessions expire after \(configuration.sessionTTL.components.seconds) s"),
                                headers: [("Retry-After", "60")])
         }
         if nodeCount >= configuration.maxTotalNodes {
@@ -61,12 +62,12 @@ final class SessionRegistry: Sendable {
     }
 
     /// Stores a new session for `store` under a fresh random id.
-    func create(_ store: TreeStore) throws(ServiceError) -> Session {
+    func create(_ store: TreeStore, ttl: Duration? = nil) throws(ServiceError) -> Session {
         try checkCapacity()
         let nodes = store.forest.count
         try reserve(nodes)
         let session = Session(id: configuration.instance.map { $0 + "." + SessionRegistry.newID() } ?? SessionRegistry.newID(),
-                              store: store, clock: clock, linger: configuration.eventBacklogLinger)
+                              store: store, clock: clock, ttl: ttl, linger: configuration.eventBacklogLinger)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
@@ -122,9 +123,13 @@ final class SessionRegistry: Sendable {
         return sessions.withLock { $0[id] }
     }
 
-    /// Whether a session last used at `lastUsed` has expired by `now`.
-    func isExpired(lastUsed: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
-        lastUsed.duration(to: now) > configuration.sessionTTL
+    /// The idle time after which `session` expires (zero: never).
+    func ttl(of session: Session) -> Duration { session.ttl ?? configuration.sessionTTL }
+
+    /// Whether `session` has expired by `now` (idle for longer than its TTL).
+    func isExpired(_ session: Session, now: ContinuousClock.Instant) -> Bool {
+        let ttl = ttl(of: session)
+        return ttl != .zero && session.lastUsed.duration(to: now) > ttl
     }
 
     /// Drops a session; false when there was none (or it was already dropped).
@@ -184,10 +189,10 @@ final class SessionRegistry: Sendable {
         guard lastSweep.advance(to: now, ifOlderThan: .seconds(10)) else { return }
         let all = sessions.withLock { Array($0.values) }
         var freed = 0
-        for session in all where isExpired(lastUsed: session.lastUsed, now: now) {
+        for session in all where isExpired(session, now: now) {
             // Checked again under the lock: a request may have used the session meanwhile.
             do throws(ServiceError) {
-                freed += try drop(session.id, .expired) { _ in isExpired(lastUsed: session.lastUsed, now: now) } ?? 0
+                freed += try drop(session.id, .expired) { _ in isExpired(session, now: now) } ?? 0
             } catch {
                 // Its files could not be removed (logged and counted): it stays, whole, and
                 // the next sweep tries again.
