@@ -27,6 +27,22 @@ import TreeStorage
         h.call("GET", "/sessions/\(sid)/tree\(query)", headers: accept.map { [("Accept", $0)] } ?? [])
     }
 
+    /// `find /usr | curl --data-binary @- …?format=paths`: accepted (it answered 422), each
+    /// id its line, exported as it came; an absolute line inserted under a parent is refused.
+    @Test func anAbsolutePathListAsFindPrintsIt() {
+        let list = "/usr\n/usr/lib\n/usr/lib/x\n/usr/share/\n"
+        let created = create(list, "text/plain")
+        #expect(created.status == 201, "\(created.text)")
+        let sid = created["id"]!.stringValue!
+        #expect(outline(sid) == ["usr@0", "lib@1", "x@2", "share@1"])
+        #expect(h.call("GET", "/sessions/\(sid)/items/%2Fusr%2Flib%2Fx")["title"]?.stringValue == "x")
+        #expect(export(sid, accept: "text/plain").text == list)
+        let under = h.call("POST", "/sessions/\(sid)/items?parentId=%2Fusr", json: "/new\n", contentType: "text/plain")
+        #expect(under.status == 422)
+        #expect(h.call("POST", "/sessions/\(sid)/items?parentId=%2Fusr", json: "new/a\n", contentType: "text/plain").status == 201)
+        #expect(h.call("GET", "/sessions/\(sid)/items/%2Fusr%2Fnew%2Fa")["title"]?.stringValue == "a")
+    }
+
     @Test func eachFormatOpensASession() {
         let csv = create("id,parentId,title,owner\r\nb,a,\"Budget, 2026\",ann\r\na,,Finance,bob\r\n", "text/csv; charset=utf-8")
         #expect(csv.status == 201, "\(csv.text)")

@@ -83,6 +83,20 @@ import TreeFormats
         return lines
     }
 
+    /// An absolute path list's ids start with the separator (the forest's root prefix): a
+    /// loaded image keeps them, and exports its lines as they came.
+    @Test func anAbsolutePathListKeepsItsIDs() throws {
+        let text = "/usr\n/usr/bin\n/usr/bin/swift\n/usr/lib/\n"
+        let store = TreeStore(forest: try Array(text.utf8).withUnsafeBytes { raw throws(TreeInputError) in try Forest.parsePaths(raw) })
+        var image: [UInt8] = []
+        try StoreImage.write(store) { image += $0 }
+        let loaded = try image.withUnsafeBytes { try StoreImage.load($0) }.store
+        #expect(loaded.forest.node(withID: "/usr/bin/swift") != nil)
+        var exported: [UInt8] = []
+        loaded.forest.exportPaths { exported += $0 }
+        #expect(String(decoding: exported, as: UTF8.self) == text)
+    }
+
     @Test func roundTrip() throws {
         let store = try Self.sampleStore()
         let caller = Array("version 12, created 2026-11-30".utf8)

@@ -15,6 +15,13 @@ extension Forest {
 
     /// The node whose id has this string form (an integer id by its decimal form).
     /// - Complexity: O(length of `id`) expected (plus the depth of a derived id)
+    /// How derived ids are composed (a path list's, a JSON document's): a child's is its
+    /// parent's, `separator` and its segment; a root's `rootPrefix` and its segment. Nil
+    /// when the forest's ids are stored whole.
+    package var derivedIDScheme: (separator: [UInt8], rootPrefix: [UInt8])? {
+        ids.scheme.map { ($0.separator, $0.rootPrefix) }
+    }
+
     public func node(withID id: String) -> NodeHandle? {
         var id = id
         return id.withUTF8 { node(withIDBytes: UnsafeRawBufferPointer($0)) }

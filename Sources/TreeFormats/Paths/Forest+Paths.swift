@@ -4,7 +4,8 @@ import TreeEngine
 ///
 /// Reading: every prefix of a line is a node (siblings in order of first appearance; a
 /// prefix seen before reuses its node); its title is the last name, its id the prefix in
-/// canonical form. A line ending with the separator makes a node that declares children
+/// canonical form. Absolute paths (every line starts with the separator) keep it in their
+/// ids (the forest's root prefix), and a line of the separator alone adds nothing. A line ending with the separator makes a node that declares children
 /// (`docs/`). Blank lines are skipped, CRLF is read as LF, a UTF-8 BOM is skipped.
 ///
 /// Escapes: a backslash escapes the next character: `\\` is a backslash, `\` + separator
@@ -24,10 +25,11 @@ import TreeEngine
 extension Forest {
     /// Builds a forest from a path list (see the extension's documentation).
     /// - Throws: `TreeInputError` with the line and column: `.syntax` for invalid UTF-8
-    ///   or a bad escape in a quoted line, `.rule` for an empty name (a leading separator,
-    ///   two in a row) or a path deeper than `limits.maxDepth`, `.limit` for more than
-    ///   `limits.maxNodes` nodes, or ids (whole paths) of more than 16 bytes per input
-    ///   byte plus 64 MiB, which only paths nesting thousands of names deep reach.
+    ///   or a bad escape in a quoted line, `.rule` for an empty name (two separators in a
+    ///   row), a relative path in a list of absolute ones (or the other way round) or a
+    ///   path deeper than `limits.maxDepth`, `.limit` for more than `limits.maxNodes` nodes,
+    ///   or ids (whole paths) of more than 16 bytes per input byte plus 64 MiB, which only
+    ///   paths nesting thousands of names deep reach.
     /// - Precondition: `separator` is 1 to 16 bytes without `\`, CR or LF.
     /// - Complexity: O(input size) expected; a name already on the previous line's path
     ///   costs a comparison, a new prefix one hash.
@@ -52,7 +54,7 @@ extension Forest {
             // derived entry's tag and parent): a line repeats its folders' names, so the
             // input's size says little of either.
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: reader.newCount)
-            builder.deriveIDs(separator: reader.separator, rootPrefix: [])
+            builder.deriveIDs(separator: reader.separator, rootPrefix: reader.rootPrefix)
             if reader.newCount > 0 { builder.reserveIDs(reader.newCount, bytes: nameBytes + 5 * reader.newCount) }
             return builder
         }
@@ -173,6 +175,8 @@ extension Forest {
         precondition(!separator.isEmpty && separator.count <= 16
             && !separator.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 0x0A || $0 == 0x0D }),
             "a path separator is 1 to 16 bytes without a backslash, CR or LF")
+        // Absolute paths (read from `find /usr`, say) come back absolute: each line its id.
+        let rootPrefix = derivedIDScheme.map { $0.rootPrefix == $0.separator ? separator : [] } ?? []
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 4096)
         var path: [UInt8] = []
@@ -180,7 +184,7 @@ extension Forest {
         try forEachNode { node, level in
             ends.removeLast(ends.count - level)
             path.removeLast(path.count - (level == 0 ? 0 : ends[level - 1]))
-            if level > 0 { path.append(contentsOf: separator) }
+            path.append(contentsOf: level > 0 ? separator : rootPrefix)
             withTitle(of: node) { PathListReader.appendCanonical($0, separator: separator, to: &path) }
             ends.append(path.count)
             if path.first == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }

@@ -69,6 +69,12 @@ struct PathListReader {
     var hashedCount = 0
     /// The nodes of the previous line's path, by depth.
     var path: [Int32] = []
+    /// Whether the paths are absolute (they start with the separator: `find /usr`), as the
+    /// first one says; every other must agree. Their roots' ids then start with the
+    /// separator (the forest's root prefix), so that each id is its line.
+    private(set) var absolute: Bool?
+    /// What the roots' ids start with: the separator for absolute paths.
+    var rootPrefix: [UInt8] { absolute == true ? separator : [] }
 
     // MARK: Fragments
 
@@ -153,6 +159,10 @@ struct PathListReader {
         var depth = 0
         var parent: Int32 = -1
         var nameStart = start
+        if try startsAbsolute(matchesSeparator(at: start, stop: stop), at: start) {
+            nameStart &+= separator.count
+            if nameStart >= stop { return }  // the root itself (`find /`): nothing to add
+        }
         /// The line up to here is written canonically, so ids are ranges of the input.
         var canonical = true
         var matching = true  // the names so far are the previous line's
@@ -197,8 +207,7 @@ struct PathListReader {
             }
             let nameEnd = i
             if nameEnd == nameStart {
-                throw error(.rule, nameStart == start ? "line starts with the separator: a path's names must not be empty"
-                                                      : "two separators in a row: a path's names must not be empty", at: nameStart)
+                throw error(.rule, "two separators in a row: a path's names must not be empty", at: nameStart)
             }
             canonical = canonical && nameCanonical
             // The node of this name.
@@ -290,6 +299,10 @@ struct PathListReader {
         var parent: Int32 = -1
         var nameStart = 0
         let n = scratch.count
+        if try startsAbsolute(n > 0 && scratch[0] == separatorFirst && scratchMatchesSeparator(scratch, at: 0), at: start) {
+            nameStart = separator.count
+            if nameStart >= n { return }
+        }
         var matching = true
         while true {
             var j = nameStart
@@ -298,7 +311,7 @@ struct PathListReader {
                 j &+= 1
             }
             if j == nameStart {
-                throw error(.rule, "a quoted path has an empty name (a leading separator or two in a row)", at: start)
+                throw error(.rule, "a quoted path has an empty name (two separators in a row)", at: start)
             }
             let titleOffset = arena.count
             scratch.withUnsafeBytes { arena.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[nameStart ..< j])) }
@@ -325,6 +338,24 @@ struct PathListReader {
             }
         }
         if depth < path.count { path.removeLast(path.count - depth) }
+    }
+
+    /// Whether a line that starts with the separator (`leading`) is absolute: the first line
+    /// decides for the list (422 for a line that disagrees); paths inserted into a session
+    /// are relative (to the parent, or the top level).
+    private mutating func startsAbsolute(_ leading: Bool, at offset: Int) throws(TreeInputError) -> Bool {
+        if leading && fragment != nil {
+            throw error(.rule, "line starts with the separator: paths inserted into a session are relative (to `parentId`, or the top level)", at: offset)
+        }
+        guard let absolute else {
+            absolute = leading
+            return leading
+        }
+        if absolute != leading {
+            throw error(.rule, absolute ? "a relative path in a list of absolute paths (the first path starts with the separator)"
+                                        : "an absolute path in a list of relative paths (the first path does not start with the separator)", at: offset)
+        }
+        return leading
     }
 
     // MARK: Nodes
@@ -380,6 +411,8 @@ struct PathListReader {
                 let p = Int(parent)
                 let copy = withBytes(idStart[p], Int(idLength[p])) { Array($0) }
                 arena.append(contentsOf: copy)
+                arena.append(contentsOf: separator)
+            } else if absolute == true {
                 arena.append(contentsOf: separator)
             }
             let name = withBytes(title, titleCount) { Array($0) }
@@ -662,7 +695,7 @@ struct PathListReader {
             var key: [UInt8] = fragment?.prefix ?? []
             let prefixCount = key.count
             /// A new forest's derived ids.
-            var derived = PathKey(separator: separator)
+            var derived = PathKey(separator: separator, rootPrefix: rootPrefix)
             do throws(NodeSinkError) {
                 _ = try order.forEach(begin: { (node: Int32, depth: Int) throws(NodeSinkError) in
                     let n = Int(node)
@@ -762,15 +795,17 @@ struct PathKey {
     /// The id's length at each depth of the open path.
     private var ends: [Int] = []
     private let separator: [UInt8]
+    private let rootPrefix: [UInt8]
 
-    init(separator: [UInt8]) {
+    init(separator: [UInt8], rootPrefix: [UInt8]) {
         self.separator = separator
+        self.rootPrefix = rootPrefix
     }
 
     /// Gives the open node at `depth`, named `name`, its derived id.
     mutating func setDerivedID(of builder: inout ForestBuilder, depth: Int, name: UnsafeRawBufferPointer) throws(NodeSinkError) {
         bytes.removeLast(bytes.count - (depth == 0 ? 0 : ends[depth - 1]))
-        if depth > 0 { bytes.append(contentsOf: separator) }
+        bytes.append(contentsOf: depth > 0 ? separator : rootPrefix)
         let segmentStart = bytes.count
         PathListReader.appendCanonical(name, separator: separator, to: &bytes)
         if ends.count > depth { ends[depth] = bytes.count } else { ends.append(bytes.count) }
