@@ -6,7 +6,9 @@ import TreeEngine
 ///
 /// Columns: `id`, `parentId`, `title` (required), `expanded`, `hasChildren` (`true`,
 /// `false` or empty), `data` (JSON text), and any others, which become the node's data as
-/// an object of strings. Ids are strings: an empty unquoted `parentId` makes a root; a
+/// an object of strings. The header names them in any letter case, or as the dialect says
+/// (`CSVDialect.columns`); fields are separated by the dialect's delimiter, or by the
+/// header's first `,` `;` or TAB. Ids are strings: an empty unquoted `parentId` makes a root; a
 /// quoted empty `""` names the node whose id is the empty string (a root when there is
 /// none), and `""` as an `id` is that empty id (an unquoted empty id is an error).
 struct CSVReader: RowReader {
@@ -35,6 +37,10 @@ struct CSVReader: RowReader {
     let input: UnsafeRawBufferPointer
     let base: UnsafeRawPointer
     let end: Int
+    let dialect: CSVDialect
+    /// The byte between fields (the dialect's, or the header's), and eight copies of it.
+    var delimiter = UInt8(ascii: ",")
+    var delimiters: UInt64 = 0x2C2C_2C2C_2C2C_2C2C
     var pos = 0
     var table: RowTable
     var roles: [Role] = []
@@ -49,8 +55,9 @@ struct CSVReader: RowReader {
     var streamer: RowStreamer?
     var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
 
-    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits) {
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect) {
         self.input = input
+        self.dialect = dialect
         self.base = input.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
         self.end = input.count
         self.table = RowTable(syntax: .csv, input: input, limits: limits)
@@ -116,6 +123,8 @@ struct CSVReader: RowReader {
         guard pos < end else {
             throw .rule("the body is empty: a CSV needs a header row with the columns id, parentId and title", at: pos)
         }
+        delimiter = dialect.delimiter ?? headerDelimiter()
+        delimiters = 0x0101_0101_0101_0101 &* UInt64(delimiter)
         var fields: [(name: [UInt8], first: Int)] = []
         var fieldEnd = FieldEnd.comma
         while fieldEnd == .comma {
@@ -129,6 +138,7 @@ struct CSVReader: RowReader {
             }
         }
         var seen: [[UInt8]: Int] = [:]
+        var named: [Role: String] = [:]  // the header's name of each role found
         var extraNames: [[UInt8]] = []
         var dataColumn: Int?
         var firstExtra: Int?
@@ -139,16 +149,18 @@ struct CSVReader: RowReader {
             }
             let column = roles.count
             seen[name] = column
-            let role: Role
-            switch text {
-            case "id": role = .id; idColumn = column
-            case "parentId": role = .parentId; parentColumn = column
-            case "title": role = .title; titleColumn = column
-            case "expanded": role = .expanded
-            case "hasChildren": role = .hasChildren
-            case "data": role = .data; dataColumn = first
-            default:
-                role = .extra
+            let role = role(named: text)
+            if role != .extra, let other = named[role] {
+                throw .rule("the header has two \(Self.roleNames[Int(role.rawValue)]) columns: \"\(other)\" and \"\(text)\"", at: first)
+            }
+            if role != .extra { named[role] = text }
+            switch role {
+            case .id: idColumn = column
+            case .parentId: parentColumn = column
+            case .title: titleColumn = column
+            case .expanded, .hasChildren: break
+            case .data: dataColumn = first
+            case .extra:
                 if firstExtra == nil { firstExtra = first }
                 var member = JSONWriter(reservingCapacity: name.count + 4)
                 name.withUnsafeBytes { member.string($0) }
@@ -157,8 +169,16 @@ struct CSVReader: RowReader {
             }
             roles.append(role)
         }
-        for required in ["id", "parentId", "title"] where seen[Array(required.utf8)] == nil {
-            throw .rule("the header has no \"\(required)\" column (required: id, parentId, title)", at: headerStart)
+        for required in [Role.id, .parentId, .title] where named[required] == nil {
+            let role = Self.roleNames[Int(required.rawValue)]
+            if let mapped = dialect.columns[role] {
+                throw .rule("the header has no \"\(mapped)\" column (the \(role) column, as columns names it)", at: headerStart)
+            }
+            throw .rule("the header has no \"\(role)\" column (required: id, parentId, title)", at: headerStart)
+        }
+        for (role, mapped) in dialect.columns.sorted(by: { $0.key < $1.key })
+        where named[Role(rawValue: UInt8(Self.roleNames.firstIndex(of: role)!))!] == nil {
+            throw .rule("the header has no \"\(mapped)\" column (the \(role) column, as columns names it)", at: headerStart)
         }
         if let dataColumn, let firstExtra {
             throw .rule("a \"data\" column cannot be combined with other columns that are not id, parentId, title, "
@@ -338,16 +358,47 @@ struct CSVReader: RowReader {
         return raw
     }
 
+    /// The roles' names, by raw value (`CSVDialect.roles`).
+    static let roleNames = CSVDialect.roles
+
+    /// The role of the header's column `name`: the one the dialect names so, else the one
+    /// of that name in any letter case that the dialect does not name otherwise, else extra.
+    func role(named name: String) -> Role {
+        if let (role, _) = dialect.columns.first(where: { $0.value == name }) {
+            return Role(rawValue: UInt8(Self.roleNames.firstIndex(of: role)!))!
+        }
+        let lowered = name.lowercased()
+        guard let k = Self.roleNames.firstIndex(where: { $0.lowercased() == lowered }), dialect.columns[Self.roleNames[k]] == nil else {
+            return .extra
+        }
+        return Role(rawValue: UInt8(k))!
+    }
+
+    /// The header row's first `,` `;` or TAB outside quotes (a comma when it has none).
+    func headerDelimiter() -> UInt8 {
+        var i = pos
+        var quoted = false
+        while i < end {
+            let c = byte(i)
+            if c == UInt8(ascii: "\"") { quoted.toggle() }
+            else if !quoted && (c == UInt8(ascii: ",") || c == UInt8(ascii: ";") || c == 0x09) { return c }
+            else if !quoted && c == 0x0A { break }
+            i &+= 1
+        }
+        return UInt8(ascii: ",")
+    }
+
     @inline(__always)
     static func isJSONSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     // MARK: Fields
 
-    /// Eight-byte chunks: flags `,` `"` LF CR and bytes >= 0x80 (the lowest flag is a true hit).
+    /// Eight-byte chunks: flags the delimiter (eight copies in `delimiters`), `"`, LF, CR and
+    /// bytes >= 0x80 (the lowest flag is a true hit).
     @inline(__always)
-    static func plainStops(_ word: UInt64) -> UInt64 {
+    static func plainStops(_ word: UInt64, _ delimiters: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let comma = word ^ (ones &* 0x2C)
+        let comma = word ^ delimiters
         let quote = word ^ (ones &* 0x22)
         let lf = word ^ (ones &* 0x0A)
         let cr = word ^ (ones &* 0x0D)
@@ -374,7 +425,7 @@ struct CSVReader: RowReader {
         var i = pos
         while true {
             while i &+ 8 <= end {
-                let hits = Self.plainStops(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                let hits = Self.plainStops(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)), delimiters)
                 if hits != 0 {
                     i &+= hits.trailingZeroBitCount >> 3
                     break
@@ -386,10 +437,11 @@ struct CSVReader: RowReader {
                 return (Field(start: first, count: end - first, escaped: false, quoted: false, first: first), .end)
             }
             let c = byte(i)
-            switch c {
-            case UInt8(ascii: ","):
+            if c == delimiter {
                 pos = i &+ 1
                 return (Field(start: first, count: i - first, escaped: false, quoted: false, first: first), .comma)
+            }
+            switch c {
             case 0x0A:
                 pos = i &+ 1
                 return (Field(start: first, count: i - first, escaped: false, quoted: false, first: first), .line)
@@ -445,10 +497,11 @@ struct CSVReader: RowReader {
         let field = Field(start: first &+ 1, count: i &- first &- 1, escaped: escaped, quoted: true, first: first)
         pos = i &+ 1
         guard pos < end else { return (field, .end) }
-        switch byte(pos) {
-        case UInt8(ascii: ","):
+        if byte(pos) == delimiter {
             pos &+= 1
             return (field, .comma)
+        }
+        switch byte(pos) {
         case 0x0A:
             pos &+= 1
             return (field, .line)

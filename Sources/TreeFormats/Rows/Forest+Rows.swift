@@ -13,8 +13,9 @@ extension Forest {
     /// resolves parents through a hash table and reports errors with their places.
     /// - Throws: `TreeInputError` with the line and column of the offending byte.
     /// - Complexity: O(n) expected, iterative at any depth.
-    public static func parseCSV(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        try parseRows(bytes, limits: limits, reader: CSVReader.self)
+    public static func parseCSV(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits(),
+                                dialect: CSVDialect = CSVDialect()) throws(TreeInputError) -> Forest {
+        try parseRows(bytes, limits: limits, dialect: dialect, reader: CSVReader.self)
     }
 
     /// Builds a forest from NDJSON rows: one object a line with `id`, `parentId`, `title`,
@@ -23,21 +24,21 @@ extension Forest {
     /// - Throws: `TreeInputError` with the line, the column and the member's JSON Pointer.
     /// - Complexity: O(n) expected, iterative at any depth.
     public static func parseNDJSON(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        try parseRows(bytes, limits: limits, reader: NDJSONReader.self)
+        try parseRows(bytes, limits: limits, dialect: CSVDialect(), reader: NDJSONReader.self)
     }
 
     /// Rows in pre-order (as exported) are built while they are read; others, and any
     /// rule broken (a duplicate id too), are read again into a table.
-    static func parseRows<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+    static func parseRows<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect,
                                             reader _: Reader.Type) throws(TreeInputError) -> Forest {
-        if let forest = parseRowsInTwoParts(bytes, limits: limits, reader: Reader.self) { return forest }
+        if let forest = parseRowsInTwoParts(bytes, limits: limits, dialect: dialect, reader: Reader.self) { return forest }
         do {
-            var streamed = Reader(bytes, limits: limits)
+            var streamed = Reader(bytes, limits: limits, dialect: dialect)
             streamed.streamer = RowStreamer(limits: limits, expectedBytes: bytes.count)
             try streamed.read()
             if !streamed.streamer!.stopped, let forest = streamed.streamer!.finish() { return forest }
         }
-        var rows = try Reader.readTable(bytes, limits: limits, existingCount: 0)
+        var rows = try Reader.readTable(bytes, limits: limits, dialect: dialect, existingCount: 0)
         return try rows.table.buildForest(locate: { [locator = rows.locator] in locator.locate($0, $1) })
     }
 
@@ -54,13 +55,13 @@ extension Forest {
     /// usual way, which names the error where it is.
     /// - Complexity: O(n) expected, about half of it on each of two threads.
     /// (`threshold` and `splitNear`, the offset the second part starts after, are for tests.)
-    static func parseRowsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+    static func parseRowsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect = CSVDialect(),
                                                       reader _: Reader.Type, threshold: Int = twoPartThreshold,
                                                       splitNear: Int? = nil) -> Forest? {
         // Sized as the first (untouched room costs nothing): columns that large are mapped
         // on their own, so they go back to the system when the part is freed, not into
         // malloc's heaps (which would keep them resident).
-        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, threshold: threshold, splitNear: splitNear, existingCount: 0,
+        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, dialect: dialect, threshold: threshold, splitNear: splitNear, existingCount: 0,
                                                            make: { RowStreamer(limits: limits, expectedBytes: bytes.count, isPart: $0) }) else { return nil }
         // Ids `~N` in the second half named their own slots if it starts where it guessed;
         // an explicit `~N` of the first half naming one of them is a duplicate (read again
@@ -84,31 +85,32 @@ extension TreeStore {
     /// this store; an empty one means the top level. One group per existing parent (nil =
     /// top level), in order of first appearance; ids checked against the store and the body.
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
-    public func parseCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        try parseRowFragments(bytes, limits: limits, reader: CSVReader.self)
+    public func parseCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                  dialect: CSVDialect = CSVDialect()) throws(TreeInputError) -> [FragmentGroup] {
+        try parseRowFragments(bytes, limits: limits, dialect: dialect, reader: CSVReader.self)
     }
 
     /// NDJSON rows to insert; as `parseCSVFragments` (a null or absent `parentId` means the
     /// top level).
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseNDJSONFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        try parseRowFragments(bytes, limits: limits, reader: NDJSONReader.self)
+        try parseRowFragments(bytes, limits: limits, dialect: CSVDialect(), reader: NDJSONReader.self)
     }
 
     /// Rows in pre-order going under one parent (an existing node, or the top level) are
     /// built while they are read, as a new forest's are; others, and any rule broken, are
     /// read again into a table, which makes a group per parent and names the error's row.
-    private func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+    private func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect,
                                                      reader _: Reader.Type) throws(TreeInputError) -> [FragmentGroup] {
-        if let groups = parseRowFragmentsInTwoParts(bytes, limits: limits, reader: Reader.self) { return groups }
+        if let groups = parseRowFragmentsInTwoParts(bytes, limits: limits, dialect: dialect, reader: Reader.self) { return groups }
         do {
-            var streamed = Reader(bytes, limits: limits)
+            var streamed = Reader(bytes, limits: limits, dialect: dialect)
             streamed.table.existingCount = forest.count
             streamed.streamer = RowStreamer(fragmentOf: self, limits: limits, expectedBytes: bytes.count)
             try streamed.read()
             if !streamed.streamer!.stopped, let groups = streamed.streamer!.finishFragment() { return groups }
         }
-        var rows = try Reader.readTable(bytes, limits: limits, existingCount: forest.count)
+        var rows = try Reader.readTable(bytes, limits: limits, dialect: dialect, existingCount: forest.count)
         return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
     }
 
@@ -119,10 +121,10 @@ extension TreeStore {
     /// Nil when the body is small or anything is not that simple: the caller then reads it
     /// on one thread, which names the error where it is.
     /// (`threshold` and `splitNear`, the offset the second half starts after, are for tests.)
-    func parseRowFragmentsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+    func parseRowFragmentsInTwoParts<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect = CSVDialect(),
                                                       reader _: Reader.Type, threshold: Int = Forest.twoPartThreshold,
                                                       splitNear: Int? = nil) -> [FragmentGroup]? {
-        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, threshold: threshold, splitNear: splitNear, existingCount: forest.count,
+        guard var (first, second) = Reader.readInTwoHalves(bytes, limits: limits, dialect: dialect, threshold: threshold, splitNear: splitNear, existingCount: forest.count,
                                                            make: { RowStreamer(fragmentOf: self, limits: limits, expectedBytes: bytes.count, isPart: $0) }) else { return nil }
         // A top-level row of the second half whose parent is not open in the first goes at
         // the fragment's top level when its parent is the fragment's.
@@ -142,7 +144,7 @@ extension TreeStore {
 /// a `RowTable`, and finding a row's field again for an error.
 protocol RowReader {
     static var syntax: RowSyntax { get }
-    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits)
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect)
     var table: RowTable { get set }
     var streamer: RowStreamer? { get set }
     mutating func read() throws(TreeInputError)
@@ -160,18 +162,21 @@ protocol RowReader {
 }
 
 extension RowReader {
+    /// A reader of the default dialect (comma or the header's delimiter, role names in any case).
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits) { self.init(input, limits: limits, dialect: CSVDialect()) }
+
     /// Reads a body as two halves at once, each on its own thread into its own streamer
     /// (`make(isPart)`): the first half everything before the first row that starts after
     /// `splitNear` (by default the middle of the rows), the second the rest. Nil when the
     /// body is smaller than `threshold`, the machine has one processor, or a half stops.
-    static func readInTwoHalves(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, threshold: Int, splitNear: Int?,
+    static func readInTwoHalves(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect, threshold: Int, splitNear: Int?,
                                 existingCount: Int, make: (_ isPart: Bool) -> RowStreamer) -> (first: Self, second: Self)? {
         guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
-        var second = Self(bytes, limits: limits)
+        var second = Self(bytes, limits: limits, dialect: dialect)
         guard (try? second.readPrelude()) != nil,
               let split = second.rowBoundary(near: splitNear ?? second.position + (bytes.count - second.position) / 2) else { return nil }
         // The first half as a body of its own (the same bytes, so the same offsets).
-        var first = Self(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits)
+        var first = Self(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits, dialect: dialect)
         first.table.existingCount = existingCount
         first.streamer = make(false)
         second.position = split
@@ -212,8 +217,8 @@ extension RowReader {
     /// Reads every row of `bytes` into a table (for a fragment, after `existingCount`
     /// nodes); returns the table and the reader that locates its errors (which no longer
     /// holds the table, so building from it copies nothing).
-    static func readTable(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, existingCount: Int) throws(TreeInputError) -> (table: RowTable, locator: Self) {
-        var reader = Self(bytes, limits: limits)
+    static func readTable(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect = CSVDialect(), existingCount: Int) throws(TreeInputError) -> (table: RowTable, locator: Self) {
+        var reader = Self(bytes, limits: limits, dialect: dialect)
         reader.table.existingCount = existingCount
         try reader.read()
         let table = reader.table

@@ -30,7 +30,8 @@ struct NDJSONReader: RowReader {
     /// Where the last row's `id` and `parentId` values start (-1 when absent), for errors.
     var idValue = -1, parentValue = -1
 
-    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits) {
+    /// (An NDJSON body has no dialect: `dialect` is not read.)
+    init(_ input: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect) {
         scanner = JSONScanner(input)
         table = RowTable(syntax: .ndjson, input: input, limits: limits)
         scratch.reserveCapacity(256)

@@ -1,0 +1,86 @@
+import Testing
+import TreeEngine
+@testable import TreeFormats
+
+/// CSV as it comes: `;` and TAB between fields (the header's first, or as asked), a header in
+/// any letter case, and columns named otherwise (`ID,Parent,Name`) mapped to their roles.
+/// (Such files answered 422: required id, parentId, title.)
+@Suite struct CSVDialectTests {
+    static func parse(_ body: String, _ dialect: CSVDialect = CSVDialect()) -> Result<Forest, TreeInputError> {
+        Array(body.utf8).withUnsafeBytes { raw in
+            do throws(TreeInputError) { return .success(try Forest.parseCSV(raw, dialect: dialect)) } catch { return .failure(error) }
+        }
+    }
+
+    /// Every node as `id<title>data`, depth first.
+    static func outline(_ forest: Forest) -> [String] {
+        var out: [String] = []
+        func walk(_ parent: NodeHandle?, _ depth: Int) {
+            for node in forest.children(of: parent) {
+                out.append(String(repeating: " ", count: depth) + "\(forest.id(of: node))<\(forest.title(of: node))>\(forest.data(of: node).map { String(decoding: $0, as: UTF8.self) } ?? "")")
+                walk(node, depth + 1)
+            }
+        }
+        walk(nil, 0)
+        return out
+    }
+
+    @Test(arguments: [
+        "id;parentId;title\n1;;Root\n2;1;\"a;b\"\n",
+        "id\tparentId\ttitle\n1\t\tRoot\n2\t1\t\"a;b\"\n",
+        "ID,ParentId,TITLE\n1,,Root\n2,1,\"a;b\"\n",
+        "\"id\";\"parentId\";\"title\"\r\n1;;Root\r\n2;1;\"a;b\"\r\n",
+    ])
+    func delimitersAndLetterCaseAsTheHeaderHasThem(_ body: String) throws {
+        #expect(Self.outline(try Self.parse(body).get()) == ["1<Root>", " 2<a;b>"])
+    }
+
+    @Test func columnsNamedOtherwiseAreMapped() throws {
+        let body = "ID,Parent,Name,Size\n1,,Root,10\n2,1,Child,5\n"
+        let dialect = CSVDialect(columns: ["id": "ID", "parentId": "Parent", "title": "Name"])
+        #expect(Self.outline(try Self.parse(body, dialect).get()) == [#"1<Root>{"Size":"10"}"#, #" 2<Child>{"Size":"5"}"#])
+        // A role the dialect names otherwise does not take its own name's column.
+        let renamed = CSVDialect(columns: ["title": "Name"])
+        #expect(Self.outline(try Self.parse("id,parentId,title,Name\n1,,x,Root\n", renamed).get()) == [#"1<Root>{"title":"x"}"#])
+    }
+
+    @Test func anAskedDelimiterWins() throws {
+        #expect(Self.outline(try Self.parse("id|parentId|title\n1||a,b\n", CSVDialect(delimiter: UInt8(ascii: "|"))).get()) == ["1<a,b>"])
+    }
+
+    @Test(arguments: [
+        ("ID,Parent,Name\n1,,a\n", CSVDialect(columns: ["id": "ID", "parentId": "Parent"]),
+         #"line 1: the header has no "title" column (required: id, parentId, title)"#),
+        ("ID,Parent,Name\n1,,a\n", CSVDialect(columns: ["id": "ID", "parentId": "Parent", "title": "Label"]),
+         #"line 1: the header has no "Label" column (the title column, as columns names it)"#),
+        ("id,parentId,title,data\n", CSVDialect(columns: ["expanded": "Open"]),
+         #"line 1: the header has no "Open" column (the expanded column, as columns names it)"#),
+        ("id,parentId,title,Title\n1,,a,b\n", CSVDialect(), #"line 1: the header has two title columns: "title" and "Title""#),
+        ("id,parentId,title\n1,,a\n", CSVDialect(delimiter: UInt8(ascii: ";")),
+         #"line 1: the header has no "id" column (required: id, parentId, title)"#),
+    ])
+    func aHeaderThatLacksAColumnSaysWhich(_ body: String, _ dialect: CSVDialect, _ message: String) {
+        guard case .failure(let error) = Self.parse(body, dialect) else { Issue.record("accepted"); return }
+        #expect(error.message == message)
+        #expect(error.line == 1)
+    }
+
+    /// Rows with `;` read in two parts at once give the forest of a one-pass read.
+    @Test func aBodyReadInTwoPartsAgrees() throws {
+        // In pre-order: each row under one of the open rows (a path kept as a stack).
+        var body = "Key;Up;Label\n", open: [Int] = []
+        for i in 0 ..< 400 {
+            open.removeLast(min(open.count, i % 4 == 3 ? 2 : 0))
+            body += "\(i);\(open.last.map(String.init) ?? "");node \(i)\n"
+            open.append(i)
+        }
+        let dialect = CSVDialect(columns: ["id": "Key", "parentId": "Up", "title": "Label"])
+        let whole = try Self.parse(body, dialect).get()
+        let parts = Array(body.utf8).withUnsafeBytes { raw in
+            Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), dialect: dialect, reader: CSVReader.self, threshold: 0, splitNear: raw.count / 2)
+        }
+        #expect(Self.outline(whole).count == 400)
+        guard ParallelWork.activeProcessors > 1 else { return }  // one processor reads in one part
+        #expect(parts.map(Self.outline) == Self.outline(whole))
+    }
+}
