@@ -7,8 +7,9 @@ public enum TreeFormat: Sendable, Equatable {
     case nodes
     /// Any JSON document: every member and element becomes a node (`?format=document`).
     case document
-    /// Adjacency rows in CSV with a header: `id`, `parentId`, `title`, … (`text/csv`).
-    case csv
+    /// Adjacency rows in CSV with a header: `id`, `parentId`, `title`, … (`text/csv`), in
+    /// a dialect (its delimiter, its names of the columns; exports write the default).
+    case csv(CSVDialect)
     /// Adjacency rows, one JSON object a line (`application/x-ndjson`).
     case ndjson
     /// One path a line, names split at `separator` (`text/plain`).

@@ -147,10 +147,34 @@ struct RowsUpload: Equatable, Sendable {
         }
     }
 
-    /// The separator of a path list, else empty.
+    /// The separator of a path list; a CSV's dialect (`text(of:)`); else empty.
     var separator: String {
-        if case .paths(let separator) = format { return separator }
-        return ""
+        switch format {
+        case .paths(let separator): return separator
+        case .csv(let dialect): return RowsUpload.text(of: dialect)
+        default: return ""
+        }
+    }
+
+    /// A CSV dialect in the journal: empty for the default; else its delimiter (`-`: the
+    /// header's) and each mapped role and its name, each after a U+0000.
+    static func text(of dialect: CSVDialect) -> String {
+        guard dialect != CSVDialect() else { return "" }
+        var text = dialect.delimiter.map { String(UnicodeScalar($0)) } ?? "-"
+        for (role, name) in dialect.columns.sorted(by: { $0.key < $1.key }) { text += "\u{0}\(role)\u{0}\(name)" }
+        return text
+    }
+
+    /// The dialect `text(of:)` wrote; nil when malformed.
+    static func dialect(_ text: String) -> CSVDialect? {
+        guard !text.isEmpty else { return CSVDialect() }
+        let parts = text.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count % 2 == 1, parts[0].utf8.count == 1 else { return nil }
+        let delimiter: UInt8? = parts[0] == "-" ? nil : parts[0].utf8.first
+        var columns: [String: String] = [:]
+        for k in stride(from: 1, to: parts.count, by: 2) { columns[parts[k]] = parts[k + 1] }
+        guard CSVDialect.problem(delimiter: delimiter, columns: columns) == nil, columns.count == parts.count / 2 else { return nil }
+        return CSVDialect(delimiter: delimiter, columns: columns)
     }
 
     init(format: TreeFormat, parent: ItemID?) {
@@ -161,7 +185,9 @@ struct RowsUpload: Equatable, Sendable {
     /// The upload a journal entry's code, separator and parent describe; nil when malformed.
     init?(code: UInt8, separator: String, parent: ItemID?) {
         switch code {
-        case 1 where separator.isEmpty: format = .csv
+        case 1:
+            guard let dialect = RowsUpload.dialect(separator) else { return nil }
+            format = .csv(dialect)
         case 2 where separator.isEmpty: format = .ndjson
         case 3 where !separator.isEmpty: format = .paths(separator: separator)
         default: return nil

@@ -294,7 +294,7 @@ extension TreeService {
             let parent = try rows.parent.map { (id) throws(ServiceError) in try node(id.text, in: store) }
             let groups = try readBody(recorded.body, as: rows.format) { raw, limits throws(TreeInputError) in
                 switch rows.format {
-                case .csv: try store.parseCSVFragments(raw, limits: limits)
+                case .csv(let dialect): try store.parseCSVFragments(raw, limits: limits, dialect: dialect)
                 case .ndjson: try store.parseNDJSONFragments(raw, limits: limits)
                 default: try store.parsePathFragments(raw, separator: rows.separator, under: parent, limits: limits)
                 }

@@ -134,7 +134,7 @@ extension TreeService {
         return try withParseBudget(request, peak: peak) { () throws(ServiceError) in
             let forest = try readBody(request.body, as: format) { raw, limits throws(TreeInputError) in
                 switch format {
-                case .csv: try Forest.parseCSV(raw, limits: limits)
+                case .csv(let dialect): try Forest.parseCSV(raw, limits: limits, dialect: dialect)
                 case .ndjson: try Forest.parseNDJSON(raw, limits: limits)
                 case .paths(let separator): try Forest.parsePaths(raw, separator: separator, limits: limits)
                 case .document, .nodes: try Forest.parseDocument(raw, limits: limits)

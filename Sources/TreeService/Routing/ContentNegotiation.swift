@@ -22,14 +22,15 @@ extension TreeFormat {
     }
 
     /// The media types an upload may be declared with, for `Accept-Post`.
-    static let uploadMediaTypes = "application/json, text/csv, application/x-ndjson, text/plain"
+    static let uploadMediaTypes = "application/json, text/csv, text/tab-separated-values, application/x-ndjson, text/plain"
 
     /// The format a media type (without parameters, lower case) stands for: JSON is the
     /// nested upload format; NDJSON also goes by `application/ndjson` and `application/jsonl`.
     static func named(mediaType type: String, separator: String) -> TreeFormat? {
         switch type {
         case "application/json": .nodes
-        case "text/csv": .csv
+        case "text/csv": .csv(CSVDialect())
+        case "text/tab-separated-values": .csv(CSVDialect(delimiter: 0x09))
         case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines": .ndjson
         case "text/plain": .paths(separator: separator)
         default: type.hasPrefix("application/") && type.hasSuffix("+json") ? .nodes : nil
@@ -41,7 +42,7 @@ extension TreeFormat {
         switch name {
         case "nodes": .nodes
         case "document": .document
-        case "csv": .csv
+        case "csv": .csv(CSVDialect())
         case "ndjson": .ndjson
         case "paths": .paths(separator: separator)
         default: nil
@@ -53,21 +54,58 @@ extension HTTPRequest {
     /// The format of the body: `format` if given, else `Content-Type` (415 for another
     /// type, or a charset other than UTF-8). `format=document` needs a JSON body.
     func uploadFormat() throws(ServiceError) -> TreeFormat {
-        let separator = try pathSeparator()
+        let format = try declaredUploadFormat()
+        guard case .csv(var dialect) = format else {
+            if queryValue("columns") != nil { throw .badQueryParameter("query parameter columns is for CSV rows") }
+            return format
+        }
+        // `separator` and `columns` say how the CSV is written.
+        if let text = queryValue("separator") {
+            guard text.utf8.count == 1, let byte = text.utf8.first, CSVDialect.delimiters.contains(byte) else {
+                throw .badQueryParameter("query parameter separator of CSV rows must be one of , ; | or a tab (%09), not \"\(text)\"")
+            }
+            dialect.delimiter = byte
+        }
+        if let text = queryValue("columns") {
+            var columns: [String: String] = [:]
+            for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, columns[String(parts[0])] == nil else {
+                    throw .badQueryParameter("query parameter columns must be role:name pairs separated by commas (id:ID,parentId:Parent,title:Name), each role once, not \"\(text)\"")
+                }
+                columns[String(parts[0])] = String(parts[1])
+            }
+            if let problem = CSVDialect.problem(delimiter: nil, columns: columns) {
+                throw .badQueryParameter("query parameter columns: \(problem)")
+            }
+            dialect.columns = columns
+        }
+        return .csv(dialect)
+    }
+
+    /// The format `format` or `Content-Type` names, a CSV one in its default dialect (its
+    /// `separator` is its delimiter: see `uploadFormat`), a path list's split at `separator`.
+    private func declaredUploadFormat() throws(ServiceError) -> TreeFormat {
         let declared = headers["content-type"].map(MediaType.init)
         if let charset = declared?.parameters["charset"], charset.lowercased() != "utf-8" {
             throw unsupported("bodies are read as UTF-8, not charset=\(charset)")
         }
+        let format: TreeFormat
         if let name = queryValue("format") {
-            guard let format = TreeFormat.named(name, separator: separator) else {
+            guard let named = TreeFormat.named(name, separator: TreeFormat.defaultSeparator) else {
                 throw .badQueryParameter("query parameter format must be \(TreeFormat.names.map(\.name).joined(separator: ", ")), not \"\(name)\"")
             }
-            return format
+            format = named
+        } else {
+            guard let declared else { throw unsupported("the body's Content-Type is undeclared") }
+            guard let named = TreeFormat.named(mediaType: declared.type, separator: TreeFormat.defaultSeparator) else {
+                throw unsupported("the body must be one of \(TreeFormat.uploadMediaTypes), not \"\(declared.type)\"")
+            }
+            format = named
         }
-        guard let declared else { throw unsupported("the body's Content-Type is undeclared") }
-        guard let format = TreeFormat.named(mediaType: declared.type, separator: separator) else {
-            throw unsupported("the body must be one of \(TreeFormat.uploadMediaTypes), not \"\(declared.type)\"")
-        }
+        if case .csv = format { return format }
+        let separator = try pathSeparator()
+        if case .paths = format { return .paths(separator: separator) }
         return format
     }
 
@@ -100,7 +138,7 @@ extension HTTPRequest {
         }
         guard let accept = headers["accept"] else { return [.nodes] }
         let offered: [(types: [String], format: TreeFormat)] = [
-            (["application/json"], .nodes), (["text/csv"], .csv),
+            (["application/json"], .nodes), (["text/csv"], .csv(CSVDialect())),
             (["application/x-ndjson", "application/ndjson", "application/jsonl"], .ndjson),
             (["text/plain"], .paths(separator: separator)),
         ]

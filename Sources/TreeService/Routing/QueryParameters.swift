@@ -11,11 +11,11 @@ extension Route.Template {
         switch self {
         case .root: return nil
         case .health, .metrics, .openAPI, .eventToken: return []
-        case .sessions: return ["format", "separator", "expand", "ttl"]
+        case .sessions: return ["format", "separator", "columns", "expand", "ttl"]
         case .session: return method == "PATCH" ? view : []
         case .rows: return view.union(["offset", "limit", "positions"])
         case .tree: return ["format", "separator"]
-        case .items: return view.union(["format", "separator", "parentId"])
+        case .items: return view.union(["format", "separator", "columns", "parentId"])
         case .item, .batch: return view
         case .events: return view.union(["lastEventId", "access_token"])
         case .matches: return view.union(["after", "before", "limit", "wrap"])
