@@ -83,4 +83,25 @@ import TreeEngine
         guard ParallelWork.activeProcessors > 1 else { return }  // one processor reads in one part
         #expect(parts.map(Self.outline) == Self.outline(whole))
     }
+
+    static func exportCSV(_ forest: Forest) -> String {
+        var bytes: [UInt8] = []
+        forest.exportCSV { bytes += $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A CSV's other columns come back as columns (they went into each node's data as an
+    /// object of strings), not as one JSON `data` column.
+    @Test func otherColumnsComeBackAsColumns() throws {
+        let body = "id,parentId,title,owner,note\n1,,Root,ann,\"a, b\"\n2,1,Child,bob,\n"
+        let forest = try Self.parse(body).get()
+        let exported = Self.exportCSV(forest)
+        #expect(exported == "id,parentId,title,expanded,hasChildren,owner,note\r\n1,,Root,,,ann,\"a, b\"\r\n2,1,Child,,,bob,\r\n")
+        #expect(Self.outline(try Self.parse(exported).get()) == Self.outline(forest))
+        // Data of another shape on any node: the data column, as JSON.
+        let mixed = try Self.parse("id,parentId,title,data\n1,,Root,\"{\"\"n\"\":1}\"\n2,1,Child,\n").get()
+        #expect(Self.exportCSV(mixed).hasPrefix("id,parentId,title,expanded,hasChildren,data\r\n1,,Root,,,\"{\"\"n\"\":1}\"\r\n"))
+        let roleNamed = try Self.parse("id,parentId,title,data\n1,,Root,\"{\"\"Title\"\":\"\"x\"\"}\"\n").get()
+        #expect(Self.exportCSV(roleNamed).hasPrefix("id,parentId,title,expanded,hasChildren,data\r\n"), "a member named as a role stays data")
+    }
 }
