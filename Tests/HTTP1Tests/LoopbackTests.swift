@@ -448,6 +448,22 @@ import Glibc
         }
     }
 
+    /// The logged duration runs from the request's first byte to the response's last: a slow
+    /// upload is logged with the time it took (it was timed from the body's end).
+    @Test func accessLogTimesTheWholeExchange() throws {
+        let entries = Mutex<[HTTPAccessLogEntry]>([])
+        try withServer({ $0.accessLog = { entry in entries.withLock { $0.append(entry) } } }) { _, port in
+            let client = try HTTPTestClient(port: port)
+            client.send("POST /echo/x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n12345")
+            usleep(300_000)
+            client.send("67890")
+            _ = client.readResponse()
+            for _ in 0..<100 where entries.withLock({ $0.isEmpty }) { usleep(5_000) }
+            let entry = try #require(entries.withLock { $0.first })
+            #expect(entry.duration >= .milliseconds(300), "\(entry.duration)")
+        }
+    }
+
     @Test func gracefulShutdownFinishesInFlightRequests() throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.eventLoopCount = 2

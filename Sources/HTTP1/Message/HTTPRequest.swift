@@ -26,6 +26,9 @@ public struct HTTPRequest: Sendable {
     /// This body's bytes in ``memoryBudget``, released by the server when it is done with
     /// the request. `nil` outside a server.
     var bodyReservation: BodyReservation? = nil
+    /// When the request's first byte was read (its access log line's duration runs from
+    /// here). `nil` outside a server.
+    var receivedAt: MonotonicInstant? = nil
 
     /// The first query value named `name` (exact, case-sensitive match).
     /// - Complexity: O(n) in the number of query pairs.

@@ -313,7 +313,8 @@ final class ConnectionChannel: Sendable {
         var request = first
         var keepAlive = firstKeepAlive
         while true {
-            let started = MonotonicInstant.now()
+            // The log's duration runs from the request's first byte to the response's last.
+            let started = request.receivedAt ?? MonotonicInstant.now()
             let response = context.responder.respond(to: request)
             if let deferral = response.deferral {
                 let sent = Atomic<Bool>(false)

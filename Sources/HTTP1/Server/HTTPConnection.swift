@@ -146,11 +146,13 @@ struct HTTPConnection {
             let head = pendingHead!
             if head.framing == .chunked && !reserveBody(body.capacity) { return refuseBody(body.capacity) }
             pendingHead = nil
+            let receivedAt = headStartedAt
             headStartedAt = nil
             mode = .responding
             let keepAlive = head.keepAlive && !draining && !peerClosed
                 && requestCount < settings.maxRequestsPerConnection
             var request = head.request(body: body, remoteAddress: remoteAddress)
+            request.receivedAt = receivedAt
             request.memoryBudget = settings.bodyBudget
             if let budget = settings.bodyBudget {
                 request.bodyReservation = BodyReservation(budget: budget, bytes: bodyReservation)

@@ -13,8 +13,8 @@ public struct HTTPAccessLogEntry: Sendable {
     public var status: Int
     /// Body bytes sent (without framing); 0 for HEAD.
     public var bodyBytes: Int
-    /// From the request being complete to the response being queued in full (for a push
-    /// body: to the end of its stream).
+    /// From the request's first byte being read to the response being queued in full (for a
+    /// push body: to the end of its stream): a slow upload counts whole.
     public var duration: Duration
     public var logTag: String?
 }
