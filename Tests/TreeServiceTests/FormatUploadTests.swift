@@ -164,7 +164,31 @@ import TreeStorage
         let refused = export(sid, accept: "image/png")
         #expect(refused.status == 406)
         #expect(refused["type"]?.stringValue == "urn:treesessions:problem:not-acceptable")
-        #expect(export(sid, query: "?format=document").status == 400)
+        // A tree not read from a JSON document cannot be written as one.
+        let notADocument = export(sid, query: "?format=document")
+        #expect(notADocument.status == 406)
+        #expect(notADocument["detail"]?.stringValue?.hasPrefix("the tree cannot be written as a JSON document: the tree was not read from a JSON document") == true)
+    }
+
+    /// A session uploaded as a JSON document exports as that document: the same values (as
+    /// written), keys and member order. (`format=document` on an export answered 400.)
+    @Test func aDocumentComesBackAsTheDocument() throws {
+        let document = #"{"store":{"book":[{"title":"A","price":12.50},{"title":"B\n\u00e9","tags":[]}],"a/b~c":{},"owner":null},"n":-1e3,"list":[1,[true,"x"],{}]}"#
+        let created = create(document, "application/json", query: "?format=document")
+        let sid = try #require(created["id"]?.stringValue)
+        let exported = export(sid, query: "?format=document")
+        #expect(exported.status == 200)
+        #expect(exported.headers["content-type"] == "application/json")
+        #expect(exported.headers["etag"] == "\"1-document\"")
+        #expect(exported.json == (try JSONValue.parse(document)), "\(exported.text)")
+        #expect(exported.text.contains("12.50") && exported.text.contains(#""B\n\u00e9""#), "values as written")
+        // A new title changes no value; an inserted node with no pointer id cannot be written.
+        #expect(h.call("PATCH", "/sessions/\(sid)/items/%2Fn", json: #"{"title":"renamed"}"#).status == 200)
+        #expect(export(sid, query: "?format=document").json == (try JSONValue.parse(document)))
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: #"[{"title":"new"}]"#).status == 201)
+        let edited = export(sid, query: "?format=document")
+        #expect(edited.status == 406)
+        #expect(edited["detail"]?.stringValue?.contains("is not its parent's JSON Pointer and one token") == true, "\(edited.text)")
     }
 
     @Test func eachFormHasItsOwnEntityTag() {

@@ -70,7 +70,8 @@ struct ServiceHarness {
                 let separator = request.queryValue("separator") ?? "/"
                 session.state.withReadLock { state in
                     let forest = state.store.forest
-                    if type.hasPrefix("text/csv") { forest.exportCSV { body += $0 } }
+                    if response.headers["etag"]?.hasSuffix("-document\"") == true { forest.exportDocument { body += $0 } }
+                    else if type.hasPrefix("text/csv") { forest.exportCSV { body += $0 } }
                     else if type.hasPrefix("application/x-ndjson") { forest.exportNDJSON { body += $0 } }
                     else if type.hasPrefix("text/plain") { forest.exportPaths(separator: separator) { body += $0 } }
                     else { forest.export { body += $0 } }

@@ -9,7 +9,8 @@ import TreeEngine
 ///   `key: value` or `[index]: value`, the value being the decoded string (no quotes) or the
 ///   number or literal as written, cut to at most 80 bytes at a UTF-8 boundary with `…`
 ///   appended when longer.
-/// - Data: a scalar carries its value exactly as written (`"abc"`, `12.50`); containers none.
+/// - Data: a scalar carries its value exactly as written (`"abc"`, `12.50`), an empty
+///   container its `{}` or `[]`; other containers none.
 ///
 /// Iterative (an explicit stack of open containers), so depth is bounded by
 /// `ForestLimits.maxDepth` and memory only. It reuses `JSONScanner` for strings, numbers
@@ -90,14 +91,23 @@ struct DocumentReader {
         if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
     }
 
-    /// Opens the container at `pos` (pushes its frame); false when it is empty (then closed).
+    /// Opens the container at `pos` (pushes its frame); false when it is empty (then closed:
+    /// its node's data is `{}` or `[]`, so that the document can be written back).
     @inline(__always)
     private mutating func open(isObject: Bool, isNode: Bool, into sink: inout ForestBuilder) throws(JSONScanError) -> Bool {
         scanner.pos &+= 1
         scanner.skipWhitespace()
         if scanner.current == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
             scanner.pos &+= 1
-            if isNode { sink.endNode() }
+            if isNode {
+                let empty: StaticString = isObject ? "{}" : "[]"
+                do throws(NodeSinkError) {
+                    try sink.setData(UnsafeRawBufferPointer(start: empty.utf8Start, count: 2))
+                } catch {
+                    throw Self.sinkError(error, at: scanner.pos)
+                }
+                sink.endNode()
+            }
             return false
         }
         frames.append(Frame(isObject: isObject, isNode: isNode, index: 0, pointerLength: pointer.count))

@@ -107,6 +107,9 @@ extension TreeService {
         guard let format else {
             throw ServiceError(.notAcceptable, detail: "the tree cannot be written as a path list: \(conflict ?? ""); ask for application/json, text/csv or application/x-ndjson")
         }
+        if format == .document, let conflict = snapshot.documentConflict() {
+            throw ServiceError(.notAcceptable, detail: "the tree cannot be written as a JSON document: \(conflict); ask for format=nodes, csv, ndjson or paths")
+        }
         let tag = HTTPRequest.exportTag(format, version: version)
         if let header = request.headers["if-none-match"], ETag.list(header, names: tag, weakly: true) {
             return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", tag), ("Vary", "Accept")]))
@@ -117,7 +120,8 @@ extension TreeService {
             case .csv: try snapshot.exportCSV { try writer.write($0) }
             case .ndjson: try snapshot.exportNDJSON { try writer.write($0) }
             case .paths(let separator): try snapshot.exportPaths(separator: separator) { try writer.write($0) }
-            case .nodes, .document: try snapshot.export { try writer.write($0) }
+            case .nodes: try snapshot.export { try writer.write($0) }
+            case .document: try snapshot.exportDocument { try writer.write($0) }
             }
         })
     }

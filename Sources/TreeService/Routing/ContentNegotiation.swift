@@ -124,15 +124,15 @@ extension HTTPRequest {
                      headers: [("Accept-Post", TreeFormat.uploadMediaTypes), ("Accept-Patch", "application/json")])
     }
 
-    /// The formats an export may take, best first: `format` alone if given (not
-    /// `document`), else those `Accept` takes (RFC 9110 §12.5.1: quality values, the most
+    /// The formats an export may take, best first: `format` alone if given, else those
+    /// `Accept` takes (RFC 9110 §12.5.1: quality values, the most
     /// specific matching range; JSON first on a tie, and alone without `Accept`); 406 when
     /// `Accept` takes none of them.
     func exportFormats() throws(ServiceError) -> [TreeFormat] {
         let separator = try pathSeparator()
         if let name = queryValue("format") {
-            guard let format = TreeFormat.named(name, separator: separator), format != .document else {
-                throw .badQueryParameter("query parameter format must be nodes, csv, ndjson or paths, not \"\(name)\"")
+            guard let format = TreeFormat.named(name, separator: separator) else {
+                throw .badQueryParameter("query parameter format must be nodes, document, csv, ndjson or paths, not \"\(name)\"")
             }
             return [format]
         }
@@ -161,7 +161,8 @@ extension HTTPRequest {
     /// several forms tells them apart.
     static func exportTag(_ format: TreeFormat, version: Int) -> String {
         switch format {
-        case .nodes, .document: ETag.of(version)
+        case .nodes: ETag.of(version)
+        case .document: "\"\(version)-document\""
         case .csv: "\"\(version)-csv\""
         case .ndjson: "\"\(version)-ndjson\""
         case .paths: "\"\(version)-paths\""

@@ -31,10 +31,10 @@ struct DocumentTests {
             FlatNode(level: 3, id: "/store/book/0/price", title: "price: 12.50", declares: false, data: "12.50"),
             FlatNode(level: 2, id: "/store/book/1", title: "[1]", declares: false),
             FlatNode(level: 3, id: "/store/book/1/title", title: "title: B\né", declares: false, data: #""B\n\u00e9""#),
-            FlatNode(level: 3, id: "/store/book/1/tags", title: "tags", declares: false),
+            FlatNode(level: 3, id: "/store/book/1/tags", title: "tags", declares: false, data: "[]"),
             FlatNode(level: 1, id: "/store/open", title: "open: true", declares: false, data: "true"),
             FlatNode(level: 1, id: "/store/owner", title: "owner: null", declares: false, data: "null"),
-            FlatNode(level: 0, id: "/empty", title: "empty", declares: false),
+            FlatNode(level: 0, id: "/empty", title: "empty", declares: false, data: "{}"),
             FlatNode(level: 0, id: "/n", title: "n: -1e3", declares: false, data: "-1e3"),
         ])
     }
@@ -46,7 +46,7 @@ struct DocumentTests {
             FlatNode(level: 0, id: "/1", title: "[1]", declares: false),
             FlatNode(level: 1, id: "/1/0", title: "[0]: x", declares: false, data: #""x""#),
             FlatNode(level: 1, id: "/1/1", title: "[1]: false", declares: false, data: "false"),
-            FlatNode(level: 0, id: "/2", title: "[2]", declares: false),
+            FlatNode(level: 0, id: "/2", title: "[2]", declares: false, data: "{}"),
         ])
         #expect(try parseDocument("[]").get().isEmpty)
         #expect(try parseDocument("{}").get().isEmpty)
