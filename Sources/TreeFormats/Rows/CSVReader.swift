@@ -423,6 +423,7 @@ struct CSVReader: RowReader {
             return try scanQuotedField()
         }
         var i = pos
+        let delimiters = self.delimiters, delimiter = self.delimiter  // in registers for the loop
         while true {
             while i &+ 8 <= end {
                 let hits = Self.plainStops(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)), delimiters)
