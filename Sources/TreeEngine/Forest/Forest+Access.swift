@@ -13,8 +13,6 @@ extension Forest {
         try forEachPosition { p in try body(NodeHandle(slot: slotAt[p]), Int(depth[p])) }
     }
 
-    /// The node whose id has this string form (an integer id by its decimal form).
-    /// - Complexity: O(length of `id`) expected (plus the depth of a derived id)
     /// How derived ids are composed (a path list's, a JSON document's): a child's is its
     /// parent's, `separator` and its segment; a root's `rootPrefix` and its segment. Nil
     /// when the forest's ids are stored whole.
@@ -22,6 +20,8 @@ extension Forest {
         ids.scheme.map { ($0.separator, $0.rootPrefix) }
     }
 
+    /// The node whose id has this string form (an integer id by its decimal form).
+    /// - Complexity: O(length of `id`) expected (plus the depth of a derived id)
     public func node(withID id: String) -> NodeHandle? {
         var id = id
         return id.withUTF8 { node(withIDBytes: UnsafeRawBufferPointer($0)) }
