@@ -8,11 +8,11 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   children: a valid one becomes 0, which every parent allows, written as the same JSON type
   (`0` or `0.0`).
 
-* The other upload formats (CSV, NDJSON, path lists) are typed `string` in the spec: a body of
-  one of them becomes a small valid one with fresh ids; `format` and `separator` (which name
-  how to read the body) are left out of uploads, and `parentId` of an insert unless the body is
-  a path list (rows name their parents themselves).
-* `expand` may be a member of a nested upload or a query parameter, not both: the query
+* The other upload formats (CSV, TSV, NDJSON, path lists) are typed `string` in the spec: a
+  body of one of them becomes a small valid one with fresh ids; `format`, `separator` and
+  `columns` (which name how to read the body) are left out of uploads, and `parentId` of an
+  insert unless the body is a path list (rows name their parents themselves).
+* `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
   parameter is left out when the body has the member.
 
 Only values that are valid are rewritten, so a request that breaks the schema still does.
@@ -67,6 +67,8 @@ def other_format_body(media_type):
     n = next(_fresh)
     if media_type == "text/csv":
         return f"id,parentId,title\r\nc{n},,Row {n}\r\nc{n}.1,c{n},\"Child, {n}\"\r\n"
+    if media_type == "text/tab-separated-values":
+        return f"id\tparentId\ttitle\r\nt{n}\t\tRow {n}\r\nt{n}.1\tt{n}\tChild {n}\r\n"
     if media_type == "application/x-ndjson":
         return f'{{"id":"j{n}","title":"Row {n}"}}\n{{"id":"j{n}.1","parentId":"j{n}","title":"Child"}}\n'
     if media_type == "text/plain":
@@ -83,9 +85,9 @@ def before_call(context, case, kwargs):
     body = case.body
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
         if isinstance(case.query, dict):
-            drop = {"format", "separator"} | ({"parentId"} if case.media_type != "text/plain" else set())
-            if isinstance(body, dict) and "expand" in body:
-                drop.add("expand")
+            drop = {"format", "separator", "columns"} | ({"parentId"} if case.media_type != "text/plain" else set())
+            if isinstance(body, dict):
+                drop |= {"expand", "ttl"} & set(body)
             case.query = {k: v for k, v in case.query.items() if k not in drop}
         replacement = other_format_body(case.media_type)
         if replacement is not None:

@@ -65,7 +65,7 @@ import Testing
         #expect(create(h, #""ttl": 3600"#).status == 201)
     }
 
-    @Test(arguments: [#""ttl": -1"#, #""ttl": 1.5"#, #""ttl": "60""#, #""ttl": null"#])
+    @Test(arguments: [#""ttl": -1"#, #""ttl": 1.5"#, #""ttl": "60""#, #""ttl": null"#, #""ttl": 1000000000"#])
     func aTTLThatIsNotWholeSecondsIsRefused(_ member: String) {
         let h = ServiceHarness()
         let reply = create(h, member)

@@ -58,9 +58,9 @@ extension TreeService {
         return ttl == .zero ? nil : registry.clock.wallTime(of: session.lastUsed + ttl)
     }
 
-    /// The longest `ttl` a body or query may give, in seconds (about 31,700 years: any
-    /// larger is "never", 0).
-    static let longestTTL = 1 << 40
+    /// The longest `ttl` a body or query may give, in seconds (nine digits, almost 32 years:
+    /// longer is "never", 0; and `expiresAt` stays a four-digit year).
+    static let longestTTL = 999_999_999
 
     /// Why a `ttl` may not be asked for: longer than `--max-session-ttl` ("never" is longer
     /// than any); nil when it may.
