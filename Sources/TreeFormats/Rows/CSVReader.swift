@@ -16,6 +16,10 @@ struct CSVReader: RowReader {
     /// What a column holds.
     enum Role: UInt8 {
         case id, parentId, title, expanded, hasChildren, data, extra
+
+        /// The role `CSVDialect.roles` names `name`.
+        /// - Precondition: `name` is one of `CSVDialect.roles`.
+        init(name: String) { self.init(rawValue: UInt8(CSVDialect.roles.firstIndex(of: name)!))! }
     }
 
     /// How a field ended.
@@ -177,7 +181,7 @@ struct CSVReader: RowReader {
             throw .rule("the header has no \"\(role)\" column (required: id, parentId, title)", at: headerStart)
         }
         for (role, mapped) in dialect.columns.sorted(by: { $0.key < $1.key })
-        where named[Role(rawValue: UInt8(Self.roleNames.firstIndex(of: role)!))!] == nil {
+        where named[Role(name: role)] == nil {
             throw .rule("the header has no \"\(mapped)\" column (the \(role) column, as columns names it)", at: headerStart)
         }
         if let dataColumn, let firstExtra {
@@ -364,9 +368,7 @@ struct CSVReader: RowReader {
     /// The role of the header's column `name`: the one the dialect names so, else the one
     /// of that name in any letter case that the dialect does not name otherwise, else extra.
     func role(named name: String) -> Role {
-        if let (role, _) = dialect.columns.first(where: { $0.value == name }) {
-            return Role(rawValue: UInt8(Self.roleNames.firstIndex(of: role)!))!
-        }
+        if let (role, _) = dialect.columns.first(where: { $0.value == name }) { return Role(name: role) }
         let lowered = name.lowercased()
         guard let k = Self.roleNames.firstIndex(where: { $0.lowercased() == lowered }), dialect.columns[Self.roleNames[k]] == nil else {
             return .extra

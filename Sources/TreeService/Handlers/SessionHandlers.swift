@@ -40,7 +40,7 @@ extension TreeService {
         }
         let session = try registry.create(store, ttl: ttl)
         try storeNewSession(session)
-        let body = session.state.withReadLock { ResponseJSON.summary(session, $0, expiresAt: expiresAt(session), ttl: registry.ttl(of: session)) }
+        let body = session.state.withReadLock { summary(session, $0) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
     }
 
@@ -48,8 +48,13 @@ extension TreeService {
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         try readingSession(sid) { session, state throws(ServiceError) in
             if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, ResponseJSON.summary(session, state, expiresAt: expiresAt(session), ttl: registry.ttl(of: session)), headers: [("ETag", ETag.of(state.version))])
+            return json(200, summary(session, state), headers: [("ETag", ETag.of(state.version))])
         }
+    }
+
+    /// The session's summary (`GET /sessions/{sid}`, and the upload's answer).
+    func summary(_ session: Session, _ state: Session.State) -> [UInt8] {
+        ResponseJSON.summary(session, state, expiresAt: expiresAt(session), ttl: registry.ttl(of: session))
     }
 
     /// When the session expires unless it is used again, on the wall clock; nil: never.
