@@ -554,8 +554,8 @@ struct PathListReader {
     /// A 64-bit mix of the name's bytes and its parent, eight bytes at a time, from the
     /// process's seed (see `RowTable.hash`).
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer, parent: Int32) -> Int {
-        var h: UInt64 = hashSeed ^ UInt64(UInt32(bitPattern: parent))
+    static func hash(_ bytes: UnsafeRawBufferPointer, parent: Int32, seed: UInt64 = hashSeed) -> Int {
+        var h: UInt64 = seed ^ UInt64(UInt32(bitPattern: parent))
         let n = bytes.count
         var i = 0
         if let base = bytes.baseAddress {
@@ -573,8 +573,7 @@ struct PathListReader {
             }
             h = (h ^ tail ^ UInt64(n)) &* 0xC4CE_B9FE_1A85_EC53
         }
-        h ^= h >> 29
-        return Int(truncatingIfNeeded: h)
+        return Int(truncatingIfNeeded: finishHash(h))
     }
 
     /// Nonzero when one of the eight bytes is the separator's first byte, `\`, CR or >= 0x80.

@@ -200,11 +200,13 @@ struct RowTable {
 
     /// A fast byte hash: eight bytes at a time, multiplied and mixed, from a seed drawn once
     /// per process, so that a body cannot choose ids that collide (the table probes
-    /// linearly, and an insert is parsed while its session is locked).
+    /// linearly, and an insert is parsed while its session is locked). The seed goes in
+    /// first and the state is finished by a full avalanche, so that keys built to collide
+    /// under one seed (or under the unseeded hash this was) spread under another.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = hashSeed ^ UInt64(bytes.count)
-        guard let p = bytes.baseAddress else { return h }
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = hashSeed) -> UInt64 {
+        var h: UInt64 = seed ^ UInt64(bytes.count)
+        guard let p = bytes.baseAddress else { return finishHash(h) }
         var i = 0
         let n = bytes.count
         while i + 8 <= n {
@@ -222,9 +224,7 @@ struct RowTable {
             }
             h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         }
-        h ^= h >> 29
-        h = h &* 0xFF51_AFD7_ED55_8CCD
-        return h ^ (h >> 32)
+        return finishHash(h)
     }
 
     // MARK: Reading rows

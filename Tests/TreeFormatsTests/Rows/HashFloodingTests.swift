@@ -7,10 +7,14 @@ import TreeEngine
 /// O(n²). Their hashes were unseeded (and invertible), so such keys could be computed ahead;
 /// now each process draws its own seed. The keys here collide in the 12 low bits (the bucket
 /// of a 4,096-slot table, as 1,500 rows get) under the old functions, found by search as an
-/// attacker would; under today's, they spread like any keys.
+/// attacker would; under today's, they spread like any keys, whatever the seed: each test
+/// tries this process's seed and a hundred more (1,500 keys in 4,096 buckets put at most
+/// 6 or 7 in one when they spread; 12 or more happens by chance about once in 10^12).
 @Suite struct HashFloodingTests {
     static let count = 1500
     static let mask: UInt64 = 4095
+    /// Seeds besides this process's, drawn afresh on each run.
+    static let seeds = (0 ..< 100).map { _ in UInt64.random(in: 1 ... .max) }
 
     /// RowTable's hash before it was seeded: the attacker's model.
     static func oldRowHash(_ bytes: [UInt8]) -> UInt64 {
@@ -69,6 +73,9 @@ import TreeEngine
         let keys = Self.colliding(Self.oldRowHash)
         #expect(Self.largestBucket(keys) { UInt64(Self.oldRowHash(Array($0))) } == Self.count, "the keys do collide under the old hash")
         #expect(Self.largestBucket(keys) { RowTable.hash($0) } <= 12)
+        for seed in Self.seeds {
+            #expect(Self.largestBucket(keys) { RowTable.hash($0, seed: seed) } <= 12, "seed \(seed)")
+        }
         // And such a body reads as any other.
         let csv = "id,parentId,title\n" + keys.map { String(decoding: $0, as: UTF8.self) + ",,t\n" }.joined()
         let forest = try Array(csv.utf8).withUnsafeBytes { try Forest.parseCSV($0) }
@@ -77,7 +84,11 @@ import TreeEngine
 
     @Test func pathNamesBuiltToCollideSpreadOut() throws {
         let keys = Self.colliding(Self.oldPathHash)
+        #expect(Self.largestBucket(keys) { Self.oldPathHash(Array($0)) } == Self.count, "the keys do collide under the old hash")
         #expect(Self.largestBucket(keys) { UInt64(truncatingIfNeeded: PathListReader.hash($0, parent: -1)) } <= 12)
+        for seed in Self.seeds {
+            #expect(Self.largestBucket(keys) { UInt64(truncatingIfNeeded: PathListReader.hash($0, parent: -1, seed: seed)) } <= 12, "seed \(seed)")
+        }
         let list = keys.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined()
         let forest = try Array(list.utf8).withUnsafeBytes { try Forest.parsePaths($0) }
         #expect(forest.count == Self.count)
