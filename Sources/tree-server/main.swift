@@ -29,6 +29,8 @@ struct Settings {
     /// nil: `--max-streams` and room for as many requests as there are workers' worth.
     var maxConnections: Int? = nil
     var heartbeat = 15
+    /// Seconds a shutdown waits for the requests in progress.
+    var shutdownTimeout = 10
     /// nil: the HTTP layer's default, or what a journal record holds with a data directory.
     var maxBody: Int? = nil
 }
@@ -62,6 +64,7 @@ let options: [Option] = [
     Option(flag: "--header-timeout", variable: "TREE_HEADER_TIMEOUT", help: "seconds to receive a request head, 408 beyond (default 10)") { $1.http.headerReadTimeout = .seconds(try integer($0, "--header-timeout", minimum: 1)) },
     Option(flag: "--body-timeout", variable: "TREE_BODY_TIMEOUT", help: "seconds without body progress, 408 beyond (default 30)") { $1.http.bodyReadTimeout = .seconds(try integer($0, "--body-timeout", minimum: 1)) },
     Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
+    Option(flag: "--shutdown-timeout", variable: "TREE_SHUTDOWN_TIMEOUT", help: "seconds a shutdown (SIGTERM, SIGINT) waits for the requests in progress; then one whose response has not begun gets 503 and Connection: close (default 10)") { $1.shutdownTimeout = try integer($0, "--shutdown-timeout") },
     Option(flag: "--token", variable: "TREE_TOKEN", help: "bearer token required on every request but /healthz (default none)") { $1.service.token = $0.isEmpty ? nil : $0 },
     Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
     Option(flag: "--data-dir", variable: "TREE_DATA_DIR", help: "directory where sessions and every change are stored, created if missing; none: memory only (default tree-sessions-data)") {
@@ -177,7 +180,7 @@ do {
     heartbeat.schedule(deadline: .now() + .seconds(s.heartbeat), repeating: .seconds(s.heartbeat))
     heartbeat.setEventHandler { service.sendHeartbeats() }
     heartbeat.resume()
-    try server.runUntilTerminated(shutdownDeadline: .seconds(10))
+    try server.runUntilTerminated(shutdownDeadline: .seconds(s.shutdownTimeout))
     heartbeat.cancel()
     upkeep.cancel()
     service.shutDownStorage()

@@ -467,6 +467,30 @@ import Glibc
         }
     }
 
+    /// Past the shutdown's deadline, a request whose response has not begun is answered 503
+    /// with `Connection: close`, saying whether it was processed: an upload still being read
+    /// was not; a request with the responder may have been. A response under way is cut.
+    @Test func shutdownPastItsDeadlineAnswersWhatItCuts() throws {
+        try withServer { server, port in
+            let upload = try HTTPTestClient(port: port)
+            upload.send("POST /echo/x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n12345")
+            let busy = try HTTPTestClient(port: port)
+            busy.send("GET /slow?ms=5000 HTTP/1.1\r\nHost: h\r\n\r\n")
+            usleep(200_000)
+            let started = ContinuousClock.now
+            server.shutdown(deadline: .milliseconds(300))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            for (client, said) in [(upload, "it was not processed"), (busy, "it may or may not have taken effect")] {
+                let response = try #require(client.readResponse())
+                #expect(response.status == 503)
+                #expect(response.headers["connection"] == "close")
+                #expect(response.headers["retry-after"] == "1")
+                #expect(response.text.contains(said), "\(response.text)")
+                #expect(client.readsEOF())
+            }
+        }
+    }
+
     @Test func gracefulShutdownFinishesInFlightRequests() throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.eventLoopCount = 2

@@ -5,7 +5,8 @@ import Testing
 @testable import TreeService
 
 /// What an operator sees of tree-server's flags, on the real executable: `--version`, and a
-/// wrong flag answered in one line that points to `--help` (not the whole usage), exit 2.
+/// wrong flag answered in one line that points to `--help` (not the whole usage), exit 2;
+/// `--shutdown-timeout` and what an upload in flight gets when SIGTERM cannot wait for it.
 @Suite(.timeLimit(.minutes(1))) struct ServerFlagsTests {
     static let server = Tool.builtBesideTests("tree-server")
 
@@ -23,6 +24,7 @@ import Testing
             (["--bogus"], "tree-server: unknown option --bogus; see tree-server --help\n"),
             (["--port"], "tree-server: --port needs a value; see tree-server --help\n"),
             (["--access-log", "yes"], "tree-server: --access-log must be true or false, not \"yes\"; see tree-server --help\n"),
+            (["--shutdown-timeout", "-1"], "tree-server: --shutdown-timeout needs an integer ≥ 0, not \"-1\"; see tree-server --help\n"),
             (["--access-log=0"], "tree-server: --access-log must be true or false, not \"0\"; see tree-server --help\n"),
             // A change is one journal record: with a data directory the body must fit it.
             (["--data-dir", "unused-data", "--max-body", "1073741824"],
@@ -34,6 +36,28 @@ import Testing
         #expect(result.status == 2)
         #expect(result.errorText.split(separator: "\n").last.map { String($0) + "\n" } == expected, "\(result.errorText)")
         #expect(!result.errorText.contains("usage:"))
+    }
+
+    /// An upload still arriving when SIGTERM's `--shutdown-timeout` runs out is answered 503,
+    /// "not processed", and the server exits 0 without waiting for the rest of it.
+    @Test(.enabled(if: server != nil, "tree-server is not built beside the tests (swift build --build-tests)"))
+    func anUploadCutByShutdownIsAnswered() throws {
+        try withProcess(Self.server!, ["--data-dir", "none", "--port", "0", "--shutdown-timeout", "1"], reading: .errors) { process, errors in
+            let log = read(errors, until: "listening on")
+            let port = try #require(log.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            let client = try HTTPTestClient(port: port)
+            client.send("POST /sessions HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{\"title\":")
+            usleep(200_000)
+            let signalled = ContinuousClock.now
+            kill(process.processIdentifier, SIGTERM)
+            let response = try #require(client.readResponse())
+            #expect(response.status == 503)
+            #expect(response.headers["connection"] == "close")
+            #expect(response.text.contains("it was not processed"), "\(response.text)")
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(ContinuousClock.now - signalled < .seconds(5))
+        }
     }
 }
 #endif

@@ -30,6 +30,8 @@ final class ConnectionChannel: Sendable {
         var lastWriteProgress: MonotonicInstant
         /// The open push body, until the connection closes.
         var push: HTTPPushStream? = nil
+        /// Bytes of the response to the request with the responder have been queued.
+        var responseBegun = false
         /// Body bytes of the push body queued so far (without framing), for the access log.
         var pushedBytes = 0
         /// Wakes a worker blocked in `enqueue`; made the first time one blocks (most
@@ -204,10 +206,29 @@ final class ConnectionChannel: Sendable {
         if let push { context.workers.async { push.finish() } }
     }
 
-    /// Drops the connection without further output. Loop thread only.
+    /// The shutdown's deadline passed: drops the connection. A request in progress whose
+    /// response has not begun is answered first, `503` with `Connection: close` (what the
+    /// socket takes at once): one not yet handed to the responder was not processed, one
+    /// with the responder may or may not have taken effect. Loop thread only.
     func abort() {
-        state.withLock { s in breakConnection(&s) }
+        state.withLock { s in
+            if s.phase.isWritable, !s.responseBegun, let cut = s.machine.cutOff {
+                s.outbox.append(context.errorResponse(
+                    status: 503, title: "Service Unavailable", detail: Self.cutOffDetail(cut), retryAfter: 1))
+                _ = s.outbox.send(to: fd)
+            }
+            breakConnection(&s)
+        }
         closeNow()
+    }
+
+    static func cutOffDetail(_ cut: HTTPConnection.CutOff) -> String {
+        switch cut {
+        case .unread:
+            "The server is shutting down and could not wait for the rest of this request: it was not processed. Send it again."
+        case .unanswered:
+            "The server is shutting down and could not wait for this request's response: it may or may not have taken effect. Read the resource before sending it again."
+        }
     }
 
     /// Closes the socket and unregisters it. Loop thread only; idempotent.
@@ -360,6 +381,7 @@ final class ConnectionChannel: Sendable {
             }
             let now = MonotonicInstant.now()
             let paused = s.phase.isReadPaused
+            s.responseBegun = false
             let work = run(s.machine.responseCompleted(keepAlive: outcome.keepAlive, now: now), &s, now: now)
             if paused && s.machine.wantsRead {
                 if case .open(true, let writerWaiting) = s.phase {
@@ -505,6 +527,7 @@ final class ConnectionChannel: Sendable {
         var next = state.withLock { s -> Next in
             guard s.phase.isWritable else { return .fail }
             let now = MonotonicInstant.now()
+            s.responseBegun = true
             s.queue(bytes, now: now)
             flush(&s, now: now)
             if s.phase.isBroken { return .failAndClose }

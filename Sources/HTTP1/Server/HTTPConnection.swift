@@ -222,6 +222,24 @@ struct HTTPConnection {
         }
     }
 
+    /// What a request in progress is when a shutdown can wait no longer for it.
+    enum CutOff: Equatable {
+        /// Partly read, never handed to the responder: it was not processed.
+        case unread
+        /// With the responder, its response not begun: it may or may not have taken effect.
+        case unanswered
+    }
+
+    /// The request a shutdown past its deadline cuts, if one is in progress before its
+    /// response (nil: nothing in progress, or a response already under way).
+    var cutOff: CutOff? {
+        switch mode {
+        case .reading: isIdle ? nil : .unread
+        case .responding: .unanswered
+        case .streaming, .finishing, .lingering, .closed: nil
+        }
+    }
+
     /// The server is shutting down: idle connections close now; others finish the request
     /// in progress and then close (a streaming one once its body ends: the channel ends it).
     mutating func beginDraining() -> Action {
