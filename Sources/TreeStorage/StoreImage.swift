@@ -265,36 +265,29 @@ public enum StoreImage {
         // The sections' checksums, and the store built. On a large image both run at
         // once, on two threads: the build checks everything it reads, so a damaged
         // section makes it fail or build nonsense, never trap, and a mismatch wins.
-        var mismatch: String? = nil
-        var built: Result<TreeStore, StoreImageError>! = nil
-        let work = TwoJobs(
-            first: {
-                for (k, check) in checks.enumerated()
-                where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[check.range])) != check.stored {
-                    mismatch = Section.allCases[k].name
-                    return
+        let bytes = SharedBytes(image)
+        let sectionChecks = checks, sectionRanges = checks.map { $0.range.dropFirst(sectionHeadSize) }
+        let (mismatch, built) = ParallelWork.both(
+            concurrently: image.count >= parallelThreshold && ParallelWork.activeProcessors > 1,
+            { () -> String? in
+                for (k, check) in sectionChecks.enumerated()
+                where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes.buffer[check.range])) != check.stored {
+                    return Section.allCases[k].name
                 }
+                return nil
             },
-            second: {
-                do throws(StoreImageError) {
-                    built = .success(try build(sections, count: n, derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0,
-                                               nextGeneratedID: nextGeneratedID,
-                                                viewCount: viewCount, capacity: capacity))
-                } catch {
-                    built = .failure(error)
+            { () -> Result<TreeStore, StoreImageError> in
+                Result { () throws(StoreImageError) in
+                    try build(sectionRanges.map { UnsafeRawBufferPointer(rebasing: bytes.buffer[$0]) }, count: n,
+                              derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0, nextGeneratedID: nextGeneratedID,
+                              viewCount: viewCount, capacity: capacity)
                 }
             })
-        if image.count >= parallelThreshold && ParallelWork.activeProcessors > 1 {
-            DispatchQueue.concurrentPerform(iterations: 2) { work.run($0) }
-        } else {
-            work.run(0)
-            if mismatch == nil { work.run(1) }
-        }
         if let mismatch { throw .checksumMismatch(section: mismatch) }
         for (k, s) in Section.allCases.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
             throw .inconsistent("section \(k) is \(String(decoding: image[checks[k].range.prefix(4)], as: UTF8.self)), expected \(s.name)")
         }
-        switch built! {
+        switch built {
         case .success(let store): return (store, Array(sections[Section.caller.rawValue]))
         case .failure(let error): throw error
         }
@@ -398,17 +391,6 @@ extension Array where Element == UInt8 {
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
-}
-
-/// Two jobs that may run on two threads; the caller makes sure they touch different things.
-final class TwoJobs: @unchecked Sendable {
-    let first: () -> Void
-    let second: () -> Void
-    init(first: @escaping () -> Void, second: @escaping () -> Void) {
-        self.first = first
-        self.second = second
-    }
-    func run(_ k: Int) { if k == 0 { first() } else { second() } }
 }
 
 /// Little-endian reads at offsets the caller has checked.

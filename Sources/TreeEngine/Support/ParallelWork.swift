@@ -22,7 +22,28 @@ public enum ParallelWork {
         max(1, min(items / minimumItemsPerWorker, processors, cap))
     }
 
-    /// Runs `body(0 ..< parts)` in parallel and returns when all are done.
+    /// Runs two jobs at once, the second on another thread (or both in order on this
+    /// thread when `concurrently` is false), and returns what each returned. Each job is
+    /// *sent* to its thread, so the compiler refuses one that captures what the caller or
+    /// the other job may still use (a `var` read after, a non-Sendable value both hold): a
+    /// job owns what it captures, shares only Sendable values (such as `SharedBytes`), and
+    /// hands back its result.
+    package static func both<A, B>(concurrently: Bool = true, _ first: sending @escaping () -> A,
+                                   _ second: sending @escaping () -> B) -> (A, B) {
+        if !concurrently { return (first(), second()) }
+        // Safe: each closure was sent here and runs once; each result is written by one
+        // thread and read after `concurrentPerform` has joined both.
+        nonisolated(unsafe) let jobs = (first, second)
+        nonisolated(unsafe) var results: (A?, B?) = (nil, nil)
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            if k == 0 { results.0 = jobs.0() } else { results.1 = jobs.1() }
+        }
+        return (results.0!, results.1!)
+    }
+
+    /// Runs `body(0 ..< parts)` in parallel and returns when all are done. For parts that
+    /// write disjoint ranges of buffers through pointers (the engine's columns); jobs with
+    /// results of their own use `both`.
     package static func run(_ parts: Int, _ body: (Int) -> Void) {
         if parts == 1 { body(0); return }
         withoutActuallyEscaping(body) { body in
@@ -50,6 +71,15 @@ public enum ParallelWork {
             }
         }
     }
+}
+
+/// Bytes that concurrent jobs read and nobody writes while they run (a request body being
+/// parsed, a stored image being loaded): the one non-Sendable thing `ParallelWork.both`'s
+/// jobs may share, by this promise. A reader made from `buffer` inside a job, or before it
+/// and sent with it, is that job's own.
+package struct SharedBytes: @unchecked Sendable {
+    package let buffer: UnsafeRawBufferPointer
+    package init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
 }
 
 /// Moves a value into a concurrent closure whose synchronization is known to be safe.

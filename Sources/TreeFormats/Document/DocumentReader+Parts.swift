@@ -160,61 +160,53 @@ extension Forest {
     ///   the first half for the cut.
     /// (`threshold` and `splitNear`, the offset past which the cut is, are for tests.)
     static func parseDocumentInTwoParts(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
-                                        make: (_ isPart: Bool, _ expectedNodes: Int) -> ForestBuilder,
+                                        make: (_ isPart: Bool, _ expectedNodes: Int) -> sending ForestBuilder,
                                         threshold: Int = documentTwoPartThreshold, splitNear: Int? = nil) -> Forest? {
         guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
+        // Each part's reader and builder are its thread's own; what they share is the
+        // document, read only.
+        let document = SharedBytes(bytes)
         // The nodes to expect, counted in two halves at once: the first builder is sized for
         // all, the second for those from the middle on (its part starts a little later).
         let middle = bytes.count / 2
-        var firstHalf = 0, secondHalf = 0
-        ParallelWork.run(2) { half in
-            if half == 0 {
-                firstHalf = DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[..<middle]))
-            } else {
-                secondHalf = DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[middle...]))
-            }
-        }
+        let (firstHalf, secondHalf) = ParallelWork.both(
+            { DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: document.buffer[..<middle])) },
+            { DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: document.buffer[middle...])) })
         // The second thread first scans the first part for the cut (about a sixth of the
         // time reading it takes): the first part is larger, so that both end together
         // (measured with the benchmark's document: the second part ended 0.1-0.3 s after the
         // first with the cut 1% or 3% past the middle, both alike with 4-5%).
         let near = splitNear ?? bytes.count / 2 + bytes.count / 25
-        var first = DocumentReader(bytes, limits: limits)
-        first.stopAfter = near
+        var firstReader = DocumentReader(document.buffer, limits: limits)
+        firstReader.stopAfter = near
         // The first builder takes the second's nodes when they join: sized for all.
-        var firstBuilder = make(false, firstHalf + secondHalf), secondBuilder = ForestBuilder()
+        var firstBuilder = make(false, firstHalf + secondHalf)
         firstBuilder.defersIDChecks = true
-        var cut: DocumentReader.Cut?
-        var secondIDBytes = 0
-        var firstRead = false, secondRead = false
-        ParallelWork.run(2) { part in
-            // Each thread reads into a reader and a builder of its own stack, moved out when
-            // done: the two captured builders may share a cache line, and a builder's fields
-            // change with every node (the line would go back and forth between the cores).
-            if part == 0 {
-                var reader = first, builder = firstBuilder
-                firstBuilder = ForestBuilder()
-                firstRead = (try? reader.readDocument(into: &builder)) != nil
-                first = reader
-                firstBuilder = builder
-            } else {
-                cut = DocumentReader.Cut.find(in: bytes, near: near)
-                guard let cut, let (reader, context) = try? DocumentReader.secondPart(bytes, after: cut, limits: limits) else { return }
-                var second = reader
-                var builder = make(true, secondHalf)
-                builder.defersIDChecks = true
-                builder.deriveIDs(under: context)
-                secondRead = (try? second.readSecondPart(into: &builder)) != nil
-                secondIDBytes = second.idBytes
-                secondBuilder = builder
-            }
-        }
-        guard firstRead, secondRead, let cut, first.stopped(at: cut),
-              first.idBytes + secondIDBytes <= first.maxIDBytes,
-              firstBuilder.appendPart(&secondBuilder, under: secondBuilder.partParents) else { return nil }
-        secondBuilder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
-        guard firstBuilder.indexDeferredIDs() else { return nil }
-        while firstBuilder.openNodeCount > 0 { firstBuilder.endNode() }
-        return firstBuilder.finish()
+        var secondBuilder = make(true, secondHalf)
+        secondBuilder.defersIDChecks = true
+        // Each job reads into a reader and a builder on its own stack, and hands them back:
+        // the captured ones may share a cache line, and a builder's fields change with every
+        // node (the line would go back and forth between the cores).
+        let (first, second) = ParallelWork.both({ () -> (reader: DocumentReader, builder: ForestBuilder)? in
+            var reader = firstReader, builder = firstBuilder
+            firstBuilder = ForestBuilder()  // the builder's columns are the job's alone
+            guard (try? reader.readDocument(into: &builder)) != nil else { return nil }
+            return (reader, builder)
+        }, { () -> (cut: DocumentReader.Cut, idBytes: Int, builder: ForestBuilder)? in
+            guard let cut = DocumentReader.Cut.find(in: document.buffer, near: near),
+                  case (var reader, let context)? = try? DocumentReader.secondPart(document.buffer, after: cut, limits: limits) else { return nil }
+            var builder = secondBuilder
+            secondBuilder = ForestBuilder()
+            builder.deriveIDs(under: context)
+            guard (try? reader.readSecondPart(into: &builder)) != nil else { return nil }
+            return (cut, reader.idBytes, builder)
+        })
+        guard var first, var second, first.reader.stopped(at: second.cut),
+              first.reader.idBytes + second.idBytes <= first.reader.maxIDBytes,
+              first.builder.appendPart(&second.builder, under: second.builder.partParents) else { return nil }
+        second.builder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
+        guard first.builder.indexDeferredIDs() else { return nil }
+        while first.builder.openNodeCount > 0 { first.builder.endNode() }
+        return first.builder.finish()
     }
 }

@@ -345,7 +345,7 @@ extension Forest {
         // The ids (pointers) are checked all at once at the end; when two are the same (a
         // member name repeated in an object), or the document breaks any rule, it is read
         // again, checking each id as it comes, to report the first error where it is.
-        let make = { (isPart: Bool, nodes: Int) in
+        let make: (_ isPart: Bool, _ nodes: Int) -> sending ForestBuilder = { isPart, nodes in
             var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: nodes)
             builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
             // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the

@@ -142,7 +142,7 @@ extension TreeStore {
 
 /// What the CSV and NDJSON readers share: reading rows into a `RowStreamer` (when set) or
 /// a `RowTable`, and finding a row's field again for an error.
-protocol RowReader {
+protocol RowReader: SendableMetatype {
     static var syntax: RowSyntax { get }
     init(_ input: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect)
     var table: RowTable { get set }
@@ -170,27 +170,28 @@ extension RowReader {
     /// `splitNear` (by default the middle of the rows), the second the rest. Nil when the
     /// body is smaller than `threshold`, the machine has one processor, or a half stops.
     static func readInTwoHalves(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect, threshold: Int, splitNear: Int?,
-                                existingCount: Int, make: (_ isPart: Bool) -> RowStreamer) -> (first: Self, second: Self)? {
+                                existingCount: Int, make: (_ isPart: Bool) -> sending RowStreamer) -> (first: Self, second: Self)? {
         guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
-        var second = Self(bytes, limits: limits, dialect: dialect)
-        guard (try? second.readPrelude()) != nil,
-              let split = second.rowBoundary(near: splitNear ?? second.position + (bytes.count - second.position) / 2) else { return nil }
+        // Each half's reader is its thread's own; what they share is the body, read only.
+        let body = SharedBytes(bytes)
+        var second = Self(body.buffer, limits: limits, dialect: dialect)
+        guard (try? second.readPrelude()) != nil else { return nil }
+        let start = second.position
+        guard let split = second.rowBoundary(near: splitNear ?? start + (bytes.count - start) / 2) else { return nil }
         // The first half as a body of its own (the same bytes, so the same offsets).
-        var first = Self(UnsafeRawBufferPointer(rebasing: bytes[..<split]), limits: limits, dialect: dialect)
+        var first = Self(UnsafeRawBufferPointer(rebasing: body.buffer[..<split]), limits: limits, dialect: dialect)
         first.table.existingCount = existingCount
         first.streamer = make(false)
         second.position = split
         second.streamer = make(true)
-        var firstRead = false, secondRead = false
-        ParallelWork.run(2) { part in
-            if part == 0 {
-                firstRead = (try? first.read()) != nil && !first.streamer!.stopped
-            } else {
-                secondRead = (try? second.readRows()) != nil && !second.streamer!.stopped
-                    && (try? second.streamer!.closeOpenNodes()) != nil
-            }
-        }
-        return firstRead && secondRead ? (first, second) : nil
+        let halves = ParallelWork.both({ () -> Self? in
+            (try? first.read()) != nil && !first.streamer!.stopped ? first : nil
+        }, { () -> Self? in
+            (try? second.readRows()) != nil && !second.streamer!.stopped
+                && (try? second.streamer!.closeOpenNodes()) != nil ? second : nil
+        })
+        guard let firstHalf = halves.0, let secondHalf = halves.1 else { return nil }
+        return (firstHalf, secondHalf)
     }
 
     /// Where the top-level rows of `second`'s half go when it joins `first`'s
