@@ -16,8 +16,10 @@ import TreeEngine
 /// result is split at separators with no further escapes.
 ///
 /// Canonical form (ids, and what `exportPaths` writes): names joined by the separator,
-/// each with `\` → `\\`, separator → `\`+separator, LF → `\n`, CR → `\r`. For an ordinary
-/// path that is the line itself.
+/// each with separator → `\`+separator, LF → `\n`, CR → `\r`, and `\` → `\\` only where a
+/// lone backslash would read as an escape (before `\`, `n`, `r`, `"` or the separator's first
+/// byte, and at the end of the name). For an ordinary path, literal backslashes and all,
+/// that is the line itself.
 ///
 /// A separator that overlaps itself (`::`, ` | `) leaves one ambiguity: a name that ends
 /// with the separator's beginning (`a:` before `::`) reads back split differently, as no

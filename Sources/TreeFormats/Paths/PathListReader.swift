@@ -191,9 +191,15 @@ struct PathListReader {
                         i &+= 1 &+ separator.count
                     } else {
                         switch byte(i &+ 1) {
-                        case UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"): i &+= 2
+                        case UInt8(ascii: "\\"):
+                            // Canonical when the backslash it stands for needs the escape.
+                            let next: UInt8? = i &+ 2 >= stop || matchesSeparator(at: i &+ 2, stop: stop) ? nil : byte(i &+ 2)
+                            if !Self.escapesBackslash(followedBy: next, separatorFirst: separatorFirst) { nameCanonical = false }
+                            i &+= 2
+                        case UInt8(ascii: "n"), UInt8(ascii: "r"): i &+= 2
                         case UInt8(ascii: "\""): nameCanonical = false; i &+= 2
-                        default: nameCanonical = false; i &+= 1  // a literal backslash
+                        case separatorFirst: nameCanonical = false; i &+= 1  // a literal backslash the export doubles
+                        default: i &+= 1  // a literal backslash, written as it is
                         }
                     }
                 case 0x0D:
@@ -623,8 +629,10 @@ struct PathListReader {
         }
     }
 
-    /// Appends `name` in canonical form: `\` → `\\`, the separator → `\` + separator,
-    /// LF → `\n`, CR → `\r`, everything else as is.
+    /// Appends `name` in canonical form: the separator → `\` + separator, LF → `\n`, CR →
+    /// `\r`, a backslash doubled only where it would read as an escape (see
+    /// `escapesBackslash`), everything else as is: a line as `find` prints it, literal
+    /// backslashes and all, is its own canonical form.
     func appendCanonical(_ name: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         PathListReader.appendCanonical(name, separator: separator, to: &out)
     }
@@ -639,7 +647,8 @@ struct PathListReader {
             var escape: UInt8 = 0
             var isSeparator = false
             switch c {
-            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case UInt8(ascii: "\\"):
+                if escapesBackslash(followedBy: i + 1 < n ? name[i + 1] : nil, separatorFirst: first) { escape = c }
             case 0x0A: escape = UInt8(ascii: "n")
             case 0x0D: escape = UInt8(ascii: "r")
             case first:
@@ -660,6 +669,18 @@ struct PathListReader {
             run = i
         }
         if run < n { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[run ..< n])) }
+    }
+
+    /// Whether a name's backslash is written `\\` in canonical form, given the name's next
+    /// byte (nil at its end): when, written alone, it would start an escape with what is
+    /// written next (`\\`, `\n`, `\r`, `\"`, the separator, or the separator or line end
+    /// that follows the name), or could (the separator's first byte).
+    @inline(__always)
+    static func escapesBackslash(followedBy next: UInt8?, separatorFirst: UInt8) -> Bool {
+        switch next {
+        case nil, UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "\""), 0x0A, 0x0D, separatorFirst: true
+        default: false
+        }
     }
 
     /// Validates the UTF-8 sequence whose lead byte (>= 0x80) is at `index`; returns the

@@ -58,7 +58,12 @@ func canonical(_ name: String, separator: String) -> String {
             continue
         }
         switch bytes[i] {
-        case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
+        case UInt8(ascii: "\\"):
+            // Doubled only where it would read as an escape: before `\`, `n`, `r`, `"`, LF,
+            // CR or the separator's first byte, and at the end of the name.
+            let next = i + 1 < bytes.count ? bytes[i + 1] : nil
+            let escapes = next.map { Array(#"\nr""#.utf8).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == sep[0] } ?? true
+            out += Array((escapes ? #"\\"# : #"\"#).utf8)
         case 0x0A: out += Array(#"\n"#.utf8)
         case 0x0D: out += Array(#"\r"#.utf8)
         default: out.append(bytes[i])
@@ -153,21 +158,22 @@ struct PathListTests {
             """#).get()
         #expect(flatten(forest) == [
             FlatNode(level: 0, id: #"a\/b"#, title: "a/b", declares: false),
-            FlatNode(level: 1, id: #"a\/b/c\\d"#, title: #"c\d"#, declares: false),
+            FlatNode(level: 1, id: #"a\/b/c\d"#, title: #"c\d"#, declares: false),
             FlatNode(level: 0, id: #"e\nf\rg"#, title: "e\nf\rg", declares: false),
             FlatNode(level: 1, id: #"e\nf\rg/"q"#, title: "\"q", declares: false),
-            FlatNode(level: 0, id: #"lit\\x"#, title: #"lit\x"#, declares: false),
-            FlatNode(level: 1, id: #"lit\\x/end\\"#, title: #"end\"#, declares: false),
+            FlatNode(level: 0, id: #"lit\x"#, title: #"lit\x"#, declares: false),
+            FlatNode(level: 1, id: #"lit\x/end\\"#, title: #"end\"#, declares: false),
             FlatNode(level: 0, id: "\"lead", title: "\"lead", declares: false),
         ])
-        // The export writes the canonical form; a leading quote is escaped.
+        // The export writes the canonical form: a literal backslash as it is, doubled only
+        // where it would read as an escape; a leading quote is escaped.
         #expect(exportPaths(forest) == #"""
             a\/b
-            a\/b/c\\d
+            a\/b/c\d
             e\nf\rg
             e\nf\rg/"q
-            lit\\x
-            lit\\x/end\\
+            lit\x
+            lit\x/end\\
             \"lead
 
             """#)
@@ -178,7 +184,33 @@ struct PathListTests {
     @Test func escapedAndPlainSpellingsOfOneNameShareTheNode() throws {
         // `\"a` and `"a` (not at the start of a line) name the same node; so do `x\y` and `x\\y`.
         let forest = try parsePaths("r/\\\"a/1\nr/\"a/2\nr/x\\y\nr/x\\\\y/3\n").get()
-        #expect(flatten(forest).map(\.id) == ["r", "r/\"a", "r/\"a/1", "r/\"a/2", #"r/x\\y"#, #"r/x\\y/3"#])
+        #expect(flatten(forest).map(\.id) == ["r", "r/\"a", "r/\"a/1", "r/\"a/2", #"r/x\y"#, #"r/x\y/3"#])
+    }
+
+    /// A list comes back as it came: `find` prints a backslash in a name as it is, and the
+    /// export writes it so (it was doubled: `\x2d` came back `\\x2d`). Each id is its line.
+    @Test func literalBackslashesComeBackAsTheyCame() throws {
+        let list = #"""
+            a
+            a/b\x2dc
+            a/dir\ name/
+            a/dir\ name/tail\\n
+            a/c\\\d
+
+            """#
+        let forest = try parsePaths(list).get()
+        #expect(flatten(forest).map(\.title) == ["a", #"b\x2dc"#, #"dir\ name"#, #"tail\n"#, #"c\\d"#])
+        #expect(flatten(forest).map(\.id) == ["a", #"a/b\x2dc"#, #"a/dir\ name"#, #"a/dir\ name/tail\\n"#, #"a/c\\\d"#])
+        #expect(exportPaths(forest) == list)
+        // A name that ends with a backslash is written with it doubled (a separator may
+        // follow it), and a doubled one where a single one reads the same, singly.
+        let other = try parsePaths("x\\y\\\nx\\\\y\n").get()
+        #expect(flatten(other).map(\.title) == [#"x\y\"#, #"x\y"#])
+        #expect(exportPaths(other) == #"""
+            x\y\\
+            x\y
+
+            """#)
     }
 
     @Test func crInsideALineIsPartOfTheName() throws {
@@ -200,7 +232,7 @@ struct PathListTests {
             FlatNode(level: 0, id: "dir", title: "dir", declares: false),
             FlatNode(level: 1, id: "dir/été.txt", title: "été.txt", declares: false),
             FlatNode(level: 1, id: "dir/plain", title: "plain", declares: false),
-            FlatNode(level: 1, id: "dir/tab\there \"q\" back\\\\slash", title: "tab\there \"q\" back\\slash", declares: false),
+            FlatNode(level: 1, id: "dir/tab\there \"q\" back\\slash", title: "tab\there \"q\" back\\slash", declares: false),
             FlatNode(level: 0, id: #"nl\nx"#, title: "nl\nx", declares: false),
             FlatNode(level: 1, id: #"nl\nx/a\#u{07}\#u{08}\#u{0B}\#u{0C}\r"#, title: "a\u{07}\u{08}\u{0B}\u{0C}\r", declares: false),
             FlatNode(level: 0, id: "quote-only", title: "quote-only", declares: false),
