@@ -26,6 +26,7 @@ public final class TreeService: HTTPResponder {
         self.configuration = configuration
         let durability = Durability(directory: dataDirectory, log: log)
         self.durability = durability
+        for note in dataDirectory?.startupNotes ?? [] { log("storage: \(note)") }
         registry = SessionRegistry(configuration: configuration, clock: clock) { (id, state) throws(ServiceError) in
             // DELETE and expiry remove the session's files.
             guard let files = state.files, let directory = durability.directory else { return }

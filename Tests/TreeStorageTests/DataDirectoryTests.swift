@@ -170,7 +170,64 @@ import TreeEngine
             #expect(try dir.storedSessions() == ["s"])
             #expect(failure { () throws(RecoveryError) in _ = try dir.open("s") }?.isIncomplete == true)
             #expect(try dir.storedSessions() == [])
-            #expect(dir.stats.recoveryEvents == 1)
+            #expect(dir.stats.recoveryEvents == 0, "removing a temporary snapshot loses nothing")
+        }
+    }
+
+    /// Start-up and `open` touch only what the server wrote: other entries under
+    /// `sessions/` (dot-named or not) and other files in a session's folder stay, named in
+    /// `startupNotes` or `notASession`. They were deleted with their contents.
+    @Test func whatIsNotTheServersIsLeftAsItIs() throws {
+        try withTemporaryDirectory { path in
+            do {
+                let dir = try DataDirectory(path: path, fsync: .batch)
+                let files = try dir.create("s", writeSnapshot: Versions.writer([1]))
+                try files.append(2)
+                files.close()
+            }
+            let precious = Array("precious".utf8)
+            for file in ["backup/notes.txt", ".git/HEAD", ".DS_Store", "s/notes.tmp", "s/journal.x", ".old.removing.3/journal.1"] {
+                let folder = String(file.prefix { $0 != "/" })
+                if file.contains("/") && !fileExists(path + "/sessions/" + folder) { #expect(mkdir(path + "/sessions/" + folder, 0o755) == 0) }
+                try writeFile(path + "/sessions/" + file, precious)
+            }
+            let dir = try DataDirectory(path: path, fsync: .batch)
+            #expect(try listDirectory(path + "/sessions").sorted() == [".DS_Store", ".git", "backup", "s"])
+            #expect(dir.startupNotes.sorted() == [
+                "sessions/.DS_Store is not this server's: left as it is",
+                "sessions/.git is not this server's: left as it is",
+            ])
+            let opened = failure { () throws(RecoveryError) in _ = try dir.open("backup") }
+            #expect(opened.map { "\($0)" } == "not a session (no snapshot or journal; it holds notes.txt): left as it is")
+            #expect(try fileBytes(path + "/sessions/backup/notes.txt") == precious)
+            let stored = try dir.open("s")
+            #expect(try Versions.replay(stored) == [1, 2] && stored.events.isEmpty && stored.cleanups.isEmpty)
+            #expect(try listDirectory(path + "/sessions/s").sorted() == ["journal.1", "journal.x", "notes.tmp", "snapshot.1"])
+        }
+    }
+
+    /// A removal's leftover that cannot be deleted is noted and deleted later, never fatal
+    /// (a start with one exited 1, and every session with it).
+    @Test func aLeftoverThatCannotBeDeletedIsRetried() throws {
+        try withTemporaryDirectory { path in
+            do { _ = try DataDirectory(path: path, fsync: .batch).create("a", writeSnapshot: Versions.writer([1])).close() }
+            #expect(rename(path + "/sessions/a", path + "/sessions/.a.removing.1") == 0)
+            let faults = StorageFaults()
+            faults.inject(.unlink, errno: EACCES, times: 1000, pathContains: ".removing.")
+            let dir = try DataDirectory(path: path, fsync: .batch, faults: faults)
+            #expect(dir.startupNotes.count == 1)
+            #expect(dir.startupNotes.first?.hasPrefix("could not remove sessions/.a.removing.1, what a removed session left (") == true, "\(dir.startupNotes)")
+            // A DELETE whose files cannot all be deleted: the session is gone, its files later.
+            let files = try dir.create("b", writeSnapshot: Versions.writer([1]))
+            try files.append(2)
+            #expect(dir.remove("b") != nil)
+            #expect(try dir.storedSessions() == [])
+            #expect(dir.removeLeftovers().count == 2)
+            #expect(try listDirectory(path + "/sessions").count == 2)
+            faults.clear()
+            #expect(dir.removeLeftovers() == [])
+            #expect(try listDirectory(path + "/sessions") == [])
+            #expect(dir.removeLeftovers() == [])
         }
     }
 

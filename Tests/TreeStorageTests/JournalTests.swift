@@ -185,10 +185,12 @@ import Testing
                 let stored = try dir.open("s")
                 #expect(try Versions.replay(stored) == [1, 2, 3, 4], "\(step)")
                 #expect(stored.snapshotGeneration == (step == "snapshot written" || step == "finished" ? 2 : 1), "\(step)")
+                // Finishing the compaction loses nothing: cleanups, not recovery events.
+                #expect(stored.events.isEmpty, "\(step)")
                 if step == "snapshot written" {
-                    #expect(stored.events == ["removed snapshot.1 (replaced by snapshot.2)", "removed journal.1 (older than snapshot.2)"])
+                    #expect(stored.cleanups == ["removed snapshot.1 (replaced by snapshot.2)", "removed journal.1 (older than snapshot.2)"])
                 } else {
-                    #expect(stored.events.isEmpty, "\(step)")
+                    #expect(stored.cleanups.isEmpty || stored.cleanups.allSatisfy { $0.hasSuffix("(a snapshot whose writing did not finish)") }, "\(step): \(stored.cleanups)")
                 }
                 // A compaction after the recovery finishes and leaves one generation.
                 let files2 = stored.files

@@ -94,7 +94,8 @@ extension TreeService {
     /// Records the last use of sessions that were only read since their last entry, so a
     /// restart keeps their expiry clock (at most a minute behind). Run every 10 s.
     public func recordUse() {
-        guard durability.directory != nil else { return }
+        guard let directory = durability.directory else { return }
+        for failure in directory.removeLeftovers() { durability.log("storage: \(failure)") }
         for session in registry.all {
             let used = registry.clock.wallTime(of: session.lastUsed)
             session.state.withLock { state in
@@ -186,6 +187,9 @@ extension TreeService {
             stored = try directory.open(id)
         } catch .incomplete {
             return .gone  // made by an upload that never got its 201: removed
+        } catch .notASession(let names) {
+            durability.log("storage: sessions/\(id) holds no snapshot or journal but other files (\(names.joined(separator: ", "))): not a session, left as it is")
+            return .gone
         } catch .io(let error) {
             durability.count(.loadFailed, "session \(id) cannot be read (\(error)); it stays on disk, answering 503")
             return .unreadable
@@ -193,6 +197,7 @@ extension TreeService {
             return quarantine(id, because: "\(error)")
         }
         for event in stored.events { durability.count(.truncatedTail, "session \(id): \(event)") }
+        for cleanup in stored.cleanups { durability.log("storage: session \(id): \(cleanup)") }
         let image: (store: TreeStore, caller: [UInt8])
         do {
             image = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0) }

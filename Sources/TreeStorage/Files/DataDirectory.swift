@@ -8,8 +8,12 @@ import Synchronization
 ///     <path>/LOCK                          flock()ed while this object lives
 ///     <path>/sessions/<id>/snapshot.<g>    the session's snapshot, generation g
 ///     <path>/sessions/<id>/journal.<g>     records appended after snapshot g (journal.<g+1>... after a rotation)
-///     <path>/sessions/<id>/*.tmp           a snapshot being written (removed by `open`)
-///     <path>/sessions/.<id>.removing       a session being removed (removed by `init`)
+///     <path>/sessions/<id>/snapshot.<g>.tmp  a snapshot being written (removed by `open`)
+///     <path>/sessions/.<id>.removing.<n>   a session being removed (removed by `init`, or
+///                                          by `removeLeftovers` after a failure)
+///
+/// Nothing else is touched: a file or folder of another name under `sessions/`, or in a
+/// session's folder, is left as it is (and named in `startupNotes` or `RecoveryError`).
 ///     <path>/quarantine/<id>.<unix-time>/  the files of a session moved aside
 ///
 /// Every method may be called from any thread.
@@ -28,6 +32,11 @@ public final class DataDirectory: Sendable {
     private let openFiles = Mutex<[String: SessionFiles]>([:])
     /// Numbers the names of removals, so that two never collide.
     private let removals = Atomic<Int>(0)
+    /// Whether a removal's leftover could not be deleted yet (`removeLeftovers` retries).
+    private let leftoversPending = Atomic<Bool>(false)
+    /// What `init` found under `sessions/` and left alone, or could not clean up: one line
+    /// each, for the caller's log.
+    public let startupNotes: [String]
 
     var sessionsPath: String { path + "/sessions" }
     var quarantinePath: String { path + "/quarantine" }
@@ -35,7 +44,7 @@ public final class DataDirectory: Sendable {
     /// Creates the directory (its parent must exist) with `sessions/` and `quarantine/` if
     /// missing, takes `LOCK` (a second `DataDirectory` on the same path, in this process or
     /// another, throws: "lock ... held by pid N"), and removes what an interrupted `remove`
-    /// left.
+    /// left (a leftover that cannot be removed is noted and retried, never fatal).
     public init(path: String, fsync: FsyncMode, faults: StorageFaults? = nil) throws(StorageError) {
         self.path = path
         self.fsync = fsync
@@ -55,16 +64,55 @@ public final class DataDirectory: Sendable {
         _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
         lockFD = Mutex(fd)
+        let foreign: [String]
         do {
             try fs.makeDirectory(path + "/sessions", existingOK: true)
             try fs.makeDirectory(path + "/quarantine", existingOK: true)
             try fs.syncDirectory(path)
-            for name in try fs.list(path + "/sessions") where name.hasPrefix(".") {
-                try fs.removeTree(path + "/sessions/" + name)
-            }
+            foreign = try fs.list(path + "/sessions").filter { $0.hasPrefix(".") && Self.removalName($0) == nil }
         } catch {
             Glibc.close(fd)
             throw error
+        }
+        let failures = Self.deleteLeftovers(in: path + "/sessions", fs: fs)
+        startupNotes = foreign.map { "sessions/\($0) is not this server's: left as it is" } + failures
+        leftoversPending.store(!failures.isEmpty, ordering: .relaxed)
+    }
+
+    /// The session id of a removal's leftover name, `.<id>.removing.<n>`; nil for any other.
+    static func removalName(_ name: String) -> String? {
+        guard name.hasPrefix("."), let dot = name.range(of: ".removing.", options: .backwards) else { return nil }
+        let id = String(name[name.index(after: name.startIndex) ..< dot.lowerBound])
+        let n = name[dot.upperBound...]
+        guard !n.isEmpty, n.allSatisfy({ $0.isASCII && $0.isNumber }), (try? check(id)) != nil else { return nil }
+        return id
+    }
+
+    /// Deletes what removals left (`.<id>.removing.<n>`), if any is known to be left.
+    /// Returns one line per leftover that still could not be deleted (it is tried again on
+    /// the next call); the service calls this from its upkeep.
+    /// - Complexity: one directory read when something is pending, else O(1)
+    @discardableResult
+    public func removeLeftovers() -> [String] {
+        guard leftoversPending.exchange(false, ordering: .relaxed) else { return [] }
+        let failures = Self.deleteLeftovers(in: sessionsPath, fs: fs)
+        if !failures.isEmpty { leftoversPending.store(true, ordering: .relaxed) }
+        return failures
+    }
+
+    /// Deletes every `.<id>.removing.<n>` in `sessions`; one line per one that could not be.
+    private static func deleteLeftovers(in sessions: String, fs: FileSystem) -> [String] {
+        do {
+            return try fs.list(sessions).filter { removalName($0) != nil }.compactMap { name in
+                do {
+                    try fs.removeTree(sessions + "/" + name)
+                    return nil
+                } catch {
+                    return "could not remove sessions/\(name), what a removed session left (\(error)); tried again later"
+                }
+            }
+        } catch {
+            return ["could not list sessions/ for what removed sessions left (\(error)); tried again later"]
         }
     }
 
@@ -176,17 +224,20 @@ public final class DataDirectory: Sendable {
 
     /// Opens a stored session for recovery: the latest snapshot's bytes (not checked: give
     /// them to `StoreImage.load`, and quarantine the session if it throws), and every
-    /// journal record after it, in order over the generations. Repairs on the way, each
-    /// reported in `events` (and counted in `stats.recoveryEvents`):
-    /// - temporary files (`*.tmp`) are removed, and snapshots and journals older than the
-    ///   latest snapshot (a compaction that did not finish deleting them);
-    /// - a journal ends at its first bad record (a length out of range or past the end, a
+    /// journal record after it, in order over the generations. On the way:
+    /// - files that lose nothing are removed, each reported in `cleanups`: temporary
+    ///   snapshots (`snapshot.<g>.tmp`), and snapshots and journals older than the latest
+    ///   snapshot (a compaction that did not finish deleting them);
+    /// - repairs that lose records are reported in `events` (and counted in
+    ///   `stats.recoveryEvents`): a journal ends at its first bad record (a length out of range or past the end, a
     ///   header cut short, a wrong CRC): the file is cut there (and synced), and the journals
     ///   of later generations are deleted (they follow records that are lost); likewise when
     ///   a journal generation is missing (the snapshot's own, or one between two others).
     ///
     /// Throws `missingSnapshot` when journals exist without a snapshot (quarantine them),
-    /// `incomplete` for a directory with neither (removed), `io` when a system call fails.
+    /// `incomplete` for a directory with neither (removed when it holds nothing else),
+    /// `notASession` for one with neither but other files (left as it is), `io` when a
+    /// system call fails.
     /// - Complexity: O(snapshot bytes + journal bytes)
     public func open(_ id: String) throws(RecoveryError) -> StoredSession {
         do {
@@ -198,28 +249,30 @@ public final class DataDirectory: Sendable {
         if openFiles.withLock({ $0[id] != nil }) {
             throw .io(StorageError(errno: EBUSY, operation: "open (the session's files are open)", path: dir))
         }
-        var events: [String] = []
+        var events: [String] = [], cleanups: [String] = []
         func event(_ text: String) {
             events.append(text)
             stats.recoveryEvent()
         }
         do {
-            var snapshots: [UInt64] = [], journals: [UInt64] = []
+            var snapshots: [UInt64] = [], journals: [UInt64] = [], others: [String] = []
             for name in try fs.list(dir) {
                 switch StoredFileName.parse(name) {
                 case (.temporary, _)?:
                     try fs.unlink(dir + "/" + name)
-                    event("removed \(name) (a snapshot whose writing did not finish)")
+                    cleanups.append("removed \(name) (a snapshot whose writing did not finish)")
                 case (.snapshot, let g)?: snapshots.append(g)
                 case (.journal, let g)?: journals.append(g)
-                case nil: break
+                case nil: others.append(name)
                 }
             }
             snapshots.sort()
             journals.sort()
             guard let generation = snapshots.last else {
                 if journals.isEmpty {
-                    try fs.removeTree(dir)
+                    // Only an unfinished create of ours is removed, and only when empty.
+                    guard others.isEmpty else { throw RecoveryError.notASession(names: Array(others.sorted().prefix(5))) }
+                    if rmdir(dir) != 0 && Glibc.errno != ENOENT { throw FileSystem.error("rmdir", dir) }
                     try fs.syncDirectory(sessionsPath)
                     throw RecoveryError.incomplete
                 }
@@ -227,11 +280,11 @@ public final class DataDirectory: Sendable {
             }
             for g in snapshots.dropLast() {
                 try fs.unlink(dir + "/" + StoredFileName.snapshot(g))
-                event("removed snapshot.\(g) (replaced by snapshot.\(generation))")
+                cleanups.append("removed snapshot.\(g) (replaced by snapshot.\(generation))")
             }
             for g in journals where g < generation {
                 try fs.unlink(dir + "/" + StoredFileName.journal(g))
-                event("removed journal.\(g) (older than snapshot.\(generation))")
+                cleanups.append("removed journal.\(g) (older than snapshot.\(generation))")
             }
             journals.removeAll { $0 < generation }
             let snapshotPath = dir + "/" + StoredFileName.snapshot(generation)
@@ -282,7 +335,7 @@ public final class DataDirectory: Sendable {
                                      snapshotBytes: snapshot.count, oldJournalBytes: kept.dropLast().reduce(0) { $0 + $1.bytes },
                                      directoryDirty: kept.isEmpty, onClose: onClose)
             return StoredSession(files: register(files), snapshot: snapshot, snapshotGeneration: generation,
-                                 records: records, events: events)
+                                 records: records, events: events, cleanups: cleanups)
         } catch let error as RecoveryError {
             throw error
         } catch let error as StorageError {
@@ -318,10 +371,10 @@ public final class DataDirectory: Sendable {
     /// the session is gone, even after a crash), then deleted. Returns the error instead of
     /// throwing it (nil: removed, or nothing was stored). When the rename fails nothing
     /// changed (the files stay open, the session stays stored); what is left of a removal
-    /// that failed after it is deleted by the next `init`.
+    /// that failed after it is deleted later (`removeLeftovers`, or the next `init`).
     @discardableResult
     public func remove(_ id: String) -> StorageError? {
-        do {
+        do throws(StorageError) {
             try Self.check(id)
             let files = openFiles.withLock { $0[id] }
             let dir = sessionPath(id)
@@ -333,7 +386,12 @@ public final class DataDirectory: Sendable {
             try fs.rename(dir, trash)
             files?.close()
             try fs.syncDirectory(sessionsPath)
-            try fs.removeTree(trash)
+            do throws(StorageError) {
+                try fs.removeTree(trash)
+            } catch {
+                leftoversPending.store(true, ordering: .relaxed)  // gone for the service; deleted later
+                throw error
+            }
             return nil
         } catch {
             return error
@@ -371,9 +429,13 @@ public struct StoredSession: Sendable {
     public let snapshotGeneration: UInt64
     /// Every good journal record after the snapshot, in order.
     public let records: [JournalRecord]
-    /// What recovery repaired or removed, one line each ("journal.3: a record with a bad
-    /// CRC at byte 4120, 52 records kept, truncated 37 bytes"). Empty after a clean shutdown.
+    /// What recovery repaired at the cost of records, one line each ("journal.3: a record
+    /// with a bad CRC at byte 4120, 52 records kept, truncated 37 bytes"). Empty after a
+    /// clean shutdown.
     public let events: [String]
+    /// Files recovery removed that held nothing the session needs (a snapshot whose
+    /// writing did not finish, files older than the latest snapshot), one line each.
+    public let cleanups: [String]
 }
 
 /// What `DataDirectory.info` finds of a stored session without reading its files.

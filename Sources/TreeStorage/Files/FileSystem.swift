@@ -93,6 +93,7 @@ struct FileSystem: Sendable {
 
     /// Removes a file; a file already gone is no error.
     func unlink(_ path: String) throws(StorageError) {
+        try fault(.unlink, path)
         if Glibc.unlink(path) != 0 && Glibc.errno != ENOENT { throw Self.error("unlink", path) }
     }
 

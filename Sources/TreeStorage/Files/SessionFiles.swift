@@ -408,9 +408,13 @@ enum StoredFileName {
     static func snapshot(_ generation: UInt64) -> String { "snapshot.\(generation)" }
     static func journal(_ generation: UInt64) -> String { "journal.\(generation)" }
 
-    /// `snapshot.<g>`, `journal.<g>` (g decimal, no sign or leading zero), or any `*.tmp`.
+    /// `snapshot.<g>`, `journal.<g>` or `snapshot.<g>.tmp` (g decimal, no sign or leading
+    /// zero): the names this server writes; nil for any other.
     static func parse(_ name: String) -> (Kind, UInt64)? {
-        if name.hasSuffix(".tmp") { return (.temporary, 0) }
+        if name.hasSuffix(".tmp") {
+            guard case (.snapshot, let g)? = parse(String(name.dropLast(4))) else { return nil }
+            return (.temporary, g)
+        }
         for (prefix, kind) in [("snapshot.", Kind.snapshot), ("journal.", Kind.journal)] where name.hasPrefix(prefix) {
             let digits = name.dropFirst(prefix.count)
             guard let first = digits.first, first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }),

@@ -56,6 +56,9 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
     /// The directory held neither a snapshot nor a journal: a `create` that did not finish
     /// (its upload was never acknowledged). The directory has been removed; forget the id.
     case incomplete
+    /// The directory holds no snapshot or journal, but other files (`names`, the first few)
+    /// that this server did not write: not a session. It is left as it is.
+    case notASession(names: [String])
     /// A system call failed (the directory is left as it was, apart from repairs done).
     case io(StorageError)
 
@@ -64,6 +67,7 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
         case .badSnapshot(let why): return "bad snapshot: \(why)"
         case .missingSnapshot: return "journal without a snapshot"
         case .incomplete: return "an unfinished create (no snapshot, no journal): removed"
+        case .notASession(let names): return "not a session (no snapshot or journal; it holds \(names.joined(separator: ", "))): left as it is"
         case .io(let error): return error.description
         }
     }

@@ -9,7 +9,7 @@ import Synchronization
 public final class StorageFaults: Sendable {
     /// The calls that can be made to fail.
     public enum Operation: String, Sendable, CaseIterable {
-        case open, write, fsync, rename, truncate
+        case open, write, fsync, rename, truncate, unlink
     }
 
     struct Rule {
