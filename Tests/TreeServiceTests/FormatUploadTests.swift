@@ -43,6 +43,37 @@ import TreeStorage
         #expect(h.call("GET", "/sessions/\(sid)/items/%2Fusr%2Fnew%2Fa")["title"]?.stringValue == "a")
     }
 
+    /// An id a body gives is at most 4,096 bytes, in every format and in inserts: one
+    /// longer answers 422 naming its length, and nothing is made (a 100 KB id was taken, and
+    /// its 201's `Location` was 100 KB). An inserted path's id (the parent's and the path)
+    /// too; an uploaded path list's ids are composed and not bound by it.
+    @Test func idsAreAtMost4096Bytes() {
+        let most = String(repeating: "x", count: 4096), over = String(repeating: "y", count: 4097)
+        for id in [most, over] {
+            let bodies: [(String, String)] = [
+                (#"[{"id":"\#(id)","title":"t"}]"#, "application/json"),
+                ("id,parentId,title\n\(id),,t\n", "text/csv"),
+                (#"{"id":"\#(id)","title":"t"}"# + "\n", "application/x-ndjson"),
+            ]
+            for (body, type) in bodies {
+                let created = create(body, type)
+                if id == most {
+                    #expect(created.status == 201, "\(type): \(created.text)")
+                } else {
+                    #expect(created.status == 422, "\(type): \(created.text)")
+                    #expect(created.text.contains("an id of 4097 bytes: ids are at most 4096 bytes"), "\(type): \(created.text)")
+                }
+            }
+        }
+        let sid = create(#"[{"id":"root","title":"r"}]"#, "application/json")["id"]!.stringValue!
+        let refused = h.call("POST", "/sessions/\(sid)/items", json: #"{"parentId":"root","nodes":[{"id":"\#(over)","title":"t"}]}"#)
+        #expect(refused.status == 422, "\(refused.text)")
+        let path = String(repeating: "p", count: 4092)
+        #expect(h.call("POST", "/sessions/\(sid)/items?parentId=root", json: path + "\n", contentType: "text/plain").status == 422)
+        #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1, "nothing was made")
+        #expect(h.call("POST", "/sessions/\(sid)/items?parentId=root", json: String(path.dropFirst()) + "\n", contentType: "text/plain").status == 201)
+    }
+
     @Test func eachFormatOpensASession() {
         let csv = create("id,parentId,title,owner\r\nb,a,\"Budget, 2026\",ann\r\na,,Finance,bob\r\n", "text/csv; charset=utf-8")
         #expect(csv.status == 201, "\(csv.text)")

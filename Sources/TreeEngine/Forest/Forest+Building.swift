@@ -4,10 +4,17 @@ public struct ForestLimits: Sendable, Equatable {
     public var maxNodes: Int
     /// The deepest nesting of nodes allowed (roots are level 0).
     public var maxDepth: Int
+    /// The longest id a body may give a node, in UTF-8 bytes (`setStringID`): an id is
+    /// spelled in URLs and `Location` headers, which clients and proxies cap at a few KiB.
+    /// Derived ids (path lists, documents) are composed, not given, and not bound by it.
+    public var maxIDBytes: Int
 
-    public init(maxNodes: Int = 100_000_000, maxDepth: Int = 1_000_000) {
+    public static let defaultMaxIDBytes = 4096
+
+    public init(maxNodes: Int = 100_000_000, maxDepth: Int = 1_000_000, maxIDBytes: Int = defaultMaxIDBytes) {
         self.maxNodes = maxNodes
         self.maxDepth = maxDepth
+        self.maxIDBytes = maxIDBytes
     }
 }
 
@@ -132,6 +139,9 @@ public struct ForestBuilder: NodeSink {
     }
 
     public mutating func setStringID(_ utf8: UnsafeRawBufferPointer) throws(NodeSinkError) {
+        if utf8.count > limits.maxIDBytes {
+            throw NodeSinkError(kind: .idTooLong(bytes: utf8.count, limit: limits.maxIDBytes))
+        }
         try setID(utf8, form: .string)
     }
 

@@ -47,8 +47,15 @@ public struct NodeSinkError: Error, Equatable, Sendable {
         case duplicateID(String)
         /// A configured limit was reached (node count, depth, bytes).
         case limitExceeded(String)
+        /// An id given longer than `ForestLimits.maxIDBytes`.
+        case idTooLong(bytes: Int, limit: Int)
     }
     public var kind: Kind
 
     public init(kind: Kind) { self.kind = kind }
+
+    /// What a reader says of an id over the limit.
+    public static func idTooLongMessage(bytes: Int, limit: Int) -> String {
+        "an id of \(bytes) bytes: ids are at most \(limit) bytes"
+    }
 }

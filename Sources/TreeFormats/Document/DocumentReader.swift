@@ -246,6 +246,7 @@ struct DocumentReader {
         switch error.kind {
         case .duplicateID(let id): .rule("duplicate member name: a second member has the pointer \"\(id)\"", at: offset)
         case .limitExceeded(let message): .limit(message, at: offset)
+        case .idTooLong(let bytes, let limit): .rule(NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit), at: offset)
         }
     }
 

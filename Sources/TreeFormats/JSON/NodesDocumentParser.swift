@@ -531,6 +531,8 @@ struct NodesDocumentParser {
             return .rule("duplicate id \"\(id)\"", at: offset)
         case .limitExceeded(let message):
             return .limit(message, at: offset)
+        case .idTooLong(let bytes, let limit):
+            return .rule(NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit), at: offset)
         }
     }
 

@@ -758,6 +758,9 @@ struct PathListReader {
                 throw TreeInputError(kind: .rule, message: "duplicate id \"\(id)\"", byteOffset: 0, line: 1, column: 1, path: "")
             case .limitExceeded(let message):
                 throw TreeInputError(kind: .limit, message: message, byteOffset: 0, line: 1, column: 1, path: "")
+            case .idTooLong(let bytes, let limit):
+                throw TreeInputError(kind: .rule, message: "an inserted path's id is the parent's id and the path: " + NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit),
+                                     byteOffset: 0, line: 1, column: 1, path: "")
             }
         }
     }

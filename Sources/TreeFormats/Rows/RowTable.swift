@@ -535,6 +535,9 @@ struct RowTable {
         case .limitExceeded(let message):
             let place = locate(Int(rows[failedRow].start), .row)
             return makeError(.limit, message, at: place.offset, path: place.path)
+        case .idTooLong(let bytes, let limit):
+            let place = locate(Int(rows[failedRow].start), .id)
+            return makeError(.rule, "\(lineLabel(place.offset)): " + NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit), at: place.offset, path: place.path)
         }
     }
 
