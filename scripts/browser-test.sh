@@ -2,7 +2,8 @@
 # Browser test of the demo page served at GET /: Debian's chromium driven by Playwright for
 # Python (Tests/Browser). Installs what is missing (apt chromium, pip playwright; never
 # `playwright install`), builds tree-server and runs the test, which starts the server on a free
-# loopback port (Tests/conftest.py) and saves the screenshot to docs/demo.png. Exits non-zero on
+# loopback port (Tests/conftest.py) and saves the screenshots to docs/ (demo.png, and demo-1280.png and
+# demo-420.png beside it: the 1280 and 420 px wide layouts). Exits non-zero on
 # failure.
 #
 #   scripts/browser-test.sh              # debug build in .build (what CI has already built)

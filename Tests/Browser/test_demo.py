@@ -3,7 +3,6 @@
 The tests run in file order against one page: the outline sample, then the generated tree of
 88,572 nodes (the seed's menuItems(targetNestLevel: 10, itemsInSection: 3)) expanded.
 """
-import math
 import os
 import random
 import re
@@ -11,7 +10,10 @@ import time
 
 import pytest
 
+from browser_ui import load, reach
+
 ROW_H = 26
+INDENT, INDENT_START = 18, 8  # px per level, px before the first level (demo.css, demo.js)
 N88K = 88572  # 3 + 9 + ... + 3^10
 
 
@@ -73,7 +75,7 @@ def row(page, index):
 
 
 def expected_indent(level0):
-    return 11 + 10 * level0 * math.exp(-level0 / max(40, level0))
+    return INDENT_START + INDENT * level0
 
 
 def check_rows_match(rows, expected_from_index):
@@ -86,12 +88,26 @@ def check_rows_match(rows, expected_from_index):
 @pytest.fixture(scope="module")
 def page(context, base_url):
     p = context.new_page()
+    p.uploads = []
+    p.on("request", lambda r: p.uploads.append(r.url) if r.method == "POST" and "/sessions" in r.url else None)
     p.goto(base_url + "/")
     return p
 
 
-def test_outline_sample_loads_by_default(page):
+def test_a_visit_creates_no_session_and_load_opens_the_outline_sample(page):
+    """GET / shows how to start and creates nothing; Load does; a reload reuses the session in the URL."""
+    page.wait_for_selector("#state:not([hidden])")
+    assert page.text_content("#state-title") == "No tree open yet"
+    page.wait_for_timeout(300)
+    assert page.uploads == [] and "session=" not in page.url
+    assert page.locator("#tree [role=treeitem]").count() == 0
+    page.click("#state button.primary")  # "Load the outline sample"
     counts(page, "38 rows of 38 nodes")
+    assert len(page.uploads) == 1
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    page.reload()
+    counts(page, "38 rows of 38 nodes")
+    assert len(page.uploads) == 1 and re.search(r"session=([^&]+)", page.url).group(1) == sid
     rows = visible(page)
     assert rows[0]["title"] == "Compositional Layout"
     assert rows[0]["level"] == 1 and rows[0]["expanded"] == "true" and rows[0]["hasButton"]
@@ -102,10 +118,8 @@ def test_outline_sample_loads_by_default(page):
 
 
 def test_generated_88k_expanded_renders_virtualized(page):
-    page.select_option("#sample", "gen88k")
-    page.select_option("#expand", "all")
     started = time.monotonic()
-    page.click("#load")
+    load(page, "gen88k", "all")
     counts(page, "88,572 rows of 88,572 nodes")
     print(f"88K session created and first rows shown in {time.monotonic() - started:.2f} s")
     rows = visible(page)
@@ -183,15 +197,16 @@ def test_search_highlights_matches_and_clearing_keeps_expansion(page):
     row(page, first).locator("button.disc").click()
     counts(page, "9 matches · 24 rows")
     # Prefix match, then case-sensitive: other views, each built afresh.
-    page.select_option("#match", "prefix")
+    reach(page, "#match").select_option("prefix")
     counts(page, "9 matches · 21 rows")
-    page.check("#case")
+    reach(page, "#case").check()
     counts(page, "0 matches · 0 rows")
-    assert page.locator("#empty").is_visible()
+    assert page.locator("#state").is_visible()
+    assert page.text_content("#state-title") == "No title matches “level 2, ITEM: 3”"
     page.fill("#search", "Level 1")
     counts(page, "9 matches · 12 rows")
-    page.uncheck("#case")
-    page.select_option("#match", "contains")
+    reach(page, "#case").uncheck()
+    reach(page, "#match").select_option("contains")
     # Clearing returns to the unfiltered view with its expansion state intact.
     page.fill("#search", "")
     counts(page, "88,569 rows of 88,572 nodes")
@@ -245,16 +260,16 @@ def test_keyboard_navigation(page):
 
 
 def test_expand_all_collapse_all_expand_to_depth(page):
-    page.click("#collapse-all")
+    reach(page, "#collapse-all").click()
     counts(page, "3 rows of 88,572 nodes")
     assert [r["expanded"] for r in visible(page)] == ["false"] * 3
-    page.fill("#depth", "2")
-    page.click("#expand-depth")
+    reach(page, "#depth").fill("2")
+    reach(page, "#expand-depth").click()
     counts(page, "39 rows of 88,572 nodes")  # levels 0 and 1 expanded: 3 + 9 + 27 rows
     rows = visible(page)
     assert [r["level"] for r in rows[:6]] == [1, 2, 3, 3, 3, 2]
     assert [r["expanded"] for r in rows[:3]] == ["true", "true", "false"]
-    page.click("#expand-all")
+    reach(page, "#expand-all").click()
     counts(page, "88,572 rows of 88,572 nodes")
     check_rows_match(visible(page), lambda i: MODEL[i])
 
@@ -289,9 +304,7 @@ def test_random_operations_keep_the_rows_in_step_with_the_server(page):
     """Random clicks, keys and view changes; after each, the rows shown are the server's."""
     seed = int(os.environ.get("BROWSER_TEST_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
-    page.select_option("#sample", "gen88k")
-    page.select_option("#expand", "2")
-    page.click("#load")
+    load(page, "gen88k", "2")
     counts(page, "39 rows of 88,572 nodes")
     filters = ["", "", "item: 1", "level 3", "2, item: 3"]
     current = ""
@@ -318,11 +331,11 @@ def test_random_operations_keep_the_rows_in_step_with_the_server(page):
             what = f"burst {keys}"
         elif op < 0.8:
             depth = rng.randrange(0, 5)
-            page.fill("#depth", str(depth))
-            page.click("#expand-depth")
+            reach(page, "#depth").fill(str(depth))
+            reach(page, "#expand-depth").click()
             what = f"expand to depth {depth}"
         elif op < 0.85:
-            page.click(rng.choice(["#collapse-all", "#expand-all"]))
+            reach(page, rng.choice(["#collapse-all", "#expand-all"])).click()
             what = "collapse/expand all"
         elif op < 0.93:
             current = rng.choice(filters)
@@ -357,10 +370,8 @@ def test_random_operations_keep_the_rows_in_step_with_the_server(page):
 def test_generated_797k_scaled_scrolling(page):
     big = model(12, 3)
     assert len(big) == 797160
-    page.select_option("#sample", "gen797k")
-    page.select_option("#expand", "all")
     started = time.monotonic()
-    page.click("#load")
+    load(page, "gen797k", "all")
     page.wait_for_function("document.getElementById('counts').textContent === '797,160 rows of 797,160 nodes'",
                            timeout=180000)
     print(f"797K session created and shown in {time.monotonic() - started:.2f} s")
@@ -420,10 +431,8 @@ def test_json_file_from_disk(page, tmp_path):
     ]
     path = tmp_path / "tree.json"
     path.write_text(__import__("json").dumps(nodes), encoding="utf-8")
-    page.select_option("#sample", "file")
-    page.select_option("#expand", "none")
     with page.expect_file_chooser() as chooser:
-        page.click("#load")
+        load(page, "file", "none")
     chooser.value.set_files(str(path))
     counts(page, "2 rows of 5 nodes")
     row(page, 0).locator("button.disc").click()
@@ -440,7 +449,7 @@ def test_json_file_from_disk(page, tmp_path):
     assert page.locator("#row-1 .title").inner_html() == "𝄞 <mark>music</mark> 𝄞 <mark>music</mark>"
     page.fill("#search", "")
     counts(page, "5 rows of 5 nodes")
-    page.select_option("#expand", "all")
+    reach(page, "#expand").select_option("all")
 
 
 def test_recovers_from_failed_row_requests(browser, base_url):
@@ -456,9 +465,7 @@ def test_recovers_from_failed_row_requests(browser, base_url):
 
     try:
         lonely.goto(base_url + "/")
-        counts(lonely, "38 rows of 38 nodes")
-        lonely.select_option("#sample", "gen88k")
-        lonely.click("#load")
+        load(lonely, "gen88k")
         counts(lonely, "88,572 rows of 88,572 nodes")
         lonely.route("**/rows?*", flaky)
         lonely.evaluate("document.getElementById('tree').scrollTop = 300000")
@@ -473,11 +480,8 @@ def test_screenshot(page):
     path = os.environ.get("SCREENSHOT")
     if not path:
         pytest.skip("SCREENSHOT not set")
-    page.select_option("#sample", "gen88k")
-    page.select_option("#expand", "all")
-    page.click("#load")
+    load(page, "gen88k", "all")
     counts(page, "88,572 rows of 88,572 nodes")
-    page.fill("#depth", "2")
     page.fill("#search", "item: 2")
     counts(page, "29,524 matches · 49,206 rows")
     row(page, 5).locator(".title").click()

@@ -7,6 +7,8 @@ import urllib.request
 
 import pytest
 
+from browser_ui import load, open_outline, reach
+
 CSV = "id,parentId,title,owner\r\nb1,a,\"Budget, 2026\",ann\r\na,,Finance,bob\r\nc,a,\"Quote \"\"Q1\"\"\",cy\r\n"
 NDJSON = '{"id":2,"parentId":1,"title":"Child"}\n{"id":1,"parentId":null,"title":"Root","expanded":true}\n'
 PATHS = "src/main.swift\nsrc/util/strings.swift\nREADME.md\ndocs/\n"
@@ -16,8 +18,7 @@ DOCUMENT = '{"store":{"book":[{"title":"Sayings","price":8.95}],"open":true}}'
 @pytest.fixture(scope="module")
 def page(context, base_url):
     p = context.new_page()
-    p.goto(base_url + "/")
-    p.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")
+    open_outline(p, base_url)
     return p
 
 
@@ -43,16 +44,14 @@ def titles(page):
 
 
 def choose(page, name, text, mime):
-    page.select_option("#expand", "all")
-    page.select_option("#sample", "file")
     with page.expect_file_chooser() as chooser:
-        page.click("#load")
+        load(page, "file", "all")
     chooser.value.set_files(files=[{"name": name, "mimeType": mime, "buffer": text.encode()}])
 
 
 def drop(page, name, text, mime):
     """A real drop event with a DataTransfer holding the file, on the tree."""
-    page.select_option("#expand", "all")
+    reach(page, "#expand").select_option("all")
     page.evaluate("""([name, text, mime]) => {
         const data = new DataTransfer();
         data.items.add(new File([text], name, { type: mime }));

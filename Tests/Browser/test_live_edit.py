@@ -232,7 +232,7 @@ def test_delete_asks_for_a_subtree_and_shows_in_the_other_tab(tabs, base_url, se
     a.keyboard.press("Delete")
     a.wait_for_selector("#confirm[open]")
     assert "Apricot" in a.text_content("#confirm-text")
-    assert a.evaluate("document.activeElement.id") == "confirm-delete"
+    assert a.evaluate("document.activeElement.id") == "confirm-cancel"  # the destructive button is not the default
     a.keyboard.press("Escape")  # cancels
     a.wait_for_selector("#confirm:not([open])", state="attached")
     assert a.evaluate("document.activeElement.id") == "tree"
@@ -355,15 +355,26 @@ def test_keyboard_only_editing(browser, context, base_url):
         kb.press("Control+v")
         page.wait_for_function("(() => { const r = (" + DOM_ROWS + ")(); return r.at(-1).title === 'Child keyed' && r.at(-1).level === 2; })()")
         kb.press("Home")
-        kb.press("Delete")  # Alpha has children: the dialog, its Delete button focused
+        kb.press("Delete")  # Alpha has children: the dialog, its Cancel button focused
         page.wait_for_selector("#confirm[open]")
+        assert page.evaluate("document.activeElement.id") == "confirm-cancel"
+        kb.press("Enter")  # Enter cancels: nothing is deleted
+        page.wait_for_selector("#confirm:not([open])", state="attached")
+        assert page.evaluate("document.activeElement.id") == "tree"
+        page.wait_for_timeout(200)
+        assert call(base_url, "GET", f"/sessions/{sid}/items/a")["title"] == "Alpha"
+        kb.press("Delete")
+        page.wait_for_selector("#confirm[open]")
+        kb.press("Tab")  # to Delete, then Enter
+        assert page.evaluate("document.activeElement.id") == "confirm-delete"
         kb.press("Enter")
         page.wait_for_function(lacks("Alpha"))
         assert page.evaluate("document.activeElement.id") == "tree"
-        # The toolbar is keyboard reachable too: Shift+Tab from the tree to "Keys", then to its buttons.
+        # The edit toolbar is keyboard reachable too: Tab from the tree to its first button, and back.
+        kb.press("Tab")
+        assert page.evaluate("document.activeElement.dataset.action") == "rename"
         kb.press("Shift+Tab")
-        kb.press("Shift+Tab")
-        assert page.evaluate("document.activeElement.dataset.action") == "paste"
+        assert page.evaluate("document.activeElement.id") == "tree"
         settle(page, base_url, sid)
         tree = call(base_url, "GET", f"/sessions/{sid}/tree")["nodes"]
         assert [n["title"] for n in tree] == ["Bravo", "Charlie", "Delta"]
@@ -381,6 +392,8 @@ def test_session_deleted_elsewhere_ends_the_stream(browser, context, base_url):
         call(base_url, "DELETE", f"/sessions/{sid}")
         page.wait_for_function("document.getElementById('status-request').textContent.includes('is gone')", timeout=1000)
         assert page.evaluate("document.getElementById('live').dataset.state") == "offline"
+        assert page.locator("#state").is_visible()
+        assert page.text_content("#state-title") == "This session was deleted — start a new one"
     finally:
         page.close()
 

@@ -11,14 +11,15 @@ import urllib.request
 
 import pytest
 
+from browser_ui import open_outline, reach
+
 FOCUSED = "() => { const e = document.querySelector('#tree .row.focused'); return e ? e.dataset.id : null; }"
 
 
 @pytest.fixture(scope="module")
 def page(context, base_url):
     p = context.new_page()
-    p.goto(base_url + "/")
-    p.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")
+    open_outline(p, base_url)
     return p
 
 
@@ -72,7 +73,7 @@ def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_u
     rows = get(base_url, f"/sessions/{sid}/rows?filter=ce&limit=100")["rows"]
     assert rows[0]["expanded"] is False and rows[0]["matchesBelow"] > 0
     badge = page.locator("#row-0 .badge")
-    assert badge.text_content() == f"{rows[0]['matchesBelow']} inside"
+    assert badge.text_content() == f"{rows[0]['matchesBelow']} matches"
     assert page.locator("#tree .badge").count() == sum(
         1 for r in rows if r["hasChildren"] and not r["expanded"] and r["matchesBelow"] > 0)
     # The first match is under it: going there reveals it.
@@ -98,9 +99,9 @@ def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_u
 def test_match_modes_and_options(page, base_url, mode, text, diacritics, leaves):
     """The mode and option switches name the view: the page shows the counts the API gives."""
     sid = re.search(r"session=([^&]+)", page.url).group(1)
-    page.select_option("#match", mode)
-    page.set_checked("#diacritics", diacritics)
-    page.set_checked("#leaves", leaves)
+    reach(page, "#match").select_option(mode)
+    reach(page, "#diacritics").set_checked(diacritics)
+    reach(page, "#leaves").set_checked(leaves)
     page.fill("#search", text)
     query = f"filter={urllib.request.quote(text)}&match={mode}" \
         + ("&diacritics=insensitive" if diacritics else "") + ("&leavesOnly=true" if leaves else "")
@@ -110,7 +111,7 @@ def test_match_modes_and_options(page, base_url, mode, text, diacritics, leaves)
     page.wait_for_function("t => document.getElementById('counts').textContent === t", arg=text_expected)
     idle(page)
     page.fill("#search", "")
-    page.select_option("#match", "contains")
-    page.set_checked("#diacritics", False)
-    page.set_checked("#leaves", False)
+    reach(page, "#match").select_option("contains")
+    reach(page, "#diacritics").set_checked(False)
+    reach(page, "#leaves").set_checked(False)
     page.wait_for_function("document.getElementById('counts').textContent === '38 rows of 38 nodes'")

@@ -17,20 +17,75 @@ const CACHE_CAP = 200000;      // loaded rows kept; farther ones are dropped pas
 const POLL_MS = 5000;          // without a live event stream: how often to look for others' changes
 const RESUBSCRIBE_MS = 5000;   // after the event stream failed for good (EventSource gave up)
 const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline at once
+const INDENT = 18;             // px per level, must match --indent
+const INDENT_START = 8;        // px before the first level's disclosure
+const TYPEAHEAD_MS = 700;      // letters typed within this time make one type-ahead prefix
+const NARROW = matchMedia("(max-width: 760px)");  // must match demo.css
 
 const $ = (id) => document.getElementById(id);
 const ui = {
+  bar: $("bar"), menuToggle: $("menu-toggle"), openMenu: $("open-menu"), treeName: $("tree-name"), detailsToggle: $("details-toggle"),
   loader: $("loader"), sample: $("sample"), expand: $("expand"), file: $("file"), session: $("session"),
   search: $("search"), match: $("match"), caseSensitive: $("case"), diacritics: $("diacritics"), leavesOnly: $("leaves"), counts: $("counts"), matchPlace: $("match-place"), prevMatch: $("prev-match"), nextMatch: $("next-match"),
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
-  tree: $("tree"), spacer: $("spacer"), layer: $("layer"), empty: $("empty"),
+  tree: $("tree"), spacer: $("spacer"), layer: $("layer"),
+  state: $("state"), stateIcon: $("state-icon"), stateTitle: $("state-title"), stateText: $("state-text"), stateActions: $("state-actions"),
   request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
   confirm: $("confirm"), confirmText: $("confirm-text"), editBar: $("edit-bar"),
+  detailsTitle: $("details-title"), detailsId: $("details-id"), detailsPlace: $("details-place"), detailsData: $("details-data"),
 };
+// ---------------------------------------------------------------- icons
+// 16×16 line drawings, used as CSS masks (`.i-NAME` sets `--icon`, `.i` paints it in the text colour).
+
+const ICONS = {
+  logo: "<rect x='1.5' y='1.5' width='5' height='4' rx='1'/><rect x='9.5' y='6' width='5' height='4' rx='1'/><rect x='9.5' y='11' width='5' height='4' rx='1'/><path d='M4 5.5V13h5.5M4 8h5.5'/>",
+  search: "<circle cx='7' cy='7' r='4.5'/><path d='M10.5 10.5 14 14'/>",
+  "chevron-up": "<path d='M4 10l4-4 4 4'/>",
+  "chevron-down": "<path d='M4 6l4 4 4-4'/>",
+  menu: "<path d='M2.5 4h11M2.5 8h11M2.5 12h11'/>",
+  open: "<path d='M1.5 13V3.5h4.5l1.5 1.5h5.5v2.5'/><path d='M1.5 13l2.5-5.5h10.5L12 13z'/>",
+  sliders: "<path d='M2 4h7M12 4h2M2 12h2M7 12h7'/><circle cx='10.5' cy='4' r='1.5'/><circle cx='5.5' cy='12' r='1.5'/>",
+  expand: "<path d='M8 1.5v13M5 4.5l3-3 3 3M5 11.5l3 3 3-3'/>",
+  collapse: "<path d='M8 1.5V6M8 10v4.5M5 3.5l3 3 3-3M5 12.5l3-3 3 3'/>",
+  depth: "<path d='M2.5 3h11M5 6.5h8.5M7.5 10h6M10 13.5h3.5'/>",
+  keys: "<rect x='1.5' y='4' width='13' height='8' rx='1.5'/><path d='M4 7h1M7 7h1M10 7h2M5 9.5h6'/>",
+  details: "<rect x='1.5' y='2.5' width='13' height='11' rx='1.5'/><path d='M10 2.5v11M11.8 5.5h1M11.8 8h1'/>",
+  rename: "<path d='M10.5 2.5l3 3-8 8H2.5v-3z'/>",
+  delete: "<path d='M2.5 4h11M6 4V2.5h4V4M4 4l.8 9.5h6.4L12 4M6.5 6.5v5M9.5 6.5v5'/>",
+  add: "<path d='M8 3v10M3 8h10'/>",
+  "add-child": "<path d='M3 2.5V8h5.5M6.5 6l2 2-2 2M12.5 9v5M10 11.5h5'/>",
+  "move-up": "<path d='M8 13.5v-11M4 6.5l4-4 4 4'/>",
+  "move-down": "<path d='M8 2.5v11M4 9.5l4 4 4-4'/>",
+  outdent: "<path d='M2 3v10M14 8H5.5M8.5 5 5.5 8l3 3'/>",
+  indent: "<path d='M14 3v10M2 8h8.5M7.5 5l3 3-3 3'/>",
+  cut: "<circle cx='4.5' cy='12' r='2'/><circle cx='11.5' cy='12' r='2'/><path d='M6 10.5 12 2M10 10.5 4 2'/>",
+  paste: "<rect x='3' y='3' width='10' height='11.5' rx='1.5'/><path d='M6 3V1.5h4V3M6 8h4M6 11h4'/>",
+  folder: "<path d='M1.5 3h4.5l1.5 1.5h7v9h-13z' fill='black'/>",
+  "folder-open": "<path d='M1.5 13V3h4.5l1.5 1.5h5v2.5'/><path d='M1.5 13l2.5-6h11l-2.5 6z' fill='black'/>",
+  file: "<path d='M3.5 1.5h6l3 3v10h-9zM9.5 1.5v3h3M5.5 8h5M5.5 10.5h5'/>",
+  expired: "<circle cx='8' cy='8' r='6.5'/><path d='M8 4.5V8l2.5 2'/>",
+  empty: "<path d='M1.5 3h4.5l1.5 1.5h7v9h-13z'/>",
+  "no-match": "<circle cx='7' cy='7' r='4.5'/><path d='M10.5 10.5 14 14M5.5 5.5l3 3M8.5 5.5l-3 3'/>",
+};
+{
+  const svg = (body) => "data:image/svg+xml," + encodeURIComponent("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16' "
+    + "fill='none' stroke='black' stroke-width='1.5' stroke-linecap='round' stroke-linejoin='round'>" + body + "</svg>");
+  const style = document.createElement("style");
+  style.textContent = Object.entries(ICONS).map(([name, body]) => `.i-${name} { --icon: url("${svg(body)}"); }`).join("\n");
+  document.head.append(style);
+}
+/** An icon element: `<span class="i i-NAME">`, hidden from assistive technology. */
+function icon(name) {
+  const span = document.createElement("span");
+  span.className = "i i-" + name;
+  span.setAttribute("aria-hidden", "true");
+  return span;
+}
+
 const fmt = (n) => Number(n).toLocaleString("en-US");
 const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
-/** The seed's indentation for deep trees, in px, for a 0-based level. */
-const indent = (level) => 11 + 10 * level * Math.exp(-level / Math.max(40, level));
+/** A row's left padding, in px, for a 0-based level: the same step at every depth. */
+const indent = (level) => INDENT_START + INDENT * level;
 
 const S = {
   sid: null, own: false, nodeCount: 0,
@@ -41,6 +96,8 @@ const S = {
   focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, note: null, // note: shown once the view (re)opened
   es: null, lastEventId: null, events: [], resubscribeTimer: 0, // the view's event stream and its events not applied yet
   edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
+  gone: null,       // why the session cannot be shown ({ kind, sid, detail }), shown over the tree
+  shownState: "", shownDetails: undefined, typed: "", typedAt: 0,
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -201,6 +258,7 @@ function paint(el, row, i) {
     delete el.dataset.id;
     el.draggable = false;
     el.style.paddingLeft = "";
+    el.style.backgroundSize = "";
     el.replaceChildren();
     return;
   }
@@ -220,7 +278,8 @@ function paint(el, row, i) {
   el.draggable = true;
   if (row.hasChildren) el.setAttribute("aria-expanded", row.expanded ? "true" : "false");
   else el.removeAttribute("aria-expanded");
-  el.style.paddingLeft = indent(row.level).toFixed(2) + "px";
+  el.style.paddingLeft = indent(row.level) + "px";
+  el.style.backgroundSize = INDENT * row.level + "px 100%";  // one indent guide per ancestor
   let lead;
   if (row.hasChildren) {
     lead = document.createElement("button");
@@ -231,15 +290,15 @@ function paint(el, row, i) {
     lead.title = row.expanded ? "Collapse (shift: with descendants)" : "Expand (shift: with descendants)";
   } else {
     lead = document.createElement("span");
-    lead.className = "leaf";
+    lead.className = "no-disc";
   }
-  el.replaceChildren(lead, titleElement(row));
+  el.replaceChildren(lead, icon(row.hasChildren ? (row.expanded ? "folder-open" : "folder") : "file"), titleElement(row));
   // A collapsed folder of a filtered view says how many matches it hides.
   if (S.filter && row.hasChildren && !row.expanded && row.matchesBelow > 0) {
     const badge = document.createElement("span");
     badge.className = "badge";
-    badge.textContent = fmt(row.matchesBelow) + " inside";
-    badge.title = `${fmt(row.matchesBelow)} ${row.matchesBelow === 1 ? "match" : "matches"} inside`;
+    badge.textContent = `${fmt(row.matchesBelow)} ${row.matchesBelow === 1 ? "match" : "matches"}`;
+    badge.title = badge.textContent + " inside (collapsed)";
     el.append(badge);
   }
 }
@@ -276,18 +335,18 @@ function render() {
     const row = S.rows[S.edit.index];
     const level = row ? row.level : S.edit.level;
     editor.style.transform = "translateY(" + Math.round(S.edit.index * ROW_H + shift) + "px)";
-    editor.style.left = (indent(level) + 24).toFixed(0) + "px";
+    editor.style.left = indent(level) + 36 + "px";  // over the title: after the disclosure and the icon
   }
   const active = S.els.get(S.focus);
   if (active && active._row && !S.edit) ui.tree.setAttribute("aria-activedescendant", active.id);
   else ui.tree.removeAttribute("aria-activedescendant");
-  ui.empty.hidden = !(S.ready && S.total === 0);
-  ui.empty.textContent = S.filter ? "No title matches “" + S.filter + "”." : "The tree is empty.";
+  showState(S.gone || (!S.sid ? { kind: "start" } : S.ready && S.total === 0 ? { kind: S.filter ? "no-match" : "empty" } : null));
+  showDetails(focusedRow());
   updateBusy();
 }
 
 function updateBusy() {
-  const busy = !S.ready || S.mutating > 0 || S.inflight.length > 0;
+  const busy = (!S.ready && S.sid != null && !S.gone) || S.mutating > 0 || S.inflight.length > 0;
   ui.tree.setAttribute("aria-busy", busy ? "true" : "false");
 }
 
@@ -297,7 +356,95 @@ function updateCounts() {
   ui.counts.textContent = S.filter
     ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
     : `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"} of ${fmt(S.nodeCount)} nodes`;
-  ui.view.textContent = S.sid ? `session ${S.sid} · v${S.version}` : "";
+  ui.view.textContent = S.sid ? `v${S.version}` : "";
+}
+
+// ---------------------------------------------------------------- states and details
+
+/** What the tree area shows instead of rows (`S.gone`, or derived in `render`), with what to do next. */
+function stateView(st) {
+  const startOver = [["Start a new session", () => loadSample("outline"), true], ["Open a file or another sample…", openLoader]];
+  switch (st.kind) {
+    case "start": return { icon: "logo", title: "No tree open yet",
+      text: "Load the outline sample (38 nodes), a generated tree of 88,572 or 797,160 nodes, or a file of your own (JSON, CSV, NDJSON, a path list): drop it on this page.",
+      actions: [["Load the outline sample", () => loadSample("outline"), true], ["Open…", openLoader]] };
+    case "gone": return { icon: "expired", error: true, title: "This session has expired — start a new one",
+      text: `Session “${st.sid}” is not on the server any more: a session ends after a time without use, or when it is deleted.`, actions: startOver };
+    case "deleted": return { icon: "expired", error: true, title: "This session was deleted — start a new one",
+      text: `Session “${st.sid}” was deleted by another client.`, actions: startOver };
+    case "error": return { icon: "expired", error: true, title: "The session could not be opened",
+      text: `Session “${st.sid}”: ${st.detail}`, actions: [["Try again", () => attach(st.sid), true], ...startOver] };
+    case "empty": return { icon: "empty", title: "The tree is empty",
+      text: "Every item was deleted, or the tree had none.", actions: [["Add an item", newSibling, true]] };
+    default: return { icon: "no-match", title: `No title matches “${S.filter}”`,
+      text: "Try fewer letters, another match mode, or leave the filter empty to see the whole tree.", actions: [["Clear the filter", clearFilter, true]] };
+  }
+}
+
+/** Shows the state `st` over the tree area (null: the rows). */
+function showState(st) {
+  const key = st ? JSON.stringify([st.kind, st.sid, st.detail, st.kind === "no-match" ? S.filter : ""]) : "";
+  if (key === S.shownState) return;
+  S.shownState = key;
+  ui.state.hidden = !st;
+  if (!st) return;
+  const view = stateView(st);
+  ui.state.dataset.kind = view.error ? "error" : "info";
+  ui.stateIcon.className = "i i-" + view.icon;
+  ui.stateTitle.textContent = view.title;
+  ui.stateText.textContent = view.text;
+  ui.stateActions.replaceChildren(...view.actions.map(([label, run, primary]) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    if (primary) button.className = "primary";
+    button.textContent = label;
+    button.addEventListener("click", () => run());
+    return button;
+  }));
+}
+
+/** A node's `data`: a table when it is an object of plain values, else its JSON. */
+function dataView(data) {
+  const plain = (v) => v === null || typeof v !== "object";
+  if (data && typeof data === "object" && !Array.isArray(data) && Object.values(data).every(plain)) {
+    const table = document.createElement("table");
+    for (const [key, value] of Object.entries(data)) {
+      const tr = table.insertRow(), th = document.createElement("th");
+      th.textContent = key;
+      tr.append(th);
+      tr.insertCell().textContent = typeof value === "string" ? value : JSON.stringify(value);
+    }
+    return table;
+  }
+  const pre = document.createElement("pre");
+  const text = JSON.stringify(data, null, 2);
+  pre.textContent = text.length > 20000 ? text.slice(0, 20000) + "\n…" : text;
+  return pre;
+}
+
+const muted = (text) => { const span = document.createElement("span"); span.className = "none"; span.textContent = text; return span; };
+
+/** The details pane: the focused row's title, id, place and `data`; the edit buttons it enables. */
+function showDetails(row) {
+  for (const button of ui.editBar.querySelectorAll("button")) {
+    button.disabled = !S.ready || (!row && !(button.dataset.action === "new-sibling" && S.total === 0));
+  }
+  if (row === S.shownDetails) return;
+  S.shownDetails = row;
+  if (!row) {
+    ui.detailsTitle.replaceChildren(muted(S.ready ? "No row is focused" : "No tree open"));
+    for (const dd of [ui.detailsId, ui.detailsPlace, ui.detailsData]) dd.replaceChildren();
+    return;
+  }
+  ui.detailsTitle.textContent = String(row.title);
+  const code = document.createElement("code");
+  code.textContent = idText(row.id);
+  ui.detailsId.replaceChildren(code);
+  const place = [`level ${row.level + 1}`];
+  if (row.position != null) place.push(`${fmt(row.position + 1)} of ${fmt(row.siblingCount)} siblings`);
+  place.push(row.hasChildren ? (row.expanded ? "expanded" : "collapsed") : "no children");
+  ui.detailsPlace.textContent = place.join(" · ");
+  ui.detailsData.replaceChildren("data" in row ? dataView(row.data) : muted("none"));
 }
 
 /** A notice that stays in view for a while (conflicts, refused edits): `role="alert"`. */
@@ -466,12 +613,14 @@ function resync(page) {
   ensureRows();
 }
 
-function lost(e) {
+/** The session is gone (404, or the event stream's `end`): `kind` "gone" or "deleted" says why, over the tree. */
+function lost(e, kind = "gone") {
   S.ready = false;
+  S.gone = { kind, sid: S.sid };
   unsubscribe("offline", "The session is gone");
   finishEdit(false);
   showMessage(`Session ${S.sid} is gone (${e.message}). Load a sample to start a new one.`, true);
-  updateBusy();
+  scheduleRender();
 }
 
 /** Fetches the rows around the viewport again (after a 412, or when events were missed). */
@@ -641,11 +790,7 @@ function subscribe(resume) {
   es.addEventListener("end", mine((e) => {
     let reason = "";
     try { reason = JSON.parse(e.data).reason || ""; } catch (err) { /* none */ }
-    unsubscribe("offline", "The session is gone");
-    S.ready = false;
-    finishEdit(false);
-    showMessage(`Session ${S.sid} is gone${reason ? " (" + reason + ")" : ""}. Load a sample to start a new one.`, true);
-    updateBusy();
+    lost(new Error(reason || "ended"), reason === "deleted" ? "deleted" : "gone");
   }));
   es.addEventListener("error", mine(() => {
     if (es.readyState !== EventSource.CLOSED) { setLive("connecting"); return; }  // EventSource retries by itself
@@ -894,8 +1039,7 @@ function deleteFocused() {
     ui.tree.focus({ preventScroll: true });
     if (ui.confirm.returnValue === "delete") remove();
   };
-  ui.confirm.showModal();
-  $("confirm-delete").focus();
+  ui.confirm.showModal();  // Cancel has `autofocus`: Enter never deletes a subtree
 }
 
 // ---- move
@@ -1073,11 +1217,34 @@ ui.tree.addEventListener("keydown", (e) => {
         case "Enter":
           if (row && row.hasChildren) toggle(f, undefined, e.shiftKey);
           break;
-        default: return;
+        default:
+          // A printable character (a space only after another one) is type-ahead.
+          if (e.key.length !== 1 || (e.key === " " && !typingAhead())) return;
+          typeAhead(e.key);
       }
   }
   e.preventDefault();
 });
+
+const typingAhead = () => performance.now() - S.typedAt < TYPEAHEAD_MS;
+
+/**
+ * Type-ahead, as the ARIA tree pattern has it: the focus moves to the next row whose title starts
+ * with the letters typed in quick succession (the same letter again: the next row starting with
+ * it), around the end. Only the rows loaded (those near the viewport) are looked at.
+ */
+function typeAhead(ch) {
+  S.typed = typingAhead() ? S.typed + ch.toLocaleLowerCase() : ch.toLocaleLowerCase();
+  S.typedAt = performance.now();
+  const again = [...S.typed].every((c) => c === S.typed[0]);
+  const prefix = again ? S.typed[0] : S.typed;
+  // A longer prefix may still fit the focused row; a first or repeated letter looks past it.
+  const start = Math.max(0, again ? S.focus + 1 : S.focus);
+  for (let k = 0; k < S.total; k++) {
+    const i = (start + k) % S.total, r = S.rows[i];
+    if (r && String(r.title).toLocaleLowerCase().startsWith(prefix)) { setFocus(i); return; }
+  }
+}
 
 ui.tree.addEventListener("click", (e) => {
   const el = e.target.closest(".row");
@@ -1162,6 +1329,47 @@ ui.editBar.addEventListener("click", (e) => {
   action();
 });
 
+// ---- the toolbar's menus (<details>): one open at a time; a click elsewhere or Escape closes
+// it, so does an action in it. On narrow screens the toolbar's secondary controls are a menu too.
+
+const menus = [...document.querySelectorAll("details.menu")];
+
+function setBarMenu(open) {
+  ui.bar.classList.toggle("menu-open", open);
+  ui.menuToggle.setAttribute("aria-expanded", String(open));
+}
+
+function closeMenus() {
+  for (const m of menus) m.open = false;
+  setBarMenu(false);
+}
+
+/** Opens the Open menu: what to load. */
+function openLoader() {
+  ui.openMenu.open = true;
+  ui.sample.focus();
+}
+
+for (const m of menus) m.addEventListener("toggle", () => { if (m.open) for (const other of menus) if (other !== m && !other.contains(m)) other.open = false; });
+document.addEventListener("pointerdown", (e) => {
+  for (const m of menus) if (m.open && !m.contains(e.target)) m.open = false;
+  if (!ui.bar.contains(e.target)) setBarMenu(false);
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  const open = menus.find((m) => m.open);
+  if (open) { open.open = false; open.querySelector("summary").focus(); } else if (ui.bar.classList.contains("menu-open")) { setBarMenu(false); ui.menuToggle.focus(); }
+});
+ui.menuToggle.addEventListener("click", () => setBarMenu(!ui.bar.classList.contains("menu-open")));
+
+/** The details pane: beside the tree on wide screens (shown at first), a sheet on narrow ones. */
+function showDetailsPane(shown) {
+  document.body.classList.toggle("details-shown", shown);
+  ui.detailsToggle.setAttribute("aria-expanded", String(shown));
+}
+showDetailsPane(!NARROW.matches);
+ui.detailsToggle.addEventListener("click", () => { showDetailsPane(!document.body.classList.contains("details-shown")); setBarMenu(false); });
+
 ui.tree.addEventListener("scroll", () => { scheduleRender(); ensureRows(); }, { passive: true });
 new ResizeObserver(() => { scheduleRender(); ensureRows(); }).observe(ui.tree);
 
@@ -1224,6 +1432,12 @@ function applySearch() {
   openView(text ? null : S.saved);
 }
 
+function clearFilter() {
+  ui.search.value = "";
+  applySearch();
+  ui.search.focus();
+}
+
 ui.search.addEventListener("input", () => {
   clearTimeout(S.searchTimer);
   S.searchTimer = setTimeout(applySearch, ui.search.value ? 250 : 0);
@@ -1268,11 +1482,13 @@ ui.caseSensitive.addEventListener("change", soon);
 ui.diacritics.addEventListener("change", soon);
 ui.leavesOnly.addEventListener("change", soon);
 
-ui.expandAll.addEventListener("click", () => sessionWide({ expandAll: true }));
-ui.collapseAll.addEventListener("click", () => sessionWide({ collapseAll: true }));
+ui.expandAll.addEventListener("click", () => { closeMenus(); sessionWide({ expandAll: true }); });
+ui.collapseAll.addEventListener("click", () => { closeMenus(); sessionWide({ collapseAll: true }); });
 ui.expandDepth.addEventListener("click", () => {
   const n = Math.floor(Number(ui.depth.value));
-  if (Number.isFinite(n) && n >= 0) sessionWide({ expandDepth: n });
+  if (!Number.isFinite(n) || n < 0) return;
+  closeMenus();
+  sessionWide({ expandDepth: n });
 });
 
 // ---------------------------------------------------------------- sessions
@@ -1306,8 +1522,11 @@ function resetSearch() {
   S.saved = null;
 }
 
-/** Opens a session on `body`; `upload` says how it is sent: the path and Content-Type of another format. */
-async function createSession(body, label, upload) {
+/**
+ * Opens a session on `body`; `upload` says how it is sent: the path and Content-Type of another
+ * format. `label` names it in the status line, `name` in the toolbar.
+ */
+async function createSession(body, label, name, upload) {
   const size = typeof body === "string" ? body.length : body.size;
   const mb = size / 1048576;
   showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(size) + " bytes"})…`);
@@ -1333,43 +1552,50 @@ async function createSession(body, label, upload) {
   }
   if (S.own && S.sid && S.sid !== summary.id) api("DELETE", sessionPath(), undefined, true).catch(() => {});
   S.note = { text: ui.request.textContent + ` · ${label}`, isError: false };
-  attached(summary, true);
+  attached(summary, true, name);
 }
 
-function attached(summary, own) {
+/** Shows session `summary` (`own`: this page made it); `name` says what it holds. */
+function attached(summary, own, name) {
   S.sid = summary.id;
   S.own = own;
+  S.gone = null;
   S.nodeCount = summary.nodeCount;
   history.replaceState(null, "", "?session=" + encodeURIComponent(summary.id));
-  ui.session.replaceChildren("Session ");
+  ui.treeName.textContent = `${name || "Session " + summary.id} · ${fmt(summary.nodeCount)} ${summary.nodeCount === 1 ? "node" : "nodes"}`;
+  ui.treeName.parentElement.title = ui.treeName.textContent + ": open another tree";
   const link = document.createElement("a");
   link.href = "/?session=" + encodeURIComponent(summary.id);
   link.textContent = summary.id;
   link.title = "Open this session in another tab: each view's expansion is kept by the server";
-  ui.session.append(link);
+  ui.session.replaceChildren(link);
   resetSearch();
   openView();
 }
 
 async function attach(id) {
   S.sid = id;
+  S.gone = null;
+  scheduleRender();
   try {
     const summary = await api("GET", sessionPath());
     attached(summary, false);
   } catch (e) {
-    S.sid = null;
+    S.gone = { kind: e.status === 404 ? "gone" : "error", sid: id, detail: e.message };
     showMessage(`Cannot attach to session “${id}”: ${e.message}. Load a sample instead.`, true);
+    scheduleRender();
   }
 }
 
 /** The outline sample (outline-small.json), which the server puts into the page as a JSON block. */
 const outlineSample = () => JSON.parse($("outline-sample").textContent);
 
-async function loadSample() {
-  const kind = ui.sample.value, expand = expandChoice();
+/** Loads a sample (`kind`: a value of the Tree choice) expanded as chosen; "file" asks for a file. */
+async function loadSample(kind = ui.sample.value) {
+  const expand = expandChoice();
   if (kind === "file") { ui.file.value = ""; ui.file.click(); return; }
   if (kind === "outline") {
-    await createSession(JSON.stringify({ nodes: outlineSample().nodes, expand }), "the outline sample");
+    await createSession(JSON.stringify({ nodes: outlineSample().nodes, expand }), "the outline sample", "Outline sample");
     return;
   }
   const [levels, per] = kind === "gen797k" ? [12, 3] : [10, 3];
@@ -1379,7 +1605,7 @@ async function loadSample() {
   const tree = generate(levels, per);
   const ms = Math.round(performance.now() - t0);
   await createSession('{"expand":' + JSON.stringify(expand) + ',"nodes":' + tree.json + "}",
-    `${fmt(tree.count)} generated nodes (made in ${ms} ms)`);
+    `${fmt(tree.count)} generated nodes (made in ${ms} ms)`, "Generated tree");
 }
 
 /** How a file is sent, by its name (or type): CSV and NDJSON rows and path lists as they are. */
@@ -1403,7 +1629,7 @@ function isNodesDocument(doc) {
 async function loadFile(file) {
   const upload = uploadOf(file);
   if (upload) {
-    await createSession(file, `${file.name} (${upload.what})`, upload);
+    await createSession(file, `${file.name} (${upload.what})`, file.name, upload);
     return;
   }
   let doc;
@@ -1414,13 +1640,13 @@ async function loadFile(file) {
     return;
   }
   if (!isNodesDocument(doc)) {
-    await createSession(file, `${file.name} (a JSON document)`, { path: "/sessions?format=document", type: "application/json" });
+    await createSession(file, `${file.name} (a JSON document)`, file.name, { path: "/sessions?format=document", type: "application/json" });
     return;
   }
   const expand = expandChoice();
   if (Array.isArray(doc)) doc = { nodes: doc, expand };
   else if (!("expand" in doc)) doc.expand = expand;
-  await createSession(JSON.stringify(doc), file.name);
+  await createSession(JSON.stringify(doc), file.name, file.name);
 }
 
 // A file dropped anywhere on the page opens it (rows dragged inside the tree are moves).
@@ -1439,7 +1665,7 @@ document.addEventListener("drop", (e) => {
   if (e.dataTransfer.files.length) loadFile(e.dataTransfer.files[0]);
 });
 
-ui.loader.addEventListener("submit", (e) => { e.preventDefault(); loadSample(); });
+ui.loader.addEventListener("submit", (e) => { e.preventDefault(); closeMenus(); loadSample(); });
 ui.file.addEventListener("change", () => { if (ui.file.files.length) loadFile(ui.file.files[0]); });
 
 // Changes made by another client (another tab on ?session=ID) arrive as events; while the
@@ -1455,8 +1681,9 @@ setInterval(async () => {
   }
 }, POLL_MS);
 
+// A visit creates no session: `?session=ID` attaches to one, Load (or a dropped file) makes one.
 setLive("offline");
 const wanted = new URLSearchParams(location.search).get("session");
 if (wanted) attach(wanted);
-else loadSample();
+else { showMessage("No tree open: load one."); scheduleRender(); }
 })();

@@ -1,0 +1,36 @@
+"""Reaching the demo's controls as a user does: the toolbar keeps its secondary controls in menus
+(<details>), and on narrow screens behind the Menu button; `reach` opens what hides a control."""
+
+OPEN_OUTLINE_DONE = "document.getElementById('counts').textContent === '38 rows of 38 nodes'"
+
+
+def reach(page, selector):
+    """The locator of `selector`, after opening the menus that hide it (clicking as a user would)."""
+    if page.locator(selector).is_visible():
+        return page.locator(selector)
+    if page.evaluate("s => !!document.querySelector(s).closest('#bar-more')", selector) \
+            and page.locator("#menu-toggle").is_visible() and page.get_attribute("#menu-toggle", "aria-expanded") != "true":
+        page.click("#menu-toggle")
+    # The closed <details> around it, outermost first.
+    closed = page.evaluate("""s => {
+        const ids = [];
+        for (let d = document.querySelector(s).closest('details'); d; d = d.parentElement.closest('details'))
+            if (!d.open) ids.unshift(d.id);
+        return ids; }""", selector)
+    for menu in closed:
+        page.click(f"#{menu} > summary")
+    return page.locator(selector)
+
+
+def load(page, sample, expand="all"):
+    """Chooses a sample and how far it is expanded in the Open menu, then presses Load."""
+    reach(page, "#sample").select_option(sample)
+    reach(page, "#expand").select_option(expand)
+    reach(page, "#load").click()
+
+
+def open_outline(page, base_url):
+    """A fresh visit to / (no session yet), then the empty state's button: the outline sample."""
+    page.goto(base_url + "/")
+    page.click("#state button.primary")
+    page.wait_for_function(OPEN_OUTLINE_DONE)
