@@ -183,7 +183,10 @@ do {
     try server.runUntilTerminated(shutdownDeadline: .seconds(s.shutdownTimeout))
     heartbeat.cancel()
     upkeep.cancel()
-    service.shutDownStorage()
+    guard service.shutDownStorage() else {
+        log("tree-server: stopped, but changes acknowledged before may not be on disk (see above); exit 1")
+        exit(1)
+    }
     log("tree-server: stopped")
 } catch let error as UsageError {
     log("tree-server: \(error.description); see tree-server --help")

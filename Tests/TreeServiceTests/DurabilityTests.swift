@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import Synchronization
 import Testing
 import TreeEngine
 import TreeFormats
@@ -34,6 +35,36 @@ import TreeStorage
     }
 
     static let views = ["", "&filter=ce", "&filter=Layout&match=prefix", "&filter=e&caseSensitive=true"]
+
+    /// Refused writes are logged at most once a second, the others counted in the next line
+    /// (a full disk logged 4,700 lines in 2 s).
+    @Test func refusedWritesAreLoggedAtMostOnceASecond() {
+        let lines = Mutex<[String]>([])
+        let durability = Durability(directory: nil) { line in lines.withLock { $0.append(line) } }
+        let start = ContinuousClock.now
+        for k in 0 ..< 1000 { durability.logRefusal("storage: refused \(k)", now: start + .milliseconds(k)) }
+        durability.logRefusal("storage: refused later", now: start + .milliseconds(2500))
+        durability.logRefusal("storage: refused alone", now: start + .milliseconds(4000))
+        #expect(lines.withLock { $0 } == [
+            "storage: refused 0",
+            "storage: refused later (and 999 more refused writes not logged in the second before)",
+            "storage: refused alone",
+        ])
+    }
+
+    /// A shutdown that cannot make every journal durable says so: tree-server then exits 1,
+    /// not 0 as if nothing were wrong.
+    @Test func aShutdownThatCannotSyncSaysSo() throws {
+        let faults = StorageFaults()
+        try withService(shutdown: false, fsync: .off, faults: faults) { h in
+            let sid = h.createSample()
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"changed"}"#).status == 200)
+            faults.inject(.fsync, errno: EIO, times: 1000)
+            #expect(h.service.shutDownStorage() == false)
+            faults.clear()
+            #expect(h.service.shutDownStorage() == true)
+        }
+    }
 
     @Test(arguments: [true, false])
     func aSessionComesBackWithItsVersionETagViewsAndExpansion(shutdown: Bool) throws {

@@ -28,6 +28,8 @@ final class Durability: Sendable {
     let failedCompactions = Atomic<Int>(0)
     /// Seconds the last start-up took to load every stored session.
     let loadSeconds = Mutex<Double?>(nil)
+    /// The refused writes' log lines: at most one a second, the others counted in the next.
+    private let refusals = Mutex<(last: ContinuousClock.Instant?, unlogged: Int)>((nil, 0))
 
     init(directory: DataDirectory?, log: @escaping @Sendable (String) -> Void) {
         self.directory = directory
@@ -45,7 +47,7 @@ final class Durability: Sendable {
     /// (the disk is full, read-only or failing: the change was not made), logged.
     func failure(_ error: any Error, writing what: String) -> ServiceError {
         refusedWrites.add(1, ordering: .relaxed)
-        log("storage: could not write \(what): \(error)")
+        logRefusal("storage: could not write \(what): \(error)")
         return ServiceError(.insufficientStorage,
                             detail: "the server could not store \(what) (\(error)); nothing was changed. Retry once the server's disk has room.")
     }
@@ -56,10 +58,26 @@ final class Durability: Sendable {
     /// which writes a fresh snapshot first.
     func notDurable(_ error: any Error, version: Int) -> ServiceError {
         refusedWrites.add(1, ordering: .relaxed)
-        log("storage: could not make version \(version)'s change durable (fsync): \(error)")
+        logRefusal("storage: could not make version \(version)'s change durable (fsync): \(error)")
         return ServiceError(.changeNotDurable,
                             detail: "the change was made (version \(version)) but could not be made durable (fsync: \(error)): "
                                 + "every client sees it, and it is stored with the session's next successful write. Do not send it again.",
                             headers: [("ETag", ETag.of(version))])
+    }
+
+    /// Logs a refused write, unless one was logged less than a second ago: then it is only
+    /// counted, and the next line logged says how many were not (a full disk refuses every
+    /// change, and logged thousands of lines a second).
+    func logRefusal(_ line: String, now: ContinuousClock.Instant = .now) {
+        let unlogged: Int? = refusals.withLock { state in
+            if let last = state.last, now - last < .seconds(1) {
+                state.unlogged += 1
+                return nil
+            }
+            defer { state = (now, 0) }
+            return state.unlogged
+        }
+        guard let unlogged else { return }
+        log(unlogged == 0 ? line : line + " (and \(unlogged) more refused writes not logged in the second before)")
     }
 }

@@ -106,9 +106,11 @@ extension TreeService {
     }
 
     /// Shutdown: records every session's last use, compacts the journals worth it (so the
-    /// next start replays little) and makes everything durable.
-    public func shutDownStorage() {
-        guard let directory = durability.directory else { return }
+    /// next start replays little) and makes everything durable. Returns false when a journal
+    /// could not be made durable (logged): the process should exit non-zero.
+    @discardableResult
+    public func shutDownStorage() -> Bool {
+        guard let directory = durability.directory else { return true }
         for session in registry.all {
             session.state.withLock { state in
                 guard let files = state.files, !state.removed else { return }
@@ -128,6 +130,7 @@ extension TreeService {
         let failures = directory.syncAll()
         for failure in failures { durability.log("storage: at shutdown: \(failure)") }
         durability.log(failures.isEmpty ? "storage: every journal is durable" : "storage: \(failures.count) journals could not be made durable")
+        return failures.isEmpty
     }
 
     // MARK: Start-up
