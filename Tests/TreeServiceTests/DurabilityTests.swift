@@ -412,6 +412,33 @@ extension DurabilityTests {
         }
     }
 
+    /// While the disk is full, every change of a session that needs a snapshot tries one and
+    /// is refused; each try used to leave one more empty journal file (2,000 refusals, 2,002
+    /// files, kept across restarts). Now one empty journal is reused for every try.
+    @Test func refusedChangesLeaveNoPileOfJournals() throws {
+        let faults = StorageFaults()
+        var sid = ""
+        try withService(shutdown: false, faults: faults) { h in
+            sid = h.createSample()
+            // A failed fsync marks the session: its next change writes a snapshot first.
+            faults.inject(.fsync, errno: EIO)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"made"}"#).status == 507)
+            faults.inject(.write, errno: ENOSPC, times: 100_000)
+            for k in 0 ..< 50 {
+                #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"t\#(k)"}"#).status == 507)
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/sessions/" + sid)
+            #expect(files.filter { $0.hasPrefix("journal.") }.count <= 2, "\(files.sorted())")
+            faults.clear()
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"room again"}"#).status == 200)
+        }
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)/items/1")["title"]?.stringValue == "room again")
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/sessions/" + sid)
+            #expect(files.filter { $0.hasPrefix("journal.") }.count <= 2, "\(files.sorted())")
+        }
+    }
+
     @Test func anUploadTheDiskRefusesAnswers507AndLeavesNoSession() throws {
         let faults = StorageFaults()
         try withService(faults: faults) { h in

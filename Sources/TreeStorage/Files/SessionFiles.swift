@@ -251,7 +251,9 @@ public final class SessionFiles: @unchecked Sendable {
     /// Starts a compaction: appends go to a new journal `journal.<g+1>` from now on. Cheap
     /// (one file created and opened, nothing synced), call it under the session's lock at
     /// the moment the store whose snapshot `finishCompaction` will write is taken. Throws
-    /// `EALREADY` while a compaction is unfinished.
+    /// `EALREADY` while a compaction is unfinished. When the journal is empty and begun by
+    /// an earlier compaction that failed (no snapshot of its generation), it is kept: the
+    /// snapshot takes its generation, and tries on a full disk leave no pile of empty files.
     public func beginCompaction() throws(StorageError) -> Compaction {
         monitor.lock()
         defer { monitor.unlock() }
@@ -260,6 +262,10 @@ public final class SessionFiles: @unchecked Sendable {
             throw StorageError(errno: EALREADY, operation: "begin compaction (one is running)", path: directory)
         }
         try cutDirtyTail(journalPath(state.generation))
+        if state.end == 0 && state.generation > state.snapshotGeneration {
+            state.compacting = true
+            return Compaction(generation: state.generation, sequence: state.appended)
+        }
         let next = state.generation + 1
         let path = journalPath(next)
         let fd = try fs.open(path, O_WRONLY | O_CREAT | O_EXCL)
