@@ -5,6 +5,8 @@ carry (a filtered page has `matchCount` and rows with `match`/`matchRanges`, an 
 has neither)."""
 import json
 import re
+import threading
+import time
 from pathlib import Path
 
 import jsonschema
@@ -107,6 +109,78 @@ class Spec:
             format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
         return [f"{schema}: {error.message} at {list(error.absolute_path)}" for error in validator.iter_errors(data)][:1]
 
+    def event_problems(self, event):
+        """What is wrong with a parsed server-sent event ({event, id, data}) as the spec's
+        StreamEvent: its fields, then its `data` as JSON against the `contentSchema` of the
+        kind of event its name selects (jsonschema, unlike Schemathesis, does not read
+        `contentSchema` by itself)."""
+        problems = self.schema_problems(event, "StreamEvent")
+        if problems:
+            return problems
+        for branch in self.doc["components"]["schemas"]["StreamEvent"]["oneOf"]:
+            kind, pointer = self.resolve(branch, "")
+            if kind["properties"]["event"]["const"] == event["event"]:
+                data = kind["properties"]["data"]
+                assert data["contentMediaType"] == "application/json", pointer
+                try:
+                    parsed = json.loads(event["data"])
+                except ValueError:
+                    return [f"{event['event']} event: data is not JSON: {event['data'][:200]}"]
+                schema = data["contentSchema"]["$ref"].rsplit("/", 1)[1]
+                return self.schema_problems(parsed, schema)
+        return [f"no kind of StreamEvent is named {event['event']!r}"]
+
+
+def served_spec(base):
+    """The bytes of GET /openapi.yaml, which must be the repository's openapi.yaml byte for
+    byte (the binary embeds the file it was built with: rebuild it after editing the spec)."""
+    response = requests.get(base + "/openapi.yaml", timeout=30)
+    assert response.status_code == 200, response.text
+    assert response.headers["Content-Type"].split(";")[0] == "application/yaml", response.headers
+    assert response.content == SPEC_PATH.read_bytes(), \
+        "GET /openapi.yaml is not openapi.yaml: rebuild tree-server (it embeds the spec)"
+    return response.content
+
+
+class EventParser:
+    """Server-sent events from the lines of a `text/event-stream` (the HTML standard's
+    parsing): `data` lines joined with LF, the last `id` kept for the events after it,
+    comments and blocks without data skipped."""
+
+    def __init__(self):
+        self.last_id = None
+        self.fields = {}
+        self.data = []
+
+    def line(self, line):
+        """Reads one line (without its line end); answers the event that a blank line ends."""
+        if line == "":
+            event = None
+            if self.data:
+                event = {"event": self.fields.get("event") or "message", "data": "\n".join(self.data)}
+                if self.last_id is not None:
+                    event["id"] = self.last_id
+            self.fields, self.data = {}, []
+            return event
+        if line.startswith(":"):
+            return None
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            self.data.append(value)
+        elif name == "id" and "\0" not in value:
+            self.last_id = value
+        elif name == "event":
+            self.fields["event"] = value
+        return None
+
+
+def parse_events(text):
+    """The events of a whole stream's text."""
+    parser = EventParser()
+    events = [parser.line(line) for line in re.split(r"\r\n|\r|\n", text)]
+    return [event for event in events if event is not None]
+
 
 def rows_page_problems(page):
     """What the RowsPage and Row schemas say in words: the members of the two kinds of view."""
@@ -173,3 +247,40 @@ def splice_problems(response, body, before, after_rows):
         if old is not None and old != new:
             return [f"splices give {old} where the view has {new}"]
     return []
+
+
+def open_streams(base):
+    """The server's tree_event_streams_open gauge."""
+    metrics = requests.get(base + "/metrics", timeout=10).text
+    return int(re.search(r"^tree_event_streams_open (\d+)$", metrics, re.MULTILINE).group(1))
+
+
+class WholeStream:
+    """A call that reads an event stream whole (a generated client's), run on a thread: made
+    when the server has opened the stream, so that what follows is in it."""
+
+    def __init__(self, base, read):
+        self.answer, self.error = None, None
+        self.thread = threading.Thread(target=self._run, args=(read,), daemon=True)
+        low = open_streams(base)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        # More streams than at any time since the call started (earlier streams may close meanwhile).
+        while self.thread.is_alive() and (count := open_streams(base)) <= low:
+            assert time.monotonic() < deadline, "the stream did not open"
+            low = min(low, count)
+            time.sleep(0.02)
+
+    def _run(self, read):
+        try:
+            self.answer = read()
+        except BaseException as error:  # noqa: BLE001 (raised again by result())
+            self.error = error
+
+    def result(self):
+        """What the call answered once the stream ended."""
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive(), "the stream did not end"
+        if self.error is not None:
+            raise self.error
+        return self.answer

@@ -1,7 +1,11 @@
 """openapi.yaml through openapi-generator's Python client: the generator (the jar of the PyPI
-package openapi-generator-cli, run by the `java` on PATH) accepts the spec with its validation
-on, and the generated typed client runs a short scenario against a live tree-server."""
+package openapi-generator-cli, run by the `java` on PATH) reads the spec the server serves
+(GET /openapi.yaml, which must be the repository's file byte for byte; nothing is edited),
+with its validation on and its default options, and the generated typed client runs a
+scenario against that server: uploads as an object and as a bare array, changes, inserts, a
+batch, typed problems, and an event stream read whole."""
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -9,13 +13,13 @@ import sys
 
 import pytest
 
-from openapi_check import SPEC_PATH
+from openapi_check import WholeStream, parse_events, served_spec
 
 UNKNOWN = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
 @pytest.fixture(scope="module")
-def oag(tmp_path_factory):
+def oag(tmp_path_factory, api):
     """The generated package `tree_sessions_oag`, imported."""
     try:
         import openapi_generator_cli
@@ -24,9 +28,10 @@ def oag(tmp_path_factory):
     if shutil.which("java") is None:
         pytest.fail("no java on PATH: apt-get install default-jre-headless", pytrace=False)
     jar = os.path.join(os.path.dirname(openapi_generator_cli.__file__), "openapi-generator.jar")
+    served_spec(api.bases["main"])
     out = tmp_path_factory.mktemp("oag")
     result = subprocess.run(
-        ["java", "-jar", jar, "generate", "-g", "python", "-i", str(SPEC_PATH), "-o", str(out),
+        ["java", "-jar", jar, "generate", "-g", "python", "-i", api.bases["main"] + "/openapi.yaml", "-o", str(out),
          "--package-name", "tree_sessions_oag"], capture_output=True, text=True, timeout=600)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -87,3 +92,37 @@ def test_scenario(oag, api):
         sessions.create_session(CreateSessionBody([Node(title="a", id=NodeId(4)), Node(title="b", id=NodeId("4"))]))
     assert raised.value.status == 422 and isinstance(raised.value.data, Problem)
     assert (raised.value.data.type, raised.value.data.pointer) == ("urn:treesessions:problem:invalid-node", "/1/id")
+
+
+def test_bare_arrays(oag, api):
+    """A bare array of nodes is an upload and an insert of its own (the oneOf's NodeList)."""
+    from tree_sessions_oag.models import CreateSessionBody, InsertItemsBody, Node, NodeId
+
+    client = oag.ApiClient(oag.Configuration(host=api.bases["main"]))
+    sessions, rows, items = oag.SessionsApi(client), oag.RowsApi(client), oag.ItemsApi(client)
+    session = sessions.create_session(CreateSessionBody([Node(title="Inbox", id=NodeId("in")), Node(title="Archive")]))
+    assert (session.version, session.node_count, session.total) == (1, 2, 2)
+    inserted = items.insert_items(session.id, InsertItemsBody([Node(title="Last", id=NodeId(9))]))
+    assert (inserted.version, [i.actual_instance for i in inserted.ids], inserted.index) == (2, [9], 2)
+    assert [r.id.actual_instance for r in rows.get_rows(session.id).rows] == ["in", "~1", 9]
+
+
+def test_event_stream(oag, api):
+    """get_events answers the stream as text (EventStream) once it ends: a reset, the change
+    made while it was open, and the end of the deleted session, each a StreamEvent of the spec."""
+    from tree_sessions_oag.models import CreateSessionBody, EventStream, Node, NodeId, PatchItemBody, SessionUpload, SetExpanded
+
+    client = oag.ApiClient(oag.Configuration(host=api.bases["main"]))
+    sessions, items, events_api = oag.SessionsApi(client), oag.ItemsApi(client), oag.EventsApi(client)
+    sid = sessions.create_session(CreateSessionBody(SessionUpload(nodes=[
+        Node(title="Documents", id=NodeId("docs"), children=[Node(title="Face")])]))).id
+    stream = WholeStream(api.bases["main"], lambda: events_api.get_events(sid))
+    changed = items.patch_item(sid, "docs", PatchItemBody(SetExpanded(expanded=True)))
+    sessions.delete_session(sid)
+    body = stream.result()
+    assert isinstance(body, EventStream) and isinstance(body.actual_instance, str), body
+    events = parse_events(body.actual_instance)
+    assert [(e["event"], e.get("id")) for e in events] == [("reset", "1"), ("change", "2"), ("end", "2")], events
+    assert json.loads(events[1]["data"]) == json.loads(changed.to_json())
+    for event in events:
+        assert not api.spec.event_problems(event), (event, api.spec.event_problems(event))
