@@ -224,6 +224,15 @@ public final class TreeService: HTTPResponder {
                 throw ServiceError(.unavailable, detail: "session \"\(sid)\" is being loaded from the data directory; retry in a moment",
                                    headers: [("Retry-After", "1")])
             }
+            switch registry.unavailability(sid) {
+            case .quarantined(let path)?:
+                throw ServiceError(.sessionQuarantined, detail: "session \"\(sid)\" is stored, but its files failed their checks when the server started and were moved aside (\(path)): it cannot be served. Upload the tree again; an operator can look at the files.")
+            case .unreadable(let reason)?:
+                throw ServiceError(.sessionUnreadable, detail: "session \"\(sid)\" is stored, but its files could not be read (\(reason)); the server tries again every 10 s. An operator may need to fix the data directory.",
+                                   headers: [("Retry-After", "30")])
+            case nil:
+                break
+            }
             // Loaded since the first look (a loaded session is stored before it stops
             // being pending).
             found = registry.lookup(sid)

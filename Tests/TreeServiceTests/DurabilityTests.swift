@@ -255,13 +255,59 @@ import TreeStorage
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         try withService { h in
             #expect(h.call("GET", "/sessions/\(intact)").status == 200)
-            #expect(h.call("GET", "/sessions/\(damaged)").status == 404)
+            // A stored session is never a 404 (it said "it may have expired"): 410, saying why.
+            let reply = h.call("GET", "/sessions/\(damaged)")
+            #expect(reply.status == 410)
+            #expect(reply["type"]?.stringValue == "urn:treesessions:problem:session-quarantined")
+            #expect(reply["detail"]?.stringValue?.contains("/quarantine/\(damaged).") == true, "\(reply.text)")
             #expect(h.service.durability.eventCount(.quarantined) == 1)
             let metrics = h.call("GET", "/metrics").text
             #expect(metrics.contains("tree_storage_recovery_events_total{kind=\"quarantined\"} 1"))
         }
         let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
         #expect(quarantined.contains { $0.hasPrefix(damaged) })
+        // And after the next start, from what the quarantine holds.
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(damaged)/rows").status == 410)
+            #expect(h.call("GET", "/sessions/neverStoredHere/rows").status == 404)
+        }
+    }
+
+    /// A stored session whose files cannot be read answers 503 `session-unreadable` (it said
+    /// "being loaded" forever) and is loaded again by the upkeep once they can be.
+    @Test func anUnreadableSessionIsLoadedAgainOnceItCanBe() throws {
+        var sid = ""
+        try withService { h in sid = h.createSample() }
+        let faults = StorageFaults()
+        faults.inject(.open, errno: EACCES, times: 1000, pathContains: "snapshot.")
+        try withService(faults: faults) { h in
+            let reply = h.call("GET", "/sessions/\(sid)")
+            #expect(reply.status == 503)
+            #expect(reply["type"]?.stringValue == "urn:treesessions:problem:session-unreadable")
+            #expect(reply.headers["retry-after"] == "30")
+            h.service.recordUse()
+            #expect(h.call("GET", "/sessions/\(sid)").status == 503, "still unreadable")
+            faults.clear()
+            h.service.recordUse()
+            #expect(h.call("GET", "/sessions/\(sid)").status == 200)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"back"}"#).status == 200)
+        }
+    }
+
+    /// A write refused for a reason that is not the disk's (a permission) answers 500
+    /// `storage-error`, not 507 "retry once the disk has room"; nothing changes.
+    @Test func aWriteRefusedByPermissionsIs500() throws {
+        let faults = StorageFaults()
+        try withService(faults: faults) { h in
+            let sid = h.createSample()
+            faults.inject(.write, errno: EACCES, times: 1000)
+            let reply = h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"refused"}"#)
+            #expect(reply.status == 500, "\(reply.text)")
+            #expect(reply["type"]?.stringValue == "urn:treesessions:problem:storage-error")
+            #expect(reply["detail"]?.stringValue?.contains("nothing was changed") == true)
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+            faults.clear()
+        }
     }
 
     /// The files of a session, by name.
@@ -299,7 +345,7 @@ import TreeStorage
             try FileManager.default.removeItem(atPath: snapshot)
         }
         try withService { h in
-            #expect(h.call("GET", "/sessions/\(sid)").status == 404)
+            #expect(h.call("GET", "/sessions/\(sid)").status == 410)
             #expect(h.service.durability.eventCount(.quarantined) == 1)
         }
         let quarantined = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")

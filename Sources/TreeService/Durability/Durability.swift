@@ -43,11 +43,17 @@ final class Durability: Sendable {
 
     func eventCount(_ event: Event) -> Int { events.withLock { $0[event] ?? 0 } }
 
-    /// The problem for a failed write of the data directory: 507 `insufficient-storage`
-    /// (the disk is full, read-only or failing: the change was not made), logged.
+    /// The problem for a failed write of the data directory, logged; the change was not
+    /// made. 507 `insufficient-storage` when the disk refused it (full, read-only, failing:
+    /// `StorageError.isDiskFailure`), else 500 `storage-error` (a permission, too many open
+    /// files: the server's setup, which waiting for room would not mend).
     func failure(_ error: any Error, writing what: String) -> ServiceError {
         refusedWrites.add(1, ordering: .relaxed)
         logRefusal("storage: could not write \(what): \(error)")
+        guard (error as? StorageError)?.isDiskFailure ?? true else {
+            return ServiceError(.storageError,
+                                detail: "the server could not store \(what) (\(error)); nothing was changed. The server's data directory needs an operator.")
+        }
         return ServiceError(.insufficientStorage,
                             detail: "the server could not store \(what) (\(error)); nothing was changed. Retry once the server's disk has room.")
     }

@@ -96,6 +96,7 @@ extension TreeService {
     public func recordUse() {
         guard let directory = durability.directory else { return }
         for failure in directory.removeLeftovers() { durability.log("storage: \(failure)") }
+        retryUnreadableSessions()
         for session in registry.all {
             let used = registry.clock.wallTime(of: session.lastUsed)
             session.state.withLock { state in
@@ -156,6 +157,10 @@ extension TreeService {
             return whenLoaded()
         }
         for info in stored { registry.willLoad(info.id, nodes: info.nodeCount ?? 0) }
+        // Sessions quarantined by an earlier start answer 410 too, never 404.
+        for (id, path) in directory.quarantinedSessions() where registry.unavailability(id) == nil {
+            registry.setUnavailable(id, .quarantined(path: path))
+        }
         let group = DispatchGroup()
         let queue = DispatchQueue(label: "session-loading", attributes: .concurrent)
         let slots = DispatchSemaphore(value: 2)
@@ -164,11 +169,7 @@ extension TreeService {
             queue.async { [self] in
                 slots.wait()
                 defer { slots.signal(); group.leave() }
-                switch load(info.id, announced: info.nodeCount ?? 0) {
-                case .loaded(let session): registry.loaded(info.id, session)
-                case .gone: registry.loaded(info.id, nil)
-                case .unreadable: break  // stays announced: 503
-                }
+                settle(info.id, load(info.id, announced: info.nodeCount ?? 0))
             }
         }
         group.notify(queue: .global()) { [self] in
@@ -194,8 +195,8 @@ extension TreeService {
             durability.log("storage: sessions/\(id) holds no snapshot or journal but other files (\(names.joined(separator: ", "))): not a session, left as it is")
             return .gone
         } catch .io(let error) {
-            durability.count(.loadFailed, "session \(id) cannot be read (\(error)); it stays on disk, answering 503")
-            return .unreadable
+            durability.count(.loadFailed, "session \(id) cannot be read (\(error)); it stays on disk, answering 503, and loading is tried again")
+            return .unreadable(reason: "\(error)")
         } catch {
             return quarantine(id, because: "\(error)")
         }
@@ -318,20 +319,49 @@ extension TreeService {
         do {
             let path = try directory.quarantine(id)
             durability.count(.quarantined, "session \(id) moved to \(path): \(reason)")
-            return .gone
+            return .quarantined(path: path)
         } catch {
-            durability.count(.loadFailed, "session \(id) cannot be loaded (\(reason)) nor quarantined (\(error)); it stays on disk, answering 503")
-            return .unreadable
+            durability.count(.loadFailed, "session \(id) cannot be loaded (\(reason)) nor quarantined (\(error)); it stays on disk, answering 503, and loading is tried again")
+            return .unreadable(reason: reason)
         }
     }
 
     /// What became of a stored session at start-up.
     enum LoadOutcome {
         case loaded(Session)
-        /// Quarantined, or removed because it expired while the server was down.
+        /// Removed because it expired while the server was down (or never finished).
         case gone
-        /// Left on disk: requests for it answer 503.
-        case unreadable
+        /// Moved to the quarantine: requests for it answer 410 `session-quarantined`.
+        case quarantined(path: String)
+        /// Left on disk: requests for it answer 503 `session-unreadable`, until a later
+        /// load (`retryUnreadableSessions`) succeeds.
+        case unreadable(reason: String)
+    }
+
+    /// Serves, forgets or marks unavailable a stored session after a load: what is
+    /// unavailable is recorded before the session stops being pending, so a lookup finds
+    /// one or the other.
+    private func settle(_ id: String, _ outcome: LoadOutcome) {
+        switch outcome {
+        case .loaded(let session):
+            registry.loaded(id, session)
+            registry.setUnavailable(id, nil)
+        case .gone:
+            registry.setUnavailable(id, nil)
+            registry.loaded(id, nil)
+        case .quarantined(let path):
+            registry.setUnavailable(id, .quarantined(path: path))
+            registry.loaded(id, nil)
+        case .unreadable(let reason):
+            registry.setUnavailable(id, .unreadable(reason: reason))
+            registry.loaded(id, nil)
+        }
+    }
+
+    /// Loads again the stored sessions that could not be read (a permission, a disk that
+    /// failed for a while): from the upkeep, every 10 s.
+    func retryUnreadableSessions() {
+        for id in registry.unreadable { settle(id, load(id)) }
     }
 }
 

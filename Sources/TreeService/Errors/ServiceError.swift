@@ -35,6 +35,9 @@ enum ProblemType: String, CaseIterable, Sendable {
     case httpVersionNotSupported = "http-version-not-supported"
     case insufficientStorage = "insufficient-storage"
     case changeNotDurable = "change-not-durable"
+    case sessionQuarantined = "session-quarantined"
+    case sessionUnreadable = "session-unreadable"
+    case storageError = "storage-error"
 
     /// The HTTP status a problem of this type is answered with.
     var status: Int {
@@ -54,9 +57,10 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .invalidNode: 422
         case .tooManySessions, .tooManyNodes, .tooManyStreams: 429
         case .headersTooLarge: 431
-        case .internalError: 500
+        case .sessionQuarantined: 410
+        case .internalError, .storageError: 500
         case .notImplemented: 501
-        case .unavailable, .nodeBudgetExhausted: 503
+        case .unavailable, .nodeBudgetExhausted, .sessionUnreadable: 503
         case .httpVersionNotSupported: 505
         case .insufficientStorage, .changeNotDurable: 507
         }

@@ -8,6 +8,14 @@ final class SessionRegistry: Sendable {
     /// Sessions in the data directory not loaded yet, with their node counts: a request
     /// for one answers 503 with `Retry-After`, never 404.
     private let pending = Mutex<[String: Int]>([:])
+    /// Stored sessions that cannot be served, by id: quarantined (where to), or unreadable
+    /// (why; loading is tried again).
+    private let unavailable = Mutex<[String: Unavailable]>([:])
+
+    enum Unavailable: Equatable {
+        case quarantined(path: String)
+        case unreadable(reason: String)
+    }
     private let totalNodes = Atomic<Int>(0)
     /// Expiries and removals that failed because the session's files could not be removed
     /// (`/metrics`: the session stays until a later try succeeds).
@@ -90,6 +98,17 @@ final class SessionRegistry: Sendable {
 
     /// Whether a stored session is still loading.
     func isPending(_ id: String) -> Bool { pending.withLock { $0[id] != nil } }
+
+    /// Why a stored session cannot be served, if it cannot.
+    func unavailability(_ id: String) -> Unavailable? { unavailable.withLock { $0[id] } }
+
+    /// Records that a stored session cannot be served (nil: it can again).
+    func setUnavailable(_ id: String, _ why: Unavailable?) { unavailable.withLock { $0[id] = why } }
+
+    /// The stored sessions that could not be read, to load again.
+    var unreadable: [String] {
+        unavailable.withLock { table in table.compactMap { id, why in if case .unreadable = why { id } else { nil } }.sorted() }
+    }
 
     /// Stores a session loaded from the data directory (announced by `willLoad` with the
     /// node count of its snapshot; its replay accounted for its changes itself), or

@@ -152,6 +152,21 @@ public final class DataDirectory: Sendable {
         }
     }
 
+    /// The sessions in `quarantine/`, as `quarantine(_:)` named them (`<id>.<unix-time>`,
+    /// or `<id>.<unix-time>.<n>`): each id with its folder's path; other entries are left out.
+    /// - Complexity: one directory read
+    public func quarantinedSessions() -> [(id: String, path: String)] {
+        ((try? fs.list(quarantinePath)) ?? []).compactMap { name in
+            var parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            let isNumber = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+            if parts.count >= 3, isNumber(parts[parts.count - 1]), isNumber(parts[parts.count - 2]) { parts.removeLast() }
+            guard parts.count >= 2, isNumber(parts[parts.count - 1]) else { return nil }
+            let id = parts.dropLast().joined(separator: ".")
+            guard (try? Self.check(id)) != nil else { return nil }
+            return (id, quarantinePath + "/" + name)
+        }
+    }
+
     /// What a stored session's files are, without reading them: their sizes, and the node
     /// count from the latest snapshot's header (nil if the header is not a valid image
     /// header; `open` and `StoreImage.load` will say more). For accounting before loading.
