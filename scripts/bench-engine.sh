@@ -101,6 +101,10 @@ rows += [("edit.viewsRestore", "edit.viewsRestore", "median_s", "s"),
          ("batch edits", "batch", "edits", "n"),
          ("batch ratio", "batch", "ratio", "x")]
 rows += [(op, op, "bytes_per_node", "B") for op in ["memory", "memory.views4", "memory.edited", "memory.edited.views4"]]
+# Any other op timed (the --formats imports, say), by its median.
+listed = {op for _, op, _, _ in rows}
+rows += [(op, op, "median_s", "s") for op in sorted({op for side in sides.values() for r in side for op, o in r.items()
+                                                     if op not in listed and "median_s" in o})]
 
 def shown(v, unit):
     if v is None: return "-"
