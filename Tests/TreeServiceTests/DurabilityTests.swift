@@ -376,6 +376,43 @@ import TreeStorage
         }
     }
 
+    /// A byte flipped in the middle of a journal: the records after it are lost, but their
+    /// versions were issued. The damaged file is kept in quarantine/, and the session's
+    /// version jumps past every version the lost records could have reached, so no version
+    /// is issued twice for different content (a client holding `ETag "8"` got 304 on a stale
+    /// copy, and its `If-Match: "8"` write succeeded against other content).
+    @Test func aDamagedJournalKeepsACopyAndNoVersionIsIssuedTwice() throws {
+        var sid = "", journalBytes: [UInt8] = []
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            for k in 0 ..< 10 {
+                #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"t\#(k)"}"#).status == 200)
+            }
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 11)
+        }
+        let journal = try #require(try files(of: sid)["journal"])
+        journalBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal)))
+        var damaged = journalBytes
+        damaged[damaged.count / 3] ^= 0x40
+        try Data(damaged).write(to: URL(fileURLWithPath: journal))
+        try withService { h in
+            let version = try #require(h.call("GET", "/sessions/\(sid)")["version"]?.intValue)
+            #expect(version >= 11, "versions up to 11 were issued before the damage")
+            #expect(h.service.durability.eventCount(.truncatedTail) == 1)
+            let stale = h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"late"}"#, headers: [("If-Match", "\"8\"")])
+            #expect(stale.status == 412, "\(stale.text)")
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"title":"after"}"#).status == 200)
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == version + 1)
+        }
+        // The jump was stored: a restart gives the same version again.
+        try withService { h in
+            #expect(h.call("GET", "/sessions/\(sid)/items/1")["title"]?.stringValue == "after")
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/quarantine")
+        let copy = try #require(kept.first { $0.hasPrefix(sid + ".") && $0.hasSuffix(".damaged-journals") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/quarantine/\(copy)/journal.1")) == Data(damaged))
+    }
+
     @Test(arguments: FsyncMode.allCases)
     func aLongJournalIsCompactedAndTheSessionComesBackTheSame(fsync: FsyncMode) throws {
         var sid = "", rows = ""

@@ -245,6 +245,7 @@ extension TreeService {
             session.keptFilters.withLock { $0 = kept }
             state.recordedUse = lastUse
             state.files = stored.files
+            if let lost = stored.lost { passLostVersions(lost, session, &state) }
         }
         // The expiry clock: the time since the last use counts while the server was down.
         let idle = clock.wallNow.timeIntervalSince(lastUse)
@@ -261,6 +262,23 @@ extension TreeService {
         }
         session.touch(instant(lastUse))
         return .loaded(session)
+    }
+
+    /// Recovery dropped records after a damaged one: the versions they stepped to were
+    /// issued to clients, so the session's version jumps past every one they could have
+    /// reached (an `ETag` or `If-Match` of one of them never matches other content), and a
+    /// snapshot stores the jump before any record follows it (now, or before the next change).
+    private func passLostVersions(_ lost: LostRecords, _ session: Session, _ state: inout Session.State) {
+        let issued = max(state.version + lost.atMost, lost.highestVersion.map { Int(clamping: $0) + 1 } ?? 0)
+        guard issued > state.version else { return }
+        durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.version) to \(issued), past every version they could have reached")
+        state.version = issued
+        state.needsSnapshot = true
+        do {
+            try writeSnapshot(session, &state)
+        } catch {
+            durability.log("storage: session \(session.id): the snapshot storing its new version could not be written (\(error)); its next change writes it first")
+        }
     }
 
     /// Applies one journal entry again.

@@ -307,23 +307,44 @@ public final class DataDirectory: Sendable {
             defer { fs.close(snapshotFD) }
             let snapshot = try SnapshotBytes(fd: snapshotFD, count: try fs.size(snapshotFD, path: snapshotPath), path: snapshotPath, fs: fs)
 
-            // The journals, in order; the first damage ends them all.
+            // The journals, in order; the first damage ends them all. What is cut or deleted
+            // is copied to the quarantine first, and counted (`lost`) unless it is a torn
+            // tail (a write a crash cut short, never acknowledged as durable).
             var records: [JournalRecord] = []
             var kept: [(generation: UInt64, bytes: Int)] = []
             var ended = false
+            var lost = LostRecords()
+            var copies: String?
+            func keepCopy(_ name: String, _ bytes: [UInt8]) throws(StorageError) {
+                if copies == nil {
+                    let seconds = time(nil)
+                    var target = quarantinePath + "/\(id).\(seconds).damaged-journals"
+                    var n = 1
+                    while fs.exists(target) {
+                        target = quarantinePath + "/\(id).\(seconds).\(n).damaged-journals"
+                        n += 1
+                    }
+                    try fs.makeDirectory(target, existingOK: false)
+                    copies = target
+                }
+                let path = copies! + "/" + name
+                let fd = try fs.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+                defer { fs.close(fd) }
+                try fs.write(fd, bytes, at: 0, path: path)
+                try fs.sync(fd, path: path)
+            }
             for (i, g) in journals.enumerated() {
                 let name = StoredFileName.journal(g)
                 let file = dir + "/" + name
-                if ended {
-                    try fs.unlink(file)
-                    event("deleted \(name) (\(fs.size(file) ?? 0) bytes after lost records)")
-                    continue
-                }
                 let expected = i == 0 ? generation : journals[i - 1] + 1
-                if g != expected {
-                    ended = true
+                if ended || g != expected {
+                    let bytes = try fs.read(file)
+                    try keepCopy(name, bytes)
+                    lost.add(bytes: bytes.count, Journal.scan(bytes).records.map(\.record.version).max())
                     try fs.unlink(file)
-                    event("deleted \(name) (journal.\(expected) is missing)")
+                    event(ended ? "deleted \(name) (\(bytes.count) bytes after lost records; a copy is in \(copies!))"
+                                : "deleted \(name) (journal.\(expected) is missing; a copy is in \(copies!))")
+                    ended = true
                     continue
                 }
                 let bytes = try fs.read(file)
@@ -331,6 +352,10 @@ public final class DataDirectory: Sendable {
                 records += scan.records.map(\.record)
                 if let damage = scan.damage {
                     ended = true
+                    if !scan.tornTail || i < journals.count - 1 {
+                        try keepCopy(name, bytes)
+                        lost.add(bytes: bytes.count - scan.goodEnd, nil)
+                    }
                     let fd = try fs.open(file, O_WRONLY)
                     defer { fs.close(fd) }
                     try fs.truncate(fd, to: scan.goodEnd, path: file)
@@ -349,8 +374,9 @@ public final class DataDirectory: Sendable {
                                      generation: current.generation, end: current.bytes, snapshotGeneration: generation,
                                      snapshotBytes: snapshot.count, oldJournalBytes: kept.dropLast().reduce(0) { $0 + $1.bytes },
                                      directoryDirty: kept.isEmpty, onClose: onClose)
+            if let copies { try fs.syncDirectory(quarantinePath); _ = copies }
             return StoredSession(files: register(files), snapshot: snapshot, snapshotGeneration: generation,
-                                 records: records, events: events, cleanups: cleanups)
+                                 records: records, events: events, cleanups: cleanups, lost: lost.isEmpty ? nil : lost)
         } catch let error as RecoveryError {
             throw error
         } catch let error as StorageError {
@@ -451,6 +477,26 @@ public struct StoredSession: Sendable {
     /// Files recovery removed that held nothing the session needs (a snapshot whose
     /// writing did not finish, files older than the latest snapshot), one line each.
     public let cleanups: [String]
+    /// What the records recovery cut or deleted may have held (nil: nothing was lost but,
+    /// at most, a torn tail). The versions they stepped to were issued: the service goes
+    /// past them, so that none is issued twice.
+    public let lost: LostRecords?
+}
+
+/// Records that recovery had to drop after a damaged one: bounds on what they held.
+public struct LostRecords: Sendable, Equatable {
+    /// The most records the dropped bytes could hold (a record is at least 16 bytes).
+    public private(set) var atMost = 0
+    /// The highest version field among the dropped records still readable (those of a
+    /// later journal), if any.
+    public private(set) var highestVersion: UInt64?
+
+    var isEmpty: Bool { atMost == 0 && highestVersion == nil }
+
+    mutating func add(bytes: Int, _ version: UInt64?) {
+        atMost += (bytes + Journal.headerSize + 7) / (Journal.headerSize + 8)
+        if let version { highestVersion = max(highestVersion ?? 0, version) }
+    }
 }
 
 /// What `DataDirectory.info` finds of a stored session without reading its files.

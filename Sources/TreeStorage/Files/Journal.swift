@@ -56,6 +56,10 @@ enum Journal {
         var goodEnd = 0
         /// Why reading stopped before the end, if it did.
         var damage: String?
+        /// The damage is a torn tail, what a write cut short by a crash leaves: the bad
+        /// record reaches the end of the file (or only zero bytes follow the last good one).
+        /// Anything else is damage with records possibly after it.
+        var tornTail = false
     }
 
     /// Reads records until the end or the first bad one (a length out of range or past the
@@ -69,6 +73,7 @@ enum Journal {
                 let left = raw.count - at
                 guard left >= headerSize else {
                     scan.damage = "a record header cut short (\(left) of 8 bytes)"
+                    scan.tornTail = true
                     break
                 }
                 let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
@@ -79,11 +84,13 @@ enum Journal {
                 }
                 guard length <= left - headerSize else {
                     scan.damage = "a record running past the end (\(length) bytes, \(left - headerSize) left)"
+                    scan.tornTail = true
                     break
                 }
                 let body = UnsafeRawBufferPointer(rebasing: raw[(at + headerSize) ..< (at + headerSize + length)])
                 guard CRC32C.checksum(body) == crc else {
                     scan.damage = "a record with a bad CRC"
+                    scan.tornTail = length == left - headerSize
                     break
                 }
                 let version = UInt64(littleEndian: body.loadUnaligned(as: UInt64.self))
@@ -91,6 +98,9 @@ enum Journal {
                 scan.records.append((record, at))
                 at += headerSize + length
                 scan.goodEnd = at
+            }
+            if scan.damage != nil && !scan.tornTail {
+                scan.tornTail = raw[scan.goodEnd...].allSatisfy { $0 == 0 }
             }
         }
         return scan
