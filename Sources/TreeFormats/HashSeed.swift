@@ -5,7 +5,11 @@ let hashSeed = UInt64.random(in: 1 ... .max)
 
 /// The last step of the readers' hashes: every bit of the state reaches every bit of the
 /// result (MurmurHash3's 64-bit finalizer), so that the bucket, taken from the low bits,
-/// depends on the seed and on every byte of the key.
+/// depends on the seed and on every byte of the key. It cannot undo a collision of the
+/// states themselves: multiply-and-shift over 8-byte blocks lets keys that differ in the
+/// top bits of two blocks collide whatever the seed. Such keys are not valid UTF-8, which
+/// every reader checks before it hashes, so a body cannot send them; a reader that hashes
+/// bytes it has not validated needs a keyed per-block hash (SipHash) instead.
 @inline(__always)
 func finishHash(_ state: UInt64) -> UInt64 {
     var h = state

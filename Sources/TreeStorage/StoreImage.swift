@@ -265,25 +265,32 @@ public enum StoreImage {
         // The sections' checksums, and the store built. On a large image both run at
         // once, on two threads: the build checks everything it reads, so a damaged
         // section makes it fail or build nonsense, never trap, and a mismatch wins.
+        // (A small image is checked first, and built only when every checksum matches.)
         let bytes = SharedBytes(image)
-        let sectionChecks = checks, sectionRanges = checks.map { $0.range.dropFirst(sectionHeadSize) }
-        let (mismatch, built) = ParallelWork.both(
-            concurrently: image.count >= parallelThreshold && ParallelWork.activeProcessors > 1,
-            { () -> String? in
-                for (k, check) in sectionChecks.enumerated()
-                where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes.buffer[check.range])) != check.stored {
-                    return Section.allCases[k].name
-                }
-                return nil
-            },
-            { () -> Result<TreeStore, StoreImageError> in
-                Result { () throws(StoreImageError) in
-                    try build(sectionRanges.map { UnsafeRawBufferPointer(rebasing: bytes.buffer[$0]) }, count: n,
-                              derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0, nextGeneratedID: nextGeneratedID,
-                              viewCount: viewCount, capacity: capacity)
-                }
-            })
-        if let mismatch { throw .checksumMismatch(section: mismatch) }
+        let sectionChecks = checks
+        let mismatchedSection = { () -> String? in
+            for (k, check) in sectionChecks.enumerated()
+            where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes.buffer[check.range])) != check.stored {
+                return Section.allCases[k].name
+            }
+            return nil
+        }
+        let buildStore = { () -> Result<TreeStore, StoreImageError> in
+            Result { () throws(StoreImageError) in
+                try build(sectionChecks.map { UnsafeRawBufferPointer(rebasing: bytes.buffer[$0.range.dropFirst(sectionHeadSize)]) },
+                          count: n, derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0,
+                          nextGeneratedID: nextGeneratedID, viewCount: viewCount, capacity: capacity)
+            }
+        }
+        let built: Result<TreeStore, StoreImageError>
+        if image.count >= parallelThreshold && ParallelWork.activeProcessors > 1 {
+            let (mismatch, store) = ParallelWork.both(mismatchedSection, buildStore)
+            if let mismatch { throw .checksumMismatch(section: mismatch) }
+            built = store
+        } else {
+            if let mismatch = mismatchedSection() { throw .checksumMismatch(section: mismatch) }
+            built = buildStore()
+        }
         for (k, s) in Section.allCases.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
             throw .inconsistent("section \(k) is \(String(decoding: image[checks[k].range.prefix(4)], as: UTF8.self)), expected \(s.name)")
         }

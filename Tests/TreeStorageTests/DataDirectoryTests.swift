@@ -186,16 +186,17 @@ import TreeEngine
                 files.close()
             }
             let precious = Array("precious".utf8)
-            for file in ["backup/notes.txt", ".git/HEAD", ".DS_Store", "s/notes.tmp", "s/journal.x", ".old.removing.3/journal.1"] {
+            for file in ["backup/notes.txt", ".git/HEAD", ".DS_Store", ".removing.1", "s/notes.tmp", "s/journal.x", ".old.removing.3/journal.1"] {
                 let folder = String(file.prefix { $0 != "/" })
                 if file.contains("/") && !fileExists(path + "/sessions/" + folder) { #expect(mkdir(path + "/sessions/" + folder, 0o755) == 0) }
                 try writeFile(path + "/sessions/" + file, precious)
             }
             let dir = try DataDirectory(path: path, fsync: .batch)
-            #expect(try listDirectory(path + "/sessions").sorted() == [".DS_Store", ".git", "backup", "s"])
+            #expect(try listDirectory(path + "/sessions").sorted() == [".DS_Store", ".git", ".removing.1", "backup", "s"])
             #expect(dir.startupNotes.sorted() == [
                 "sessions/.DS_Store is not this server's: left as it is",
                 "sessions/.git is not this server's: left as it is",
+                "sessions/.removing.1 is not this server's: left as it is",
             ])
             let opened = failure { () throws(RecoveryError) in _ = try dir.open("backup") }
             #expect(opened.map { "\($0)" } == "not a session (no snapshot or journal; it holds notes.txt): left as it is")

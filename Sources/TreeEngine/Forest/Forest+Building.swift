@@ -6,7 +6,9 @@ public struct ForestLimits: Sendable, Equatable {
     public var maxDepth: Int
     /// The longest id a body may give a node, in UTF-8 bytes (`setStringID`): an id is
     /// spelled in URLs and `Location` headers, which clients and proxies cap at a few KiB.
-    /// Derived ids (path lists, documents) are composed, not given, and not bound by it.
+    /// Ids given whole are bound by it, an inserted path's too (its parent's id and the
+    /// path); derived ids (`setDerivedID`: an uploaded path list's or document's, composed
+    /// segment by segment) are not.
     public var maxIDBytes: Int
 
     public static let defaultMaxIDBytes = 4096

@@ -22,15 +22,12 @@ public enum ParallelWork {
         max(1, min(items / minimumItemsPerWorker, processors, cap))
     }
 
-    /// Runs two jobs at once, the second on another thread (or both in order on this
-    /// thread when `concurrently` is false), and returns what each returned. Each job is
+    /// Runs two jobs at once, each on a thread of its own, and returns what each returned. Each job is
     /// *sent* to its thread, so the compiler refuses one that captures what the caller or
     /// the other job may still use (a `var` read after, a non-Sendable value both hold): a
     /// job owns what it captures, shares only Sendable values (such as `SharedBytes`), and
     /// hands back its result.
-    package static func both<A, B>(concurrently: Bool = true, _ first: sending @escaping () -> A,
-                                   _ second: sending @escaping () -> B) -> (A, B) {
-        if !concurrently { return (first(), second()) }
+    package static func both<A, B>(_ first: sending @escaping () -> A, _ second: sending @escaping () -> B) -> (A, B) {
         // Safe: each closure was sent here and runs once; each result is written by one
         // thread and read after `concurrentPerform` has joined both.
         nonisolated(unsafe) let jobs = (first, second)

@@ -17,8 +17,8 @@ import TreeEngine
 ///
 /// Canonical form (ids, and what `exportPaths` writes): names joined by the separator,
 /// each with separator → `\`+separator, LF → `\n`, CR → `\r`, and `\` → `\\` only where a
-/// lone backslash would read as an escape (before `\`, `n`, `r`, `"` or the separator's first
-/// byte, and at the end of the name). For an ordinary path, literal backslashes and all,
+/// lone backslash would read as an escape (before `\`, `n`, `r`, `"`, LF, CR or the
+/// separator's first byte, and at the end of the name). For an ordinary path, literal backslashes and all,
 /// that is the line itself.
 ///
 /// A separator that overlaps itself (`::`, ` | `) leaves one ambiguity: a name that ends

@@ -183,23 +183,16 @@ struct PathListReader {
                 if c == separatorFirst, matchesSeparator(at: i, stop: stop) { break }
                 switch c {
                 case UInt8(ascii: "\\"):
+                    // Whether the name is canonical is decided once it is read (below).
                     escaped = true
                     if i &+ 1 >= stop {
-                        nameCanonical = false  // a lone backslash at the end: itself
-                        i &+= 1
+                        i &+= 1  // a lone backslash at the end: itself
                     } else if matchesSeparator(at: i &+ 1, stop: stop) {
                         i &+= 1 &+ separator.count
                     } else {
                         switch byte(i &+ 1) {
-                        case UInt8(ascii: "\\"):
-                            // Canonical when the backslash it stands for needs the escape.
-                            let next: UInt8? = i &+ 2 >= stop || matchesSeparator(at: i &+ 2, stop: stop) ? nil : byte(i &+ 2)
-                            if !Self.escapesBackslash(followedBy: next, separatorFirst: separatorFirst) { nameCanonical = false }
-                            i &+= 2
-                        case UInt8(ascii: "n"), UInt8(ascii: "r"): i &+= 2
-                        case UInt8(ascii: "\""): nameCanonical = false; i &+= 2
-                        case separatorFirst: nameCanonical = false; i &+= 1  // a literal backslash the export doubles
-                        default: i &+= 1  // a literal backslash, written as it is
+                        case UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "\""): i &+= 2
+                        default: i &+= 1  // a literal backslash
                         }
                     }
                 case 0x0D:
@@ -215,6 +208,7 @@ struct PathListReader {
             if nameEnd == nameStart {
                 throw error(.rule, "two separators in a row: a path's names must not be empty", at: nameStart)
             }
+            if escaped && nameCanonical && canonical { nameCanonical = isCanonical(nameStart, nameEnd) }
             canonical = canonical && nameCanonical
             // The node of this name.
             var node: Int32 = -1
@@ -605,6 +599,19 @@ struct PathListReader {
         return true
     }
 
+    /// Whether the escaped name `start..<stop` is spelled as `appendCanonical` spells its
+    /// title (then the line up to it is its id as it stands). Rare: only names with a
+    /// backslash are checked, by decoding and spelling them again.
+    private mutating func isCanonical(_ start: Int, _ stop: Int) -> Bool {
+        let mark = arena.count
+        decodeName(start, stop)
+        var spelled: [UInt8] = []
+        spelled.reserveCapacity(stop - start)
+        arena.withUnsafeBytes { appendCanonical(UnsafeRawBufferPointer(rebasing: $0[mark...]), to: &spelled) }
+        arena.removeLast(arena.count - mark)
+        return spelled.count == stop - start && spelled.withUnsafeBytes { memcmp($0.baseAddress!, base + start, stop - start) == 0 }
+    }
+
     /// Appends the title of the escaped name `start..<stop` to the arena.
     private mutating func decodeName(_ start: Int, _ stop: Int) {
         var i = start
@@ -759,7 +766,7 @@ struct PathListReader {
             case .limitExceeded(let message):
                 throw TreeInputError(kind: .limit, message: message, byteOffset: 0, line: 1, column: 1, path: "")
             case .idTooLong(let bytes, let limit):
-                throw TreeInputError(kind: .rule, message: "an inserted path's id is the parent's id and the path: " + NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit),
+                throw TreeInputError(kind: .rule, message: "an inserted path's id (the parent's id, if any, and the path) is too long: " + NodeSinkError.idTooLongMessage(bytes: bytes, limit: limit),
                                      byteOffset: 0, line: 1, column: 1, path: "")
             }
         }

@@ -72,8 +72,8 @@ final class Durability: Sendable {
     }
 
     /// Logs a refused write, unless one was logged less than a second ago: then it is only
-    /// counted, and the next line logged says how many were not (a full disk refuses every
-    /// change, and logged thousands of lines a second).
+    /// counted, and the next line logged (or `flushRefusals`) says how many were not (a
+    /// full disk refuses every change, and logged thousands of lines a second).
     func logRefusal(_ line: String, now: ContinuousClock.Instant = .now) {
         let unlogged: Int? = refusals.withLock { state in
             if let last = state.last, now - last < .seconds(1) {
@@ -84,6 +84,17 @@ final class Durability: Sendable {
             return state.unlogged
         }
         guard let unlogged else { return }
-        log(unlogged == 0 ? line : line + " (and \(unlogged) more refused writes not logged in the second before)")
+        log(unlogged == 0 ? line : line + " (\(unlogged) refused writes since the last line like this were not logged)")
+    }
+
+    /// Logs how many refused writes were not logged, if any (from the upkeep: the last
+    /// ones of a burst are counted even when no refusal follows).
+    func flushRefusals(now: ContinuousClock.Instant = .now) {
+        let unlogged = refusals.withLock { state -> Int in
+            guard let last = state.last, now - last >= .seconds(1), state.unlogged > 0 else { return 0 }
+            defer { state = (now, 0) }
+            return state.unlogged
+        }
+        if unlogged > 0 { log("storage: \(unlogged) refused writes since the last line like this were not logged") }
     }
 }

@@ -96,6 +96,7 @@ extension TreeService {
     public func recordUse() {
         guard let directory = durability.directory else { return }
         for failure in directory.removeLeftovers() { durability.log("storage: \(failure)") }
+        durability.flushRefusals()
         retryUnreadableSessions()
         for session in registry.all {
             let used = registry.clock.wallTime(of: session.lastUsed)
@@ -290,7 +291,7 @@ extension TreeService {
                 _ = try change(recorded, batch, session, &state, ticket: 0)
             case .change(let recorded):
                 _ = try change(recorded, session, &state, ticket: 0) { store throws(ServiceError) in
-                    try operation(of: recorded, in: store)
+                    try operation(of: recorded, in: store, replaying: true)
                 }
             case .views(let order):
                 for query in order where !state.store.hasView(query) {
@@ -307,19 +308,20 @@ extension TreeService {
         }
     }
 
-    /// The operation of a recorded single change, decoded from its body as its request was.
-    func operation(of recorded: RecordedChange, in store: TreeStore) throws(ServiceError) -> SessionOperation {
+    /// The operation of a recorded single change, decoded from its body as its request was
+    /// (on a replay, without today's limits: it was accepted).
+    func operation(of recorded: RecordedChange, in store: TreeStore, replaying: Bool = false) throws(ServiceError) -> SessionOperation {
         switch recorded.route {
         case .sessionPatch: return try .sessionPatch(Members(try jsonObject(recorded.body)))
         case .itemPatch: return try .itemPatch(recorded.item!, Members(try jsonObject(recorded.body)))
         case .deleteItem: return .delete(recorded.item!)
         case .insert:
-            let (fragment, members) = try parseNodes(recorded.body, 0 ..< recorded.body.count, into: store)
+            let (fragment, members) = try parseNodes(recorded.body, 0 ..< recorded.body.count, into: store, replaying: replaying)
             return .insert(fragment, try SessionOperation.insertionPoint(members))
         case .insertRows:
             let rows = recorded.rows!
             let parent = try rows.parent.map { (id) throws(ServiceError) in try node(id.text, in: store) }
-            let groups = try readBody(recorded.body, as: rows.format) { raw, limits throws(TreeInputError) in
+            let groups = try readBody(recorded.body, as: rows.format, replaying: replaying) { raw, limits throws(TreeInputError) in
                 switch rows.format {
                 case .csv(let dialect): try store.parseCSVFragments(raw, limits: limits, dialect: dialect)
                 case .ndjson: try store.parseNDJSONFragments(raw, limits: limits)

@@ -110,11 +110,13 @@ extension HTTPRequest {
     }
 
     /// The path separator (`separator`, default `/`): 1 to 4 characters (so at most 16
-    /// bytes), no backslash, CR or LF.
+    /// bytes), no backslash, CR or LF, not starting with `n`, `r` or `"` (a backslash before
+    /// it would read as `\n`, `\r` or `\"`, so two names could share one id).
     private func pathSeparator() throws(ServiceError) -> String {
         guard let separator = queryValue("separator") else { return TreeFormat.defaultSeparator }
-        guard (1 ... 4).contains(separator.unicodeScalars.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }) else {
-            throw .badQueryParameter("query parameter separator must be 1 to 4 characters without a backslash, CR or LF")
+        guard (1 ... 4).contains(separator.unicodeScalars.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }),
+              !["n", "r", "\""].contains(separator.first) else {
+            throw .badQueryParameter("query parameter separator must be 1 to 4 characters without a backslash, CR or LF, not starting with n, r or \"")
         }
         return separator
     }

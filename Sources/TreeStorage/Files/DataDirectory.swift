@@ -11,10 +11,13 @@ import Synchronization
 ///     <path>/sessions/<id>/snapshot.<g>.tmp  a snapshot being written (removed by `open`)
 ///     <path>/sessions/.<id>.removing.<n>   a session being removed (removed by `init`, or
 ///                                          by `removeLeftovers` after a failure)
-///
-/// Nothing else is touched: a file or folder of another name under `sessions/`, or in a
-/// session's folder, is left as it is (and named in `startupNotes` or `RecoveryError`).
 ///     <path>/quarantine/<id>.<unix-time>/  the files of a session moved aside
+///     <path>/quarantine/<id>.<unix-time>.damaged-journals/  journals as they were before
+///                                          recovery cut or deleted them
+///
+/// Start-up and `open` touch nothing else: a file or folder of another name under
+/// `sessions/`, or in a session's folder, is left as it is (and named in `startupNotes` or
+/// `RecoveryError`). Removing or quarantining a session moves its folder whole.
 ///
 /// Every method may be called from any thread.
 public final class DataDirectory: Sendable {
@@ -81,7 +84,8 @@ public final class DataDirectory: Sendable {
 
     /// The session id of a removal's leftover name, `.<id>.removing.<n>`; nil for any other.
     static func removalName(_ name: String) -> String? {
-        guard name.hasPrefix("."), let dot = name.range(of: ".removing.", options: .backwards) else { return nil }
+        guard name.hasPrefix("."), let dot = name.range(of: ".removing.", options: .backwards),
+              dot.lowerBound > name.index(after: name.startIndex) else { return nil }
         let id = String(name[name.index(after: name.startIndex) ..< dot.lowerBound])
         let n = name[dot.upperBound...]
         guard !n.isEmpty, n.allSatisfy({ $0.isASCII && $0.isNumber }), (try? check(id)) != nil else { return nil }
@@ -426,8 +430,8 @@ public final class DataDirectory: Sendable {
             let trash = sessionsPath + "/.\(id).removing.\(removals.add(1, ordering: .relaxed).newValue)"
             try fs.rename(dir, trash)
             files?.close()
-            try fs.syncDirectory(sessionsPath)
             do throws(StorageError) {
+                try fs.syncDirectory(sessionsPath)
                 try fs.removeTree(trash)
             } catch {
                 leftoversPending.store(true, ordering: .relaxed)  // gone for the service; deleted later

@@ -248,8 +248,9 @@ public final class SessionFiles: @unchecked Sendable {
 
     // MARK: Compaction
 
-    /// Starts a compaction: appends go to a new journal `journal.<g+1>` from now on. Cheap
-    /// (one file created and opened, nothing synced), call it under the session's lock at
+    /// Starts a compaction: appends go to a new journal `journal.<g+1>` from now on (or to
+    /// the empty journal an earlier, failed compaction began: see below). Cheap (at most one
+    /// file created and opened, nothing synced), call it under the session's lock at
     /// the moment the store whose snapshot `finishCompaction` will write is taken. Throws
     /// `EALREADY` while a compaction is unfinished. When the journal is empty and begun by
     /// an earlier compaction that failed (no snapshot of its generation), it is kept: the
@@ -401,7 +402,7 @@ public final class SessionFiles: @unchecked Sendable {
 
 /// A compaction begun by `SessionFiles.beginCompaction`.
 public struct Compaction: Sendable {
-    /// The generation of the snapshot to write (and of the journal begun).
+    /// The generation of the snapshot to write (and of the journal that follows it).
     public let generation: UInt64
     /// The last append before the rotation.
     let sequence: UInt64

@@ -533,6 +533,18 @@ struct PathListTests {
         #expect(try fragments(store, "src/a\nsrc\n", under: nil).get().isEmpty)
     }
 
+    /// A name spelled otherwise than its canonical form names the same node: with `::`,
+    /// `:\::` is the title `:::`, whose id is `\:::`. It was taken for canonical (its
+    /// bytes used as the id), missed the node and made a second sibling `:::`.
+    @Test func aNameSpelledAnotherWayFindsItsNode() throws {
+        let store = TreeStore(forest: try parsePaths("\\:::\n", separator: "::").get())
+        let node = try #require(store.forest.node(withID: #"\:::"#))
+        #expect(store.forest.title(of: node) == ":::")
+        let groups = try fragments(store, ":\\::::x\n", under: nil, separator: "::").get()
+        #expect(groups.map(\.parent) == [node])
+        #expect(flatten(groups[0].fragment).map(\.id) == [#"\:::::x"#])
+    }
+
     @Test func fragmentsUnderANodeExtendItsID() throws {
         let store = TreeStore(forest: try parsePaths("src/a\nsrc/b\n").get())
         let src = try #require(store.forest.node(withID: "src"))
