@@ -45,10 +45,15 @@ import TreeStorage
         for k in 0 ..< 1000 { durability.logRefusal("storage: refused \(k)", now: start + .milliseconds(k)) }
         durability.logRefusal("storage: refused later", now: start + .milliseconds(2500))
         durability.logRefusal("storage: refused alone", now: start + .milliseconds(4000))
+        durability.logRefusal("storage: refused at last", now: start + .milliseconds(4100))
+        durability.flushRefusals(now: start + .milliseconds(4500))  // under a second: nothing yet
+        durability.flushRefusals(now: start + .milliseconds(5200))
+        durability.flushRefusals(now: start + .milliseconds(9000))  // nothing left
         #expect(lines.withLock { $0 } == [
             "storage: refused 0",
-            "storage: refused later (and 999 more refused writes not logged in the second before)",
+            "storage: refused later (999 refused writes since the last line like this were not logged)",
             "storage: refused alone",
+            "storage: 1 refused writes since the last line like this were not logged",
         ])
     }
 
@@ -373,6 +378,24 @@ import TreeStorage
         }
         try withService { h in
             #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+        }
+    }
+
+    /// A restart with lower limits (`--max-depth`, `--max-nodes`) replays the changes that
+    /// were accepted: it refused them again, and the session came back without them.
+    @Test func aReplayAppliesWhatWasAcceptedWhateverTodaysLimits() throws {
+        var sid = ""
+        let deep = (0 ..< 30).reduce(#"{"title":"leaf"}"#) { inner, k in #"{"title":"d\#(k)","children":[\#(inner)]}"# }
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status == 201)
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"id":"\#(String(repeating: "i", count: 3000))","title":"long id"}]}"#).status == 201)
+        }
+        try withService(shutdown: false, { $0.maxDepth = 5; $0.maxNodesPerSession = 10 }) { h in
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+            #expect(h.service.durability.eventCount(.refusedOnReplay) == 0)
+            // Today's limits hold for what comes now.
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status != 201)
         }
     }
 

@@ -158,10 +158,12 @@ extension TreeService {
     }
 
     /// Runs a reader of `format` over `range` of `bytes` (all of them by default) within
-    /// this server's limits; its errors become 400, 422 or 429 with their place.
-    func readBody<R>(_ bytes: [UInt8], in range: Range<Int>? = nil, as format: TreeFormat,
+    /// this server's limits; its errors become 400, 422 or 429 with their place. A replay
+    /// reads what was accepted before, whatever the limits are today.
+    func readBody<R>(_ bytes: [UInt8], in range: Range<Int>? = nil, as format: TreeFormat, replaying: Bool = false,
                  _ reader: (UnsafeRawBufferPointer, ForestLimits) throws(TreeInputError) -> R) throws(ServiceError) -> R {
-        let limits = ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let limits = replaying ? ForestLimits(maxNodes: .max, maxDepth: .max, maxIDBytes: .max)
+            : ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
         let result: Result<R, TreeInputError> = bytes.withUnsafeBytes { all in
             let raw = UnsafeRawBufferPointer(rebasing: all[range ?? 0 ..< all.count])
             do throws(TreeInputError) { return .success(try reader(raw, limits)) } catch { return .failure(error) }
@@ -199,8 +201,8 @@ extension TreeService {
 
     /// Parses the upload document in `range` of `bytes` (see `parseNodes(_:into:)`); its
     /// errors' byte offsets count from the start of the range.
-    func parseNodes(_ bytes: [UInt8], _ range: Range<Int>, into store: TreeStore?) throws(ServiceError) -> (Forest, Members) {
-        let (forest, members) = try readBody(bytes, in: range, as: .nodes) { raw, limits throws(TreeInputError) in
+    func parseNodes(_ bytes: [UInt8], _ range: Range<Int>, into store: TreeStore?, replaying: Bool = false) throws(ServiceError) -> (Forest, Members) {
+        let (forest, members) = try readBody(bytes, in: range, as: .nodes, replaying: replaying) { raw, limits throws(TreeInputError) in
             if let store {
                 let result = try store.parseFragment(raw, limits: limits)
                 return (result.fragment, result.members)

@@ -386,7 +386,7 @@ extension TreeService {
                 case .invalid(let error): throw error
                 case .insert(let span):
                     offsetBase = span.lowerBound
-                    let (fragment, members) = try parseNodes(body, span, into: store)
+                    let (fragment, members) = try parseNodes(body, span, into: store, replaying: replaying)
                     offsetBase = nil
                     operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
                 }
