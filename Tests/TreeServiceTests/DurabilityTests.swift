@@ -624,6 +624,20 @@ extension DurabilityTests {
                                                     FilterQuery("x", leavesOnly: true), FilterQuery("x", mode: .words, diacriticInsensitive: true)])
         #expect(SessionMetadata(meta.encoded) == meta)
         for n in 0 ..< meta.encoded.count { #expect(SessionMetadata(Array(meta.encoded.prefix(n))) == nil) }
+        var doubling = meta
+        doubling.doublesPathBackslashes = true
+        #expect(SessionMetadata(doubling.encoded) == doubling)
+    }
+
+    /// A path-list insert's record says how its ids are spelled: code 3, as every record
+    /// made before the minimal form, doubles backslashes; code 4 does not.
+    @Test func pathInsertRecordsKeepTheirSpelling() {
+        for doubles in [false, true] {
+            let rows = RowsUpload(format: .paths(separator: "/"), parent: ItemID("a"), doublesBackslashes: doubles)
+            #expect(rows.code == (doubles ? 3 : 4))
+            #expect(RowsUpload(code: rows.code, separator: "/", parent: ItemID("a")) == rows)
+        }
+        #expect(RowsUpload(code: 4, separator: "", parent: nil) == nil)
     }
 }
 

@@ -85,12 +85,16 @@ import Testing
         let meta = SessionMetadata(version: 3, createdAt: Date(timeIntervalSince1970: 1000), lastUse: Date(timeIntervalSince1970: 2000),
                                    changedFilters: [], ttl: .seconds(60))
         var bytes = meta.encoded
-        #expect(bytes[0] == 2)
+        #expect(bytes[0] == 3)
         #expect(SessionMetadata(bytes) == meta)
+        bytes[0] = 2
+        bytes.removeLast(1)  // format 2 ends after the TTL
+        let former = try #require(SessionMetadata(bytes))
+        #expect(former.ttl == .seconds(60) && former.doublesPathBackslashes, "a session stored before keeps its ids' spelling")
         bytes[0] = 1
         bytes.removeLast(8)  // format 1 ends after the views
         let old = try #require(SessionMetadata(bytes))
-        #expect(old.ttl == nil && old.version == 3)
+        #expect(old.ttl == nil && old.version == 3 && old.doublesPathBackslashes)
     }
 }
 

@@ -171,7 +171,9 @@ extension Forest {
     /// one title do not come back.
     /// - Precondition: `separator` is 1 to 16 bytes without `\`, CR or LF.
     /// - Complexity: O(output size), iterative at any depth
-    public func exportPaths(separator: String = "/", chunkSize: Int = 1 << 16,
+    /// `doublesBackslashes`: every backslash doubled, as sessions made before the minimal
+    /// form spell their ids.
+    public func exportPaths(separator: String = "/", chunkSize: Int = 1 << 16, doublesBackslashes: Bool = false,
                             _ emit: ([UInt8]) throws -> Void) rethrows {
         let separator = Array(separator.utf8)
         precondition(!separator.isEmpty && separator.count <= 16
@@ -187,7 +189,7 @@ extension Forest {
             ends.removeLast(ends.count - level)
             path.removeLast(path.count - (level == 0 ? 0 : ends[level - 1]))
             path.append(contentsOf: level > 0 ? separator : rootPrefix)
-            withTitle(of: node) { PathListReader.appendCanonical($0, separator: separator, to: &path) }
+            withTitle(of: node) { PathListReader.appendCanonical($0, separator: separator, doublingBackslashes: doublesBackslashes, to: &path) }
             ends.append(path.count)
             if path.first == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
             out.append(contentsOf: path)
@@ -217,14 +219,14 @@ extension TreeStore {
     ///   order of first appearance; empty when every path exists already.
     /// - Complexity: O(input size) expected, plus one store lookup per new prefix
     public func parsePathFragments(_ bytes: UnsafeRawBufferPointer, separator: String, under parent: NodeHandle?,
-                                   limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
+                                   limits: ForestLimits, doublesBackslashes: Bool = false) throws(TreeInputError) -> [FragmentGroup] {
         var prefix: [UInt8] = []
         if let parent {
             forest.withID(of: parent) { key, _ in prefix.append(contentsOf: key) }
             prefix.append(contentsOf: separator.utf8)
         }
         let context = PathListReader.FragmentContext(forest: forest, under: parent, prefix: prefix)
-        var reader = PathListReader(bytes, separator: separator, limits: limits, fragment: context)
+        var reader = PathListReader(bytes, separator: separator, limits: limits, fragment: context, doublesBackslashes: doublesBackslashes)
         try reader.read()
         guard let done = reader.fragment else { return [] }
         var builders = done.groupParents.map { _ in fragmentBuilder(limits: limits, expectedBytes: bytes.count / max(1, done.groupParents.count)) }

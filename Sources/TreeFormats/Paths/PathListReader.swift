@@ -32,6 +32,7 @@ struct PathListReader {
     let separator: [UInt8]
     let separatorFirst: UInt8
     let limits: ForestLimits
+    let doublesBackslashes: Bool
 
     // MARK: Nodes, by index in order of first appearance
 
@@ -102,8 +103,10 @@ struct PathListReader {
         var groupParents: [NodeHandle?] = []
     }
 
-    /// Reads nothing yet; `read()` does the work.
-    init(_ bytes: UnsafeRawBufferPointer, separator: String, limits: ForestLimits, fragment: FragmentContext? = nil) {
+    /// Reads nothing yet; `read()` does the work. `doublesBackslashes`: ids spell every
+    /// backslash doubled (the canonical form of sessions made before it was minimal).
+    init(_ bytes: UnsafeRawBufferPointer, separator: String, limits: ForestLimits, fragment: FragmentContext? = nil,
+         doublesBackslashes: Bool = false) {
         precondition(!separator.isEmpty && separator.utf8.count <= 16
             && !separator.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 0x0A || $0 == 0x0D }),
             "a path separator is 1 to 16 bytes without a backslash, CR or LF")
@@ -114,6 +117,7 @@ struct PathListReader {
         self.separatorFirst = self.separator[0]
         self.limits = limits
         self.fragment = fragment
+        self.doublesBackslashes = doublesBackslashes
         // Ids are whole paths (in answers and exports, though the forest stores
         // only each node's name): a deep single line has a quadratic amount (a 2 MB line of
         // a million names, 10^12 bytes).
@@ -641,10 +645,13 @@ struct PathListReader {
     /// `escapesBackslash`), everything else as is: a line as `find` prints it, literal
     /// backslashes and all, is its own canonical form.
     func appendCanonical(_ name: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        PathListReader.appendCanonical(name, separator: separator, to: &out)
+        PathListReader.appendCanonical(name, separator: separator, doublingBackslashes: doublesBackslashes, to: &out)
     }
 
-    static func appendCanonical(_ name: UnsafeRawBufferPointer, separator: [UInt8], to out: inout [UInt8]) {
+    /// `doublingBackslashes`: every backslash written `\\` (the canonical form of sessions
+    /// made before it was minimal; their ids keep it).
+    static func appendCanonical(_ name: UnsafeRawBufferPointer, separator: [UInt8], doublingBackslashes: Bool = false,
+                                to out: inout [UInt8]) {
         let n = name.count
         let first = separator[0]
         var i = 0
@@ -655,7 +662,7 @@ struct PathListReader {
             var isSeparator = false
             switch c {
             case UInt8(ascii: "\\"):
-                if escapesBackslash(followedBy: i + 1 < n ? name[i + 1] : nil, separatorFirst: first) { escape = c }
+                if doublingBackslashes || escapesBackslash(followedBy: i + 1 < n ? name[i + 1] : nil, separatorFirst: first) { escape = c }
             case 0x0A: escape = UInt8(ascii: "n")
             case 0x0D: escape = UInt8(ascii: "r")
             case first:

@@ -137,13 +137,16 @@ struct RecordedChange: Equatable, Sendable {
 struct RowsUpload: Equatable, Sendable {
     var format: TreeFormat
     var parent: ItemID?
+    /// A path list whose ids double every backslash (its session's, `Session.doublesPathBackslashes`).
+    var doublesBackslashes = false
 
-    /// The format's code in a journal entry: 1 CSV, 2 NDJSON, 3 path list.
+    /// The format's code in a journal entry: 1 CSV, 2 NDJSON, 3 path list with backslashes
+    /// doubled in ids (every record made before the minimal form), 4 path list.
     var code: UInt8 {
         switch format {
         case .csv: 1
         case .ndjson: 2
-        default: 3
+        default: doublesBackslashes ? 3 : 4
         }
     }
 
@@ -177,9 +180,10 @@ struct RowsUpload: Equatable, Sendable {
         return CSVDialect(delimiter: delimiter, columns: columns)
     }
 
-    init(format: TreeFormat, parent: ItemID?) {
+    init(format: TreeFormat, parent: ItemID?, doublesBackslashes: Bool = false) {
         self.format = format
         self.parent = parent
+        self.doublesBackslashes = doublesBackslashes
     }
 
     /// The upload a journal entry's code, separator and parent describe; nil when malformed.
@@ -189,7 +193,10 @@ struct RowsUpload: Equatable, Sendable {
             guard let dialect = RowsUpload.dialect(separator) else { return nil }
             format = .csv(dialect)
         case 2 where separator.isEmpty: format = .ndjson
-        case 3 where !separator.isEmpty: format = .paths(separator: separator)
+        case 3, 4:
+            guard !separator.isEmpty else { return nil }
+            format = .paths(separator: separator)
+            doublesBackslashes = code == 3
         default: return nil
         }
         self.parent = parent

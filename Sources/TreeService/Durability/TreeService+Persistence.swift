@@ -12,7 +12,8 @@ extension TreeService {
     /// What the snapshot keeps of the session beside its store.
     func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
         SessionMetadata(version: state.version, createdAt: session.createdAt,
-                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters, ttl: session.ttl)
+                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters, ttl: session.ttl,
+                        doublesPathBackslashes: session.doublesPathBackslashes)
     }
 
     /// Writes a new session's first snapshot, durably, before its 201. 507 (and no session)
@@ -224,7 +225,7 @@ extension TreeService {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse),
-                              ttl: meta.ttl, linger: configuration.eventBacklogLinger)
+                              ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.version = meta.version
@@ -325,7 +326,8 @@ extension TreeService {
                 switch rows.format {
                 case .csv(let dialect): try store.parseCSVFragments(raw, limits: limits, dialect: dialect)
                 case .ndjson: try store.parseNDJSONFragments(raw, limits: limits)
-                default: try store.parsePathFragments(raw, separator: rows.separator, under: parent, limits: limits)
+                default: try store.parsePathFragments(raw, separator: rows.separator, under: parent, limits: limits,
+                                                      doublesBackslashes: rows.doublesBackslashes)
                 }
             }
             return .insertGroups(groups)

@@ -95,7 +95,11 @@ extension TreeService {
         case .paths:
             break
         }
-        let recorded = RecordedChange(route: .insertRows, view: view, body: request.body, rows: RowsUpload(format: format, parent: parent))
+        // A path list is spelled as its session spells ids (a session stored before the
+        // minimal form doubles backslashes: `Session.doublesPathBackslashes`).
+        let doubles = registry.lookup(sid)?.doublesPathBackslashes ?? false
+        let recorded = RecordedChange(route: .insertRows, view: view, body: request.body,
+                                      rows: RowsUpload(format: format, parent: parent, doublesBackslashes: doubles))
         return try mutateSession(request, sid, recorded) { store throws(ServiceError) in
             try withParseBudget(request, peak: 3 * request.body.count) { () throws(ServiceError) in
                 try operation(of: recorded, in: store)

@@ -101,7 +101,9 @@ extension TreeService {
     /// then, 406 when there is none. Each form has its own entity tag.
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let formats = try request.exportFormats()
-        let (snapshot, version) = try readingSession(sid) { _, state throws(ServiceError) in (state.store.forest, state.version) }
+        let (snapshot, version, doubles) = try readingSession(sid) { session, state throws(ServiceError) in
+            (state.store.forest, state.version, session.doublesPathBackslashes)
+        }
         // The best form that can hold the tree: a path list cannot hold every tree.
         var conflict: String?
         let format = formats.first { format in
@@ -124,7 +126,7 @@ extension TreeService {
             switch format {
             case .csv: try snapshot.exportCSV { try writer.write($0) }
             case .ndjson: try snapshot.exportNDJSON { try writer.write($0) }
-            case .paths(let separator): try snapshot.exportPaths(separator: separator) { try writer.write($0) }
+            case .paths(let separator): try snapshot.exportPaths(separator: separator, doublesBackslashes: doubles) { try writer.write($0) }
             case .nodes: try snapshot.export { try writer.write($0) }
             case .document: try snapshot.exportDocument { try writer.write($0) }
             }

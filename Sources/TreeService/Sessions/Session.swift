@@ -13,6 +13,9 @@ final class Session: Sendable {
     /// The idle time after which it expires, as its upload asked (zero: never); nil: the
     /// server's `sessionTTL`, whatever it is when asked.
     let ttl: Duration?
+    /// Its path-list ids double every backslash: a session stored before the minimal form
+    /// (`SessionMetadata` format 1 or 2) keeps the spelling its ids were given.
+    let doublesPathBackslashes: Bool
     /// Bumped by every filter request; a filter build whose ticket is no longer the
     /// latest gives up, so a newer filter request never waits for a stale one.
     let filterTicket = Atomic<Int>(0)
@@ -78,9 +81,10 @@ final class Session: Sendable {
     /// and last used at `lastUsed`.
     /// - Parameter linger: how long a view nobody follows keeps its events (`EventHub`).
     init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil,
-         ttl: Duration? = nil, linger: Duration) {
+         ttl: Duration? = nil, doublesPathBackslashes: Bool = false, linger: Duration) {
         self.id = id
         self.ttl = ttl
+        self.doublesPathBackslashes = doublesPathBackslashes
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
         state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))

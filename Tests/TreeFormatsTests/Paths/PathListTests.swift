@@ -545,6 +545,27 @@ struct PathListTests {
         #expect(flatten(groups[0].fragment).map(\.id) == [#"\:::::x"#])
     }
 
+    /// A session stored before the minimal form spelled every backslash doubled in its
+    /// ids; its inserts and exports go on doing so (`doublesBackslashes`), so a path names
+    /// the node it named (else `b\x2dc/new` missed `b\\x2dc` and made a second `b\x2dc`).
+    @Test func aSessionOfDoubledBackslashesKeepsThem() throws {
+        let (forest, _) = try Forest.parse(Array(#"[{"id":"b\\\\x2dc","title":"b\\x2dc"}]"#.utf8))
+        let store = TreeStore(forest: forest)
+        let old = try #require(store.forest.node(withID: #"b\\x2dc"#))
+        let doubled = Array("b\\x2dc/new\n".utf8).withUnsafeBytes { raw in
+            try? store.parsePathFragments(raw, separator: "/", under: nil, limits: ForestLimits(), doublesBackslashes: true)
+        }
+        let groups = try #require(doubled)
+        #expect(groups.map(\.parent) == [old])
+        #expect(flatten(groups[0].fragment).map(\.id) == [#"b\\x2dc/new"#])
+        var text: [UInt8] = []
+        store.forest.exportPaths(doublesBackslashes: true) { text += $0 }
+        #expect(String(decoding: text, as: UTF8.self) == "b\\\\x2dc\n")
+        // The minimal form, for sessions made now: the same line is another name's path.
+        let minimal = try fragments(store, "b\\x2dc/new\n", under: nil).get()
+        #expect(minimal.map(\.parent) == [nil])
+    }
+
     @Test func fragmentsUnderANodeExtendItsID() throws {
         let store = TreeStore(forest: try parsePaths("src/a\nsrc/b\n").get())
         let src = try #require(store.forest.node(withID: "src"))
