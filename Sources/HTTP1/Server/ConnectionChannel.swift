@@ -206,16 +206,29 @@ final class ConnectionChannel: Sendable {
         if let push { context.workers.async { push.finish() } }
     }
 
+    /// Drops the connection without further output. Loop thread only.
+    func abort() {
+        state.withLock { s in breakConnection(&s) }
+        closeNow()
+    }
+
     /// The shutdown's deadline passed: drops the connection. A request in progress whose
     /// response has not begun is answered first, `503` with `Connection: close` (what the
     /// socket takes at once): one not yet handed to the responder was not processed, one
-    /// with the responder may or may not have taken effect. Loop thread only.
-    func abort() {
+    /// with the responder may or may not have taken effect. What the peer sent and nobody
+    /// read is drained first, so that the close does not reset the connection (which could
+    /// discard the answer before the peer reads it); bytes that arrive later still may.
+    /// Loop thread only.
+    func abortAtShutdownDeadline() {
         state.withLock { s in
             if s.phase.isWritable, !s.responseBegun, let cut = s.machine.cutOff {
                 s.outbox.append(context.errorResponse(
                     status: 503, title: "Service Unavailable", detail: Self.cutOffDetail(cut), retryAfter: 1))
                 _ = s.outbox.send(to: fd)
+                shutdown(fd, Int32(SHUT_WR))
+                var scratch = [UInt8](repeating: 0, count: 4096)
+                var reads = 0
+                while reads < 64 && recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT)) > 0 { reads += 1 }
             }
             breakConnection(&s)
         }

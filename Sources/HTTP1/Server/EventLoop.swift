@@ -217,9 +217,9 @@ final class EventLoop: @unchecked Sendable {
         for channel in Array(channels.values) { channel.beginDraining() }
     }
 
-    /// Loop thread: the deadline passed; drop every connection.
+    /// Loop thread: the deadline passed; drop every connection (answering what it cuts).
     func abortAll() {
-        for channel in Array(channels.values) { channel.abort() }
+        for channel in Array(channels.values) { channel.abortAtShutdownDeadline() }
     }
 
     /// Ends the loop thread after the current iteration. Any thread.
