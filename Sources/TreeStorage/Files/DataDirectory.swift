@@ -321,13 +321,7 @@ public final class DataDirectory: Sendable {
             var copies: String?
             func keepCopy(_ name: String, _ bytes: [UInt8]) throws(StorageError) {
                 if copies == nil {
-                    let seconds = time(nil)
-                    var target = quarantinePath + "/\(id).\(seconds).damaged-journals"
-                    var n = 1
-                    while fs.exists(target) {
-                        target = quarantinePath + "/\(id).\(seconds).\(n).damaged-journals"
-                        n += 1
-                    }
+                    let target = freeQuarantinePath(id, suffix: ".damaged-journals")
                     try fs.makeDirectory(target, existingOK: false)
                     copies = target
                 }
@@ -392,19 +386,25 @@ public final class DataDirectory: Sendable {
 
     // MARK: Removing
 
+    /// `quarantine/<id>.<unix-time><suffix>`, or with `.<n>` after the time when that exists.
+    private func freeQuarantinePath(_ id: String, suffix: String = "") -> String {
+        let seconds = time(nil)
+        var target = quarantinePath + "/\(id).\(seconds)" + suffix
+        var n = 1
+        while fs.exists(target) {
+            target = quarantinePath + "/\(id).\(seconds).\(n)" + suffix
+            n += 1
+        }
+        return target
+    }
+
     /// Moves a session's directory (its files closed first) to
     /// `quarantine/<id>.<unix-time>` (`.<n>` added if that exists), both directories
     /// synced. Returns the new path.
     public func quarantine(_ id: String) throws(StorageError) -> String {
         try Self.check(id)
         openFiles.withLock { $0[id] }?.close()
-        let seconds = time(nil)
-        var target = quarantinePath + "/\(id).\(seconds)"
-        var n = 1
-        while fs.exists(target) {
-            target = quarantinePath + "/\(id).\(seconds).\(n)"
-            n += 1
-        }
+        let target = freeQuarantinePath(id)
         try fs.rename(sessionPath(id), target)
         try fs.syncDirectory(quarantinePath)
         try fs.syncDirectory(sessionsPath)
