@@ -47,6 +47,10 @@ public enum ProcessMemory {
     /// (`madvise(MADV_HUGEPAGE)`) for the mappings of its large blocks (glibc 2.35 and later).
     private static let hugePagesTunable = "glibc.malloc.hugetlb"
 
+    /// Set in the environment of the one execution `useTransparentHugePages` makes, and
+    /// removed by the program it starts.
+    public static let reexecutedMarker = "TREE_SESSIONS_REEXECUTED"
+
     /// Has glibc's malloc put large blocks on transparent huge pages where the kernel gives
     /// them only to memory that asks (`[madvise]` in
     /// /sys/kernel/mm/transparent_hugepage/enabled, as on many distributions). As the
@@ -60,7 +64,10 @@ public enum ProcessMemory {
     ///
     /// Returns (when it does not execute) a line for the start-up log saying which pages
     /// large blocks get and why. A `glibc.malloc.hugetlb` already in `GLIBC_TUNABLES` is
-    /// left as it is: `glibc.malloc.hugetlb=0` keeps 4 KiB pages.
+    /// left as it is: `glibc.malloc.hugetlb=0` keeps 4 KiB pages. It executes at most once
+    /// (`reexecutedMarker`, a variable of its own, says it did: where glibc drops
+    /// `GLIBC_TUNABLES`, as in secure-execution mode, it would otherwise again and again),
+    /// and never in secure-execution mode (setuid, file capabilities: `AT_SECURE`).
     public static func useTransparentHugePages() -> String {
         #if canImport(Glibc)
         let mode = transparentHugePageMode()
@@ -71,8 +78,18 @@ public enum ProcessMemory {
             return "transparent huge pages: not asked for (the C library is not glibc)"
         }
         let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) } ?? ""
+        let reexecuted = getenv(reexecutedMarker) != nil
+        unsetenv(reexecutedMarker)
         if let setting = tunables.split(separator: ":").last(where: { $0.hasPrefix(hugePagesTunable + "=") }) {
             return "transparent huge pages: GLIBC_TUNABLES has \(setting)"
+        }
+        if reexecuted {
+            return "transparent huge pages: not asked for (executed once with \(hugePagesTunable)=1, and GLIBC_TUNABLES did not reach the program)"
+        }
+        typealias AuxiliaryValue = @convention(c) (UInt) -> UInt
+        let atSecure: UInt = 23  // AT_SECURE of <elf.h>
+        if let getauxval: AuxiliaryValue = symbol("getauxval"), getauxval(atSecure) != 0 {
+            return "transparent huge pages: not asked for (secure-execution mode: glibc ignores GLIBC_TUNABLES)"
         }
         let path = [CChar](unsafeUninitializedCapacity: Int(PATH_MAX) + 1) { buffer, count in
             let n = readlink("/proc/self/exe", buffer.baseAddress!, Int(PATH_MAX))
@@ -80,8 +97,10 @@ public enum ProcessMemory {
             if n >= 0 { buffer[n] = 0; count += 1 }
         }
         setenv("GLIBC_TUNABLES", (tunables.isEmpty ? "" : tunables + ":") + hugePagesTunable + "=1", 1)
+        setenv(reexecutedMarker, "1", 1)
         if !path.isEmpty { execv(path, CommandLine.unsafeArgv) }
         let reason = String(cString: strerror(errno))
+        unsetenv(reexecutedMarker)
         if tunables.isEmpty { unsetenv("GLIBC_TUNABLES") } else { setenv("GLIBC_TUNABLES", tunables, 1) }
         return "transparent huge pages: not asked for (executing again with \(hugePagesTunable)=1 failed: \(reason))"
         #else
