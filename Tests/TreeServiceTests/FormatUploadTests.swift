@@ -74,6 +74,17 @@ import TreeStorage
         #expect(h.call("POST", "/sessions/\(sid)/items?parentId=root", json: String(path.dropFirst()) + "\n", contentType: "text/plain").status == 201)
     }
 
+    /// A path separator may not start with `n`, `r` or `"`: `\n` would read both as a line
+    /// feed and as the separator, so two names could share one id.
+    @Test func aSeparatorThatEscapesUseIsRefused() {
+        for separator in ["n", "r/", "%22", "n%CC%88"] {
+            let reply = create("a\n", "text/plain", query: "?separator=\(separator)")
+            #expect(reply.status == 400, "\(separator): \(reply.text)")
+            #expect(reply.text.contains("not starting with n, r or"), "\(separator): \(reply.text)")
+        }
+        #expect(create("a->b\n", "text/plain", query: "?separator=-%3E").status == 201)
+    }
+
     @Test func eachFormatOpensASession() {
         let csv = create("id,parentId,title,owner\r\nb,a,\"Budget, 2026\",ann\r\na,,Finance,bob\r\n", "text/csv; charset=utf-8")
         #expect(csv.status == 201, "\(csv.text)")

@@ -115,7 +115,7 @@ extension HTTPRequest {
     private func pathSeparator() throws(ServiceError) -> String {
         guard let separator = queryValue("separator") else { return TreeFormat.defaultSeparator }
         guard (1 ... 4).contains(separator.unicodeScalars.count), !separator.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }),
-              !["n", "r", "\""].contains(separator.first) else {
+              ![UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "\"")].contains(separator.utf8.first) else {
             throw .badQueryParameter("query parameter separator must be 1 to 4 characters without a backslash, CR or LF, not starting with n, r or \"")
         }
         return separator
