@@ -271,7 +271,10 @@ extension TreeService {
     /// reached (an `ETag` or `If-Match` of one of them never matches other content), and a
     /// snapshot stores the jump before any record follows it (now, or before the next change).
     private func passLostVersions(_ lost: LostRecords, _ session: Session, _ state: inout Session.State) {
-        let issued = max(state.version + lost.atMost, lost.highestVersion.map { Int(clamping: $0) + 1 } ?? 0)
+        // At most what a snapshot's metadata holds (versions below 2^62), however the
+        // records' version fields read.
+        let most = (1 << 62) - 1
+        let issued = min(most, max(state.version + min(lost.atMost, most), lost.highestVersion.map { Int(min($0, UInt64(most - 1))) + 1 } ?? 0))
         guard issued > state.version else { return }
         durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.version) to \(issued), past every version they could have reached")
         state.version = issued
