@@ -226,6 +226,26 @@ import Testing
             #expect(try Versions.replay(dir.open("s").withClose()) == [1, 3])
         }
     }
+
+    /// A take-back is synced (but with `--fsync off`): a group commit may have made the
+    /// record durable meanwhile, and a change its client was told was refused must not
+    /// come back after a crash.
+    @Test(arguments: [FsyncMode.batch, .always, .off])
+    func aTakeBackIsDurable(mode: FsyncMode) throws {
+        try withTemporaryDirectory { path in
+            let faults = StorageFaults()
+            let dir = try DataDirectory(path: path, fsync: mode, faults: faults)
+            let files = try dir.create("s", writeSnapshot: Versions.writer([]))
+            try files.waitDurable(try files.append(1))
+            let refused = try files.append(2)
+            try files.sync()  // the record made durable, as a group commit running then would
+            let syncs = faults.calls(.fsync)
+            try files.truncate(to: refused)
+            #expect(faults.calls(.fsync) == syncs + (mode == .off ? 0 : 1), "\(mode)")
+            files.close()
+            #expect(try Versions.replay(dir.open("s").withClose()) == [1])
+        }
+    }
 }
 
 extension StoredSession {

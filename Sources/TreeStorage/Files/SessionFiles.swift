@@ -119,9 +119,11 @@ public final class SessionFiles: @unchecked Sendable {
     /// record started. `position` must be the last append's, with no append or
     /// `beginCompaction` since.
     ///
-    /// The cut is not synced: after a crash the record may be back (as it may be when the
-    /// process dies between the append and this call). Replay must therefore skip a record
-    /// whose change fails, as the change failed the first time.
+    /// Unless the mode is `off`, the cut is synced before this returns: a group commit may
+    /// have made the record durable meanwhile, and a change its client is then told was
+    /// refused must not come back after a crash (replay does not always refuse it again:
+    /// the node budget is open to it). Until the cut, a crash may bring the record back, as
+    /// when the process dies between the append and this call: its client got no answer.
     public func truncate(to position: JournalPosition) throws(StorageError) {
         monitor.lock()
         defer { monitor.unlock() }
@@ -133,6 +135,9 @@ public final class SessionFiles: @unchecked Sendable {
         state.tailDirty = true
         stats.addJournalBytes(position.start - position.end)
         try cutDirtyTail(journalPath(state.generation))
+        guard mode != .off else { return }
+        while state.syncing { monitor.wait() }
+        if !state.closed { try syncRound() }
     }
 
     // MARK: Durability
