@@ -88,7 +88,7 @@ public final class DataDirectory: Sendable {
               dot.lowerBound > name.index(after: name.startIndex) else { return nil }
         let id = String(name[name.index(after: name.startIndex) ..< dot.lowerBound])
         let n = name[dot.upperBound...]
-        guard !n.isEmpty, n.allSatisfy({ $0.isASCII && $0.isNumber }), (try? check(id)) != nil else { return nil }
+        guard StoredFileName.isDecimal(n), (try? check(id)) != nil else { return nil }
         return id
     }
 
@@ -162,7 +162,7 @@ public final class DataDirectory: Sendable {
     public func quarantinedSessions() -> [(id: String, path: String)] {
         ((try? fs.list(quarantinePath)) ?? []).compactMap { name in
             var parts = name.split(separator: ".", omittingEmptySubsequences: false)
-            let isNumber = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+            let isNumber = StoredFileName.isDecimal
             if parts.count >= 3, isNumber(parts[parts.count - 1]), isNumber(parts[parts.count - 2]) { parts.removeLast() }
             guard parts.count >= 2, isNumber(parts[parts.count - 1]) else { return nil }
             let id = parts.dropLast().joined(separator: ".")
@@ -372,7 +372,7 @@ public final class DataDirectory: Sendable {
                                      generation: current.generation, end: current.bytes, snapshotGeneration: generation,
                                      snapshotBytes: snapshot.count, oldJournalBytes: kept.dropLast().reduce(0) { $0 + $1.bytes },
                                      directoryDirty: kept.isEmpty, onClose: onClose)
-            if let copies { try fs.syncDirectory(quarantinePath); _ = copies }
+            if copies != nil { try fs.syncDirectory(quarantinePath) }
             return StoredSession(files: register(files), snapshot: snapshot, snapshotGeneration: generation,
                                  records: records, events: events, cleanups: cleanups, lost: lost.isEmpty ? nil : lost)
         } catch let error as RecoveryError {

@@ -418,6 +418,10 @@ enum StoredFileName {
     enum Kind { case snapshot, journal, temporary }
 
     static func snapshot(_ generation: UInt64) -> String { "snapshot.\(generation)" }
+
+    /// Whether `text` is one or more ASCII digits (the numbers in the names the data
+    /// directory gives its files and folders).
+    static func isDecimal(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
     static func journal(_ generation: UInt64) -> String { "journal.\(generation)" }
 
     /// `snapshot.<g>`, `journal.<g>` or `snapshot.<g>.tmp` (g decimal, no sign or leading
@@ -429,7 +433,7 @@ enum StoredFileName {
         }
         for (prefix, kind) in [("snapshot.", Kind.snapshot), ("journal.", Kind.journal)] where name.hasPrefix(prefix) {
             let digits = name.dropFirst(prefix.count)
-            guard let first = digits.first, first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            guard let first = digits.first, first != "0", isDecimal(digits),
                   let g = UInt64(digits) else { return nil }
             return (kind, g)
         }
