@@ -3,10 +3,12 @@ import PackageDescription
 
 // One target per layer; dependencies point one way:
 //   tree-server -> TreeService -> TreeFormats (JSON in and out) -> TreeEngine
-//                             |-> TreeEngine  (pure data structure, no I/O)
-//                             |-> TreeStorage (the data directory: snapshots, journals) -> TreeEngine
-//                             \-> HTTP1       (sockets + Dispatch, knows no trees)
-//   tree-bench  -> TreeFormats, TreeEngine, TreeStorage, HTTP1 (only ProcessMemory: tree-server's allocator setting)
+//               |             |-> TreeEngine  (pure data structure, no I/O)
+//               |             |-> TreeStorage (the data directory: snapshots, journals) -> TreeEngine
+//               |             \-> HTTP1       (sockets + Dispatch, knows no trees) -> CTreeSystem
+//               \-> TreeProcess (process setup: malloc tunables, huge pages, open files) -> CTreeSystem
+//   tree-bench  -> TreeFormats, TreeEngine, TreeStorage, TreeProcess (memory as tree-server has it)
+//   CTreeSystem:   C; what Swift's Glibc module lacks (epoll, eventfd, malloc tunables, AT_SECURE)
 let package = Package(
     name: "TreeSessions",
     products: [
@@ -14,6 +16,7 @@ let package = Package(
         .library(name: "TreeFormats", targets: ["TreeFormats"]),
         .library(name: "TreeStorage", targets: ["TreeStorage"]),
         .library(name: "HTTP1", targets: ["HTTP1"]),
+        .library(name: "TreeProcess", targets: ["TreeProcess"]),
         .library(name: "TreeService", targets: ["TreeService"]),
         .executable(name: "tree-server", targets: ["tree-server"]),
         .executable(name: "tree-bench", targets: ["tree-bench"]),
@@ -22,7 +25,9 @@ let package = Package(
         .target(name: "TreeEngine"),
         .target(name: "TreeFormats", dependencies: ["TreeEngine"]),
         .target(name: "TreeStorage", dependencies: ["TreeEngine"]),
-        .target(name: "HTTP1"),
+        .target(name: "CTreeSystem"),
+        .target(name: "HTTP1", dependencies: ["CTreeSystem"]),
+        .target(name: "TreeProcess", dependencies: ["CTreeSystem"]),
         // The demo page's files and the API description, compiled into the binary (no files
         // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
         .target(name: "TreeService", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "HTTP1"],
@@ -34,15 +39,15 @@ let package = Package(
                 resources: [.embedInCode("Resources/outline-small.json")]),
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
-        .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1"]),
-        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "HTTP1"]),
+        .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1", "TreeProcess"]),
+        .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeProcess"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
         .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeReference"]),
         .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeReference", "HTTPTestSupport"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeProcess", "TreeReference", "HTTPTestSupport"]),
     ]
 )
 

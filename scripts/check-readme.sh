@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's curl tour is a test: starts tree-server on a free loopback port (memory only, no
-# access log), runs Tests/Readme/test_readme_tour.py against it (every ```sh block of the
-# section "A session with curl", in order, in one bash, from a fresh copy of the checkout, each
+# access log), runs Tests/Python/Readme/test_readme_tour.py against it (every ```sh block of
+# the section "A session with curl", in order, in one bash, from a fresh copy of the checkout, each
 # command's output compared with the `# ` lines the README shows after it), stops the server.
 # Exits non-zero when a command fails or prints something else, naming it.
 #
@@ -51,7 +51,7 @@ done
 log "tree-server on port $port ($TREE_SERVER)"
 
 status=0
-"${PYTHON:-python3}" Tests/Readme/test_readme_tour.py --url "http://127.0.0.1:$port" "$@" || status=1
+"${PYTHON:-python3}" Tests/Python/Readme/test_readme_tour.py --url "http://127.0.0.1:$port" "$@" || status=1
 if ! kill -0 "$server" 2>/dev/null; then
     log "tree-server died during the tour:"; cat "$scratch/server.log" >&2; status=1
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The kill test of issue 11 (Tests/Durability/kill_test.py): random changes on several sessions
-# from several client threads, SIGKILL of the server at a random moment, restart on the same
+# The kill test of issue 11 (Tests/Python/Durability/kill_test.py): random changes on several
+# sessions from several client threads, SIGKILL of the server at a random moment, restart on the same
 # data directory, and every acknowledged change must be there, equal to a memory-only
 # reference server in every view the session keeps; a change in flight is wholly there or not
 # at all. Several seeds; each also runs under --fsync always, batch and off. Exits non-zero on
@@ -21,4 +21,4 @@ if [ -z "${TREE_SERVER:-}" ]; then
     TREE_SERVER="$(swift build --show-bin-path)/tree-server"
 fi
 export TREE_SERVER
-exec python3 Tests/Durability/kill_test.py
+exec python3 Tests/Python/Durability/kill_test.py

@@ -23,7 +23,7 @@
 import Foundation
 import TreeEngine
 import TreeFormats
-import HTTP1
+import TreeProcess
 #if canImport(TreeStorage)
 import TreeStorage
 #endif

@@ -10,7 +10,7 @@
 import Foundation
 import TreeEngine
 import TreeFormats
-import HTTP1
+import TreeProcess
 
 struct Dataset {
     let name: String

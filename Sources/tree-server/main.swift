@@ -6,6 +6,7 @@
 // a flag wins over its variable.
 import Foundation
 import HTTP1
+import TreeProcess
 import TreeService
 import TreeStorage
 
@@ -57,6 +58,7 @@ let options: [Option] = [
     Option(flag: "--max-batch", variable: "TREE_MAX_BATCH", help: "most operations in one batch, 413 beyond (default 100000)") { $1.service.maxBatchOperations = try integer($0, "--max-batch", minimum: 1) },
     Option(flag: "--max-body", variable: "TREE_MAX_BODY", help: "largest request body in bytes, 413 beyond (default 1073741824; with a data directory \(TreeService.maxBodyWithDataDirectory), the most a change's journal record holds, and at most that)") { $1.maxBody = try integer($0, "--max-body", minimum: 1) },
     Option(flag: "--max-buffered-bodies", variable: "TREE_MAX_BUFFERED_BODIES", help: "bytes of request bodies and their parses in memory at once, 503 beyond, 413 for one larger than all of it (default a quarter of memory: \(MemoryBudget.defaultCapacity))") { $1.http.bodyBudgetCapacity = try integer($0, "--max-buffered-bodies", minimum: 1) },
+    Option(flag: "--worker-threads", variable: "TREE_WORKER_THREADS", help: "threads that serve requests, blocking as they must (session locks, fsyncs, slow clients); more requests at once wait in a queue (default 64)") { $1.http.workerThreads = try integer($0, "--worker-threads", minimum: 1) },
     Option(flag: "--max-connections", variable: "TREE_MAX_CONNECTIONS", help: "most open connections, event streams included, 503 beyond (default --max-streams + 1024)") { $1.maxConnections = try integer($0, "--max-connections", minimum: 1) },
     Option(flag: "--max-streams", variable: "TREE_MAX_STREAMS", help: "most event streams open at once, 429 beyond (default 10000)") { $1.service.maxStreams = try integer($0, "--max-streams", minimum: 0) },
     Option(flag: "--max-session-streams", variable: "TREE_MAX_SESSION_STREAMS", help: "most event streams open on one session, 429 beyond (default 1000)") { $1.service.maxStreamsPerSession = try integer($0, "--max-session-streams", minimum: 0) },
@@ -126,25 +128,20 @@ func log(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
-/// Each connection is a file descriptor: the soft limit (often 1024) goes up to what the
-/// connection limit needs, as far as the hard limit allows.
-func raiseOpenFileLimit(to wanted: Int) {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
-    limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
-    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    if limit.rlim_cur < rlim_t(wanted) {
-        log("tree-server: open files are limited to \(limit.rlim_cur) (ulimit -n), fewer than --max-connections needs (\(wanted)); connections beyond fail")
-    }
-}
-
 do {
     var s = try settings()
     s.http.maxConnections = s.maxConnections ?? s.service.maxStreams + 1024
-    raiseOpenFileLimit(to: s.http.maxConnections + 256)
+    // Each connection is a file descriptor: the soft limit (often 1024) goes up to what the
+    // connection limit needs, as far as the hard limit allows.
+    let wantedFiles = s.http.maxConnections + 256
+    if let files = OpenFileLimit.raise(to: wantedFiles), files < wantedFiles {
+        log("tree-server: open files are limited to \(files) (ulimit -n), fewer than --max-connections needs (\(wantedFiles)); connections beyond fail")
+    }
     // Large blocks (session columns, request bodies) in their own mappings, so that freeing
-    // them gives the memory back; see ProcessMemory.
+    // them gives the memory back, which the service asks for after dropping large sessions;
+    // see ProcessMemory.
     ProcessMemory.fixAllocatorThresholds()
+    s.service.returnFreedMemory = { ProcessMemory.returnFreedMemory() }
     log("tree-server: " + hugePages)
     var directory: DataDirectory? = nil
     if let path = s.dataDirectory {

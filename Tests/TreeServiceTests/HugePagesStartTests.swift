@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Foundation
 import Glibc
-import HTTP1
 import HTTPTestSupport
+import TreeProcess
 import Testing
 
 /// tree-server asks for transparent huge pages by executing itself again with

@@ -7,15 +7,17 @@ import Synchronization
 /// One accepted socket: carries out the actions of its ``HTTPConnection`` state machine.
 ///
 /// Threading: reads, timer checks and `close` happen on the owning ``EventLoop``'s
-/// thread; the responder runs on a worker queue, and that worker writes the response
-/// straight to the socket (no hop back to the loop on the fast path). Everything mutable
+/// thread; the responder runs on a thread of the server's ``WorkerPool``, and that worker
+/// writes the response straight to the socket (no hop back to the loop on the fast path),
+/// blocking when the client reads slowly. Everything mutable
 /// is in `state`, behind one `Mutex`; the fd is only used under that lock while the
 /// phase is not `.closed`, and only the loop closes it, so an fd number is never reused
 /// under a writer's feet.
 ///
 /// A push body (``HTTPBody/push(_:)``) is written from any thread through its
 /// ``HTTPPushStream``, whose sink takes this lock under the stream's own; so the channel
-/// never calls into the stream while holding its lock: it ends the stream from a worker.
+/// never calls into the stream while holding its lock: it ends the stream from another
+/// thread (`ServerContext.streamEnds`).
 final class ConnectionChannel: Sendable {
     let fd: Int32
     let loop: EventLoop
@@ -196,14 +198,14 @@ final class ConnectionChannel: Sendable {
     }
 
     /// Server shutdown begins: idle connections close, busy ones finish their request, an
-    /// open push body is finished (its terminating chunk sent), on a worker.
+    /// open push body is finished (its terminating chunk sent), off the loop.
     func beginDraining() {
         let (work, push) = state.withLock { s -> (Work, HTTPPushStream?) in
             guard s.phase.isSocketOpen else { return (.none, nil) }
             return (run(s.machine.beginDraining(), &s, now: MonotonicInstant.now()), s.push)
         }
         perform(work, onLoop: true)
-        if let push { context.workers.async { push.finish() } }
+        if let push { context.streamEnds.async { push.finish() } }
     }
 
     /// Drops the connection without further output. Loop thread only.
@@ -259,8 +261,8 @@ final class ConnectionChannel: Sendable {
         loop.unregister(self)
         close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)
-        // Ends the stream (if it has not ended already): its handlers run on a worker, not here.
-        if let push { context.workers.async { push.cancel() } }
+        // Ends the stream (if it has not ended already): its handlers run off the loop, not here.
+        if let push { context.streamEnds.async { push.cancel() } }
     }
 
     // MARK: Shared (under the lock)
@@ -331,7 +333,7 @@ final class ConnectionChannel: Sendable {
         case .none:
             break
         case .respond(let request, let keepAlive):
-            context.workers.async { self.serve(request, keepAlive: keepAlive) }
+            context.workers.execute { self.serve(request, keepAlive: keepAlive) }
         case .close:
             if onLoop { closeNow() } else { loop.execute { self.closeNow() } }
         }
@@ -354,7 +356,7 @@ final class ConnectionChannel: Sendable {
                 let sent = Atomic<Bool>(false)
                 deferral { [self, request, keepAlive] final in
                     guard !sent.exchange(true, ordering: .relaxed) else { return }
-                    context.workers.async { [self] in
+                    context.workers.execute { [self] in
                         var final = final
                         final.deferral = nil
                         guard let (next, nextKeepAlive) = finish(final, for: request, keepAlive: keepAlive, started: started) else { return }

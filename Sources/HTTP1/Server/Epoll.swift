@@ -1,92 +1,63 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTreeSystem
 
-/// epoll and eventfd, which Glibc's Swift module map leaves out (`sys/epoll.h`,
-/// `sys/eventfd.h`). The functions are looked up once with `dlsym` and called through
-/// `@convention(c)` pointers, so no C target is needed; `struct epoll_event` is handled
-/// as raw bytes because it is packed on x86_64 (12 bytes) and padded elsewhere (16).
+/// epoll and eventfd, which Glibc's Swift module leaves out (`sys/epoll.h`, `sys/eventfd.h`),
+/// through the CTreeSystem C target: the functions and the real `struct epoll_event` (packed
+/// on x86_64, padded elsewhere: the C compiler knows which), and the flags by name.
 enum Epoll {
-    static let input: UInt32 = 0x001
-    static let output: UInt32 = 0x004
-    static let error: UInt32 = 0x008
-    static let hangUp: UInt32 = 0x010
-    static let readHangUp: UInt32 = 0x2000
-    static let edgeTriggered: UInt32 = 1 << 31
+    static let input = ctree_epoll_in
+    static let output = ctree_epoll_out
+    static let error = ctree_epoll_err
+    static let hangUp = ctree_epoll_hup
+    static let readHangUp = ctree_epoll_rdhup
+    static let edgeTriggered = ctree_epoll_et
 
-    static let ctlAdd: Int32 = 1
-    static let ctlDel: Int32 = 2
-    static let closeOnExec: Int32 = 0o2000000  // EPOLL_CLOEXEC == EFD_CLOEXEC == O_CLOEXEC
-    static let eventFDNonBlocking: Int32 = 0o4000  // EFD_NONBLOCK == O_NONBLOCK
+    /// A new epoll instance (close-on-exec), or -1.
+    static func create() -> Int32 { epoll_create1(ctree_epoll_cloexec) }
 
-    #if arch(x86_64)
-    static let eventSize = 12
-    static let dataOffset = 4
-    #else
-    static let eventSize = 16
-    static let dataOffset = 8
-    #endif
-
-    private typealias CreateFn = @convention(c) (Int32) -> Int32
-    private typealias CtlFn = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    private typealias WaitFn = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    private typealias EventFDFn = @convention(c) (UInt32, Int32) -> Int32
-
-    private static func symbol<T>(_ name: String, as type: T.Type) -> T {
-        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else {
-            fatalError("\(name) not found in libc")
-        }
-        return unsafeBitCast(pointer, to: type)
-    }
-
-    private static let createFn = symbol("epoll_create1", as: CreateFn.self)
-    private static let ctlFn = symbol("epoll_ctl", as: CtlFn.self)
-    private static let waitFn = symbol("epoll_wait", as: WaitFn.self)
-    private static let eventFDFn = symbol("eventfd", as: EventFDFn.self)
-
-    static func create() -> Int32 { createFn(closeOnExec) }
-
-    static func eventFD() -> Int32 { eventFDFn(0, eventFDNonBlocking | closeOnExec) }
+    /// A new non-blocking, close-on-exec eventfd counting from 0, or -1.
+    static func eventFD() -> Int32 { eventfd(0, ctree_efd_nonblock | ctree_efd_cloexec) }
 
     /// Registers `fd` with `events`; the event's data is the fd itself.
     @discardableResult
     static func add(_ epfd: Int32, _ fd: Int32, events: UInt32) -> Int32 {
-        var raw: (UInt64, UInt64) = (0, 0)
-        return withUnsafeMutableBytes(of: &raw) { p in
-            p.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            p.storeBytes(of: Int64(fd), toByteOffset: dataOffset, as: Int64.self)
-            return ctlFn(epfd, ctlAdd, fd, p.baseAddress)
-        }
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        return epoll_ctl(epfd, ctree_epoll_ctl_add, fd, &event)
     }
 
     @discardableResult
     static func remove(_ epfd: Int32, _ fd: Int32) -> Int32 {
-        var raw: (UInt64, UInt64) = (0, 0)
-        return withUnsafeMutableBytes(of: &raw) { ctlFn(epfd, ctlDel, fd, $0.baseAddress) }
+        // Linux before 2.6.9 wanted an event here even though it is ignored.
+        var event = epoll_event()
+        return epoll_ctl(epfd, ctree_epoll_ctl_del, fd, &event)
     }
 
     /// A buffer for `epoll_wait` results.
     struct Events {
-        let buffer: UnsafeMutableRawBufferPointer
-        let capacity: Int
+        let buffer: UnsafeMutableBufferPointer<epoll_event>
 
         init(capacity: Int) {
-            self.capacity = capacity
-            buffer = .allocate(byteCount: capacity * Epoll.eventSize, alignment: 8)
+            buffer = .allocate(capacity: capacity)
         }
+
+        var capacity: Int { buffer.count }
 
         func deallocate() { buffer.deallocate() }
 
+        /// The fd (the data `add` registered) and event bits of result `i`.
         @inline(__always)
         func event(_ i: Int) -> (fd: Int32, mask: UInt32) {
-            let base = i * Epoll.eventSize
-            let mask = buffer.loadUnaligned(fromByteOffset: base, as: UInt32.self)
-            let data = buffer.loadUnaligned(fromByteOffset: base + Epoll.dataOffset, as: Int64.self)
-            return (Int32(truncatingIfNeeded: data), mask)
+            let event = buffer[i]
+            return (event.data.fd, event.events)
         }
     }
 
+    /// Waits for events (at most `events.capacity`); the number stored, or -1 (`errno`).
     static func wait(_ epfd: Int32, _ events: Events, timeoutMilliseconds: Int32) -> Int32 {
-        waitFn(epfd, events.buffer.baseAddress, Int32(events.capacity), timeoutMilliseconds)
+        epoll_wait(epfd, events.buffer.baseAddress, Int32(events.capacity), timeoutMilliseconds)
     }
 }

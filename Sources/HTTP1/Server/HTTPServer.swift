@@ -6,7 +6,8 @@ import Foundation
 import Synchronization
 
 /// A strict HTTP/1.1 server: non-blocking sockets driven by one epoll loop per core, the
-/// responder called on a worker queue.
+/// responder called on a bounded pool of worker threads
+/// (``HTTPServerConfiguration/workerThreads``).
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(host: "::", port: 8080), responder: MyResponder())

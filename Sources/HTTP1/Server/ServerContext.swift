@@ -7,7 +7,12 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let settings: HTTPConnection.Settings
     let writeTimeout: Duration
-    let workers = DispatchQueue.global(qos: .userInitiated)
+    /// Where requests are served: the responder runs and its response is written, blocking
+    /// as it must (``HTTPServerConfiguration/workerThreads`` threads at most).
+    let workers: WorkerPool
+    /// Where the end of a push body is handled (its end handlers run): short work that does
+    /// not wait behind requests.
+    let streamEnds = DispatchQueue.global(qos: .userInitiated)
     /// Open connections, for `maxConnections` and for shutdown to wait on.
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
@@ -17,6 +22,7 @@ final class ServerContext: Sendable {
         self.responder = responder
         self.settings = configuration.connectionSettings(bodyBudget: bodyBudget)
         self.writeTimeout = configuration.writeTimeout
+        self.workers = WorkerPool(threadLimit: max(1, configuration.workerThreads))
     }
 
     /// A complete error response with `Connection: close`, body rendered by the configured

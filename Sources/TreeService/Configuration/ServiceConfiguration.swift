@@ -38,6 +38,11 @@ public struct ServiceConfiguration: Sendable {
     public var eventBacklogLinger: Duration = .seconds(300)
     /// How long an access token for `GET /sessions/{sid}/events?access_token=` lasts.
     public var accessTokenTTL: Duration = .seconds(60)
+    /// Gives the memory of dropped sessions back to the system; called off the request's
+    /// thread, at most one call pending, after a drop of at least 100K nodes (a removal, a
+    /// sweep, a large upload's reader). The service does not know how: tree-server passes
+    /// `ProcessMemory.returnFreedMemory` (`malloc_trim`). Default: nothing.
+    public var returnFreedMemory: @Sendable () -> Void = {}
 
     public init() {}
 }

@@ -1,11 +1,11 @@
 import Dispatch
-import HTTP1
 import Synchronization
 
-/// Gives the memory of dropped sessions back to the system (`malloc_trim`), only after a
-/// large one, and never on the thread of the request that dropped it: the trim runs on a
-/// utility-QoS queue, and at most one is pending at a time (removals while one is pending
-/// are covered by it).
+/// Gives the memory of dropped sessions back to the system, only after a large one, and
+/// never on the thread of the request that dropped it: the trim runs on a utility-QoS queue,
+/// and at most one is pending at a time (removals while one is pending are covered by it).
+/// How memory goes back is not the service's business: the trim is
+/// ``ServiceConfiguration/returnFreedMemory`` (`malloc_trim` in tree-server).
 final class FreedMemoryReturn: Sendable {
     /// Drops of fewer nodes (one session, or all of one sweep) trim nothing.
     let minimumNodes: Int
@@ -19,8 +19,9 @@ final class FreedMemoryReturn: Sendable {
     /// - Parameters:
     ///   - minimumNodes: the smallest drop worth a trim; about 100 bytes a node, the
     ///     default is some 10 MB of columns.
-    ///   - trim: what gives the memory back; injected so tests can count it.
-    init(minimumNodes: Int = 100_000, trim: @escaping @Sendable () -> Void = { ProcessMemory.returnFreedMemory() }) {
+    ///   - trim: what gives the memory back (``ServiceConfiguration/returnFreedMemory``);
+    ///     tests count it.
+    init(minimumNodes: Int = 100_000, trim: @escaping @Sendable () -> Void) {
         self.minimumNodes = minimumNodes
         self.trim = trim
     }

@@ -33,11 +33,11 @@ final class SessionRegistry: Sendable {
     /// service removes its files. When it throws (the disk refuses), the session stays.
     let dropped: @Sendable (String, inout Session.State) throws(ServiceError) -> Void
 
-    init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn = FreedMemoryReturn(),
+    init(configuration: ServiceConfiguration, clock: any ServiceClock, freedMemory: FreedMemoryReturn? = nil,
          dropped: @escaping @Sendable (String, inout Session.State) throws(ServiceError) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.clock = clock
-        self.freedMemory = freedMemory
+        self.freedMemory = freedMemory ?? FreedMemoryReturn(trim: configuration.returnFreedMemory)
         self.dropped = dropped
         lastSweep = AtomicInstant(clock.now)
     }

@@ -1,5 +1,5 @@
-"""Fixtures of the openapi.yaml suite: the spec, the servers (started by Tests/conftest.py) and
-a client that checks every answer against the spec."""
+"""Fixtures of the openapi.yaml suite: the spec, the servers (started by Tests/Python/conftest.py)
+and a client that checks every answer against the spec."""
 import pytest
 
 from openapi_check import API, LIMITED_FLAGS, MAIN_FLAGS, Spec

@@ -1,51 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTreeSystem
 
-/// Giving freed memory back to the system, for a long-running server under a memory limit,
-/// and asking for large pages where they save page faults.
-///
-/// glibc's malloc raises its mmap threshold each time a large mmapped block is freed (up to
-/// 32 MiB), after which large blocks come from the heap, and freed heap memory stays with
-/// the process. A server that builds and drops structures of hundreds of megabytes then
-/// keeps its peak resident size for ever. ``fixAllocatorThresholds(mmapThreshold:)`` at
-/// start keeps large blocks in their own mappings (returned on `free`), and
-/// ``returnFreedMemory()`` after dropping a large structure releases the free pages of
-/// every heap.
-///
-/// Both functions are looked up at run time (`malloc.h` is not part of Swift's Glibc
-/// module) and do nothing on other C libraries (musl gives memory back by itself).
-/// ``useTransparentHugePages()``, first thing at start, has glibc put large blocks on
-/// 2 MiB pages.
-public enum ProcessMemory {
-    /// Fixes malloc's mmap threshold (which also stops its dynamic adjustment): blocks of at
-    /// least `mmapThreshold` bytes get their own mapping. Call once, at start, before threads.
-    /// Returns whether the C library took the setting.
-    @discardableResult
-    public static func fixAllocatorThresholds(mmapThreshold: Int = 1 << 20) -> Bool {
-        #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let mallopt: Mallopt = symbol("mallopt") else { return false }
-        let M_MMAP_THRESHOLD: Int32 = -3  // malloc.h
-        return mallopt(M_MMAP_THRESHOLD, Int32(clamping: mmapThreshold)) == 1
-        #else
-        return false
-        #endif
-    }
-
-    /// Releases the free pages of every malloc heap to the system (`malloc_trim(0)`).
-    /// - Complexity: O(heap size) in the worst case; call after freeing something large,
-    ///   not per request.
-    public static func returnFreedMemory() {
-        #if canImport(Glibc)
-        typealias MallocTrim = @convention(c) (Int) -> Int32
-        if let trim: MallocTrim = symbol("malloc_trim") { _ = trim(0) }
-        #endif
-    }
-
+extension ProcessMemory {
     /// The tunable that makes glibc's malloc ask for transparent huge pages
-    /// (`madvise(MADV_HUGEPAGE)`) for the mappings of its large blocks (glibc 2.35 and later).
+    /// (`madvise(MADV_HUGEPAGE)`) for the mappings of its large blocks.
     private static let hugePagesTunable = "glibc.malloc.hugetlb"
+
+    /// The first glibc that reads ``hugePagesTunable`` (older ones ignore it).
+    private static let hugePagesGlibc = (major: 2, minor: 35)
 
     /// Set in the environment of the one execution `useTransparentHugePages` makes, and
     /// removed by the program it starts.
@@ -67,15 +31,19 @@ public enum ProcessMemory {
     /// left as it is: `glibc.malloc.hugetlb=0` keeps 4 KiB pages. It executes at most once
     /// (`reexecutedMarker`, a variable of its own, says it did: where glibc drops
     /// `GLIBC_TUNABLES`, as in secure-execution mode, it would otherwise again and again),
-    /// and never in secure-execution mode (setuid, file capabilities: `AT_SECURE`).
+    /// never in secure-execution mode (setuid, file capabilities: `AT_SECURE`), and not
+    /// under a glibc older than 2.35, which has no such tunable.
     public static func useTransparentHugePages() -> String {
         #if canImport(Glibc)
         let mode = transparentHugePageMode()
         guard mode == "madvise" else {
             return "transparent huge pages: \(mode.map { "the kernel's mode is \($0)" } ?? "not offered by the kernel")"
         }
-        guard let _: @convention(c) () -> UnsafePointer<CChar> = symbol("gnu_get_libc_version") else {
+        guard let version = ctree_glibc_version().map({ String(cString: $0) }) else {
             return "transparent huge pages: not asked for (the C library is not glibc)"
+        }
+        guard Self.version(version, isAtLeast: hugePagesGlibc) else {
+            return "transparent huge pages: not asked for (glibc \(version) has no \(hugePagesTunable); 2.35 and later have)"
         }
         let tunables = getenv("GLIBC_TUNABLES").map { String(cString: $0) } ?? ""
         let reexecuted = getenv(reexecutedMarker) != nil
@@ -86,9 +54,7 @@ public enum ProcessMemory {
         if reexecuted {
             return "transparent huge pages: not asked for (executed once with \(hugePagesTunable)=1, and GLIBC_TUNABLES did not reach the program)"
         }
-        typealias AuxiliaryValue = @convention(c) (UInt) -> UInt
-        let atSecure: UInt = 23  // AT_SECURE of <elf.h>
-        if let getauxval: AuxiliaryValue = symbol("getauxval"), getauxval(atSecure) != 0 {
+        if ctree_secure_execution() != 0 {
             return "transparent huge pages: not asked for (secure-execution mode: glibc ignores GLIBC_TUNABLES)"
         }
         let path = [CChar](unsafeUninitializedCapacity: Int(PATH_MAX) + 1) { buffer, count in
@@ -108,6 +74,14 @@ public enum ProcessMemory {
         #endif
     }
 
+    /// Whether a glibc version ("2.36", "2.35.9000") is `minimum` or later; false for one
+    /// that does not read as numbers.
+    static func version(_ version: String, isAtLeast minimum: (major: Int, minor: Int)) -> Bool {
+        let parts = version.split(separator: ".").prefix(2).map { Int($0) }
+        guard parts.count == 2, let major = parts[0], let minor = parts[1] else { return false }
+        return (major, minor) >= minimum
+    }
+
     #if canImport(Glibc)
     /// The kernel's transparent huge page mode (`always`, `madvise`, `never`), nil when the
     /// kernel has none.
@@ -120,11 +94,6 @@ public enum ProcessMemory {
         let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
         return String(text[text.index(after: open) ..< close])
-    }
-
-    private static func symbol<F>(_ name: String) -> F? {
-        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(pointer, to: F.self)
     }
     #endif
 }

@@ -23,7 +23,7 @@ deleted sessions stay deleted. Some restarts are killed again while they load. T
 (more operations, another kill) for ROUNDS rounds, ends with a SIGTERM (exit status 0) and one
 more restart and comparison, and repeats for each seed.
 
-  TREE_SERVER=.build/debug/tree-server python3 Tests/Durability/kill_test.py
+  TREE_SERVER=.build/debug/tree-server python3 Tests/Python/Durability/kill_test.py
 
 Environment:
   TREE_SERVER  the tree-server binary (required)

@@ -70,7 +70,7 @@ def tsc(tmp_path_factory, api):
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     generator = shutil.which("openapi-python-client", path=path)
     if generator is None:
-        pytest.fail("openapi-python-client is not installed: pip install -r Tests/API/requirements.txt",
+        pytest.fail("openapi-python-client is not installed: pip install -r Tests/Python/API/requirements.txt",
                     pytrace=False)
     spec = yaml.safe_load(served_spec(api.bases["main"]))
     out = tmp_path_factory.mktemp("client")

@@ -24,7 +24,7 @@ def oag(tmp_path_factory, api):
     try:
         import openapi_generator_cli
     except ImportError:
-        pytest.fail("openapi-generator-cli is not installed: pip install -r Tests/API/requirements.txt", pytrace=False)
+        pytest.fail("openapi-generator-cli is not installed: pip install -r Tests/Python/API/requirements.txt", pytrace=False)
     if shutil.which("java") is None:
         pytest.fail("no java on PATH: apt-get install default-jre-headless", pytrace=False)
     jar = os.path.join(os.path.dirname(openapi_generator_cli.__file__), "openapi-generator.jar")

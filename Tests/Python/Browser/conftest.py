@@ -1,4 +1,4 @@
-"""Fixtures for the demo page test: one headless Debian chromium (never a downloaded browser) and\na tree-server (TREE_SERVER, see Tests/conftest.py)."""
+"""Fixtures for the demo page test: one headless Debian chromium (never a downloaded browser) and\na tree-server (TREE_SERVER, see Tests/Python/conftest.py)."""
 import os
 import shutil
 
@@ -15,7 +15,7 @@ def chromium_path():
 
 @pytest.fixture(scope="session")
 def base_url(tree_server):
-    """A tree-server with its default limits (started by Tests/conftest.py)."""
+    """A tree-server with its default limits (started by Tests/Python/conftest.py)."""
     return tree_server().url
 
 

@@ -15,7 +15,7 @@ import referencing.jsonschema
 import requests
 import yaml
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+SPEC_PATH = Path(__file__).resolve().parents[3] / "openapi.yaml"
 TOKEN = "check-openapi-token"
 # The server under test, with room for every session a run creates.
 MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")

@@ -2,7 +2,7 @@
 """The README's curl tour, run as a test: pasted into a shell, every command works and prints
 what the README shows.
 
-    python3 Tests/Readme/test_readme_tour.py --url http://127.0.0.1:PORT
+    python3 Tests/Python/Readme/test_readme_tour.py --url http://127.0.0.1:PORT
 
 (scripts/check-readme.sh starts a server and runs it; TREE_URL may give the URL instead of
 --url.) Plain Python 3, standard library only.
@@ -48,7 +48,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
 TOUR_HEADING = "## A session with curl"
 FIRST_COMMAND = "S=http://127.0.0.1:8080"
