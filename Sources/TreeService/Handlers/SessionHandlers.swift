@@ -91,7 +91,7 @@ extension TreeService {
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, RecordedChange(route: .sessionPatch, view: view, body: request.body), operation)
+        return try mutateSession(request, sid, view: view, operation)
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or

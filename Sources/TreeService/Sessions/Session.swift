@@ -58,10 +58,6 @@ final class Session: Sendable {
         var needsSnapshot = false
         /// The last use the files know of, on the wall clock.
         var recordedUse: Date
-        /// Bytes of the current snapshot (compaction starts when the journal outgrows it).
-        var snapshotBytes = 0
-        /// Set while a compaction writes the snapshot, so only one runs at a time.
-        var compacting = false
         /// Set while the journal is replayed: what was accepted is accepted again,
         /// whatever the server's node budget.
         var replaying = false
