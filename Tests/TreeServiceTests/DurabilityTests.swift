@@ -390,9 +390,10 @@ import TreeStorage
             sid = h.createSample()
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status == 201)
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"id":"\#(String(repeating: "i", count: 3000))","title":"long id"}]}"#).status == 201)
+            #expect(h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"insert","nodes":[\#(deep)]}]}"#).status == 200)
         }
         try withService(shutdown: false, { $0.maxDepth = 5; $0.maxNodesPerSession = 10 }) { h in
-            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 4)
             #expect(h.service.durability.eventCount(.refusedOnReplay) == 0)
             // Today's limits hold for what comes now.
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status != 201)

@@ -20,7 +20,7 @@ extension TreeService {
         let now = time ?? registry.clock.wallNow
         let mark: JournalMark?
         do {
-            mark = try append(entry, to: files, version: state.version, at: now)
+            mark = try append(entry, to: files, version: state.core.version, at: now)
         } catch {
             throw durability.failure(error, writing: "the change")
         }
@@ -65,11 +65,11 @@ extension TreeService {
     func record(_ record: ChangeRecord, preparing view: FilterQuery?, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (built: Bool, mark: JournalMark?) {
         let files = try filesForRecord(session, &state)
-        let version = state.version, time = registry.clock.wallNow
+        let version = state.core.version, time = registry.clock.wallNow
         var mark: JournalMark?
         let built: Bool
-        if let view, !state.store.hasView(view) {
-            try state.store.transaction { (store) throws(ServiceError) in
+        if let view, !state.core.store.hasView(view) {
+            try state.core.store.transaction { (store) throws(ServiceError) in
                 _ = try prepare(view, session, &store, ticket: ticket)
                 mark = try appendChange(record, to: files, version: version, at: time)
             }
@@ -77,7 +77,7 @@ extension TreeService {
         } else {
             mark = try appendChange(record, to: files, version: version, at: time)
             // A kept view only becomes the most recently used (as the record's replay makes it).
-            _ = try prepare(view, session, &state.store, ticket: ticket)
+            _ = try prepare(view, session, &state.core.store, ticket: ticket)
             built = false
         }
         if mark != nil { state.recordedUse = max(state.recordedUse, time) }
@@ -96,11 +96,11 @@ extension TreeService {
         // middle of a reset (the view built, the version not yet stepped), and the entry
         // replayed over it would not step it. The next change's snapshot holds the views.
         guard state.files != nil, !state.needsSnapshot else { return nil }
-        let order = state.store.keptFilters
+        let order = state.core.store.keptFilters
         guard order != state.journaledViews else { return nil }
         do {
             let now = registry.clock.wallNow
-            let mark = try append(.views(order), to: state.files, version: version ?? state.version, at: now)
+            let mark = try append(.views(order), to: state.files, version: version ?? state.core.version, at: now)
             state.recordedUse = max(state.recordedUse, now)
             state.journaledViews = order
             return mark
@@ -122,7 +122,7 @@ extension TreeService {
             try mark.files.waitDurable(mark.position)
         } catch {
             state.needsSnapshot = true
-            throw durability.notDurable(error, version: state.version)
+            throw durability.notDurable(error, version: state.core.version)
         }
         return mark
     }
@@ -145,7 +145,7 @@ extension TreeService {
                 // before the removal, which is durable.
                 if let error, !session.state.withLock({ $0.removed }) {
                     session.state.withLock { $0.needsSnapshot = true }
-                    let version = response.headers["ETag"].flatMap { Int($0.dropFirst().dropLast()) } ?? session.state.withLock { $0.version }
+                    let version = response.headers["ETag"].flatMap { Int($0.dropFirst().dropLast()) } ?? session.state.withLock { $0.core.version }
                     send(durability.notDurable(error, version: version).response(logTag: response.logTag))
                 } else {
                     send(response)

@@ -11,8 +11,8 @@ extension TreeService {
 
     /// What the snapshot keeps of the session beside its store.
     func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
-        SessionMetadata(version: state.version, createdAt: session.createdAt,
-                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters, ttl: session.ttl,
+        SessionMetadata(version: state.core.version, createdAt: session.createdAt,
+                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters, ttl: session.ttl,
                         doublesPathBackslashes: session.doublesPathBackslashes)
     }
 
@@ -23,7 +23,7 @@ extension TreeService {
         do {
             try session.state.withLock { (state) throws(StorageError) in
                 let caller = metadata(session, state).encoded
-                let store = state.store
+                let store = state.core.store
                 state.files = try directory.create(session.id) { sink in
                     _ = try StoreImage.write(store, caller: caller, to: sink)
                 }
@@ -44,7 +44,7 @@ extension TreeService {
         // A compaction running on another thread (`compactIfDue`) ends first: only one at a time.
         files.waitForCompaction()
         let compaction = try files.beginCompaction()
-        let store = state.store, caller = metadata(session, state).encoded
+        let store = state.core.store, caller = metadata(session, state).encoded
         try files.finishCompaction(compaction) { sink in _ = try StoreImage.write(store, caller: caller, to: sink) }
         state.journaledViews = store.keptFilters
         state.needsSnapshot = false
@@ -70,8 +70,8 @@ extension TreeService {
                 durability.log("storage: compaction of session \(session.id) could not start: \(error)")
                 return nil
             }
-            state.journaledViews = state.store.keptFilters
-            return (compaction, state.store, metadata(session, state).encoded)
+            state.journaledViews = state.core.store.keptFilters
+            return (compaction, state.core.store, metadata(session, state).encoded)
         }
         guard let (compaction, store, caller) = start else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -223,12 +223,12 @@ extension TreeService {
                               ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
-            state.version = meta.version
-            state.changedFilters = meta.changedFilters
+            state.core.version = meta.version
+            state.core.changedFilters = meta.changedFilters
             state.replaying = true
             for (k, record) in stored.records.enumerated() {
-                guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.version else {
-                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (version \(record.version), session at \(state.version)); the session is served as the entries before it left it")
+                guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.core.version else {
+                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (version \(record.version), session at \(state.core.version)); the session is served as the entries before it left it")
                     state.needsSnapshot = true
                     break
                 }
@@ -236,12 +236,17 @@ extension TreeService {
                 replay(entry, session, &state, index: k)
             }
             state.replaying = false
-            state.journaledViews = state.store.keptFilters
-            let kept = Set(state.store.keptFilters)
+            state.journaledViews = state.core.store.keptFilters
+            let kept = Set(state.core.store.keptFilters)
             session.keptFilters.withLock { $0 = kept }
             state.recordedUse = lastUse
             state.files = stored.files
             if let lost = stored.lost { passLostVersions(lost, session, &state) }
+            // Stored under other limits: served whole all the same.
+            let nodes = state.core.store.forest.count
+            if nodes > configuration.maxNodesPerSession {
+                durability.log("storage: session \(id) holds \(nodes) nodes, more than --max-nodes \(configuration.maxNodesPerSession) (it was stored under another limit): loaded whole; its inserts are refused until it is smaller")
+            }
         }
         // The expiry clock: the time since the last use counts while the server was down.
         let idle = clock.wallNow.timeIntervalSince(lastUse)
@@ -268,10 +273,10 @@ extension TreeService {
         // At most what a snapshot's metadata holds (versions below 2^62), however the
         // records' version fields read.
         let most = (1 << 62) - 1
-        let issued = min(most, max(state.version + min(lost.atMost, most), lost.highestVersion.map { Int(min($0, UInt64(most - 1))) + 1 } ?? 0))
-        guard issued > state.version else { return }
-        durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.version) to \(issued), past every version they could have reached")
-        state.version = issued
+        let issued = min(most, max(state.core.version + min(lost.atMost, most), lost.highestVersion.map { Int(min($0, UInt64(most - 1))) + 1 } ?? 0))
+        guard issued > state.core.version else { return }
+        durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.core.version) to \(issued), past every version they could have reached")
+        state.core.version = issued
         state.needsSnapshot = true
         do {
             try writeSnapshot(session, &state)
@@ -299,10 +304,10 @@ extension TreeService {
                     try decoded(recorded, in: store)
                 }
             case .views(let order):
-                for query in order where !state.store.hasView(query) {
+                for query in order where !state.core.store.hasView(query) {
                     try prepare(query, session, &state, ticket: 0)
                 }
-                state.store.arrangeViews(order)
+                state.core.store.arrangeViews(order)
             case .touch:
                 break
             }

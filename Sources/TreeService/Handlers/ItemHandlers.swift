@@ -26,11 +26,11 @@ extension TreeService {
 
     /// The item in a kept view (or 304), nil when the view would have to be built.
     private func item(_ request: HTTPRequest, _ state: Session.State, _ itemID: String, _ filter: FilterQuery?) throws(ServiceError) -> HTTPResponse? {
-        guard state.store.keptRowCount(filter) != nil else { return nil }
-        let node = try self.node(itemID, in: state.store)
-        if let notModified = notModified(request, version: state.version) { return notModified }
-        let placement = state.store.keptPlacement(of: node, filter)!
-        let forest = state.store.forest
+        guard state.core.store.keptRowCount(filter) != nil else { return nil }
+        let node = try self.node(itemID, in: state.core.store)
+        if let notModified = notModified(request, version: state.core.version) { return notModified }
+        let placement = state.core.store.keptPlacement(of: node, filter)!
+        let forest = state.core.store.forest
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         forest.writeID(of: node, to: &out)
@@ -62,7 +62,7 @@ extension TreeService {
             forest.writeData(of: node, to: &out)
         }
         out.raw("}")
-        return json(200, out.bytes, headers: [("ETag", ETag.of(state.version))])
+        return json(200, out.bytes, headers: [("ETag", ETag.of(state.core.version))])
     }
 
     /// `PATCH /sessions/{sid}/items/{itemId}?filter=`: expand/collapse, reveal, update, or move.

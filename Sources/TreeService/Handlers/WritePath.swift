@@ -67,7 +67,7 @@ extension TreeService {
     private func committing(_ request: HTTPRequest, _ session: Session,
                             _ apply: (Session, inout Session.State) throws(ServiceError) -> (HTTPResponse, JournalMark?)) throws(ServiceError) -> HTTPResponse {
         let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
-            try request.checkIfMatch(version: state.version)
+            try request.checkIfMatch(version: state.core.version)
             let (response, entry) = try apply(session, &state)
             return (response, try durableUnderLock(entry, session, &state))
         }
@@ -79,12 +79,12 @@ extension TreeService {
     /// cannot fail by then: a refused change leaves nothing in the journal.
     func change(_ view: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
                 decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
-        let (operation, record) = try decode(state.store)
-        let resolved = try resolve(operation, in: state.store)
-        _ = state.store.takeObservedSplices()  // what a refused batch left
+        let (operation, record) = try decode(state.core.store)
+        let resolved = try resolve(operation, in: state.core.store)
+        _ = state.core.store.takeObservedSplices()  // what a refused batch left
         let accountedBefore = state.accountedNodes
         do throws(ServiceError) {
-            try admit(resolved, state.store, accounted: &state.accountedNodes, force: state.replaying)
+            try admit(resolved, state.core.store, accounted: &state.accountedNodes, force: state.replaying)
         } catch {
             // Refused, the change still prepares its view as a read of it would (a reset
             // stays; it is journaled as a read's): a newer filter request that cancels
@@ -102,56 +102,18 @@ extension TreeService {
             throw error
         }
         let mark = prepared.mark
-        // A view that was changed and then dropped comes back in its initial state: that
-        // is a change, so the version moves (the record, with the version before it,
-        // replays the build and so the step).
-        if let view, prepared.built, state.changedFilters.remove(view) != nil {
-            state.version += 1
-            publishViewReset(view, session, &state, mark: mark)
-        }
-        let outcome = apply(resolved, view, &state.store, accounted: &state.accountedNodes)
-        state.journaledViews = state.store.keptFilters
-        if operation.editsTree { state.treeEdited() } else { state.expansionChanged(view) }
-        state.version += 1
-        let observed = state.store.takeObservedSplices()
+        // A view that was changed and then dropped comes back in its initial state: a
+        // change (the record, with the version before it, replays the build and so the step).
+        if state.core.resetIfChanged(view, built: prepared.built) { publishViewReset(view!, session, &state, mark: mark) }
+        let outcome = state.core.apply(resolved, in: view)
+        releaseDeletedNodes(state.core.store, accounted: &state.accountedNodes)
+        state.journaledViews = state.core.store.keptFilters
+        let observed = state.core.store.takeObservedSplices()
         publish(session, &state, mark: mark) { other, store, version in
             let splices = other == view ? outcome.splices : observed[other] ?? []
             return .change(changeBody(outcome, splices, store, version: version, view: other))
         }
         return (changeResponse(outcome, session: session, state: state, view: view), mark)
-    }
-
-    /// An operation with its items looked up in the store.
-    private enum ResolvedOperation {
-        case expandAll
-        case collapseAll
-        case expandToDepth(Int)
-        case setExpanded(NodeHandle, expanded: Bool, recursive: Bool)
-        case reveal(NodeHandle)
-        case move(NodeHandle, parent: NodeHandle?, index: Int?)
-        case update(NodeHandle, title: String?, data: [UInt8]?)
-        case insert(Forest, InsertPlacement)
-        case insertGroups([FragmentGroup])
-        case delete(NodeHandle)
-    }
-
-    /// What an applied operation changed, for the response.
-    private struct ChangeOutcome {
-        var splices: [Splice]
-        var subject: Subject
-        /// Rows that may have changed in place (see `ReloadHint`).
-        var reload: ReloadHint
-
-        enum Subject {
-            /// The whole session (no `index` in the response).
-            case session
-            /// An item still in the tree (`index`: its row, or null when hidden).
-            case item(NodeHandle)
-            /// A deleted item (`index`: null).
-            case removed
-            /// Inserted roots (201, `ids`, `index` of the first, `Location`).
-            case inserted([NodeHandle])
-        }
     }
 
     /// Looks up the items `operation` names (404 for one that is not in the session).
@@ -191,98 +153,28 @@ extension TreeService {
     }
 
     /// The engine's and the node budget's refusals of `operation`, checked before it is
-    /// journaled (so that `apply` cannot fail): a move into the node's own subtree and an
-    /// index out of range (409 / 422); the nodes an insert adds are reserved in the node
+    /// journaled (so that applying it cannot fail): a move into the node's own subtree and
+    /// an index out of range (409 / 422); the nodes an insert adds are reserved in the node
     /// budget (503) and counted in `accounted`, the node count the registry has accounted
     /// for the session. `holdingReleases` (in a batch): nodes deleted earlier in the batch
     /// are still accounted, and make room first. `force` (a replay): the budget takes them.
     private func admit(_ operation: ResolvedOperation, _ store: TreeStore, accounted: inout Int,
                        holdingReleases: Bool = false, force: Bool) throws(ServiceError) {
-        let added: Int
-        switch operation {
-        case .move(let node, let parent, let index):
-            if let problem = store.moveProblem(node, to: parent, index: index) { throw ServiceError(problem) }
-            return
-        case .insert(let fragment, let placement):
-            if let problem = store.insertionProblem(placement) { throw ServiceError(problem) }
-            added = fragment.count
-        case .insertGroups(let groups):
-            added = groups.reduce(0) { $0 + $1.fragment.count }
-        default:
-            return
-        }
+        if let problem = SessionCore.problem(of: operation, in: store) { throw ServiceError(problem) }
         let spare = holdingReleases ? accounted - store.forest.count : 0
-        let needed = max(0, added - spare)
+        let needed = max(0, operation.addedNodes - spare)
+        guard needed > 0 else { return }
         try registry.reserve(needed, force: force)
         accounted += needed
     }
 
-    /// Applies an admitted operation (`admit`) to the named view of the session's store.
-    /// A delete gives its nodes back to the node budget, unless `holdingReleases` (in a
-    /// batch): they stay accounted until the batch settles (later inserts of the batch use
-    /// them first), so that a rollback never takes back nodes the registry may have given
-    /// to another session meanwhile.
-    private func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, _ store: inout TreeStore,
-                       accounted: inout Int, holdingReleases: Bool = false) -> ChangeOutcome {
-        switch operation {
-        case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session, reload: .everything(view))
-        case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session, reload: .everything(view))
-        case .expandToDepth(let depth):
-            return ChangeOutcome(splices: store.expand(toDepth: depth, view), subject: .session, reload: .everything(view))
-        case .setExpanded(let node, let expanded, let recursive):
-            // A recursive change may flip rows of the whole subtree that stay visible.
-            return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node),
-                                 reload: recursive ? .everything(view) : .path(node, store.forest, in: view))
-        case .reveal(let node):
-            return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .path(node, store.forest, in: view))
-        case .move(let node, let parent, let index):
-            let oldParent = store.forest.parent(of: node)
-            let splices: [Splice]
-            do throws(EditError) {
-                splices = try store.move(node, to: parent, index: index, view)
-            } catch {
-                preconditionFailure("a move admitted is made: \(error)")
-            }
-            return ChangeOutcome(splices: splices, subject: .item(node), reload: .paths([node] + (oldParent.map { [$0] } ?? []), store.forest))
-        case .update(let node, let title, let data):
-            return ChangeOutcome(splices: store.update(node, title: title, data: data, view), subject: .item(node), reload: .paths([node], store.forest))
-        case .insert(let fragment, let placement):
-            return insert([(fragment, placement)], view, &store)
-        case .insertGroups(let groups):
-            return insert(groups.map { ($0.fragment, InsertPlacement.child(of: $0.parent, index: nil)) }, view, &store)
-        case .delete(let node):
-            let parent = store.forest.parent(of: node)
-            let splices = store.delete(node, view)
-            if !holdingReleases { releaseDeletedNodes(store, accounted: &accounted) }
-            return ChangeOutcome(splices: splices, subject: .removed, reload: .paths(parent.map { [$0] } ?? [], store.forest))
-        }
-    }
-
-    /// Inserts admitted fragments one after another.
-    private func insert(_ parts: [(Forest, InsertPlacement)], _ view: FilterQuery?, _ store: inout TreeStore) -> ChangeOutcome {
-        let rowsBefore = parts.count > 1 ? store.keptRowCount(view)! : 0
-        var splices: [Splice] = [], roots: [NodeHandle] = []
-        for (fragment, placement) in parts {
-            do throws(EditError) {
-                let inserted = try store.insert(fragment, placement, view)
-                splices += inserted.splices
-                roots += inserted.roots
-            } catch {
-                preconditionFailure("an insert admitted is made: \(error)")
-            }
-        }
-        // Several groups' splices read as one change (a list of bounded length).
-        return ChangeOutcome(splices: parts.count > 1 ? Splice.sequence(splices, oldTotal: rowsBefore) : splices,
-                             subject: .inserted(roots), reload: .paths(roots.prefix(1), store.forest))
-    }
-
     /// The change response: the view's splices, total and version, and what the subject needs.
     private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: Session.State, view: FilterQuery?) -> HTTPResponse {
-        let body = changeBody(outcome, outcome.splices, state.store, version: state.version, view: view)
-        guard case .inserted(let roots) = outcome.subject else { return json(200, body, headers: [("ETag", ETag.of(state.version))]) }
-        var created = json(201, body, headers: [("ETag", ETag.of(state.version))])
+        let body = changeBody(outcome, outcome.splices, state.core.store, version: state.core.version, view: view)
+        guard case .inserted(let roots) = outcome.subject else { return json(200, body, headers: [("ETag", ETag.of(state.core.version))]) }
+        var created = json(201, body, headers: [("ETag", ETag.of(state.core.version))])
         if let first = roots.first {
-            let id = state.store.forest.id(of: first).description
+            let id = state.core.store.forest.id(of: first).description
             created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
         }
         return created
@@ -339,9 +231,9 @@ extension TreeService {
     /// batch has one too (it may build its view: a reset, a version step).
     func change(_ view: FilterQuery?, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
-        _ = state.store.takeObservedSplices()  // what a refused batch left
+        _ = state.core.store.takeObservedSplices()  // what a refused batch left
         let files = try filesForRecord(session, &state)
-        let version = state.version, time = registry.clock.wallNow
+        let version = state.core.version, time = registry.clock.wallNow
         let accountedBefore = state.accountedNodes
         var accounted = accountedBefore
         let replaying = state.replaying
@@ -349,7 +241,7 @@ extension TreeService {
         var mark: JournalMark?
         let outcome: BatchOutcome
         do throws(ServiceError) {
-            outcome = try state.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
+            outcome = try state.core.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
                 built = try prepare(view, session, &store, ticket: ticket)
                 let outcome = try applyBatch(batch, view, &store, accounted: &accounted, replaying: replaying)
                 let record = ChangeRecord(view: view, isBatch: true, operations: batch.records)
@@ -363,26 +255,22 @@ extension TreeService {
             throw error
         }
         if mark != nil { state.recordedUse = max(state.recordedUse, time) }
-        releaseDeletedNodes(state.store, accounted: &accounted)
+        releaseDeletedNodes(state.core.store, accounted: &accounted)
         state.accountedNodes = accounted
-        if let view, built, state.changedFilters.remove(view) != nil {
-            state.version += 1
-            publishViewReset(view, session, &state, mark: mark)
-        }
-        if outcome.editsTree { state.treeEdited() }
-        if outcome.changesExpansion { state.expansionChanged(view) }
-        let observed = state.store.takeObservedSplices()
+        if state.core.resetIfChanged(view, built: built) { publishViewReset(view!, session, &state, mark: mark) }
+        state.core.noteChange(editsTree: outcome.editsTree, changesExpansion: outcome.changesExpansion, in: view)
+        let observed = state.core.store.takeObservedSplices()
         if !batch.entries.isEmpty {
-            state.version += 1
+            state.core.version += 1
             publish(session, &state, mark: mark) { other, store, version in
                 let splices = other == view ? outcome.splices : observed[other] ?? []
                 return .change(batchBody(outcome, splices, store, version: version, view: other))
             }
         }
         // The batch's record replays the view it built and the views that dropped.
-        state.journaledViews = state.store.keptFilters
-        let body = batchBody(outcome, outcome.splices, state.store, version: state.version, view: view)
-        return (json(200, body, headers: [("ETag", ETag.of(state.version))]), mark)
+        state.journaledViews = state.core.store.keptFilters
+        let body = batchBody(outcome, outcome.splices, state.core.store, version: state.core.version, view: view)
+        return (json(200, body, headers: [("ETag", ETag.of(state.core.version))]), mark)
     }
 
     /// What a batch did, for the response.
@@ -430,10 +318,10 @@ extension TreeService {
                 }
                 let resolved = try resolve(operation, in: store, pointing: true)
                 try admit(resolved, store, accounted: &accounted, holdingReleases: true, force: replaying)
-                let applied = apply(resolved, view, &store, accounted: &accounted, holdingReleases: true)
+                let applied = SessionCore.apply(resolved, view, to: &store)
                 outcome.splices += applied.splices
                 outcome.reload.formUnion(applied.reload)
-                if operation.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
+                if resolved.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
                 let forest = store.forest
                 switch applied.subject {
                 case .session: outcome.results.append(.session)

@@ -7,9 +7,9 @@ import TreeFormats
 import TreeStorage
 @testable import TreeService
 
-/// Durability's edges: start-up with a session it cannot read, requests racing the
-/// background load, removals the disk refuses, changes whose take-back fails, and view
-/// resets answered by reads.
+/// Durability's edge cases: start-up with a session it cannot read, requests racing the
+/// background load, removals and changes the disk or the engine refuses, view resets
+/// answered by reads, and compactions that overlap a change.
 extension DurabilityTests {
     /// One session whose files cannot even be read for accounting (here its snapshot is a
     /// directory: reading it fails with EISDIR) stays on disk answering 503; every other
@@ -33,7 +33,7 @@ extension DurabilityTests {
     @Test func aSessionThatFinishesLoadingDuringALookupIsNeither404NorDropped() throws {
         let h = ServiceHarness(clock: clock)
         let sample = h.createSample()
-        let store = try #require(h.service.registry.lookup(sample)).state.withReadLock { $0.store }
+        let store = try #require(h.service.registry.lookup(sample)).state.withReadLock { $0.core.store }
         let count = 20_000
         let ids = (0 ..< count).map { "loading-\($0)" }
         for id in ids { h.service.registry.willLoad(id, nodes: 0) }
@@ -324,7 +324,7 @@ extension DurabilityTests {
             _ = Self.allRows(h, sid, "&filter=a")  // its views entry is refused
             faults.clear()
             // The compaction ends on another thread a moment later; the change waits for it.
-            let store = session.state.withReadLock { $0.store }
+            let store = session.state.withReadLock { $0.core.store }
             let caller = session.state.withReadLock { h.service.metadata(session, $0).encoded }
             let finished = DispatchSemaphore(value: 0)
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
@@ -352,6 +352,27 @@ extension DurabilityTests {
             #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
             // Named again with room on the disk, the view is reset then.
             #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=a", json: #"{"expanded":true}"#)["version"]?.intValue == 4)
+        }
+    }
+}
+
+extension DurabilityTests {
+    /// After every change the service asks whether the session's journal is due for a
+    /// compaction: when it is not, the question takes no lock of the session (it used to
+    /// take the exclusive lock to read a byte count). Asked here while the lock is held.
+    @Test func askingWhetherACompactionIsDueTakesNoLock() throws {
+        try withService { h in
+            let sid = h.createSample()
+            let session = try #require(h.service.registry.lookup(sid))
+            let files = try #require(session.state.withReadLock { $0.files })
+            let answered = DispatchSemaphore(value: 0)
+            session.state.withLock { _ in
+                DispatchQueue.global().async {
+                    h.service.compactIfDue(session, files)
+                    answered.signal()
+                }
+                #expect(answered.wait(timeout: .now() + 10) == .success)
+            }
         }
     }
 }
