@@ -185,7 +185,7 @@ public final class TreeService: HTTPResponder {
         try session.state.withLock { (state) throws(ServiceError) in
             guard !state.removed else { throw TreeService.removedSession(session.id) }
             defer {
-                let kept = Set(state.store.keptFilters)
+                let kept = Set(state.core.store.keptFilters)
                 session.keptFilters.withLock { $0 = kept }
             }
             return try body(session, &state)
@@ -252,24 +252,20 @@ public final class TreeService: HTTPResponder {
         return node
     }
 
-    /// Builds the named filtered view if needed (409 when a newer filter request on the
-    /// same session cancels the build), and (`recordingOrder`, for a read) records the order
-    /// of the kept views when it changed (a view built, dropped, or used; a change's own
-    /// entry replays its `prepare`). When the build was a reset (a change), where its entry
-    /// ended: a read that answers with its version waits until it is durable, as a change does.
-    /// A change gives its own entry (`changeEntry`), which replays the reset: its event waits for it.
+    /// Builds the named filtered view if needed, as a read does (409 when a newer filter
+    /// request on the same session cancels the build), and journals the order of the kept
+    /// views when it changed (a view built, dropped, or used). When the build was a reset (a
+    /// change), where its entry ended: a read that answers with its version waits until it
+    /// is durable, as a change does.
     @discardableResult
-    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
-                 recordingOrder: Bool = true, changeEntry: JournalMark? = nil) throws(ServiceError) -> JournalMark? {
+    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) -> JournalMark? {
         guard let filter else { return nil }
-        let built = try prepare(filter, session, &state.store, ticket: ticket)
+        let built = try prepare(filter, session, &state.core.store, ticket: ticket)
         // A view that was changed and then dropped comes back in its initial state:
         // that is a change, so the version moves and stale ETags and splices are refused.
         // (The journal's entry has the version before it: its replay moves it again.)
-        let reset = built && state.changedFilters.remove(filter) != nil
-        let mark = recordingOrder ? journalViewOrder(session, &state) : changeEntry
-        guard reset else { return nil }
-        state.version += 1
+        let mark = journalViewOrder(session, &state)
+        guard state.core.resetIfChanged(filter, built: built) else { return nil }
         publishViewReset(filter, session, &state, mark: mark)
         return mark
     }

@@ -306,7 +306,8 @@ import TreeFormats
         }
         guard case .reveal(ItemID("x"))? = try decode("{\"op\": \"reveal\", \"id\": \"x\"}") else { Issue.record("reveal"); return }
         guard case .reveal(ItemID("x"))? = try decode("{\"op\": \"reveal\", \"id\": \"x\", \"reveal\": true}") else { Issue.record("reveal: true"); return }
-        guard case .update(ItemID("x"), title: nil, data: .null?)? = try decode("{\"op\": \"update\", \"id\": \"x\", \"data\": null}") else { Issue.record("update"); return }
+        guard case .update(ItemID("x"), title: nil, data: let data?)? = try decode("{\"op\": \"update\", \"id\": \"x\", \"data\": null}"),
+              data == Array("null".utf8) else { Issue.record("update"); return }
         guard case .expandToDepth(3)? = try decode("{\"op\": \"expandDepth\", \"expandDepth\": 3}") else { Issue.record("expandDepth"); return }
         guard case .delete(ItemID("x"))? = try decode("{\"op\": \"delete\", \"id\": \"x\"}") else { Issue.record("delete"); return }
         #expect(try decode("{\"op\": \"insert\", \"nodes\": []}") == nil)

@@ -390,9 +390,10 @@ import TreeStorage
             sid = h.createSample()
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status == 201)
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"id":"\#(String(repeating: "i", count: 3000))","title":"long id"}]}"#).status == 201)
+            #expect(h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"insert","nodes":[\#(deep)]}]}"#).status == 200)
         }
         try withService(shutdown: false, { $0.maxDepth = 5; $0.maxNodesPerSession = 10 }) { h in
-            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 3)
+            #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 4)
             #expect(h.service.durability.eventCount(.refusedOnReplay) == 0)
             // Today's limits hold for what comes now.
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[\#(deep)]}"#).status != 201)
@@ -596,6 +597,21 @@ extension DurabilityTests {
             .change(RecordedChange(route: .itemPatch, view: FilterQuery("x", mode: .fuzzy, diacriticInsensitive: true), item: ItemID("7"), body: [])),
             .views([]),
             .touch,
+            .operations(ChangeRecord(view: nil, isBatch: false, operations: [.expandAll])),
+            .operations(ChangeRecord(view: FilterQuery("é", mode: .words), isBatch: true, operations: [
+                .collapseAll, .expandToDepth(3), .setExpanded(ItemID("7"), expanded: true, recursive: false),
+                .setExpanded(ItemID(""), expanded: false, recursive: true), .reveal(ItemID("é")),
+                .move(ItemID("a"), parent: nil, index: nil), .move(ItemID("a"), parent: ItemID(""), index: 0),
+                .update(ItemID("a"), title: "t", data: nil), .update(ItemID("a"), title: nil, data: Array("null".utf8)),
+                .delete(ItemID("~3")), .insertNodes(Array(#"{"op":"insert","nodes":[]}"#.utf8)),
+            ])),
+            .operations(ChangeRecord(view: nil, isBatch: true, operations: [])),
+            .operations(ChangeRecord(view: nil, isBatch: false, operations: [
+                .insertRows(Array("id,title\n".utf8), RowsUpload(format: .csv(CSVDialect(delimiter: UInt8(ascii: ";"), columns: ["title": "name"])), parent: nil)),
+            ])),
+            .operations(ChangeRecord(view: nil, isBatch: false, operations: [
+                .insertRows(Array("a/b".utf8), RowsUpload(format: .paths(separator: "/"), parent: ItemID(""))),
+            ])),
         ]
         for entry in entries {
             let decoded = JournalEntry.decode(entry.encoded(at: time))
@@ -609,6 +625,15 @@ extension DurabilityTests {
         for n in 0 ..< bytes.count { #expect(JournalEntry.decode(Array(bytes.prefix(n))) == nil) }
         #expect(JournalEntry.decode(bytes + [0]) == nil)
         #expect(JournalEntry.decode([9] + bytes.dropFirst()) == nil)
+        // A change record: cut anywhere, of another format, a single change of two operations.
+        let record = JournalEntry.operations(ChangeRecord(view: nil, isBatch: false, operations: [.delete(ItemID("x"))])).encoded(at: Date())
+        for n in 0 ..< record.count { #expect(JournalEntry.decode(Array(record.prefix(n))) == nil) }
+        #expect(JournalEntry.decode(record) != nil)
+        var otherFormat = record
+        otherFormat[9] = 3
+        #expect(JournalEntry.decode(otherFormat) == nil)
+        let two = JournalEntry.operations(ChangeRecord(view: nil, isBatch: false, operations: [.expandAll, .expandAll])).encoded(at: Date())
+        #expect(JournalEntry.decode(two) == nil)
         // A route without an item, with one.
         let withItem = JournalEntry.change(RecordedChange(route: .sessionPatch, view: nil, item: ItemID("1"), body: [])).encoded(at: Date())
         #expect(JournalEntry.decode(withItem) == nil)

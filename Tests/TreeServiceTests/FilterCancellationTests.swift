@@ -19,7 +19,7 @@ import TreeEngine
         }
         #expect(outcome?.status == 409)
         #expect(outcome?.type.rawValue == "filter-superseded")
-        #expect(session.state.withLock { $0.store.hasView(FilterQuery("Grid")) } == false)
+        #expect(session.state.withLock { $0.core.store.hasView(FilterQuery("Grid")) } == false)
         #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
     }
 

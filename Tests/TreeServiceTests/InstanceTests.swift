@@ -76,7 +76,7 @@ import TreeStorage
             #expect(h.call("POST", "/sessions/\(foreign)/items", json: "{\"nodes\": [{\"title\": \"x\"}]}").status == 404)
             // Still there, unchanged: nothing dropped it or changed it.
             let session = try #require(h.service.registry.lookup(foreign))
-            #expect(session.state.withReadLock { $0.version } == 1)
+            #expect(session.state.withReadLock { $0.core.version } == 1)
             // An id of an instance that does not exist at all is 404 too.
             #expect(h.call("GET", "/sessions/zz.\(foreign.dropFirst(2))/rows").status == 404)
             // The instance's own sessions are served.

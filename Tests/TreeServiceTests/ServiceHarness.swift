@@ -69,7 +69,7 @@ struct ServiceHarness {
                 let type = response.headers["content-type"] ?? ""
                 let separator = request.queryValue("separator") ?? "/"
                 session.state.withReadLock { state in
-                    let forest = state.store.forest
+                    let forest = state.core.store.forest
                     if response.headers["etag"]?.hasSuffix("-document\"") == true { forest.exportDocument { body += $0 } }
                     else if type.hasPrefix("text/csv") { forest.exportCSV { body += $0 } }
                     else if type.hasPrefix("application/x-ndjson") { forest.exportNDJSON { body += $0 } }

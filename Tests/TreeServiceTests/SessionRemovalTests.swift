@@ -27,12 +27,10 @@ import Testing
                                   headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array((body ?? "").utf8))
         var status = 0
         do {
-            let recorded = RecordedChange(route: method == "DELETE" ? .deleteItem : .insert, view: nil,
-                                          item: method == "DELETE" ? ItemID("1.1") : nil, body: request.body)
-            let response = try h.service.mutateSession(request, session, recorded, ticket: 0) { store throws(ServiceError) in
-                if method == "DELETE" { return .delete(ItemID("1.1")) }
+            let response = try h.service.mutateSession(request, session, view: nil, ticket: 0) { store throws(ServiceError) in
+                if method == "DELETE" { return (.delete(ItemID("1.1")), .delete(ItemID("1.1"))) }
                 let (fragment, members) = try h.service.parseNodes(request, into: store)
-                return .insert(fragment, try SessionOperation.insertionPoint(members))
+                return (.insert(fragment, try SessionOperation.insertionPoint(members)), .insertNodes(request.body))
             }
             status = response.status
         } catch {

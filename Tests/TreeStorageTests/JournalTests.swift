@@ -207,45 +207,6 @@ import Testing
             }
         }
     }
-
-    /// `truncate(to:)` takes the last append back; any other position is refused.
-    @Test func truncateTakesTheLastAppendBack() throws {
-        try withTemporaryDirectory { path in
-            let dir = try DataDirectory(path: path, fsync: .batch)
-            let files = try dir.create("s", writeSnapshot: Versions.writer([]))
-            let first = try files.append(1)
-            let second = try files.append(2)
-            #expect(throws: StorageError.self) { try files.truncate(to: first) }
-            try files.truncate(to: second)
-            #expect(files.journalBytes == first.end && dir.stats.journalBytes == first.end)
-            #expect(throws: StorageError.self) { try files.truncate(to: second) }
-            let third = try files.append(3)
-            #expect(third.start == first.end)
-            try files.waitDurable(third)
-            files.close()
-            #expect(try Versions.replay(dir.open("s").withClose()) == [1, 3])
-        }
-    }
-
-    /// A take-back is synced (but with `--fsync off`): a group commit may have made the
-    /// record durable meanwhile, and a change its client was told was refused must not
-    /// come back after a crash.
-    @Test(arguments: [FsyncMode.batch, .always, .off])
-    func aTakeBackIsDurable(mode: FsyncMode) throws {
-        try withTemporaryDirectory { path in
-            let faults = StorageFaults()
-            let dir = try DataDirectory(path: path, fsync: mode, faults: faults)
-            let files = try dir.create("s", writeSnapshot: Versions.writer([]))
-            try files.waitDurable(try files.append(1))
-            let refused = try files.append(2)
-            try files.sync()  // the record made durable, as a group commit running then would
-            let syncs = faults.calls(.fsync)
-            try files.truncate(to: refused)
-            #expect(faults.calls(.fsync) == syncs + (mode == .off ? 0 : 1), "\(mode)")
-            files.close()
-            #expect(try Versions.replay(dir.open("s").withClose()) == [1])
-        }
-    }
 }
 
 extension StoredSession {
@@ -257,7 +218,7 @@ extension StoredSession {
 }
 
 /// Eight threads changing one session as the service will: append under the session's
-/// lock (a change that fails is taken back), wait for durability without it, and now and
+/// lock (a change that is refused appends nothing), wait for durability without it, and now and
 /// then a compaction begun under the lock and finished outside it. After a reopen the
 /// snapshot and the records give exactly the changes kept, in order.
 @Suite struct JournalConcurrencyTests {
@@ -276,12 +237,9 @@ extension StoredSession {
                 for step in 0 ..< 40 {
                     let (position, compaction) = session.withLock { s -> (JournalPosition?, (Compaction, UInt64)?) in
                         s.changes += 1
+                        // A change refused before its record: nothing appended, the version unchanged.
+                        if (thread + step) % 7 == 3 { return (nil, nil) }
                         guard let p = try? files.append(s.version + 1) else { return (nil, nil) }
-                        if (thread + step) % 7 == 3 {
-                            // The change failed: taken back, the version unchanged.
-                            if (try? files.truncate(to: p)) == nil { failures.add(1, ordering: .relaxed) }
-                            return (nil, nil)
-                        }
                         s.version += 1
                         if s.changes % 37 == 0, let c = try? files.beginCompaction() { return (p, (c, s.version)) }
                         return (p, nil)

@@ -71,23 +71,42 @@ extension TreeStore {
         return splices
     }
 
+    /// Why `insert` at `placement` would be refused (an index out of range), or nil: the
+    /// one refusal of an insert of a fragment built for this store, checked before anything
+    /// changes, so a caller can check first and then insert knowing it succeeds.
+    /// - Complexity: as `insert`'s choice of its place: O(1) without an index
+    public func insertionProblem(_ placement: InsertPlacement) -> EditError? {
+        guard case .child(let parent, let index?) = placement else { return nil }
+        do throws(EditError) {
+            _ = try forest.insertionPoint(parent: parent, index: index)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Why `move` would be refused (into the node's own subtree, an index out of range),
+    /// or nil: checked before anything changes.
+    /// - Complexity: O(depth), plus O(children of `parent`) with an `index`
+    public func moveProblem(_ node: NodeHandle, to parent: NodeHandle?, index: Int?) -> EditError? {
+        if let parent, forest.isAncestorOrSelf(node, of: parent) {
+            return EditError(kind: .cycle, message: "cannot move \(forest.id(of: node)) into its own subtree")
+        }
+        // The index counts the parent's children without the node.
+        guard let index else { return nil }
+        let siblings = forest.childCount(of: parent) - (forest.parent(of: node) == parent ? 1 : 0)
+        guard index < 0 || index > siblings else { return nil }
+        return EditError(kind: .indexOutOfRange,
+                         message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
+    }
+
     /// Moves `node` to be the child at `index` of `parent` (a root when nil), `index`
     /// counted once the node has left its old place (nil: after the last child).
     /// Every node keeps its state in every view.
     /// - Complexity: O(subtree positions + depth · log n · views), plus the room made,
     ///   plus O(children of `parent`) with an `index`
     public mutating func move(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ filter: FilterQuery?) throws(EditError) -> [Splice] {
-        if let parent, forest.isAncestorOrSelf(node, of: parent) {
-            throw EditError(kind: .cycle, message: "cannot move \(forest.id(of: node)) into its own subtree")
-        }
-        // Validate the index against the parent's children without the node.
-        if let index {
-            let siblings = forest.childCount(of: parent) - (forest.parent(of: node) == parent ? 1 : 0)
-            if index < 0 || index > siblings {
-                throw EditError(kind: .indexOutOfRange,
-                                message: "index \(index) is out of range: the parent has \(siblings) other children (0...\(siblings) allowed)")
-            }
-        }
+        if let problem = moveProblem(node, to: parent, index: index) { throw problem }
         use(filter)
         if undo != nil {
             let back = placeOfReturn(node.slot)

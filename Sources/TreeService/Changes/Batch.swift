@@ -17,6 +17,8 @@ struct Batch {
     }
 
     var entries: [Entry]
+    /// The body the insert entries' ranges are in.
+    var body: [UInt8]
 
     /// The names of `op`, in the order the API lists them.
     static let kinds = ["insert", "delete", "move", "update", "expand", "reveal", "expandAll", "collapseAll", "expandDepth"]
@@ -30,6 +32,7 @@ struct Batch {
         let value: JSONValue
         do { value = try JSONValue.parse(body, maxDepth: jsonDepth) } catch { throw ServiceError(error) }
         guard case .object(let pairs) = value else { throw .unprocessable("the body must be a JSON object: {\"operations\": [...]}") }
+        self.body = body
         let members = Members(pairs.map { ($0.key, $0.value) })
         try members.allowOnly(["operations"])
         guard case .array(let operations)? = members["operations"] else {
@@ -47,6 +50,32 @@ struct Batch {
                 return .insert(spans[k])
             } catch {
                 return .invalid(error)
+            }
+        }
+    }
+
+    /// A batch's operations as its journal record keeps them (replay): the inserts' bytes
+    /// laid one after another as the body.
+    init(_ operations: [RecordedOperation]) {
+        var body: [UInt8] = []
+        entries = operations.map { operation in
+            if let decoded = operation.operation { return .operation(decoded) }
+            guard case .insertNodes(let bytes) = operation else {
+                return .invalid(.unprocessable("a batch's record holds rows to insert, which no batch takes"))
+            }
+            body += bytes
+            return .insert(body.count - bytes.count ..< body.count)
+        }
+        self.body = body
+    }
+
+    /// The record of the batch's operations, once every one was applied (none is invalid).
+    var records: [RecordedOperation] {
+        entries.map { entry in
+            switch entry {
+            case .operation(let operation): RecordedOperation(operation)
+            case .insert(let span): .insertNodes(Array(body[span]))
+            case .invalid: preconditionFailure("a batch with an invalid operation is not applied")
             }
         }
     }

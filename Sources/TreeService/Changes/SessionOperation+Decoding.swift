@@ -81,7 +81,7 @@ extension SessionOperation {
             guard case .string(let text) = value else { throw .unprocessable("\"title\" must be a string", member: "title") }
             title = text
         }
-        return .update(item, title: title, data: members["data"])
+        return .update(item, title: title, data: members["data"]?.serialize())
     }
 
     /// The members of `POST /sessions/{sid}/items` beside `nodes`: `parentId` and `index`,

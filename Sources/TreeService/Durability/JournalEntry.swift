@@ -6,17 +6,21 @@ import TreeStorage
 /// What one journal record says: the payload the service hands to the storage layer
 /// (which frames it with its length, CRC-32C and the session's version before it).
 ///
-/// A change is recorded as the request that made it (its route, view, item and body),
-/// before it is applied; replaying the record runs the very code the request ran, so it
-/// gives the same tree, views, generated ids and version. Everything else that changes
-/// what a session is gets a record of its own: the order of the filtered views it keeps
-/// (a view built, used or dropped: naming a dropped view again may reset it, a version
-/// step) and the wall-clock time of its last use (its expiry clock).
+/// A change is recorded after every check and before it is applied, as the operations
+/// it applies (`ChangeRecord`, record format 2); replay applies them again through the
+/// same functions, so it gives the same tree, views, generated ids and version. Releases
+/// before record format 2 recorded the request instead (`RecordedChange`): such records
+/// are still read, and replayed by decoding the request again. Everything else that
+/// changes what a session is gets a record of its own: the order of the filtered views
+/// it keeps (a view built, used or dropped: naming a dropped view again may reset it, a
+/// version step) and the wall-clock time of its last use (its expiry clock).
 ///
 /// Layout (little-endian): a kind byte, the wall-clock time in milliseconds since 1970
 /// (Int64), then the kind's fields; docs/STORAGE.md shows it byte by byte.
 enum JournalEntry: Equatable {
-    /// A change request, applied again on replay.
+    /// A change, applied again on replay.
+    case operations(ChangeRecord)
+    /// A change request of record format 1 (read only: written by releases before format 2).
     case change(RecordedChange)
     /// The filtered views kept after a view was built or used, least recently used first.
     case views([FilterQuery])
@@ -24,12 +28,14 @@ enum JournalEntry: Equatable {
     case touch
 
     enum Kind: UInt8 {
-        case change = 1, views = 2, touch = 3
+        case change = 1, views = 2, touch = 3, operations = 4
     }
 
-    /// What a change's record holds besides its request's body, at most: the kind, time,
-    /// route, and the view, item and parent named in a request line (at most
-    /// `HTTPServerConfiguration.maxRequestLineLength`, 8 KiB), with their lengths.
+    /// What a change's record holds besides its request's body, at most: the kind, time and
+    /// format, and the view, item and parent named in a request line (at most
+    /// `HTTPServerConfiguration.maxRequestLineLength`, 8 KiB), with their lengths. (A batch's
+    /// operations take fewer bytes in the record than in the body, but for the data of
+    /// its updates, kept as serialized: `journal` refuses a record that would not fit.)
     static let maxChangeOverhead = 64 << 10
 
     /// The largest request body whose change fits one journal record: the most `--max-body`
@@ -40,12 +46,15 @@ enum JournalEntry: Equatable {
     func encoded(at time: Date) -> [UInt8] {
         var out = ByteWriter()
         switch self {
+        case .operations: out.u8(Kind.operations.rawValue)
         case .change: out.u8(Kind.change.rawValue)
         case .views: out.u8(Kind.views.rawValue)
         case .touch: out.u8(Kind.touch.rawValue)
         }
         out.i64(Int64((time.timeIntervalSince1970 * 1000).rounded()))
         switch self {
+        case .operations(let record):
+            record.encode(to: &out)
         case .change(let change):
             out.u8(change.route.rawValue)
             out.view(change.view)
@@ -73,6 +82,8 @@ enum JournalEntry: Equatable {
         guard let kind = input.u8().flatMap(Kind.init(rawValue:)), let millis = input.i64() else { return nil }
         let time = Date(timeIntervalSince1970: Double(millis) / 1000)
         switch kind {
+        case .operations:
+            return ChangeRecord(&input).map { (.operations($0), time) }
         case .change:
             guard let route = input.u8().flatMap(RecordedChange.Route.init(rawValue:)),
                   let view = input.view(), let item = input.string() else { return nil }
@@ -102,7 +113,8 @@ enum JournalEntry: Equatable {
     }
 }
 
-/// A change as its request made it: enough to make it again, through the same code.
+/// A change as its request made it (record format 1): enough to make it again, through the
+/// request's decoders.
 struct RecordedChange: Equatable, Sendable {
     /// The route that asked for it.
     enum Route: UInt8, Sendable {
@@ -219,6 +231,17 @@ struct ByteWriter {
         u32(UInt32(s.utf8.count))
         bytes.append(contentsOf: s.utf8)
     }
+    /// Bytes with their length (UInt32) before them.
+    mutating func counted(_ b: [UInt8]) {
+        u32(UInt32(b.count))
+        bytes.append(contentsOf: b)
+    }
+    /// A byte 0 for nil, else 1 and the value as `write` writes it.
+    mutating func optional<T>(_ value: T?, _ write: (inout ByteWriter, T) -> Void) {
+        guard let value else { return u8(0) }
+        u8(1)
+        write(&self, value)
+    }
     /// The codes of the match modes (as in the snapshot image): their index here.
     static let modeCodes: [FilterQuery.Mode] = [.contains, .prefix, .exact, .words, .fuzzy]
 
@@ -261,6 +284,18 @@ struct ByteReader {
     mutating func string() -> String? {
         guard let n = u32(), let slice = take(Int(n)) else { return nil }
         return String(validating: slice, as: UTF8.self)
+    }
+    mutating func counted() -> [UInt8]? {
+        guard let n = u32(), let slice = take(Int(n)) else { return nil }
+        return Array(slice)
+    }
+    /// What `ByteWriter.optional` wrote: `.some(nil)` for nil, nil when malformed.
+    mutating func optional<T>(_ read: (inout ByteReader) -> T?) -> T?? {
+        switch u8() {
+        case 0?: return .some(nil)
+        case 1?: return read(&self).map { .some($0) }
+        default: return nil
+        }
     }
     /// A view: `.some(nil)` for the unfiltered one, nil when malformed.
     mutating func view() -> FilterQuery?? {

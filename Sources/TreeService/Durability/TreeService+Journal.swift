@@ -16,41 +16,72 @@ extension TreeService {
     /// Called under the session's exclusive lock.
     /// - Parameter time: when the session was used (now unless given).
     func journal(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date? = nil) throws(ServiceError) -> JournalMark? {
+        let files = try filesForRecord(session, &state)
+        let now = time ?? registry.clock.wallNow
+        let mark: JournalMark?
         do {
-            return try append(entry, session, &state, at: time)
+            mark = try append(entry, to: files, version: state.core.version, at: now)
+        } catch {
+            throw durability.failure(error, writing: "the change")
+        }
+        if mark != nil { state.recordedUse = max(state.recordedUse, now) }
+        return mark
+    }
+
+    /// The session's files, ready for a record: a fresh snapshot first when one is due (507
+    /// when the disk refuses it). nil when the session has no files.
+    func filesForRecord(_ session: Session, _ state: inout Session.State) throws(ServiceError) -> SessionFiles? {
+        guard let files = state.files else { return nil }
+        if state.needsSnapshot {
+            do {
+                try writeSnapshot(session, &state)
+            } catch {
+                throw durability.failure(error, writing: "the change")
+            }
+        }
+        return files
+    }
+
+    /// Appends `entry`, made at `time`, to `files` (none: nil) with the session's version
+    /// before it. When the disk refuses it, the journal is as before.
+    func append(_ entry: JournalEntry, to files: SessionFiles?, version: Int, at time: Date) throws(StorageError) -> JournalMark? {
+        guard let files else { return nil }
+        return JournalMark(files: files, position: try files.append(version: UInt64(version), payload: entry.encoded(at: time)))
+    }
+
+    /// Appends a change's record (`append`): 507 when the disk refuses it.
+    func appendChange(_ record: ChangeRecord, to files: SessionFiles?, version: Int, at time: Date) throws(ServiceError) -> JournalMark? {
+        do {
+            return try append(.operations(record), to: files, version: version, at: time)
         } catch {
             throw durability.failure(error, writing: "the change")
         }
     }
 
-    /// `journal` without the 507: a fresh snapshot first when one is needed, then the entry.
-    private func append(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, at time: Date?,
-                        version: Int? = nil) throws(StorageError) -> JournalMark? {
-        guard let files = state.files else { return nil }
-        if state.needsSnapshot { try writeSnapshot(session, &state) }
-        let now = time ?? registry.clock.wallNow
-        let position = try files.append(version: UInt64(version ?? state.version), payload: entry.encoded(at: now))
-        state.recordedUse = max(state.recordedUse, now)
-        return JournalMark(files: files, position: position)
-    }
-
-    /// Takes back the entry of a change the engine then refused. Should that fail, a fresh
-    /// snapshot replaces the journal that holds it: a replay would not always refuse it
-    /// again (the node budget is not enforced on replay, a cancelled build is not
-    /// cancelled then).
-    func takeBack(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) {
-        guard let mark else { return }
-        do {
-            try mark.files.truncate(to: mark.position)
-        } catch {
-            durability.log("journal of session \(session.id): could not take back a refused change (\(error)); writing a fresh snapshot")
-            do {
-                try writeSnapshot(session, &state)
-            } catch {
-                durability.log("storage: no fresh snapshot of session \(session.id) either (\(error)); its next change tries again")
-                state.needsSnapshot = true
+    /// Journals a single change's record, and prepares the view it is made in: a view the
+    /// store does not keep is built first, in one transaction of the store with the
+    /// record, so that a build a newer filter request cancels (409) or a record the disk
+    /// refuses (507) leaves no view built and none dropped. Whether the view was built.
+    func record(_ record: ChangeRecord, preparing view: FilterQuery?, _ session: Session, _ state: inout Session.State,
+                ticket: Int) throws(ServiceError) -> (built: Bool, mark: JournalMark?) {
+        let files = try filesForRecord(session, &state)
+        let version = state.core.version, time = registry.clock.wallNow
+        var mark: JournalMark?
+        let built: Bool
+        if let view, !state.core.store.hasView(view) {
+            try state.core.store.transaction { (store) throws(ServiceError) in
+                _ = try prepare(view, session, &store, ticket: ticket)
+                mark = try appendChange(record, to: files, version: version, at: time)
             }
+            built = true
+        } else {
+            mark = try appendChange(record, to: files, version: version, at: time)
+            // A kept view only becomes the most recently used (as the record's replay makes it).
+            _ = try prepare(view, session, &state.core.store, ticket: ticket)
+            built = false
         }
+        if mark != nil { state.recordedUse = max(state.recordedUse, time) }
+        return (built, mark)
     }
 
     /// Journals the order of the kept filtered views when it differs from what the files
@@ -65,10 +96,12 @@ extension TreeService {
         // middle of a reset (the view built, the version not yet stepped), and the entry
         // replayed over it would not step it. The next change's snapshot holds the views.
         guard state.files != nil, !state.needsSnapshot else { return nil }
-        let order = state.store.keptFilters
+        let order = state.core.store.keptFilters
         guard order != state.journaledViews else { return nil }
         do {
-            let mark = try append(.views(order), session, &state, at: nil, version: version)
+            let now = registry.clock.wallNow
+            let mark = try append(.views(order), to: state.files, version: version ?? state.core.version, at: now)
+            state.recordedUse = max(state.recordedUse, now)
             state.journaledViews = order
             return mark
         } catch {
@@ -89,7 +122,7 @@ extension TreeService {
             try mark.files.waitDurable(mark.position)
         } catch {
             state.needsSnapshot = true
-            throw durability.notDurable(error, version: state.version)
+            throw durability.notDurable(error, version: state.core.version)
         }
         return mark
     }
@@ -102,7 +135,7 @@ extension TreeService {
     func sentWhenDurable(_ response: HTTPResponse, _ mark: JournalMark?, _ session: Session) -> HTTPResponse {
         guard let mark else { return response }
         guard durability.directory?.fsync == .batch else {
-            compactIfDue(session)
+            compactIfDue(session, mark.files)
             return response
         }
         var deferred = response
@@ -112,11 +145,11 @@ extension TreeService {
                 // before the removal, which is durable.
                 if let error, !session.state.withLock({ $0.removed }) {
                     session.state.withLock { $0.needsSnapshot = true }
-                    let version = response.headers["ETag"].flatMap { Int($0.dropFirst().dropLast()) } ?? session.state.withLock { $0.version }
+                    let version = response.headers["ETag"].flatMap { Int($0.dropFirst().dropLast()) } ?? session.state.withLock { $0.core.version }
                     send(durability.notDurable(error, version: version).response(logTag: response.logTag))
                 } else {
                     send(response)
-                    compactIfDue(session)
+                    compactIfDue(session, mark.files)
                 }
             }
         }

@@ -11,8 +11,8 @@ extension TreeService {
 
     /// What the snapshot keeps of the session beside its store.
     func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
-        SessionMetadata(version: state.version, createdAt: session.createdAt,
-                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.changedFilters, ttl: session.ttl,
+        SessionMetadata(version: state.core.version, createdAt: session.createdAt,
+                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters, ttl: session.ttl,
                         doublesPathBackslashes: session.doublesPathBackslashes)
     }
 
@@ -23,12 +23,10 @@ extension TreeService {
         do {
             try session.state.withLock { (state) throws(StorageError) in
                 let caller = metadata(session, state).encoded
-                let store = state.store
-                var bytes = 0
+                let store = state.core.store
                 state.files = try directory.create(session.id) { sink in
-                    bytes = try StoreImage.write(store, caller: caller, to: sink)
+                    _ = try StoreImage.write(store, caller: caller, to: sink)
                 }
-                state.snapshotBytes = bytes
                 state.journaledViews = store.keptFilters
                 state.recordedUse = registry.clock.wallNow
             }
@@ -46,10 +44,8 @@ extension TreeService {
         // A compaction running on another thread (`compactIfDue`) ends first: only one at a time.
         files.waitForCompaction()
         let compaction = try files.beginCompaction()
-        let store = state.store, caller = metadata(session, state).encoded
-        var bytes = 0
-        try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
-        state.snapshotBytes = bytes
+        let store = state.core.store, caller = metadata(session, state).encoded
+        try files.finishCompaction(compaction) { sink in _ = try StoreImage.write(store, caller: caller, to: sink) }
         state.journaledViews = store.keptFilters
         state.needsSnapshot = false
     }
@@ -57,35 +53,34 @@ extension TreeService {
     /// Starts a compaction when the session's journal has grown past max(64 MiB, its
     /// snapshot): the journal moves to a new generation under the lock (cheap), then a
     /// copy of the store (copy on write: no copying until the session changes) is written
-    /// as the new snapshot on another thread, so readers wait for nothing.
-    func compactIfDue(_ session: Session) {
-        let start: (SessionFiles, Compaction, TreeStore, [UInt8])? = session.state.withLock { state in
-            guard let files = state.files, !state.compacting, !state.removed,
-                  files.journalBytes > max(configuration.journalCompactionBytes, state.snapshotBytes) else { return nil }
+    /// as the new snapshot on another thread, so readers wait for nothing. After every
+    /// change: the sizes are read from `files` without the session's lock, which only a
+    /// compaction that is due takes.
+    func compactIfDue(_ session: Session, _ files: SessionFiles) {
+        func isDue() -> Bool {
+            !files.isCompacting && files.journalBytes > max(configuration.journalCompactionBytes, files.snapshotBytes)
+        }
+        guard isDue() else { return }
+        let start: (Compaction, TreeStore, [UInt8])? = session.state.withLock { state in
+            // Checked again: another change may have begun one meanwhile.
+            guard state.files === files, !state.removed, isDue() else { return nil }
             let compaction: Compaction
             do { compaction = try files.beginCompaction() } catch {
                 durability.failedCompactions.add(1, ordering: .relaxed)
                 durability.log("storage: compaction of session \(session.id) could not start: \(error)")
                 return nil
             }
-            state.compacting = true
-            state.journaledViews = state.store.keptFilters
-            return (files, compaction, state.store, metadata(session, state).encoded)
+            state.journaledViews = state.core.store.keptFilters
+            return (compaction, state.core.store, metadata(session, state).encoded)
         }
-        guard let (files, compaction, store, caller) = start else { return }
+        guard let (compaction, store, caller) = start else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
-            var bytes = 0
             do {
-                try files.finishCompaction(compaction) { sink in bytes = try StoreImage.write(store, caller: caller, to: sink) }
+                try files.finishCompaction(compaction) { sink in _ = try StoreImage.write(store, caller: caller, to: sink) }
             } catch {
                 // The old snapshot and both journals stay: a start-up replays them all.
                 durability.failedCompactions.add(1, ordering: .relaxed)
                 durability.log("storage: compaction of session \(session.id) failed: \(error)")
-                bytes = 0
-            }
-            session.state.withLock { state in
-                state.compacting = false
-                if bytes > 0 { state.snapshotBytes = bytes }
             }
         }
     }
@@ -121,7 +116,7 @@ extension TreeService {
                 if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
                 // A journal over a tenth of its snapshot (at least 4 KiB) or over 1 MiB,
                 // or a session whose files may lack something (an entry not written, or not made durable).
-                if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, state.snapshotBytes / 10)) {
+                if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, files.snapshotBytes / 10)) {
                     do {
                         try writeSnapshot(session, &state)
                     } catch {
@@ -228,13 +223,12 @@ extension TreeService {
                               ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
-            state.version = meta.version
-            state.changedFilters = meta.changedFilters
-            state.snapshotBytes = stored.snapshot.count
+            state.core.version = meta.version
+            state.core.changedFilters = meta.changedFilters
             state.replaying = true
             for (k, record) in stored.records.enumerated() {
-                guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.version else {
-                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (version \(record.version), session at \(state.version)); the session is served as the entries before it left it")
+                guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.core.version else {
+                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (version \(record.version), session at \(state.core.version)); the session is served as the entries before it left it")
                     state.needsSnapshot = true
                     break
                 }
@@ -242,12 +236,17 @@ extension TreeService {
                 replay(entry, session, &state, index: k)
             }
             state.replaying = false
-            state.journaledViews = state.store.keptFilters
-            let kept = Set(state.store.keptFilters)
+            state.journaledViews = state.core.store.keptFilters
+            let kept = Set(state.core.store.keptFilters)
             session.keptFilters.withLock { $0 = kept }
             state.recordedUse = lastUse
             state.files = stored.files
             if let lost = stored.lost { passLostVersions(lost, session, &state) }
+            // Stored under other limits: served whole all the same.
+            let nodes = state.core.store.forest.count
+            if nodes > configuration.maxNodesPerSession {
+                durability.log("storage: session \(id) holds \(nodes) nodes, more than --max-nodes \(configuration.maxNodesPerSession) (it was stored under another limit): loaded whole; its inserts are refused until it is smaller")
+            }
         }
         // The expiry clock: the time since the last use counts while the server was down.
         let idle = clock.wallNow.timeIntervalSince(lastUse)
@@ -274,10 +273,10 @@ extension TreeService {
         // At most what a snapshot's metadata holds (versions below 2^62), however the
         // records' version fields read.
         let most = (1 << 62) - 1
-        let issued = min(most, max(state.version + min(lost.atMost, most), lost.highestVersion.map { Int(min($0, UInt64(most - 1))) + 1 } ?? 0))
-        guard issued > state.version else { return }
-        durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.version) to \(issued), past every version they could have reached")
-        state.version = issued
+        let issued = min(most, max(state.core.version + min(lost.atMost, most), lost.highestVersion.map { Int(min($0, UInt64(most - 1))) + 1 } ?? 0))
+        guard issued > state.core.version else { return }
+        durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.core.version) to \(issued), past every version they could have reached")
+        state.core.version = issued
         state.needsSnapshot = true
         do {
             try writeSnapshot(session, &state)
@@ -290,42 +289,46 @@ extension TreeService {
     private func replay(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, index: Int) {
         do throws(ServiceError) {
             switch entry {
+            case .operations(let record) where record.isBatch:
+                _ = try change(record.view, Batch(record.operations), session, &state, ticket: 0)
+            case .operations(let record):
+                let operation = record.operations[0]
+                _ = try change(record.view, session, &state, ticket: 0) { store throws(ServiceError) in
+                    if let decoded = operation.operation { return (decoded, operation) }
+                    return (try insertion(operation, in: store, replaying: true), operation)
+                }
             case .change(let recorded) where recorded.route == .batch:
-                let batch = try Batch(recorded.body, maxOperations: .max, maxDepth: configuration.maxDepth)
-                _ = try change(recorded, batch, session, &state, ticket: 0)
+                _ = try change(recorded.view, try Batch(recorded.body, maxOperations: .max, maxDepth: .max), session, &state, ticket: 0)
             case .change(let recorded):
-                _ = try change(recorded, session, &state, ticket: 0) { store throws(ServiceError) in
-                    try operation(of: recorded, in: store, replaying: true)
+                _ = try change(recorded.view, session, &state, ticket: 0) { store throws(ServiceError) in
+                    try decoded(recorded, in: store)
                 }
             case .views(let order):
-                for query in order where !state.store.hasView(query) {
+                for query in order where !state.core.store.hasView(query) {
                     try prepare(query, session, &state, ticket: 0)
                 }
-                state.store.arrangeViews(order)
+                state.core.store.arrangeViews(order)
             case .touch:
                 break
             }
         } catch {
-            // Only a change whose refusal could not be taken back from the journal: it is
-            // refused again, as it was.
+            // A record of format 1 whose change was refused after it was written, and whose
+            // take-back was lost: it is refused again, as it was. (A record of format 2 is
+            // written only for what was applied.)
             durability.count(.refusedOnReplay, "session \(session.id): journal entry \(index) is refused again (\(error.detail))")
         }
     }
 
-    /// The operation of a recorded single change, decoded from its body as its request was
-    /// (on a replay, without today's limits: it was accepted).
-    func operation(of recorded: RecordedChange, in store: TreeStore, replaying: Bool = false) throws(ServiceError) -> SessionOperation {
-        switch recorded.route {
-        case .sessionPatch: return try .sessionPatch(Members(try jsonObject(recorded.body)))
-        case .itemPatch: return try .itemPatch(recorded.item!, Members(try jsonObject(recorded.body)))
-        case .deleteItem: return .delete(recorded.item!)
-        case .insert:
-            let (fragment, members) = try parseNodes(recorded.body, 0 ..< recorded.body.count, into: store, replaying: replaying)
+    /// The operation of an insert's record, its nodes read against `store` (`replaying`:
+    /// without today's limits, as they were accepted).
+    func insertion(_ record: RecordedOperation, in store: TreeStore, replaying: Bool = false) throws(ServiceError) -> SessionOperation {
+        switch record {
+        case .insertNodes(let body):
+            let (fragment, members) = try parseNodes(body, 0 ..< body.count, into: store, replaying: replaying)
             return .insert(fragment, try SessionOperation.insertionPoint(members))
-        case .insertRows:
-            let rows = recorded.rows!
+        case .insertRows(let body, let rows):
             let parent = try rows.parent.map { (id) throws(ServiceError) in try node(id.text, in: store) }
-            let groups = try readBody(recorded.body, as: rows.format, replaying: replaying) { raw, limits throws(TreeInputError) in
+            let groups = try readBody(body, as: rows.format, replaying: replaying) { raw, limits throws(TreeInputError) in
                 switch rows.format {
                 case .csv(let dialect): try store.parseCSVFragments(raw, limits: limits, dialect: dialect)
                 case .ndjson: try store.parseNDJSONFragments(raw, limits: limits)
@@ -334,7 +337,31 @@ extension TreeService {
                 }
             }
             return .insertGroups(groups)
-        case .batch: preconditionFailure("a batch is replayed as a batch")
+        default:
+            preconditionFailure("not an insert")
+        }
+    }
+
+    /// A change recorded as its request (record format 1), decoded again as the request was
+    /// (without today's limits).
+    private func decoded(_ recorded: RecordedChange, in store: TreeStore) throws(ServiceError) -> DecodedChange {
+        switch recorded.route {
+        case .sessionPatch:
+            let operation = try SessionOperation.sessionPatch(Members(try jsonObject(recorded.body)))
+            return (operation, RecordedOperation(operation))
+        case .itemPatch:
+            let operation = try SessionOperation.itemPatch(recorded.item!, Members(try jsonObject(recorded.body)))
+            return (operation, RecordedOperation(operation))
+        case .deleteItem:
+            return (.delete(recorded.item!), .delete(recorded.item!))
+        case .insert:
+            let record = RecordedOperation.insertNodes(recorded.body)
+            return (try insertion(record, in: store, replaying: true), record)
+        case .insertRows:
+            let record = RecordedOperation.insertRows(recorded.body, recorded.rows!)
+            return (try insertion(record, in: store, replaying: true), record)
+        case .batch:
+            preconditionFailure("a batch is replayed as a batch")
         }
     }
 

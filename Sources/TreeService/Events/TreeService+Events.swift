@@ -9,9 +9,9 @@ extension TreeService {
     /// then the store records the splices of exactly the views followed from now on.
     func publish(_ session: Session, _ state: inout Session.State, mark: JournalMark?,
                  _ event: (_ view: FilterQuery?, _ store: TreeStore, _ version: Int) -> EventHub.Event) {
-        let store = state.store, version = state.version
+        let store = state.core.store, version = state.core.version
         session.events.publish(version: version, mark: mark, store: store) { event($0, store, version) }
-        state.store.observedViews = session.events.followedViews
+        state.core.store.observedViews = session.events.followedViews
     }
 
     /// Publishes a version step that rebuilt `filter`'s view (it had changed, then been

@@ -14,7 +14,7 @@ extension TreeService {
         // four times the body, are counted in the server's memory budget.
         return try withParseBudget(request, peak: 4 * request.body.count) { () throws(ServiceError) in
             let batch = try Batch(request.body, maxOperations: configuration.maxBatchOperations, maxDepth: configuration.maxDepth)
-            return try mutateSession(request, sid, RecordedChange(route: .batch, view: view, body: request.body), batch: batch)
+            return try mutateSession(request, sid, view: view, batch: batch)
         }
     }
 }

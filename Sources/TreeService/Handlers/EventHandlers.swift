@@ -66,11 +66,11 @@ extension TreeService {
         do throws(ServiceError) {
             try withSession(session) { session, state throws(ServiceError) in
                 let reset = try prepare(filter, session, &state, ticket: ticket)
-                session.events.subscribe(stream, view: filter, lastEventID: lastEventID, store: state.store,
-                                         version: state.version, mark: reset) { [self] in
+                session.events.subscribe(stream, view: filter, lastEventID: lastEventID, store: state.core.store,
+                                         version: state.core.version, mark: reset) { [self] in
                     openStreams.subtract(1, ordering: .relaxed)
                 }
-                state.store.observedViews = session.events.followedViews
+                state.core.store.observedViews = session.events.followedViews
             }
         } catch {
             session.events.releaseSlot()

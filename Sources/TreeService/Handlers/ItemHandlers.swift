@@ -26,11 +26,11 @@ extension TreeService {
 
     /// The item in a kept view (or 304), nil when the view would have to be built.
     private func item(_ request: HTTPRequest, _ state: Session.State, _ itemID: String, _ filter: FilterQuery?) throws(ServiceError) -> HTTPResponse? {
-        guard state.store.keptRowCount(filter) != nil else { return nil }
-        let node = try self.node(itemID, in: state.store)
-        if let notModified = notModified(request, version: state.version) { return notModified }
-        let placement = state.store.keptPlacement(of: node, filter)!
-        let forest = state.store.forest
+        guard state.core.store.keptRowCount(filter) != nil else { return nil }
+        let node = try self.node(itemID, in: state.core.store)
+        if let notModified = notModified(request, version: state.core.version) { return notModified }
+        let placement = state.core.store.keptPlacement(of: node, filter)!
+        let forest = state.core.store.forest
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
         forest.writeID(of: node, to: &out)
@@ -62,14 +62,14 @@ extension TreeService {
             forest.writeData(of: node, to: &out)
         }
         out.raw("}")
-        return json(200, out.bytes, headers: [("ETag", ETag.of(state.version))])
+        return json(200, out.bytes, headers: [("ETag", ETag.of(state.core.version))])
     }
 
     /// `PATCH /sessions/{sid}/items/{itemId}?filter=`: expand/collapse, reveal, update, or move.
     func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let operation = try SessionOperation.itemPatch(ItemID(itemID), Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, RecordedChange(route: .itemPatch, view: view, item: ItemID(itemID), body: request.body), operation)
+        return try mutateSession(request, sid, view: view, operation)
     }
 
     /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
@@ -82,9 +82,9 @@ extension TreeService {
         let parent = request.queryValue("parentId").map(ItemID.init)
         switch format {
         case .nodes:
-            return try mutateSession(request, sid, RecordedChange(route: .insert, view: view, body: request.body)) { store throws(ServiceError) in
+            return try mutateSession(request, sid, view: view) { store throws(ServiceError) in
                 let (fragment, members) = try parseNodes(request, into: store)
-                return .insert(fragment, try SessionOperation.insertionPoint(members))
+                return (.insert(fragment, try SessionOperation.insertionPoint(members)), .insertNodes(request.body))
             }
         case .document:
             throw .badQueryParameter("format=document opens a session (POST /sessions); an insert takes nested JSON nodes, CSV or NDJSON rows, or a path list")
@@ -98,18 +98,18 @@ extension TreeService {
         // A path list is spelled as its session spells ids (a session stored before the
         // minimal form doubles backslashes: `Session.doublesPathBackslashes`).
         let doubles = registry.lookup(sid)?.doublesPathBackslashes ?? false
-        let recorded = RecordedChange(route: .insertRows, view: view, body: request.body,
-                                      rows: RowsUpload(format: format, parent: parent, doublesBackslashes: doubles))
-        return try mutateSession(request, sid, recorded) { store throws(ServiceError) in
-            try withParseBudget(request, peak: 3 * request.body.count) { () throws(ServiceError) in
-                try operation(of: recorded, in: store)
+        let record = RecordedOperation.insertRows(request.body, RowsUpload(format: format, parent: parent, doublesBackslashes: doubles))
+        return try mutateSession(request, sid, view: view) { store throws(ServiceError) in
+            let operation = try withParseBudget(request, peak: 3 * request.body.count) { () throws(ServiceError) in
+                try insertion(record, in: store)
             }
+            return (operation, record)
         }
     }
 
     /// `DELETE /sessions/{sid}/items/{itemId}?filter=`
     func deleteItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
-        return try mutateSession(request, sid, RecordedChange(route: .deleteItem, view: view, item: ItemID(itemID), body: []), .delete(ItemID(itemID)))
+        return try mutateSession(request, sid, view: view, .delete(ItemID(itemID)))
     }
 }

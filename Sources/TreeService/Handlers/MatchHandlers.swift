@@ -18,9 +18,9 @@ extension TreeService {
         let limit = try request.integerQuery("limit", default: 1, maximum: configuration.maxPageLimit)
         let wrap = try request.booleanQuery("wrap") ?? false
         func page(_ state: Session.State) throws(ServiceError) -> HTTPResponse? {
-            guard state.store.hasMatchIndex(filter) else { return nil }
-            if let notModified = notModified(request, version: state.version) { return notModified }
-            let store = state.store
+            guard state.core.store.hasMatchIndex(filter) else { return nil }
+            if let notModified = notModified(request, version: state.core.version) { return notModified }
+            let store = state.core.store
             let count = store.keptMatchCount(filter)!
             var next: Int, step: Int
             if let after {
@@ -41,15 +41,15 @@ extension TreeService {
                 ordinals.append(next)
                 next += step
             }
-            let body = ResponseJSON.matches(ordinals, store: store, filter: filter, version: state.version)
-            return json(200, body, headers: [("ETag", ETag.of(state.version))])
+            let body = ResponseJSON.matches(ordinals, store: store, filter: filter, version: state.core.version)
+            return json(200, body, headers: [("ETag", ETag.of(state.core.version))])
         }
         if let read = try readingSession(sid, { (_, state) throws(ServiceError) in try page(state) }) { return read }
         let ticket = ticket(filter, sid)
         let session = try liveSession(sid)
         let (response, reset) = try withSession(session) { session, state throws(ServiceError) in
             let reset = try prepare(filter, session, &state, ticket: ticket)
-            state.store.prepareMatchIndex(filter)
+            state.core.store.prepareMatchIndex(filter)
             return (try page(state)!, reset)
         }
         waitUntilDurable(read: reset, session)

@@ -28,12 +28,12 @@ extension TreeService {
 
     /// The page of a kept view (or 304), nil when the view would have to be built.
     private func page(_ request: HTTPRequest, _ state: Session.State, _ filter: FilterQuery?, offset: Int, limit: Int, positions: Bool) -> HTTPResponse? {
-        guard let total = state.store.keptRowCount(filter) else { return nil }
-        if let notModified = notModified(request, version: state.version) { return notModified }
-        let rows = limit == 0 || offset >= total ? [] : state.store.keptRows(filter, offset: offset, limit: limit) ?? []
-        let body = ResponseJSON.rows(rows, store: state.store, filter: filter, version: state.version, total: total,
-                                     matchCount: filter.flatMap { state.store.keptMatchCount($0) }, offset: offset, limit: limit,
+        guard let total = state.core.store.keptRowCount(filter) else { return nil }
+        if let notModified = notModified(request, version: state.core.version) { return notModified }
+        let rows = limit == 0 || offset >= total ? [] : state.core.store.keptRows(filter, offset: offset, limit: limit) ?? []
+        let body = ResponseJSON.rows(rows, store: state.core.store, filter: filter, version: state.core.version, total: total,
+                                     matchCount: filter.flatMap { state.core.store.keptMatchCount($0) }, offset: offset, limit: limit,
                                      positions: positions)
-        return json(200, body, headers: [("ETag", ETag.of(state.version))])
+        return json(200, body, headers: [("ETag", ETag.of(state.core.version))])
     }
 }

@@ -47,8 +47,8 @@ extension TreeService {
     /// `GET /sessions/{sid}`, beside other readers.
     func sessionSummary(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         try readingSession(sid) { session, state throws(ServiceError) in
-            if let notModified = notModified(request, version: state.version) { return notModified }
-            return json(200, summary(session, state), headers: [("ETag", ETag.of(state.version))])
+            if let notModified = notModified(request, version: state.core.version) { return notModified }
+            return json(200, summary(session, state), headers: [("ETag", ETag.of(state.core.version))])
         }
     }
 
@@ -82,7 +82,7 @@ extension TreeService {
         // checked under the same exclusive lock that marks the session removed, so no
         // change slips in between.
         _ = try liveSession(sid)
-        let removed = try registry.remove(sid) { state throws(ServiceError) in try request.checkIfMatch(version: state.version) }
+        let removed = try registry.remove(sid) { state throws(ServiceError) in try request.checkIfMatch(version: state.core.version) }
         guard removed else { throw TreeService.removedSession(sid) }
         return HTTPResponse(status: 204)
     }
@@ -91,7 +91,7 @@ extension TreeService {
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, RecordedChange(route: .sessionPatch, view: view, body: request.body), operation)
+        return try mutateSession(request, sid, view: view, operation)
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or
@@ -102,7 +102,7 @@ extension TreeService {
     func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let formats = try request.exportFormats()
         let (snapshot, version, doubles) = try readingSession(sid) { session, state throws(ServiceError) in
-            (state.store.forest, state.version, session.doublesPathBackslashes)
+            (state.core.store.forest, state.core.version, session.doublesPathBackslashes)
         }
         // The best form that can hold the tree: a path list cannot hold every tree.
         var conflict: String?

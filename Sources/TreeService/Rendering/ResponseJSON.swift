@@ -11,11 +11,11 @@ enum ResponseJSON {
         out.raw("{\"id\":")
         out.string(session.id)
         out.raw(",\"version\":")
-        out.int(state.version)
+        out.int(state.core.version)
         out.raw(",\"nodeCount\":")
-        out.int(state.store.forest.count)
+        out.int(state.core.store.forest.count)
         out.raw(",\"total\":")
-        out.int(state.store.keptRowCount(nil)!)  // the unfiltered view is always kept
+        out.int(state.core.store.keptRowCount(nil)!)  // the unfiltered view is always kept
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")

@@ -32,15 +32,10 @@ final class Session: Sendable {
     private let lastUse: AtomicInstant
 
     struct State: Sendable {
-        var store: TreeStore
-        var version: Int = 1
+        /// The tree, its kept views and its version.
+        var core: SessionCore
         /// The node count the registry has accounted for this session.
         var accountedNodes: Int
-        /// Filtered views that may differ from a fresh build of themselves: their
-        /// expansion was changed, or an edit updated them (a node that left the
-        /// ancestors of matches keeps its expansion, a fresh build collapses it).
-        /// Naming one after it was dropped from the store's cache builds it anew: a change.
-        var changedFilters: Set<FilterQuery> = []
         /// Set, with `accountedNodes` zeroed, when the registry drops the session: a request
         /// that looked the session up before then answers 404 and changes nothing.
         var removed = false
@@ -58,23 +53,9 @@ final class Session: Sendable {
         var needsSnapshot = false
         /// The last use the files know of, on the wall clock.
         var recordedUse: Date
-        /// Bytes of the current snapshot (compaction starts when the journal outgrows it).
-        var snapshotBytes = 0
-        /// Set while a compaction writes the snapshot, so only one runs at a time.
-        var compacting = false
         /// Set while the journal is replayed: what was accepted is accepted again,
         /// whatever the server's node budget.
         var replaying = false
-
-        /// Records a change of expansion in the named view.
-        mutating func expansionChanged(_ filter: FilterQuery?) {
-            if let filter { changedFilters.insert(filter) }
-        }
-
-        /// Records an edit of the tree: it updated every kept filtered view.
-        mutating func treeEdited() {
-            changedFilters.formUnion(store.keptFilters)
-        }
     }
 
     /// A session made now, or (recovered from the data directory) made at `createdAt`
@@ -87,7 +68,7 @@ final class Session: Sendable {
         self.doublesPathBackslashes = doublesPathBackslashes
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
-        state = ReadWriteLocked(State(store: store, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
+        state = ReadWriteLocked(State(core: SessionCore(store: store), accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }
 

@@ -10,8 +10,7 @@ public struct JournalRecord: Sendable, Equatable {
     }
 }
 
-/// Where an appended record ends: give it to `waitDurable`, or to `truncate(to:)` to take
-/// the append back.
+/// Where an appended record ends: give it to `waitDurable`.
 public struct JournalPosition: Sendable, Equatable {
     /// The journal file's generation (`journal.<generation>`).
     public let generation: UInt64

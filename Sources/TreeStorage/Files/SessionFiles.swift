@@ -3,7 +3,7 @@ import Glibc
 /// The open files of one stored session: the journal being appended to, and what the
 /// group commit and a compaction need to know. Made by `DataDirectory.create` or `open`.
 ///
-/// Threading: `append`, `truncate(to:)` and `beginCompaction` must be called by one thread
+/// Threading: `append` and `beginCompaction` must be called by one thread
 /// at a time (under the session's exclusive lock in the service); `waitDurable`,
 /// `finishCompaction`, `sync` and the properties may be called from any thread at any
 /// time, without that lock. Every member is safe to call concurrently with every other.
@@ -113,31 +113,6 @@ public final class SessionFiles: @unchecked Sendable {
         guard state.tailDirty else { return }
         try fs.truncate(state.fd, to: state.end, path: path)
         state.tailDirty = false
-    }
-
-    /// Takes the last append back (its change failed): the journal is cut to where the
-    /// record started. `position` must be the last append's, with no append or
-    /// `beginCompaction` since.
-    ///
-    /// Unless the mode is `off`, the cut is synced before this returns: a group commit may
-    /// have made the record durable meanwhile, and a change its client is then told was
-    /// refused must not come back after a crash (replay does not always refuse it again:
-    /// the node budget is open to it). Until the cut, a crash may bring the record back, as
-    /// when the process dies between the append and this call: its client got no answer.
-    public func truncate(to position: JournalPosition) throws(StorageError) {
-        monitor.lock()
-        defer { monitor.unlock() }
-        guard !state.closed else { throw closedError() }
-        guard position.sequence == state.appended, position.generation == state.generation, position.end == state.end else {
-            throw StorageError(errno: EINVAL, operation: "truncate (not the last append)", path: journalPath(position.generation))
-        }
-        state.end = position.start
-        state.tailDirty = true
-        stats.addJournalBytes(position.start - position.end)
-        try cutDirtyTail(journalPath(state.generation))
-        guard mode != .off else { return }
-        while state.syncing { monitor.wait() }
-        if !state.closed { try syncRound() }
     }
 
     // MARK: Durability

@@ -9,9 +9,9 @@ struct ItemID: Hashable, Sendable, CustomStringConvertible {
     var description: String { text }
 }
 
-/// One change to a session's tree or expansion, decoded from a request before any lock is
-/// taken and naming items by id: what a batch lists, a journal records and an event
-/// stream announces. `TreeService.mutateSession` is the one place that applies it.
+/// One change to a session's tree or expansion, decoded from a request and naming items by
+/// id: what a batch lists and an event stream announces (the journal records it as a
+/// `RecordedOperation`). `TreeService.mutateSession` is the one place that applies it.
 enum SessionOperation: Sendable {
     /// `PATCH /sessions/{sid}` `{"expandAll": true}`
     case expandAll
@@ -25,8 +25,9 @@ enum SessionOperation: Sendable {
     case reveal(ItemID)
     /// `PATCH .../items/{itemId}` `{"parentId": id or null, "index": N}`; no index: after the last child.
     case move(ItemID, parent: ItemID?, index: Int?)
-    /// `PATCH .../items/{itemId}` `{"title": String, "data": JSON}`; nil leaves a field as it is.
-    case update(ItemID, title: String?, data: JSONValue?)
+    /// `PATCH .../items/{itemId}` `{"title": String, "data": JSON}` (the data serialized, as
+    /// the store keeps it); nil leaves a field as it is.
+    case update(ItemID, title: String?, data: [UInt8]?)
     /// `POST .../items`: the parsed nodes (their ids already checked against the session's), and where they go.
     case insert(Forest, InsertionPoint)
     /// `POST .../items` with CSV or NDJSON rows or a path list: nodes under existing parents

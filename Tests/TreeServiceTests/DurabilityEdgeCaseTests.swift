@@ -7,9 +7,9 @@ import TreeFormats
 import TreeStorage
 @testable import TreeService
 
-/// Durability's edges: start-up with a session it cannot read, requests racing the
-/// background load, removals the disk refuses, changes whose take-back fails, and view
-/// resets answered by reads.
+/// Durability's edge cases: start-up with a session it cannot read, requests racing the
+/// background load, removals and changes the disk or the engine refuses, view resets
+/// answered by reads, and compactions that overlap a change.
 extension DurabilityTests {
     /// One session whose files cannot even be read for accounting (here its snapshot is a
     /// directory: reading it fails with EISDIR) stays on disk answering 503; every other
@@ -33,7 +33,7 @@ extension DurabilityTests {
     @Test func aSessionThatFinishesLoadingDuringALookupIsNeither404NorDropped() throws {
         let h = ServiceHarness(clock: clock)
         let sample = h.createSample()
-        let store = try #require(h.service.registry.lookup(sample)).state.withReadLock { $0.store }
+        let store = try #require(h.service.registry.lookup(sample)).state.withReadLock { $0.core.store }
         let count = 20_000
         let ids = (0 ..< count).map { "loading-\($0)" }
         for id in ids { h.service.registry.willLoad(id, nodes: 0) }
@@ -86,20 +86,26 @@ extension DurabilityTests {
     }
 
     /// A change the engine refuses for a reason that a replay does not see again (here the
-    /// server's node budget: a replay accepts what was accepted), whose journal record
-    /// cannot be taken back: it must not appear after a crash.
-    @Test func aRefusedChangeWhoseTakeBackFailedIsNotReplayed() throws {
-        let faults = StorageFaults()
+    /// server's node budget: a replay accepts what was accepted): it writes no record, so it
+    /// cannot appear after a crash (it used to be written, then taken back).
+    @Test func aRefusedChangeWritesNoRecord() throws {
         var sid = "", rows = "", nodes = 0
         try withService { h in
             sid = h.createSample()
             nodes = h.service.registry.nodeCount
         }
-        try withService(shutdown: false, faults: faults, { $0.maxTotalNodes = nodes + 1 }) { h in
-            faults.inject(.truncate, errno: EIO)
-            let reply = h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"one"},{"title":"two"}]}"#)
-            #expect(reply.status == 503, "\(reply.text)")
-            faults.clear()
+        try withService(shutdown: false, { $0.maxTotalNodes = nodes + 1 }) { h in
+            let files = try #require(h.service.registry.lookup(sid)?.state.withReadLock { $0.files })
+            let bytes = files.journalBytes
+            let refused = [
+                h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"one"},{"title":"two"}]}"#),
+                h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"title":"one"}],"parentId":"1","index":99}"#),
+                h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"parentId":"1.1"}"#),
+                h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"parentId":null,"index":7}"#),
+                h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"expandAll"},{"op":"move","id":"1","parentId":"1.1"}]}"#),
+            ]
+            #expect(refused.map(\.status) == [503, 422, 409, 422, 409], "\(refused.map(\.text))")
+            #expect(files.journalBytes == bytes)
             rows = Self.allRows(h, sid)
         }
         try withService { h in
@@ -224,12 +230,9 @@ extension DurabilityTests {
         try withService(fsync: .batch) { h in
             let sid = h.createSample()
             let session = try #require(h.service.registry.lookup(sid))
-            let recorded = RecordedChange(route: .sessionPatch, view: nil, body: Array(#"{"expandAll":true}"#.utf8))
             // The change under the lock, as mutateSession makes it...
             let (response, mark) = try h.service.withSession(session) { session, state throws(ServiceError) in
-                try h.service.change(recorded, session, &state, ticket: 0) { store throws(ServiceError) in
-                    try h.service.operation(of: recorded, in: store)
-                }
+                try h.service.change(nil, session, &state, ticket: 0) { _ throws(ServiceError) in (.expandAll, .expandAll) }
             }
             #expect(response.status == 200)
             // ...then a DELETE, before the change's response has waited for its fsync.
@@ -315,19 +318,17 @@ extension DurabilityTests {
             let session = try #require(h.service.registry.lookup(sid))
             // A compaction under way (begun under the lock, its snapshot not yet written).
             let (files, compaction) = try session.state.withLock { state throws -> (SessionFiles, Compaction) in
-                state.compacting = true
                 return (state.files!, try state.files!.beginCompaction())
             }
             faults.inject(.write, errno: ENOSPC)
             _ = Self.allRows(h, sid, "&filter=a")  // its views entry is refused
             faults.clear()
             // The compaction ends on another thread a moment later; the change waits for it.
-            let store = session.state.withReadLock { $0.store }
+            let store = session.state.withReadLock { $0.core.store }
             let caller = session.state.withReadLock { h.service.metadata(session, $0).encoded }
             let finished = DispatchSemaphore(value: 0)
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
                 try? files.finishCompaction(compaction) { sink in _ = try StoreImage.write(store, caller: caller, to: sink) }
-                session.state.withLock { $0.compacting = false }
                 finished.signal()
             }
             let reply = h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
@@ -351,6 +352,27 @@ extension DurabilityTests {
             #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 2)
             // Named again with room on the disk, the view is reset then.
             #expect(h.call("PATCH", "/sessions/\(sid)/items/2?filter=a", json: #"{"expanded":true}"#)["version"]?.intValue == 4)
+        }
+    }
+}
+
+extension DurabilityTests {
+    /// After every change the service asks whether the session's journal is due for a
+    /// compaction: when it is not, the question takes no lock of the session (it used to
+    /// take the exclusive lock to read a byte count). Asked here while the lock is held.
+    @Test func askingWhetherACompactionIsDueTakesNoLock() throws {
+        try withService { h in
+            let sid = h.createSample()
+            let session = try #require(h.service.registry.lookup(sid))
+            let files = try #require(session.state.withReadLock { $0.files })
+            let answered = DispatchSemaphore(value: 0)
+            session.state.withLock { _ in
+                DispatchQueue.global().async {
+                    h.service.compactIfDue(session, files)
+                    answered.signal()
+                }
+                #expect(answered.wait(timeout: .now() + 10) == .success)
+            }
         }
     }
 }

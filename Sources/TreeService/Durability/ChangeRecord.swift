@@ -1,0 +1,178 @@
+import TreeEngine
+import TreeFormats
+
+/// A change as the journal keeps it (record format 2): the view it was made in and the
+/// operations that were applied, items named by id. Only what was applied is recorded
+/// (after every check, the engine's refusals and the node budget's included), so replay
+/// applies each record whatever the server's limits are then.
+///
+/// Inserted nodes are kept in the format they came in, the most compact form they have:
+/// replay reads them again against the session as it was then, which gives the same
+/// nodes and the same generated ids.
+struct ChangeRecord: Equatable, Sendable {
+    var view: FilterQuery?
+    /// A batch: its view is built and its operations applied inside one transaction of the
+    /// store, and it steps the version once (an empty batch only when it resets its view).
+    var isBatch: Bool
+    var operations: [RecordedOperation]
+}
+
+/// One applied operation, as `ChangeRecord` keeps it.
+enum RecordedOperation: Equatable, Sendable {
+    case expandAll
+    case collapseAll
+    case expandToDepth(Int)
+    case setExpanded(ItemID, expanded: Bool, recursive: Bool)
+    case reveal(ItemID)
+    case move(ItemID, parent: ItemID?, index: Int?)
+    /// `data`: the node's data as the store keeps it (serialized JSON).
+    case update(ItemID, title: String?, data: [UInt8]?)
+    case delete(ItemID)
+    /// Nested JSON nodes with where they go (`parentId`, `index`, `before`, `after`): an
+    /// insert's body, or a batch's insert operation.
+    case insertNodes([UInt8])
+    /// CSV or NDJSON rows, or a path list (under `upload.parent`).
+    case insertRows([UInt8], RowsUpload)
+
+    /// The record of an operation that names its items by id (every one but an insert,
+    /// whose nodes are recorded as they came).
+    init(_ operation: SessionOperation) {
+        switch operation {
+        case .expandAll: self = .expandAll
+        case .collapseAll: self = .collapseAll
+        case .expandToDepth(let depth): self = .expandToDepth(depth)
+        case .setExpanded(let item, let expanded, let recursive): self = .setExpanded(item, expanded: expanded, recursive: recursive)
+        case .reveal(let item): self = .reveal(item)
+        case .move(let item, let parent, let index): self = .move(item, parent: parent, index: index)
+        case .update(let item, let title, let data): self = .update(item, title: title, data: data)
+        case .delete(let item): self = .delete(item)
+        case .insert, .insertGroups: preconditionFailure("an insert is recorded with the nodes as they came")
+        }
+    }
+
+    /// The operation again, for one that names its items by id; nil for an insert (its
+    /// nodes are read against the session).
+    var operation: SessionOperation? {
+        switch self {
+        case .expandAll: .expandAll
+        case .collapseAll: .collapseAll
+        case .expandToDepth(let depth): .expandToDepth(depth)
+        case .setExpanded(let item, let expanded, let recursive): .setExpanded(item, expanded: expanded, recursive: recursive)
+        case .reveal(let item): .reveal(item)
+        case .move(let item, let parent, let index): .move(item, parent: parent, index: index)
+        case .update(let item, let title, let data): .update(item, title: title, data: data)
+        case .delete(let item): .delete(item)
+        case .insertNodes, .insertRows: nil
+        }
+    }
+}
+
+// MARK: Bytes
+
+extension ChangeRecord {
+    /// The record format this version writes; docs/STORAGE.md shows it byte by byte.
+    static let format: UInt8 = 2
+
+    /// The fields after a payload's kind and time.
+    func encode(to out: inout ByteWriter) {
+        out.u8(ChangeRecord.format)
+        out.view(view)
+        out.u8(isBatch ? 1 : 0)
+        out.u32(UInt32(operations.count))
+        for operation in operations { operation.encode(to: &out) }
+    }
+
+    /// What `encode` wrote; nil when malformed or of another format.
+    init?(_ input: inout ByteReader) {
+        guard input.u8() == ChangeRecord.format, let view = input.view(), let batch = input.u8(), batch <= 1,
+              let count = input.u32() else { return nil }
+        var operations: [RecordedOperation] = []
+        for _ in 0 ..< count {
+            guard let operation = RecordedOperation(&input) else { return nil }
+            operations.append(operation)
+        }
+        guard input.atEnd, batch == 1 || count == 1 else { return nil }
+        self.init(view: view, isBatch: batch == 1, operations: operations)
+    }
+}
+
+extension RecordedOperation {
+    /// The operation's code in a record.
+    private enum Code: UInt8 {
+        case expandAll = 1, collapseAll, expandToDepth, setExpanded, reveal, move, update, delete, insertNodes, insertRows
+    }
+
+    func encode(to out: inout ByteWriter) {
+        switch self {
+        case .expandAll: out.u8(Code.expandAll.rawValue)
+        case .collapseAll: out.u8(Code.collapseAll.rawValue)
+        case .expandToDepth(let depth):
+            out.u8(Code.expandToDepth.rawValue)
+            out.i64(Int64(depth))
+        case .setExpanded(let item, let expanded, let recursive):
+            out.u8(Code.setExpanded.rawValue)
+            out.string(item.text)
+            out.u8((expanded ? 1 : 0) | (recursive ? 2 : 0))
+        case .reveal(let item):
+            out.u8(Code.reveal.rawValue)
+            out.string(item.text)
+        case .move(let item, let parent, let index):
+            out.u8(Code.move.rawValue)
+            out.string(item.text)
+            out.optional(parent?.text) { $0.string($1) }
+            out.optional(index) { $0.i64(Int64($1)) }
+        case .update(let item, let title, let data):
+            out.u8(Code.update.rawValue)
+            out.string(item.text)
+            out.optional(title) { $0.string($1) }
+            out.optional(data) { $0.counted($1) }
+        case .delete(let item):
+            out.u8(Code.delete.rawValue)
+            out.string(item.text)
+        case .insertNodes(let body):
+            out.u8(Code.insertNodes.rawValue)
+            out.counted(body)
+        case .insertRows(let body, let upload):
+            out.u8(Code.insertRows.rawValue)
+            out.u8(upload.code)
+            out.string(upload.separator)
+            out.optional(upload.parent?.text) { $0.string($1) }
+            out.counted(body)
+        }
+    }
+
+    init?(_ input: inout ByteReader) {
+        guard let code = input.u8().flatMap(Code.init(rawValue:)) else { return nil }
+        func item() -> ItemID? { input.string().map(ItemID.init) }
+        switch code {
+        case .expandAll: self = .expandAll
+        case .collapseAll: self = .collapseAll
+        case .expandToDepth:
+            guard let depth = input.i64() else { return nil }
+            self = .expandToDepth(Int(depth))
+        case .setExpanded:
+            guard let item = item(), let flags = input.u8(), flags & ~3 == 0 else { return nil }
+            self = .setExpanded(item, expanded: flags & 1 != 0, recursive: flags & 2 != 0)
+        case .reveal:
+            guard let item = item() else { return nil }
+            self = .reveal(item)
+        case .move:
+            guard let item = item(), let parent = input.optional({ $0.string() }), let index = input.optional({ $0.i64() }) else { return nil }
+            self = .move(item, parent: parent.map(ItemID.init), index: index.map { Int($0) })
+        case .update:
+            guard let item = item(), let title = input.optional({ $0.string() }), let data = input.optional({ $0.counted() }) else { return nil }
+            self = .update(item, title: title, data: data)
+        case .delete:
+            guard let item = item() else { return nil }
+            self = .delete(item)
+        case .insertNodes:
+            guard let body = input.counted() else { return nil }
+            self = .insertNodes(body)
+        case .insertRows:
+            guard let code = input.u8(), let separator = input.string(), let parent = input.optional({ $0.string() }),
+                  let body = input.counted(),
+                  let upload = RowsUpload(code: code, separator: separator, parent: parent.map(ItemID.init)) else { return nil }
+            self = .insertRows(body, upload)
+        }
+    }
+}
