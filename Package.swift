@@ -37,6 +37,8 @@ let package = Package(
         // the outline sample links to the demo's) that the engine and service tests share.
         .target(name: "TreeReference", dependencies: ["TreeEngine"], path: "Tests/Support/TreeReference",
                 resources: [.embedInCode("Resources/outline-small.json")]),
+        // A faulty disk (StorageFaults) for the storage and service tests.
+        .target(name: "StorageTestSupport", dependencies: ["TreeStorage"], path: "Tests/Support/StorageTestSupport"),
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1", "TreeProcess"]),
@@ -44,10 +46,10 @@ let package = Package(
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
         .executableTarget(name: "http-bench-server", dependencies: ["HTTP1"]),
         .testTarget(name: "TreeEngineTests", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeReference"]),
-        .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference"]),
+        .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference", "StorageTestSupport"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
-        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeProcess", "TreeReference", "HTTPTestSupport"]),
+        .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeProcess", "TreeReference", "HTTPTestSupport", "StorageTestSupport"]),
     ]
 )
 

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TreeEngine
 import TreeFormats
+import StorageTestSupport
 import TreeStorage
 @testable import TreeReference
 @testable import TreeService

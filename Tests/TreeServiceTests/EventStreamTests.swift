@@ -4,6 +4,7 @@ import HTTPTestSupport
 import Testing
 import TreeEngine
 import TreeFormats
+import StorageTestSupport
 import TreeStorage
 @testable import TreeReference
 @testable import TreeService

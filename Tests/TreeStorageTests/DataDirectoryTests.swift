@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import TreeEngine
+import StorageTestSupport
 @testable import TreeStorage
 
 /// The data directory: creating, opening, listing, removing and quarantining sessions,

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+import StorageTestSupport
 @testable import TreeStorage
 
 /// Failed writes and fsyncs (injected, and a real full file system), and the fsync modes

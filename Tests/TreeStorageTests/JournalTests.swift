@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+import StorageTestSupport
 @testable import TreeStorage
 
 /// Journal files: the record framing, recovery of torn and damaged tails at every byte and

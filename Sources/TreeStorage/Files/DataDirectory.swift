@@ -48,7 +48,7 @@ public final class DataDirectory: Sendable {
     /// missing, takes `LOCK` (a second `DataDirectory` on the same path, in this process or
     /// another, throws: "lock ... held by pid N"), and removes what an interrupted `remove`
     /// left (a leftover that cannot be removed is noted and retried, never fatal).
-    public init(path: String, fsync: FsyncMode, faults: StorageFaults? = nil) throws(StorageError) {
+    public init(path: String, fsync: FsyncMode, faults: (any FileSystemFaults)? = nil) throws(StorageError) {
         self.path = path
         self.fsync = fsync
         let fs = FileSystem(faults: faults)

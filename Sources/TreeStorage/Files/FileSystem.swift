@@ -4,10 +4,10 @@ import Glibc
 /// EINTR retried and the test faults applied. Paths are absolute or relative to the
 /// working directory; nothing here keeps state.
 struct FileSystem: Sendable {
-    let faults: StorageFaults?
+    let faults: (any FileSystemFaults)?
 
-    private func fault(_ operation: StorageFaults.Operation, _ path: String) throws(StorageError) {
-        if let faults, let errno = faults.take(operation, path: path) {
+    private func fault(_ operation: FileSystemCall, _ path: String) throws(StorageError) {
+        if let faults, let errno = faults.fault(operation, path: path) {
             throw StorageError(errno: errno, operation: operation.rawValue, path: path)
         }
     }
@@ -33,7 +33,7 @@ struct FileSystem: Sendable {
     /// may have been written.
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(StorageError) {
         var done = 0
-        if let faults, let errno = faults.take(.write, path: path) {
+        if let faults, let errno = faults.fault(.write, path: path) {
             // A short write, then the error.
             let half = bytes.count / 2
             if half > 0 { _ = pwrite(fd, bytes.baseAddress!, half, off_t(offset)) }

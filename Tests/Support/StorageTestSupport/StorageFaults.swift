@@ -1,16 +1,16 @@
 import Glibc
 import Synchronization
+import TreeStorage
 
-/// A test hook: makes chosen system calls of a `DataDirectory` fail with an errno, as a
-/// full or failing disk would, and can slow fsyncs down. Give it to `DataDirectory.init`.
+/// A faulty disk for tests: makes chosen system calls of a `DataDirectory` fail with an
+/// errno, as a full or failing disk would, and can slow fsyncs down. Give it to
+/// `DataDirectory.init`.
 ///
 /// An injected write fault writes the first half of the bytes before failing (a short
 /// write followed by the error), so the repair after a failed append is exercised too.
-public final class StorageFaults: Sendable {
+public final class StorageFaults: FileSystemFaults {
     /// The calls that can be made to fail.
-    public enum Operation: String, Sendable, CaseIterable {
-        case open, write, fsync, rename, truncate, unlink
-    }
+    public typealias Operation = FileSystemCall
 
     struct Rule {
         var operation: Operation
@@ -64,7 +64,7 @@ public final class StorageFaults: Sendable {
     }
 
     /// The errno the call must fail with, if a rule says so (and counts the call).
-    func take(_ operation: Operation, path: String) -> Int32? {
+    public func fault(_ operation: Operation, path: String) -> Int32? {
         let (error, delay): (Int32?, Double) = state.withLock { s in
             s.calls[operation, default: 0] += 1
             let delay = operation == .fsync ? s.fsyncDelay : 0
