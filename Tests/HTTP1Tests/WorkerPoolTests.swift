@@ -137,7 +137,7 @@ import Glibc
         try withServer({ $0.workerThreads = 1 }) { _, port in
             let clients = try (0 ..< 8).map { _ in try HTTPTestClient(port: port) }
             for (i, client) in clients.enumerated() {
-                client.send("GET /echo/\(i) HTTP/1.1\r\nHost: h\r\n\r\n")
+                client.send("POST /echo/\(i) HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
             }
             for (i, client) in clients.enumerated() {
                 #expect(client.readResponse()?.text.contains("[\"echo\", \"\(i)\"]") == true)
@@ -145,20 +145,23 @@ import Glibc
         }
     }
 
-    /// Every worker busy: the event loops still accept, read and answer what needs no
-    /// responder (a malformed request: 400), and the waiting request is served once a worker
-    /// is free.
-    @Test func busyWorkersLeaveTheEventLoopsFree() throws {
+    /// Every worker busy with a write: the event loops still accept, read and answer what
+    /// needs no responder (a malformed request: 400), reads are served (they do not use the
+    /// pool), and the waiting write is served once a worker is free.
+    @Test func busyWorkersLeaveTheEventLoopsAndReadsFree() throws {
         let responder = GateResponder()
         try withServer({ $0.workerThreads = 1 }, responder: responder) { _, port in
             let holder = try HTTPTestClient(port: port)
-            holder.send("GET /hold HTTP/1.1\r\nHost: h\r\n\r\n")
+            holder.send("POST /hold HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
             responder.entered.wait()
             let waiting = try HTTPTestClient(port: port)
-            waiting.send("GET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+            waiting.send("POST /next HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n")
             let malformed = try HTTPTestClient(port: port)
             malformed.send("GET /x HTTP/1.1\r\nHost: h\r\nBad Header\r\n\r\n")
             #expect(malformed.readResponse()?.status == 400)
+            let reader = try HTTPTestClient(port: port)
+            reader.send("GET /read HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(reader.readResponse()?.status == 200)
             responder.gate.signal()
             #expect(holder.readResponse()?.status == 200)
             #expect(waiting.readResponse()?.status == 200)

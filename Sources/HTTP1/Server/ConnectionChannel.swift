@@ -7,7 +7,7 @@ import Synchronization
 /// One accepted socket: carries out the actions of its ``HTTPConnection`` state machine.
 ///
 /// Threading: reads, timer checks and `close` happen on the owning ``EventLoop``'s
-/// thread; the responder runs on a thread of the server's ``WorkerPool``, and that worker
+/// thread; the responder runs on a worker thread (``ServerContext/serve(_:_:)``), and that worker
 /// writes the response straight to the socket (no hop back to the loop on the fast path),
 /// blocking when the client reads slowly. Everything mutable
 /// is in `state`, behind one `Mutex`; the fd is only used under that lock while the
@@ -333,7 +333,7 @@ final class ConnectionChannel: Sendable {
         case .none:
             break
         case .respond(let request, let keepAlive):
-            context.workers.execute { self.serve(request, keepAlive: keepAlive) }
+            context.serve(request) { self.serve(request, keepAlive: keepAlive) }
         case .close:
             if onLoop { closeNow() } else { loop.execute { self.closeNow() } }
         }
@@ -356,7 +356,7 @@ final class ConnectionChannel: Sendable {
                 let sent = Atomic<Bool>(false)
                 deferral { [self, request, keepAlive] final in
                     guard !sent.exchange(true, ordering: .relaxed) else { return }
-                    context.workers.execute { [self] in
+                    context.serve(request) { [self] in
                         var final = final
                         final.deferral = nil
                         guard let (next, nextKeepAlive) = finish(final, for: request, keepAlive: keepAlive, started: started) else { return }

@@ -37,7 +37,7 @@ public struct HTTPAccessLogEntry: Sendable {
 /// | `maxRequestsPerConnection` | 10 000 | last response has `Connection: close` |
 /// | `maxConnections` | 10 000 (open push bodies count) | 503 and close |
 /// | `bodyBudgetCapacity` | a quarter of memory | 503 + `Retry-After`, close (bodies in memory over all connections) |
-/// | `workerThreads` | 64 requests served at once | the others wait in a queue, in order |
+/// | `workerThreads` | 64 requests but GET, HEAD and OPTIONS served at once | the others wait in a queue, in order |
 public struct HTTPServerConfiguration: Sendable {
     /// `"0.0.0.0"`, `"127.0.0.1"`, `"::"`, `"::1"`, `"localhost"` or any name; every
     /// address it resolves to is bound.
@@ -46,11 +46,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int = 8080
     /// I/O threads; each runs an epoll loop and owns its connections.
     public var eventLoopCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    /// Threads that serve requests (run the responder, write its response): at most this many
-    /// requests are with the responder at once; the others wait in one queue, in order. A
-    /// request may block its thread (on a lock, an fsync, a client that reads slowly), but
-    /// never an I/O thread nor Dispatch's shared threads: the pool is the server's own
-    /// (threads start as requests need them and end after 10 s idle). A deferred response
+    /// Threads that serve the requests that may change something (every method but GET,
+    /// HEAD and OPTIONS: they may wait for a disk): at most this many are with the responder
+    /// at once; the others wait in one queue, in order. The pool is the server's own
+    /// (threads start as requests need them and end after 10 s idle), so however many such
+    /// requests block (on an fsync, a lock), reads go on: they run on Dispatch's shared
+    /// threads, which keep as many running as there are cores. A deferred response
     /// (``HTTPResponse/deferral``) or a push body holds no thread while it waits.
     public var workerThreads: Int = 64
     public var listenBacklog: Int = 1024

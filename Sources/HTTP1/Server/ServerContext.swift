@@ -7,9 +7,10 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let settings: HTTPConnection.Settings
     let writeTimeout: Duration
-    /// Where requests are served: the responder runs and its response is written, blocking
-    /// as it must (``HTTPServerConfiguration/workerThreads`` threads at most).
+    /// Where requests that may change something are served (see `serve`).
     let workers: WorkerPool
+    /// Where reads are served: Dispatch's shared threads, as many running as there are cores.
+    let readers = DispatchQueue.global(qos: .userInitiated)
     /// Where the end of a push body is handled (its end handlers run): short work that does
     /// not wait behind requests.
     let streamEnds = DispatchQueue.global(qos: .userInitiated)
@@ -23,6 +24,18 @@ final class ServerContext: Sendable {
         self.settings = configuration.connectionSettings(bodyBudget: bodyBudget)
         self.writeTimeout = configuration.writeTimeout
         self.workers = WorkerPool(threadLimit: max(1, configuration.workerThreads))
+    }
+
+    /// Runs `job`, which serves `request` (runs the responder, writes the response, blocking
+    /// as it must): a read (GET, HEAD, OPTIONS) on Dispatch's shared threads, which suit short
+    /// work that needs a core; any other request, which may wait for a disk, on the bounded
+    /// pool (``HTTPServerConfiguration/workerThreads``), so that a burst of slow writes
+    /// cannot take every thread.
+    func serve(_ request: HTTPRequest, _ job: @escaping @Sendable () -> Void) {
+        switch request.method {
+        case "GET", "HEAD", "OPTIONS": readers.async(execute: job)
+        default: workers.execute(job)
+        }
     }
 
     /// A complete error response with `Connection: close`, body rendered by the configured
