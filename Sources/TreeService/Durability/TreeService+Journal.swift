@@ -88,10 +88,8 @@ extension TreeService {
     /// know. A view is not a change: when the entry cannot be written the request goes
     /// on, and the next change writes a fresh snapshot first. Where the entry ended (nil
     /// when none was written).
-    /// - Parameter version: the version the entry replays from (the session's unless given:
-    ///   a reset already made has its own).
     @discardableResult
-    func journalViewOrder(_ session: Session, _ state: inout Session.State, version: Int? = nil) -> JournalMark? {
+    func journalViewOrder(_ session: Session, _ state: inout Session.State) -> JournalMark? {
         // With a fresh snapshot due, no entry: the snapshot would be taken here, in the
         // middle of a reset (the view built, the version not yet stepped), and the entry
         // replayed over it would not step it. The next change's snapshot holds the views.
@@ -100,7 +98,7 @@ extension TreeService {
         guard order != state.journaledViews else { return nil }
         do {
             let now = registry.clock.wallNow
-            let mark = try append(.views(order), to: state.files, version: version ?? state.core.version, at: now)
+            let mark = try append(.views(order), to: state.files, version: state.core.version, at: now)
             state.recordedUse = max(state.recordedUse, now)
             state.journaledViews = order
             return mark
