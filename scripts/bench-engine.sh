@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The engine before and after a change, side by side in one run: tree-bench built in release
 # twice, from the engine of two git revisions and this checkout's Sources/tree-bench and
-# ProcessMemory.swift both times (so both measure the same way, on the same pages: the bench
+# process setup (TreeProcess, CTreeSystem) both times (so both measure the same way, on the same pages: the bench
 # must compile against both engines), then run
 # alternately (before, after, after, before, ...: each data set in a fresh process), and the
 # median over the rounds of each op's median printed for both, with after/before ratios.
@@ -32,7 +32,7 @@ start_scratch
 builds="${BUILDS:-$tmp/builds}"
 mkdir -p "$builds"
 
-bench_hash=$(cat Sources/tree-bench/*.swift Sources/HTTP1/Server/ProcessMemory.swift | sha1sum | cut -c1-12)
+bench_hash=$(cat Sources/tree-bench/*.swift Sources/TreeProcess/*.swift Sources/CTreeSystem/*.c Sources/CTreeSystem/include/* | sha1sum | cut -c1-12)
 
 # build REV: prints the path of a release tree-bench with REV's engine and this checkout's bench.
 build() {
@@ -44,7 +44,21 @@ build() {
     git archive "$rev" | tar -x -C "$dir/src"
     rm -rf "$dir/src/Sources/tree-bench"
     cp -R Sources/tree-bench "$dir/src/Sources/"
-    cp Sources/HTTP1/Server/ProcessMemory.swift "$dir/src/Sources/HTTP1/Server/"
+    # The bench's process setup (TreeProcess, CTreeSystem) too: a revision from before they
+    # existed gets them, and its manifest the targets.
+    rm -rf "$dir/src/Sources/TreeProcess" "$dir/src/Sources/CTreeSystem"
+    cp -R Sources/TreeProcess Sources/CTreeSystem "$dir/src/Sources/"
+    python3 - "$dir/src/Package.swift" <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+if 'name: "TreeProcess"' not in text:
+    text = text.replace("    targets: [\n", '    targets: [\n        .target(name: "CTreeSystem"),\n'
+                        '        .target(name: "TreeProcess", dependencies: ["CTreeSystem"]),\n', 1)
+    text = re.sub(r'(\.executableTarget\(name: "tree-bench", dependencies: )\[[^\]]*\]',
+                  r'\1["TreeEngine", "TreeFormats", "TreeStorage", "TreeProcess"]', text)
+    open(path, "w").write(text)
+PY
     echo "== building tree-bench: engine of $rev, bench sources $bench_hash" >&2
     swift build -c release --product tree-bench --package-path "$dir/src" --scratch-path "$dir/build" 2>&1 | tail -1 >&2
     cp "$(swift build -c release --package-path "$dir/src" --scratch-path "$dir/build" --show-bin-path)/tree-bench" "$dir/"
