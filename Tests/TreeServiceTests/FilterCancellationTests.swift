@@ -23,6 +23,27 @@ import TreeEngine
         #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
     }
 
+    /// A change in a view the session does not keep, whose build a newer filter request
+    /// cancels: 409, and neither the view nor the change is made.
+    @Test func aChangeWhoseBuildIsCancelledMakesNothing() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let stale = h.service.ticket(FilterQuery("Grid"), sid)
+        _ = h.service.ticket(FilterQuery("List"), sid)
+        let outcome: ServiceError? = session.state.withLock { state in
+            do throws(ServiceError) {
+                _ = try h.service.change(FilterQuery("Grid"), session, &state, ticket: stale) { _ throws(ServiceError) in
+                    (.expandAll, .expandAll)
+                }
+                return nil
+            } catch { return error }
+        }
+        #expect(outcome?.type.rawValue == "filter-superseded")
+        #expect(session.state.withLock { $0.core.store.hasView(FilterQuery("Grid")) } == false)
+        #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+    }
+
     @Test func namingAKeptViewTakesNoNewTicket() {
         let h = ServiceHarness()
         let sid = h.createSample()

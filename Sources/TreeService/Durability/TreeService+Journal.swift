@@ -69,10 +69,19 @@ extension TreeService {
         var mark: JournalMark?
         let built: Bool
         if let view, !state.core.store.hasView(view) {
+            // A cancelled build keeps nothing: the transaction ends without a rollback (which
+            // would re-index every view), and the cancellation is answered after it.
+            var cancelled: ServiceError?
             try state.core.store.transaction { (store) throws(ServiceError) in
-                _ = try prepare(view, session, &store, ticket: ticket)
+                do throws(ServiceError) {
+                    _ = try prepare(view, session, &store, ticket: ticket)
+                } catch {
+                    cancelled = error
+                    return
+                }
                 mark = try appendChange(record, to: files, version: version, at: time)
             }
+            if let cancelled { throw cancelled }
             built = true
         } else {
             mark = try appendChange(record, to: files, version: version, at: time)
