@@ -55,6 +55,60 @@ import TreeFormats
         #expect(answeredWhileHeld, "PATCH \(path) \(body) waited for the session's lock")
     }
 
+    /// Nodes to insert are read, with their syntax, limits and their own ids, without
+    /// waiting for the session, which another thread holds exclusively.
+    @Test(arguments: [
+        ("{\"nodes\": [", 400), ("{\"nodes\": [{\"title\": 5}]}", 422),
+        ("{\"nodes\": [{\"id\": \"x\", \"title\": \"a\"}, {\"id\": \"x\", \"title\": \"b\"}]}", 422),
+    ])
+    func insertedNodesAreReadBeforeTheLock(body: String, status: Int) throws {
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let (reply, answeredWhileHeld) = h.whileAnotherThreadHolds(session, exclusively: true) {
+            h.call("POST", "/sessions/\(sid)/items", json: body)
+        }
+        #expect(reply.status == status, "\(reply.text)")
+        #expect(answeredWhileHeld, "POST /items \(body) waited for the session's lock")
+    }
+
+    /// An insert still answers for the session (404) and `If-Match` (412) before its body.
+    @Test func anInsertChecksTheSessionAndIfMatchBeforeItsBody() {
+        let sid = h.createSample()
+        #expect(h.call("POST", "/sessions/nosuchsession/items", json: "{\"nodes\": [").status == 404)
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: "{\"nodes\": [", headers: [("If-Match", "\"9\"")]).status == 412)
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: "{\"nodes\": [", headers: [("If-Match", "\"1\"")]).status == 400)
+    }
+
+    /// Nodes to insert are checked on their own first, then against the session: a body
+    /// with an error of its own answers that error even where an id before it is taken.
+    @Test func anInsertsOwnErrorsComeBeforeTheSessions() {
+        let sid = h.createSample()
+        let taken = h.call("POST", "/sessions/\(sid)/items", json: "{\"nodes\": [{\"id\": \"1\", \"title\": \"a\"}]}")
+        #expect(taken.status == 422, "\(taken.text)")
+        #expect(taken["pointer"]?.stringValue == "/nodes/0/id")
+        let both = h.call("POST", "/sessions/\(sid)/items", json: "{\"nodes\": [{\"id\": \"1\", \"title\": \"a\"}, {\"title\": \"b\", \"x\": 1}]}")
+        #expect(both.status == 422, "\(both.text)")
+        #expect(both["detail"]?.stringValue?.contains("duplicate") == false, "\(both.text)")
+        #expect(both["pointer"]?.stringValue == "/nodes/1/x")
+        #expect(h.call("GET", "/sessions/\(sid)")["version"]?.intValue == 1)
+    }
+
+    /// A batch's insert read before the lock is checked against the session as the
+    /// operations before it leave it: an id an earlier insert took is refused (422, the
+    /// whole batch), one an earlier delete freed is taken.
+    @Test func aBatchInsertMeetsTheSessionAsTheOperationsBeforeLeaveIt() {
+        let sid = h.createSample()
+        let insert = "{\"op\": \"insert\", \"nodes\": [{\"id\": \"n\", \"title\": \"new\"}]}"
+        let twice = h.call("POST", "/sessions/\(sid)/batch", json: "{\"operations\": [\(insert), \(insert)]}")
+        #expect(twice.status == 422, "\(twice.text)")
+        #expect(twice["pointer"]?.stringValue == "/operations/1/nodes/0/id")
+        let freed = h.call("POST", "/sessions/\(sid)/batch", json: """
+            {"operations": [{"op": "delete", "id": "1"}, {"op": "insert", "nodes": [{"id": "1", "title": "again"}]}]}
+            """)
+        #expect(freed.status == 200, "\(freed.text)")
+        #expect(h.call("GET", "/sessions/\(sid)/items/1")["title"]?.stringValue == "again")
+    }
+
     @Test func itemPatchesDecodeIntoOperations() throws {
         func decode(_ json: String) throws -> SessionOperation {
             guard case .object(let members) = try JSONValue.parse(Array(json.utf8)) else { throw CancellationError() }

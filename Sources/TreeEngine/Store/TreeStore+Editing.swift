@@ -19,6 +19,28 @@ extension TreeStore {
                              isTakenOutside: { forest.idExists($0) }, isFragment: true)
     }
 
+    /// A builder of nodes to insert into a store not known yet (a request's body read before
+    /// its session is locked): their ids are checked among themselves only, and
+    /// `limits.maxNodes` counts them alone. `admits` then says whether the store they go
+    /// into takes them as its own `fragmentBuilder` would have.
+    /// - Complexity: O(1)
+    public static func detachedFragmentBuilder(limits: ForestLimits, expectedBytes: Int = 0) -> ForestBuilder {
+        ForestBuilder(limits: limits, expectedBytes: expectedBytes, existingCount: 0, isTakenOutside: { _ in false }, isFragment: true)
+    }
+
+    /// Whether `fragment` (built by `detachedFragmentBuilder` with `limits`) is what this
+    /// store's `fragmentBuilder` would have built from the same nodes: no id of it taken
+    /// here, and this forest's nodes and its within `limits.maxNodes`. When not, a read
+    /// through `fragmentBuilder` finds the node that breaks the rule.
+    /// - Complexity: O(fragment nodes + their ids' bytes) expected
+    public func admits(_ fragment: Forest, limits: ForestLimits) -> Bool {
+        guard forest.count <= limits.maxNodes - fragment.count else { return false }
+        let forest = self.forest
+        return (0 ..< fragment.count).allSatisfy { slot in
+            !fragment.ids.hasID(slot: Slot(slot)) || !fragment.ids.withKey(slot: Slot(slot)) { forest.idExists($0) }
+        }
+    }
+
     /// Inserts `fragment` (built by `fragmentBuilder`, e.g. through `parseFragment`) at
     /// `placement`. Every view follows (see `ViewState+Edits.swift`).
     /// - Returns: the splices of the named view, and the inserted roots.

@@ -30,7 +30,20 @@ extension TreeStore {
     /// - Complexity: O(document size)
     public func parseFragment(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError)
         -> (fragment: Forest, members: JSONMembers) {
-        var builder = fragmentBuilder(limits: limits, expectedBytes: bytes.count)
+        try Self.parseFragment(bytes, into: fragmentBuilder(limits: limits, expectedBytes: bytes.count), limits: limits)
+    }
+
+    /// Parses an insert document as `parseFragment` does, before it is known which store
+    /// it goes into: its ids are checked among themselves, and `admits` checks the fragment
+    /// against the store it then goes into.
+    public static func parseDetachedFragment(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError)
+        -> (fragment: Forest, members: JSONMembers) {
+        try parseFragment(bytes, into: detachedFragmentBuilder(limits: limits, expectedBytes: bytes.count), limits: limits)
+    }
+
+    private static func parseFragment(_ bytes: UnsafeRawBufferPointer, into builder: ForestBuilder, limits: ForestLimits) throws(TreeInputError)
+        -> (fragment: Forest, members: JSONMembers) {
+        var builder = builder
         let members = try NodesDocumentParser.parse(bytes, into: &builder, options: NodesDocumentOptions(maxDepth: limits.maxDepth))
         return (builder.finish(), members)
     }

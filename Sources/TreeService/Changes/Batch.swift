@@ -3,14 +3,15 @@ import TreeFormats
 
 /// The body of `POST /sessions/{sid}/batch`, `{"operations": [...]}`, read before the
 /// session is locked: each operation is a change's own body plus `op`, decoded by that
-/// change's decoder (`SessionOperation+Decoding`). An insert's `nodes` can only be read
-/// against the session as the operations before it leave it, so an insert is kept as the
-/// byte range of its object, parsed when its turn comes.
+/// change's decoder (`SessionOperation+Decoding`). An insert is kept as the byte range of
+/// its object, and its nodes read on their own before the lock (`readInserts`): they are
+/// checked against the session when their turn comes, as the operations before leave it.
 struct Batch {
     enum Entry {
         case operation(SessionOperation)
-        /// An insert: the bytes of its object in the body.
-        case insert(Range<Int>)
+        /// An insert: the bytes of its object in the body, and its nodes read before the
+        /// lock (nil in a replay: read against the session in their turn).
+        case insert(Range<Int>, Result<DetachedNodes, ServiceError>?)
         /// An operation that cannot be decoded: the error it answers when its turn comes
         /// (an operation before it may fail first).
         case invalid(ServiceError)
@@ -47,10 +48,19 @@ struct Batch {
         entries = operations.enumerated().map { k, operation in
             do throws(ServiceError) {
                 if let decoded = try SessionOperation.batchOperation(operation) { return .operation(decoded) }
-                return .insert(spans[k])
+                return .insert(spans[k], nil)
             } catch {
                 return .invalid(error)
             }
+        }
+    }
+
+    /// Reads each insert's nodes with `read` (before the session is locked); an error is
+    /// kept for the insert's turn, as an undecodable operation's is.
+    mutating func readInserts(_ read: (Range<Int>) throws(ServiceError) -> DetachedNodes) {
+        for k in entries.indices {
+            guard case .insert(let span, nil) = entries[k] else { continue }
+            do throws(ServiceError) { entries[k] = .insert(span, .success(try read(span))) } catch { entries[k] = .insert(span, .failure(error)) }
         }
     }
 
@@ -64,7 +74,7 @@ struct Batch {
                 return .invalid(.unprocessable("a batch's record holds rows to insert, which no batch takes"))
             }
             body += bytes
-            return .insert(body.count - bytes.count ..< body.count)
+            return .insert(body.count - bytes.count ..< body.count, nil)
         }
         self.body = body
     }
@@ -74,7 +84,7 @@ struct Batch {
         entries.map { entry in
             switch entry {
             case .operation(let operation): RecordedOperation(operation)
-            case .insert(let span): .insertNodes(Array(body[span]))
+            case .insert(let span, _): .insertNodes(Array(body[span]))
             case .invalid: preconditionFailure("a batch with an invalid operation is not applied")
             }
         }

@@ -74,16 +74,28 @@ extension TreeService {
 
     /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
     /// or CSV / NDJSON rows whose `parentId` names a node of the body or of the session; or
-    /// a path list under the node the query's `parentId` names. The body is read under the
-    /// session's lock: its ids are checked against the session's.
+    /// a path list under the node the query's `parentId` names. Nested JSON nodes are read
+    /// before the session is locked, and checked against it under the lock (the body's own
+    /// errors come first); rows and path lists are read under the lock: which of their
+    /// parents are the session's nodes, and which paths exist already, decide what they add.
     func insertItems(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let format = try request.uploadFormat()
         let parent = request.queryValue("parentId").map(ItemID.init)
         switch format {
         case .nodes:
-            return try mutateSession(request, sid, view: view) { store throws(ServiceError) in
-                let (fragment, members) = try parseNodes(request, into: store)
+            // The session (404) and `If-Match` (412) come before the body, as for the other
+            // formats; `If-Match` is checked again under the lock.
+            let ticket = ticket(view, sid)
+            let session = try liveSession(sid)
+            if request.headers["if-match"] != nil {
+                try readingSession(session) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.core.version) }
+            }
+            let read = try withParseBudget(request, peak: 2 * request.body.count) { () throws(ServiceError) in
+                try readDetachedNodes(request.body, 0 ..< request.body.count)
+            }
+            return try mutateSession(request, session, view: view, ticket: ticket) { store throws(ServiceError) in
+                let (fragment, members) = try attached(read, to: store) { () throws(ServiceError) in try parseNodes(request, into: store) }
                 return (.insert(fragment, try SessionOperation.insertionPoint(members)), .insertNodes(request.body))
             }
         case .document:

@@ -164,8 +164,7 @@ extension TreeService {
     /// reads what was accepted before, whatever the limits are today.
     func readBody<R>(_ bytes: [UInt8], in range: Range<Int>? = nil, as format: TreeFormat, replaying: Bool = false,
                  _ reader: (UnsafeRawBufferPointer, ForestLimits) throws(TreeInputError) -> R) throws(ServiceError) -> R {
-        let limits = replaying ? ForestLimits(maxNodes: .max, maxDepth: .max, maxIDBytes: .max)
-            : ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
+        let limits = uploadLimits(replaying: replaying)
         let result: Result<R, TreeInputError> = bytes.withUnsafeBytes { all in
             let raw = UnsafeRawBufferPointer(rebasing: all[range ?? 0 ..< all.count])
             do throws(TreeInputError) { return .success(try reader(raw, limits)) } catch { return .failure(error) }
@@ -174,6 +173,13 @@ extension TreeService {
         case .success(let value): return value
         case .failure(let error): throw ServiceError(error, format: format)
         }
+    }
+
+    /// The limits an upload is read with: this server's, or none for a replay (which reads
+    /// what was accepted before, whatever the limits are today).
+    func uploadLimits(replaying: Bool = false) -> ForestLimits {
+        replaying ? ForestLimits(maxNodes: .max, maxDepth: .max, maxIDBytes: .max)
+            : ForestLimits(maxNodes: configuration.maxNodesPerSession, maxDepth: configuration.maxDepth)
     }
 
     /// Parses an upload body: a whole forest, or (`into` a store) nodes to insert there,
@@ -215,9 +221,37 @@ extension TreeService {
         return (forest, Members(members.map { ($0.key, $0.value) }))
     }
 
+    /// Reads nodes to insert from `range` of `bytes` before the session is locked: their
+    /// syntax, this server's limits and their own ids are checked here (400, 409, 422 or
+    /// 429 with their place), what they meet in the session by `attached(_:…)` under its lock.
+    func readDetachedNodes(_ bytes: [UInt8], _ range: Range<Int>) throws(ServiceError) -> DetachedNodes {
+        let (fragment, members) = try readBody(bytes, in: range, as: .nodes) { raw, limits throws(TreeInputError) in
+            try TreeStore.parseDetachedFragment(raw, limits: limits)
+        }
+        return DetachedNodes(fragment: fragment, members: Members(members.map { ($0.key, $0.value) }))
+    }
+
+    /// The nodes `read` before the lock, as `store` takes them: those very nodes when no id
+    /// of theirs is taken there and the session's node limit holds; else `readAgain()`, a
+    /// read against `store`, which names the node that breaks the rule. Without `read` (a
+    /// replay), `readAgain()` at once.
+    func attached(_ read: DetachedNodes?, to store: TreeStore,
+                  readAgain: () throws(ServiceError) -> (Forest, Members)) throws(ServiceError) -> (Forest, Members) {
+        if let read, store.admits(read.fragment, limits: uploadLimits()) { return (read.fragment, read.members) }
+        return try readAgain()
+    }
+
     /// `304 Not Modified` when `If-None-Match` names the current version.
     func notModified(_ request: HTTPRequest, version: Int) -> HTTPResponse? {
         guard let header = request.headers["if-none-match"], ETag.list(header, names: version, weakly: true) else { return nil }
         return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", ETag.of(version))]))
     }
+}
+
+/// Nodes to insert read from a body before the session was locked (`readDetachedNodes`):
+/// checked on their own, not yet against the session.
+struct DetachedNodes {
+    var fragment: Forest
+    /// The body's other members (where the nodes go).
+    var members: Members
 }

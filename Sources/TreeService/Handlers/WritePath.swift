@@ -43,10 +43,9 @@ extension TreeService {
         return try mutateSession(request, sid, view: view) { _ throws(ServiceError) in (operation, record) }
     }
 
-    /// Applies the operation `decode` reads under the lock, after `If-Match` (an insert's
-    /// body can only be read against the session: its ids are checked against the
-    /// session's, and its generated ids continue the session's numbering). The response
-    /// waits until its record is durable.
+    /// Applies the operation `decode` gives under the lock, after `If-Match` (an insert's
+    /// nodes are checked against the session there: its ids, and for rows and path lists
+    /// the parents and paths they meet). The response waits until its record is durable.
     func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
                        decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> HTTPResponse {
         let ticket = ticket(view, sid)
@@ -310,9 +309,11 @@ extension TreeService {
                 switch entry {
                 case .operation(let decoded): operation = decoded
                 case .invalid(let error): throw error
-                case .insert(let span):
+                case .insert(let span, let read):
                     offsetBase = span.lowerBound
-                    let (fragment, members) = try parseNodes(batch.body, span, into: store, replaying: replaying)
+                    let (fragment, members) = try attached(try read?.get(), to: store) { () throws(ServiceError) in
+                        try parseNodes(batch.body, span, into: store, replaying: replaying)
+                    }
                     offsetBase = nil
                     operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
                 }

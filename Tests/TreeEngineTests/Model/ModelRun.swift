@@ -612,8 +612,17 @@ final class ModelRun {
         record("insert \(json.count > 2000 ? "(\(json.count) bytes of JSON)" : json) at \(placementText) in \(vn)\(expectLimit ? " (maxNodes \(limits.maxNodes))" : "")")
         let fragment: Forest
         do {
+            // Every other body (chosen without drawing from `rng`, so that a seed's runs stay
+            // as they were) is read as the service reads a request's: on its own, then
+            // checked against the store, and read against it only when refused.
+            let detached = json.utf8.count % 2 == 0
             fragment = try Array(json.utf8).withUnsafeBytes { (raw) throws(TreeInputError) -> Forest in
-                try store.parseFragment(raw, limits: limits).fragment
+                if detached {
+                    let read = try TreeStore.parseDetachedFragment(raw, limits: limits).fragment
+                    if store.admits(read, limits: limits) { return read }
+                    if !expectDuplicate && !expectLimit { problem("admits refused a fragment the store takes") }
+                }
+                return try store.parseFragment(raw, limits: limits).fragment
             }
         } catch {
             if !expectDuplicate && !expectLimit { problem("parseFragment refused: \(error)") }
