@@ -29,6 +29,6 @@ func utf8SequenceEnd(_ base: UnsafeRawPointer, at index: Int, end: Int) -> Int? 
 }
 
 /// The error for invalid UTF-8 at `index`.
-func invalidUTF8(_ base: UnsafeRawPointer, at index: Int) -> JSONScanError {
+func invalidUTF8<E: ReaderError>(_ base: UnsafeRawPointer, at index: Int) -> E {
     .syntax("invalid UTF-8 (byte 0x\(JSONScanner.hex2(base.load(fromByteOffset: index, as: UInt8.self))))", at: index)
 }

@@ -194,7 +194,7 @@ public struct ForestBuilder: NodeSink {
     /// ids under nodes of the builder it will join: `ids` are the ids of that builder's open
     /// nodes, outermost first (each derived under the one before it, the first a root).
     /// Before each top-level node, `setPartParent` says which of them it goes under.
-    public mutating func deriveIDs(under ids: [[UInt8]]) {
+    package mutating func deriveIDs(under ids: [[UInt8]]) {
         precondition(forest.ids.scheme != nil && nodeCount == 0, "deriveIDs(under:) after deriveIDs, before the first node")
         partContext = ids.map { id in
             var hasher = IDHasher()
@@ -205,14 +205,14 @@ public struct ForestBuilder: NodeSink {
 
     /// The node the next top-level node goes under: an index of the ids given to
     /// `deriveIDs(under:)`, or -1 for the top level.
-    public mutating func setPartParent(_ index: Int) {
+    package mutating func setPartParent(_ index: Int) {
         precondition(index >= -1 && index < partContext.count && open.isEmpty, "setPartParent: an index of the context, between top-level nodes")
         partParent = index
         partParents.append(index)
     }
 
     /// Each `setPartParent`, in order: the `under` of `appendPart`.
-    public private(set) var partParents: [Int] = []
+    package private(set) var partParents: [Int] = []
     /// A part's context: the hash states of the ids of the nodes it goes under.
     private var partContext: [IDHasher] = []
     private var partParent = -1
@@ -256,7 +256,7 @@ public struct ForestBuilder: NodeSink {
     /// false: its ids are only stored, for `TreeStore.insert` to index where the fragment
     /// goes (ids taken outside are still refused as they come), and the fragment's forest
     /// cannot look its ids up.
-    public var indexesIDs = true
+    package var indexesIDs = true
 
     /// Whether ids are only recorded as they come, and checked for duplicates and indexed
     /// all at once by `indexDeferredIDs()` (much faster for many ids: the hash table is
@@ -265,7 +265,7 @@ public struct ForestBuilder: NodeSink {
     /// without deferring, to report the duplicate where it is (`buildCheckingIDsInBulk`
     /// does both). Ids taken outside (by the forest a fragment goes into) are still
     /// refused as they come.
-    public var defersIDChecks = false
+    package var defersIDChecks = false
     /// The ids that wait for `indexDeferredIDs()` (their slots, and their hashes taken
     /// while the ids were at hand), in order: those of parts joined (`appendPart`) and
     /// before them this builder's own, then those that came to this builder since.
@@ -276,7 +276,7 @@ public struct ForestBuilder: NodeSink {
     /// - Returns: false when some id is a duplicate (of an earlier node's): the builder is
     ///   then of no further use.
     /// - Complexity: O(ids + their bytes) expected
-    public mutating func indexDeferredIDs() -> Bool {
+    package mutating func indexDeferredIDs() -> Bool {
         flushStages()
         let runs = (joinedDeferredIDs + [deferredIDs]).filter { !$0.isEmpty }
         joinedDeferredIDs = []
@@ -290,7 +290,7 @@ public struct ForestBuilder: NodeSink {
     /// checking each id as it comes, so that the error thrown is the first in input order
     /// (a failed upload costs two reads; a good one, one).
     /// - Complexity: that of `fill`, twice on an error
-    public static func buildCheckingIDsInBulk<E: Error>(make: () -> ForestBuilder,
+    package static func buildCheckingIDsInBulk<E: Error>(make: () -> ForestBuilder,
                                                         fill: (inout [ForestBuilder]) throws(E) -> Void) throws(E) -> Forest {
         do {
             var builders = [make()]
@@ -307,23 +307,23 @@ public struct ForestBuilder: NodeSink {
     /// time, on another thread) as if they had come to this builder after its own: the
     /// top-level nodes of `part`, in order, go under this builder's open node at index
     /// `under[k]` of the open path (-1: at the top level), the open nodes past that index
-    /// ending first. Then this builder goes on (its open path as `under.last` left it).
+    /// ending first; the nodes `part` left open stay open here, after the open path that its
+    /// last top-level node left. Only more parts, and `endNode`, come after a part.
     ///
     /// Both build new forests, or both fragments for one store (`TreeStore.fragmentBuilder`),
-    /// with ids checked in bulk (`defersIDChecks`) and
-    /// derived alike (or not at all); `part` has every node ended. A part whose top-level
-    /// nodes have ids derived under this builder's open nodes was told their ids
-    /// (`deriveIDs(under:)`) and, before each top-level node, which one (`setPartParent`, the
-    /// same as `under`); this builder's open nodes then end, nothing more is added.
+    /// with ids checked in bulk (`defersIDChecks`) and derived alike (or not at all). A part
+    /// whose top-level nodes have ids derived under this builder's open nodes was told their
+    /// ids (`deriveIDs(under:)`) and, before each top-level node, which one (`setPartParent`,
+    /// the same as `under`).
     /// - Returns: false, and nothing changed, when the whole would break a limit (more than
     ///   `maxNodes` nodes, existing ones included, a node at `maxDepth` or deeper), `under` does not fit (one index
     ///   per top-level node of `part`, each within the open path left by the one before), or
     ///   `part` has an id `~N` (which names a slot, so it must come through this builder).
     /// - Complexity: O(nodes of `part` + the bytes of its titles, ids and data)
-    public mutating func appendPart(_ part: inout ForestBuilder, under: [Int]) -> Bool {
+    package mutating func appendPart(_ part: inout ForestBuilder, under: [Int]) -> Bool {
         flushStages()
         part.flushStages()
-        precondition(isFragment == part.isFragment && part.open.isEmpty, "appendPart: two new forests or two fragments, the part's nodes ended")
+        precondition(isFragment == part.isFragment, "appendPart: two new forests or two fragments")
         precondition(forest.ids.scheme == part.forest.ids.scheme, "appendPart: ids derived alike")
         precondition(defersIDChecks && part.defersIDChecks, "appendPart: ids checked in bulk")
         let base = Int(nodeCount), n = Int(part.nodeCount)
@@ -352,8 +352,8 @@ public struct ForestBuilder: NodeSink {
               forest.dataPool.bytes.count + part.forest.dataPool.bytes.count < limit,
               forest.ids.pool.bytes.count + part.forest.ids.pool.bytes.count < limit else { return false }
 
-        // Copied as four jobs, taken in turn by two threads (columns that large are mostly
-        // page faults and memory traffic), the largest first: the node columns with their
+        // Copied as four jobs, taken in turn by the threads `ParallelWork` gives for the nodes
+        // (columns that large are mostly page faults and memory traffic), the largest first: the node columns with their
         // fix pass, the ids, the titles, the data. Each works on columns taken out of the
         // forest (so no copy on write), and frees each of the part's columns once copied, so
         // that the next copy can have its pages while they are warm (on a VM that gives
@@ -377,7 +377,7 @@ public struct ForestBuilder: NodeSink {
         part.forest.endAt = []; part.forest.titleRef = []; part.forest.flags = []; part.forest.depth = []
         let partParents = part.forest.parentSlot  // read by the ids' job too: freed with the part
         var open = self.open
-        let workers = base + n >= 1 << 16 && ParallelWork.activeProcessors > 1 ? 2 : 1
+        let workers = ParallelWork.workerCount(items: base + n)
         ParallelWork.run(4, workers: workers) { job in
             switch job {
             case 0:
@@ -441,7 +441,8 @@ public struct ForestBuilder: NodeSink {
             joinedDeferredIDs.append(run)
         }
         deferredIDs = DeferredIDs()
-        self.open = open
+        self.open = open + part.open.map { $0 &+ Slot(base) }
+        derivedPath = []  // no node is begun here after a part
         nodeCount = Int32(base + n)
         nodeStage.restart(at: base + n)
         return true
@@ -542,7 +543,10 @@ public struct ForestBuilder: NodeSink {
     }
 
     /// How many nodes are begun and not yet ended.
-    public var openNodeCount: Int { open.count }
+    package var openNodeCount: Int { open.count }
+
+    /// The slot of the open node at `index` of the open path (0: the outermost).
+    package func slotOfOpenNode(at index: Int) -> Int { Int(open[index]) }
 
     /// The finished forest: generated ids settled (unless it is a fragment, whose
     /// id-less nodes get their ids from the forest they are inserted into), optional

@@ -173,14 +173,17 @@ struct IDTable: Sendable {
     /// - Returns: a slot of `slots` whose id an earlier slot (or an indexed id) has, or nil.
     ///   After a duplicate the table is incomplete: the forest is of no further use.
     /// - Complexity: O(slots) expected, plus the keys compared on equal fingerprints
-    /// (`halves`, 1 or 2, overrides the choice of threads: for tests.)
-    mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64], halves: Int? = nil) -> Slot? {
+    mutating func indexDeferred(_ slots: [Slot], hashes: [UInt64]) -> Slot? {
         precondition(slots.count == hashes.count, "indexDeferred: a hash for each slot")
-        return indexDeferred([DeferredIDs(hashes: hashes, slots: slots)], halves: halves)
+        return indexDeferred([DeferredIDs(hashes: hashes, slots: slots)])
     }
 
+    /// How many threads fill the table's halves in `indexDeferred` whatever the ids' count
+    /// and the processors (1 or 2; nil: as they say): the one value tests set.
+    @TaskLocal static var indexingHalves: Int? = nil
+
     /// Indexes the ids of `runs`, in order, as `indexDeferred(_:hashes:)` does.
-    mutating func indexDeferred(_ runs: [DeferredIDs], halves: Int? = nil) -> Slot? {
+    mutating func indexDeferred(_ runs: [DeferredIDs]) -> Slot? {
         let total = runs.reduce(0) { $0 + $1.count }
         reserve(count + total)
         var table = buckets
@@ -250,7 +253,7 @@ struct IDTable: Sendable {
         // so each half finds its own duplicates, and the later of two is also left over
         // when the earlier was.
         let halves = partitionBits < 1 ? 1
-            : halves ?? (total >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1)
+            : IDTable.indexingHalves ?? (total >= IDTable.parallelIndexing && ParallelWork.activeProcessors > 1 ? 2 : 1)
         var results = [(duplicate: Slot?, inserted: Int, leftOver: [Int])](repeating: (nil, 0, []), count: halves)
         let keys = self  // only read while the table fills
         table.withUnsafeMutableBufferPointer { table in

@@ -1,16 +1,116 @@
 import TreeEngine
 
-/// A large document read as two parts at once (`Forest.parseDocumentInTwoParts`).
+/// A document read in parts at once: the document's fast path (`PartedReader`).
 ///
-/// The cut is right after the first comma (outside strings) a little past the middle: the
-/// first part is everything before it, read as usual until that comma; the second starts
-/// with the next member or element. To read it, the second part needs what the first has
-/// open there, its *context*: the containers (object or array, the index of the next
-/// element, the key of the member being read), found by a quick scan of the first part that
-/// only follows strings and brackets. The second part's nodes directly in a container of
-/// the context are its top-level nodes; their ids are derived from the context's pointers
-/// (`ForestBuilder.deriveIDs(under:)`), and the join hangs them under the first part's
-/// open nodes (`ForestBuilder.appendPart`).
+/// A part after the first starts right after the first comma (outside strings) at or past
+/// its offset. To read it, it needs what the parts before have open there, its *context*:
+/// the containers (object or array, the index of the next element, the key of the member
+/// being read), found by a quick scan from the document's start that only follows strings
+/// and brackets (`DocumentReader.Cut`). Its nodes directly in a container of the context are
+/// its top-level nodes; their ids are derived from the context's pointers
+/// (`ForestBuilder.deriveIDs(under:)`), and the join hangs them under the open nodes of the
+/// parts before (`ForestBuilder.appendPart`). A part stops after the first comma past the
+/// next one's offset, where the next one's scan finds its cut: the join checks that they
+/// meet there with the same containers open. A part aimed past the last comma reads
+/// nothing (the one before reads to the end). Nil when anything is not as expected (an
+/// error in a part, a duplicate pointer, a limit).
+struct DocumentParts: PartedReader {
+    let bytes: UnsafeRawBufferPointer
+    let limits: ForestLimits
+
+    /// A part read: its reader, as it stopped, its builder, and its cut (nil: the first part,
+    /// or a part aimed past the last comma, which reads nothing).
+    struct Part {
+        var reader: DocumentReader
+        var builder: ForestBuilder
+        var cut: DocumentReader.Cut?
+    }
+
+    var byteCount: Int { bytes.count }
+
+    /// How many times faster the scan for a cut goes than the reading of the same bytes
+    /// (about six, on the benchmark's document of records).
+    static let scanSpeedup = 6.0
+
+    /// Offsets for parts that end together: a part's thread first scans the bytes before its
+    /// cut, `scanSpeedup` times faster than it reads, so each part is shorter than the one
+    /// before by the time its scan takes. With T the time of each (in bytes read), the part
+    /// starting at c_k ends at c_{k+1} = T + c_k (1 - 1/s); for two parts, 6/11 of the body
+    /// is the first's.
+    func targets(parts: Int) -> [Int] {
+        let q = 1 - 1 / Self.scanSpeedup
+        var sum = 0.0, power = 1.0
+        for _ in 0 ..< parts {
+            sum += power
+            power *= q
+        }
+        let share = Double(bytes.count) / sum
+        var c = 0.0
+        return (1 ..< parts).map { _ in
+            c = share + c * q
+            return Int(c)
+        }
+    }
+
+    func readPart(_ index: Int, of count: Int, from: Int?, to: Int?) -> Part? {
+        // The nodes to expect, counted in the part's own bytes; the first part's builder,
+        // which takes the others' nodes when they join, is sized for all at that rate.
+        let start = from ?? 0, stop = to ?? bytes.count
+        let own = DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: bytes[start ..< stop]))
+        let nodes = index > 0 ? own : Int(Double(own) * Double(bytes.count) / Double(max(1, stop - start)))
+        var builder = Self.builder(for: bytes, limits: limits, nodes: nodes, isPart: index > 0)
+        builder.defersIDChecks = true
+        var reader = DocumentReader(bytes, limits: limits)
+        var cut: DocumentReader.Cut?
+        if let from {
+            guard let found = DocumentReader.Cut.find(in: bytes, near: from) else { return Part(reader: reader, builder: builder, cut: nil) }
+            guard case (let rest, let context)? = try? DocumentReader.rest(bytes, after: found, limits: limits) else { return nil }
+            (reader, cut) = (rest, found)
+            builder.deriveIDs(under: context)
+        }
+        reader.stopAfter = to ?? .max
+        do throws(JSONScanError) {
+            if cut == nil { try reader.readDocument(into: &builder) } else { try reader.readRest(into: &builder) }
+        } catch {
+            return nil
+        }
+        return Part(reader: reader, builder: builder, cut: cut)
+    }
+
+    func join(_ parts: inout [Part]) -> Forest? {
+        var idBytes = parts[0].reader.idBytes, count = 1
+        while count < parts.count, let cut = parts[count].cut {
+            guard parts[count - 1].reader.stopped(at: cut) else { return nil }
+            idBytes += parts[count].reader.idBytes
+            count += 1
+        }
+        // The parts past the last comma read nothing: the one before them read to the end.
+        guard count == parts.count || parts[count - 1].reader.frames.isEmpty else { return nil }
+        parts.removeLast(parts.count - count)
+        guard idBytes <= parts[0].reader.maxIDBytes else { return nil }
+        var builders = parts.indices.map { k in
+            defer { parts[k].builder = ForestBuilder() }  // the columns held once
+            return parts[k].builder
+        }
+        return ForestBuilder.joinParts(&builders)
+    }
+
+    /// A builder of a document's forest: ids derived as JSON Pointers, room for `nodes` nodes
+    /// of `bytes`.
+    static func builder(for bytes: UnsafeRawBufferPointer, limits: ForestLimits, nodes: Int, isPart: Bool) -> ForestBuilder {
+        var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: nodes)
+        builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
+        // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the
+        // scalars' values and the titles (a key or index, and the value): each at most
+        // about the document's bytes. (A part's nodes are indexed by the builder it
+        // joins: it needs no table.)
+        if nodes > 0 { builder.reserveIDs(isPart ? 0 : nodes, bytes: 8 * nodes) }
+        builder.reserveData(bytes: bytes.count)
+        builder.reserveTitles(bytes: bytes.count + 2 * nodes)
+        return builder
+    }
+}
+
 extension DocumentReader {
     /// Where a document is cut, and the containers open there.
     struct Cut: Equatable {
@@ -88,14 +188,14 @@ extension DocumentReader {
         }
     }
 
-    /// A reader of what follows `cut`: its frames are the cut's (the root's not a node), its
+/// A reader of what follows `cut`: its frames are the cut's (the root's not a node), its
     /// pointer that of the innermost. Also returns the context: the pointers of the cut's
     /// containers that are nodes (all but the root value), outermost first.
     /// - Throws: when a key of the context is not a valid string, or the context's pointers
     ///   would take more than `maxContextBytes` (a cut thousands of levels deep: the pointers
     ///   of the open containers grow as the square of the depth).
-    static func secondPart(_ bytes: UnsafeRawBufferPointer, after cut: Cut, limits: ForestLimits,
-                           maxContextBytes: Int = maxContextBytes) throws(JSONScanError) -> (DocumentReader, context: [[UInt8]]) {
+    static func rest(_ bytes: UnsafeRawBufferPointer, after cut: Cut, limits: ForestLimits,
+                     maxContextBytes: Int = maxContextBytes) throws(JSONScanError) -> (DocumentReader, context: [[UInt8]]) {
         var reader = DocumentReader(bytes, limits: limits)
         var context: [[UInt8]] = []
         var contextBytes = 0
@@ -132,81 +232,20 @@ extension DocumentReader {
     /// The most bytes the pointers of a cut's open containers may take.
     static let maxContextBytes = 1 << 26
 
-    /// Reads the second part, from the cut to the end of the document.
-    mutating func readSecondPart(into sink: inout ForestBuilder) throws(JSONScanError) {
+    /// Reads a part after the first, from its cut to the end of the document, or to the
+    /// first comma past `stopAfter`.
+    mutating func readRest(into sink: inout ForestBuilder) throws(JSONScanError) {
+        if scanner.pos > stopAfter { return }  // the next part's cut is this one's: nothing to read
         scanner.skipWhitespace()
         try readMembers(into: &sink)
+        if !frames.isEmpty { return }  // stopped at the next part's cut
         scanner.skipWhitespace()
         if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
     }
 
-    /// Whether this reader (of the first part) stopped at `cut` with the same containers open.
+    /// Whether this reader (of a part) stopped at `cut` with the same containers open.
     func stopped(at cut: Cut) -> Bool {
         scanner.pos == cut.offset && frames.count == cut.frames.count
             && zip(frames, cut.frames).allSatisfy { $0.isObject == $1.isObject && $0.index == $1.index }
-    }
-}
-
-extension Forest {
-    /// Documents from this size on are read in two parts at once when the machine has two
-    /// processors or more.
-    static let documentTwoPartThreshold = 1 << 22
-
-    /// A large document read as two parts at once, each on its own thread into its own
-    /// builder, then joined (see `DocumentReader.Cut`). Nil when the document is small or
-    /// anything is not as expected (an error in either part, a duplicate pointer, a limit):
-    /// the caller then reads it the usual way, which reports the error where it is.
-    /// - Complexity: O(n) expected, about half on each of two threads, plus a scan of
-    ///   the first half for the cut.
-    /// (`threshold` and `splitNear`, the offset past which the cut is, are for tests.)
-    static func parseDocumentInTwoParts(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
-                                        make: (_ isPart: Bool, _ expectedNodes: Int) -> sending ForestBuilder,
-                                        threshold: Int = documentTwoPartThreshold, splitNear: Int? = nil) -> Forest? {
-        guard bytes.count >= threshold, ParallelWork.activeProcessors > 1 else { return nil }
-        // Each part's reader and builder are its thread's own; what they share is the
-        // document, read only.
-        let document = SharedBytes(bytes)
-        // The nodes to expect, counted in two halves at once: the first builder is sized for
-        // all, the second for those from the middle on (its part starts a little later).
-        let middle = bytes.count / 2
-        let (firstHalf, secondHalf) = ParallelWork.both(
-            { DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: document.buffer[..<middle])) },
-            { DocumentReader.estimatedNodes(UnsafeRawBufferPointer(rebasing: document.buffer[middle...])) })
-        // The second thread first scans the first part for the cut (about a sixth of the
-        // time reading it takes): the first part is larger, so that both end together
-        // (measured with the benchmark's document: the second part ended 0.1-0.3 s after the
-        // first with the cut 1% or 3% past the middle, both alike with 4-5%).
-        let near = splitNear ?? bytes.count / 2 + bytes.count / 25
-        var firstReader = DocumentReader(document.buffer, limits: limits)
-        firstReader.stopAfter = near
-        // The first builder takes the second's nodes when they join: sized for all.
-        var firstBuilder = make(false, firstHalf + secondHalf)
-        firstBuilder.defersIDChecks = true
-        var secondBuilder = make(true, secondHalf)
-        secondBuilder.defersIDChecks = true
-        // Each job reads into a reader and a builder on its own stack, and hands them back:
-        // the captured ones may share a cache line, and a builder's fields change with every
-        // node (the line would go back and forth between the cores).
-        let (first, second) = ParallelWork.both({ () -> (reader: DocumentReader, builder: ForestBuilder)? in
-            var reader = firstReader, builder = firstBuilder
-            firstBuilder = ForestBuilder()  // the builder's columns are the job's alone
-            guard (try? reader.readDocument(into: &builder)) != nil else { return nil }
-            return (reader, builder)
-        }, { () -> (cut: DocumentReader.Cut, idBytes: Int, builder: ForestBuilder)? in
-            guard let cut = DocumentReader.Cut.find(in: document.buffer, near: near),
-                  case (var reader, let context)? = try? DocumentReader.secondPart(document.buffer, after: cut, limits: limits) else { return nil }
-            var builder = secondBuilder
-            secondBuilder = ForestBuilder()
-            builder.deriveIDs(under: context)
-            guard (try? reader.readSecondPart(into: &builder)) != nil else { return nil }
-            return (cut, reader.idBytes, builder)
-        })
-        guard var first, var second, first.reader.stopped(at: second.cut),
-              first.reader.idBytes + second.idBytes <= first.reader.maxIDBytes,
-              first.builder.appendPart(&second.builder, under: second.builder.partParents) else { return nil }
-        second.builder = ForestBuilder()  // its columns are copied: freed before the ids are indexed
-        guard first.builder.indexDeferredIDs() else { return nil }
-        while first.builder.openNodeCount > 0 { first.builder.endNode() }
-        return first.builder.finish()
     }
 }

@@ -38,12 +38,12 @@ struct DocumentReader {
     var keyStart = 0
     var idBytes = 0
     let maxIDBytes: Int
-    /// Reading the first part of a document cut in two: stop after the first comma past
-    /// this offset (see `Cut`).
+    /// Reading a part of a document cut in parts (`DocumentParts`): stop after the first
+    /// comma past this offset (where the next part's cut is).
     var stopAfter = Int.max
-    /// Reading the second part: the frames at the bottom of `frames` that the first part
-    /// opened (their nodes are its); a node directly in one of them is a top-level node of
-    /// the part, under the context node `frames.count - 2` (-1: the top level).
+    /// Reading a part after the first: the frames at the bottom of `frames` that the parts
+    /// before opened (their nodes are theirs); a node directly in one of them is a top-level
+    /// node of the part, under the context node `frames.count - 2` (-1: the top level).
     var inherited = 0
 
     /// The longest value shown in a title, in bytes (before the `…`).
@@ -85,7 +85,7 @@ struct DocumentReader {
         }
         if try open(isObject: c == UInt8(ascii: "{"), isNode: false, into: &sink) {
             try readMembers(into: &sink)
-            if !frames.isEmpty { return }  // the first part of two, stopped at its cut
+            if !frames.isEmpty { return }  // stopped at the next part's cut
         }
         scanner.skipWhitespace()
         if !scanner.atEnd { throw scanner.unexpected("unexpected data after the document") }
@@ -188,7 +188,7 @@ struct DocumentReader {
                 case UInt8(ascii: ","):
                     scanner.pos &+= 1
                     frames[top].index &+= 1
-                    if scanner.pos > stopAfter { return }  // the first part of two ends here
+                    if scanner.pos > stopAfter { return }  // the part ends here
                     scanner.skipWhitespace()
                 case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
                     scanner.pos &+= 1
@@ -196,7 +196,7 @@ struct DocumentReader {
                     pointer.truncate(to: closed.pointerLength)
                     if !closed.isNode { return }
                     if frames.count < inherited {
-                        inherited = frames.count  // the first part's node: it ends there
+                        inherited = frames.count  // a node of the parts before: it ends there
                         continue
                     }
                     sink.endNode()
@@ -343,25 +343,13 @@ extension Forest {
     ///   per input byte plus 64 MiB, which only documents nesting thousands deep reach.
     /// - Complexity: O(document size + ids' bytes), iterative at any depth
     public static func parseDocument(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        // The ids (pointers) are checked all at once at the end; when two are the same (a
-        // member name repeated in an object), or the document breaks any rule, it is read
-        // again, checking each id as it comes, to report the first error where it is.
-        let make: (_ isPart: Bool, _ nodes: Int) -> sending ForestBuilder = { isPart, nodes in
-            var builder = ForestBuilder(limits: limits, expectedBytes: bytes.count, expectedNodes: nodes)
-            builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
-            // Room for the pointers' tokens (a derived entry is the token and 6 bytes), the
-            // scalars' values and the titles (a key or index, and the value): each at most
-            // about the document's bytes. (A part's nodes are indexed by the builder it
-            // joins: it needs no table.)
-            if nodes > 0 { builder.reserveIDs(isPart ? 0 : nodes, bytes: 8 * nodes) }
-            builder.reserveData(bytes: bytes.count)
-            builder.reserveTitles(bytes: bytes.count + 2 * nodes)
-            return builder
-        }
-        if let forest = parseDocumentInTwoParts(bytes, limits: limits, make: make) { return forest }
-        let estimate = DocumentReader.estimatedNodes(bytes)
-        return try ForestBuilder.buildCheckingIDsInBulk(make: { make(false, estimate) }) { (builders) throws(TreeInputError) in
-            try DocumentReader.read(bytes, limits: limits, into: &builders[0])
-        }
+        // The ids (pointers) are checked all at once at the end (`DocumentParts`); when two
+        // are the same (a member name repeated in an object), or the document breaks any
+        // rule, it is read again, checking each id as it comes, to report the first error
+        // where it is.
+        if let forest = DocumentParts(bytes: bytes, limits: limits).readInParts() { return forest }
+        var builder = DocumentParts.builder(for: bytes, limits: limits, nodes: DocumentReader.estimatedNodes(bytes), isPart: false)
+        try DocumentReader.read(bytes, limits: limits, into: &builder)
+        return builder.finish()
     }
 }

@@ -1,5 +1,6 @@
-/// A request body that could not be accepted: malformed JSON, or valid JSON that
-/// breaks the upload rules.
+/// A request body that could not be accepted, in any format: malformed (JSON, CSV, a path
+/// list), or well-formed but breaking the upload rules. Each reader finds its errors as its
+/// own `ReaderError` and makes them this once their place is known.
 ///
 /// The location (`byteOffset`, `line`, `column`) and `path` are computed once, when
 /// the error is thrown; a successful parse never pays for them.
@@ -83,31 +84,37 @@ public struct TreeInputError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// The error the scanners throw internally: cheap to make, no path and no line yet.
-/// `NodesDocumentParser` and `JSONValue.parse` turn it into a `TreeInputError`.
-struct JSONScanError: Error {
+/// An error a reader throws before its place (line, column, path) is worked out: cheap to
+/// make. Each format has its own: `JSONScanError` for the JSON formats (nested nodes, any
+/// document, NDJSON), `CSVError` for CSV; a path list's reader makes `TreeInputError`s
+/// where it finds them.
+protocol ReaderError: Error {
+    var kind: TreeInputError.Kind { get }
+    var message: String { get }
+    /// The offending byte's offset in the body.
+    var offset: Int { get }
+    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int)
+}
+
+extension ReaderError {
+    static func syntax(_ message: String, at offset: Int) -> Self { Self(.syntax, message, at: offset) }
+    static func rule(_ message: String, at offset: Int) -> Self { Self(.rule, message, at: offset) }
+    static func limit(_ message: String, at offset: Int) -> Self { Self(.limit, message, at: offset) }
+}
+
+/// The error the JSON scanner and the JSON readers throw internally: no path and no line
+/// yet. `NodesDocumentParser`, `JSONValue.parse`, `DocumentReader` and `NDJSONReader` turn
+/// it into a `TreeInputError`.
+struct JSONScanError: ReaderError {
     var kind: TreeInputError.Kind
     var message: String
     var offset: Int
     /// Set when the thrower already knows the full path below its caller's prefix.
     var path: JSONPointer?
 
-    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int, path: JSONPointer? = nil) {
+    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int) {
         self.kind = kind
         self.message = message
         self.offset = offset
-        self.path = path
-    }
-
-    static func syntax(_ message: String, at offset: Int) -> JSONScanError {
-        JSONScanError(.syntax, message, at: offset)
-    }
-
-    static func rule(_ message: String, at offset: Int) -> JSONScanError {
-        JSONScanError(.rule, message, at: offset)
-    }
-
-    static func limit(_ message: String, at offset: Int) -> JSONScanError {
-        JSONScanError(.limit, message, at: offset)
     }
 }

@@ -37,14 +37,9 @@ extension Forest {
     ///   costs a comparison, a new prefix one hash.
     public static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String = "/",
                                   limits: ForestLimits = ForestLimits()) throws(TreeInputError) -> Forest {
-        try parsePaths(bytes, separator: separator, limits: limits, streaming: true)
-    }
-
-    /// (`streaming` false leaves `PathStream` out: for tests.)
-    static func parsePaths(_ bytes: UnsafeRawBufferPointer, separator: String, limits: ForestLimits,
-                           streaming: Bool) throws(TreeInputError) -> Forest {
-        // A plain list in pre-order is built while it is read; the others (and errors) the general way.
-        if streaming, let forest = PathStream.read(bytes, separator: Array(separator.utf8), limits: limits) { return forest }
+        // A plain list in pre-order is built while it is read (`PathParts`); the others (and
+        // errors) the general way.
+        if let forest = PathParts(bytes: bytes, separator: Array(separator.utf8), limits: limits).readInParts() { return forest }
         var reader = PathListReader(bytes, separator: separator, limits: limits)
         try reader.read()
         // Paths are unique by construction, so their ids are indexed all at once at the end.
@@ -70,12 +65,11 @@ extension Forest {
     /// exceed 4 GiB (each line repeats every ancestor's name).
     ///
     /// Siblings are compared within their group while it is small (pre-order keeps one open
-    /// group per level); a group past 16 nodes goes into one hash table keyed by (parent,
+    /// group per level); a group past 16 nodes goes into one `ByteKeyTable` keyed by (parent,
     /// title), so wide levels stay linear.
     /// - Complexity: O(n + titles' bytes) expected
     public func pathListConflict() -> String? {
-        var table: [Int32] = []
-        var mask = 0
+        var table = ByteKeyTable()
         var hashed: [NodeHandle] = []  // the table's entries point here
         /// The open sibling group of each level: its nodes while small, else hashed.
         var groups: [[NodeHandle]] = []
@@ -90,24 +84,12 @@ extension Forest {
         }
         /// Adds `node` (child of `parent`) to the hash table; returns a sibling with its title, if any.
         func hashInsert(_ node: NodeHandle, parent: NodeHandle?) -> NodeHandle? {
-            if table.isEmpty || (hashed.count + 1) * 2 > table.count {
-                let size = max(1024, table.count * 2)
-                table = [Int32](repeating: 0, count: size)
-                mask = size - 1
-                for (i, other) in hashed.enumerated() {
-                    var bucket = withTitle(of: other) { PathListReader.hash($0, parent: self.parent(of: other).map { Int32($0.slot) } ?? -1) } & mask
-                    while table[bucket] != 0 { bucket = (bucket &+ 1) & mask }
-                    table[bucket] = Int32(i + 1)
-                }
+            let hash = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { Int32($0.slot) } ?? -1) }
+            let twin = table.insert(Int32(hashed.count), hash: hash) { other in
+                self.parent(of: hashed[Int(other)]) == parent && sameTitle(hashed[Int(other)], node)
             }
-            var bucket = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { Int32($0.slot) } ?? -1) } & mask
-            while table[bucket] != 0 {
-                let other = hashed[Int(table[bucket]) - 1]
-                if self.parent(of: other) == parent, sameTitle(other, node) { return other }
-                bucket = (bucket &+ 1) & mask
-            }
+            if let twin { return hashed[Int(twin)] }
             hashed.append(node)
-            table[bucket] = Int32(hashed.count)
             return nil
         }
 

@@ -13,8 +13,8 @@ import TreeEngine
 /// before reuses its node: first against the previous line's path (input in pre-order,
 /// such as `git ls-files` or our export, never looks a reused name up), then among the
 /// parent's children: along the sibling links while there are at most `smallGroup`,
-/// else through a hash table keyed by (parent, title) with open addressing over byte
-/// ranges, which holds only the nodes of such large groups.
+/// else through a `ByteKeyTable` keyed by (parent, title), which holds only the nodes of
+/// such large groups.
 ///
 /// Titles and ids of ordinary lines (no escapes) are ranges of the input; the others are
 /// decoded into one arena. Nothing is allocated per line.
@@ -63,11 +63,8 @@ struct PathListReader {
     /// Sibling groups up to this size are searched along `previousSibling` (no hashing,
     /// and their titles are near in the input); larger ones go through `table`.
     static let smallGroup = 8
-    /// Open addressing over the nodes of large sibling groups: node index + 1, 0 for an
-    /// empty bucket. Power-of-two size.
-    var table: [Int32] = []
-    var tableMask = 0
-    var hashedCount = 0
+    /// The nodes of large sibling groups, by parent and title.
+    var table = ByteKeyTable(capacity: 512)
     /// The nodes of the previous line's path, by depth.
     var path: [Int32] = []
     /// Whether the paths are absolute (they start with the separator: `find /usr`), as the
@@ -132,8 +129,6 @@ struct PathListReader {
         lastChild.reserveCapacity(guess)
         previousSibling.reserveCapacity(guess)
         childCount.reserveCapacity(guess)
-        table = Array(repeating: 0, count: 1024)
-        tableMask = 1023
     }
 
     @inline(__always)
@@ -372,17 +367,14 @@ struct PathListReader {
         let groupSize = parent < 0 ? rootCount : Int(childCount[Int(parent)])
         let last = parent < 0 ? lastRoot : lastChild[Int(parent)]
         if groupSize > Self.smallGroup {
-            var bucket = withBytes(title, titleCount) { Self.hash($0, parent: parent) } & tableMask
-            while true {
-                let entry = table[bucket]
-                if entry == 0 { break }
-                let node = Int(entry) - 1
-                if parents[node] == parent, Int(titleLength[node]) == titleCount,
-                   withBytes(titleStart[node], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } }) {
-                    if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
-                    return Int32(node)
-                }
-                bucket = (bucket &+ 1) & tableMask
+            let hash = withBytes(title, titleCount) { Self.hash($0, parent: parent) }
+            let found = table.find(hash) { node in
+                parents[Int(node)] == parent && Int(titleLength[Int(node)]) == titleCount
+                    && withBytes(titleStart[Int(node)], titleCount, { a in withBytes(title, titleCount) { b in Self.equal(a, b) } })
+            }
+            if let found {
+                if title < 0 { arena.removeLast(titleCount) }  // the decoded copy is not needed
+                return found
             }
         } else {
             var sibling = last
@@ -427,13 +419,10 @@ struct PathListReader {
         previousSibling.append(last)
         lastChild.append(-1)
         childCount.append(0)
-        // Into the table before the group's count changes (`grow` goes by the counts).
         if groupSize > Self.smallGroup {
-            if (hashedCount &+ 1) &* 2 > table.count { grow(skipping: node) }
             insertIntoTable(node)
         } else if groupSize == Self.smallGroup {
             // The group grows large: all of it into the table.
-            while (hashedCount &+ groupSize &+ 1) &* 2 > table.count { grow(skipping: -1) }
             var sibling = node
             while sibling >= 0 {
                 insertIntoTable(sibling)
@@ -455,13 +444,11 @@ struct PathListReader {
         return node
     }
 
-    /// Puts `node`, of a large sibling group, into the table (which has room).
+    /// Puts `node`, of a large sibling group, into the table.
     private mutating func insertIntoTable(_ node: Int32) {
         let n = Int(node)
-        var bucket = withBytes(titleStart[n], Int(titleLength[n])) { Self.hash($0, parent: parents[n]) } & tableMask
-        while table[bucket] != 0 { bucket = (bucket &+ 1) & tableMask }
-        table[bucket] = node &+ 1
-        hashedCount &+= 1
+        let hash = withBytes(titleStart[n], Int(titleLength[n])) { Self.hash($0, parent: parents[n]) }
+        _ = table.insert(node, hash: hash, unlessMatching: { _ in false })
     }
 
     /// Counts a new node against the limits.
@@ -512,22 +499,6 @@ struct PathListReader {
         try countNew(node, at: offset)
     }
 
-    /// Doubles the table and reinserts the nodes of large groups but `skipping`.
-    private mutating func grow(skipping: Int32) {
-        let size = table.count * 2
-        table = Array(repeating: 0, count: size)
-        tableMask = size - 1
-        hashedCount = 0
-        for node in 0 ..< parents.count where node != Int(skipping) {
-            let parent = parents[node]
-            guard (parent < 0 ? rootCount : Int(childCount[Int(parent)])) > Self.smallGroup else { continue }
-            hashedCount &+= 1
-            var bucket = withBytes(titleStart[node], Int(titleLength[node])) { Self.hash($0, parent: parents[node]) } & tableMask
-            while table[bucket] != 0 { bucket = (bucket &+ 1) & tableMask }
-            table[bucket] = Int32(node + 1)
-        }
-    }
-
     // MARK: Bytes
 
     /// Calls `body` with the bytes at `start` (input offset, or `~offset` into the arena).
@@ -555,29 +526,10 @@ struct PathListReader {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
-    /// A 64-bit mix of the name's bytes and its parent, eight bytes at a time, from the
-    /// process's seed (see `RowTable.hash`).
+    /// The hash of a name under `parent` (`ByteKeyTable.hash`).
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer, parent: Int32, seed: UInt64 = hashSeed) -> Int {
-        var h: UInt64 = seed ^ UInt64(UInt32(bitPattern: parent))
-        let n = bytes.count
-        var i = 0
-        if let base = bytes.baseAddress {
-            while i &+ 8 <= n {
-                h = (h ^ base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-                h ^= h >> 32
-                i &+= 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-                shift &+= 8
-                i &+= 1
-            }
-            h = (h ^ tail ^ UInt64(n)) &* 0xC4CE_B9FE_1A85_EC53
-        }
-        return Int(truncatingIfNeeded: finishHash(h))
+    static func hash(_ bytes: UnsafeRawBufferPointer, parent: Int32) -> UInt64 {
+        ByteKeyTable.hash(bytes, extra: UInt64(UInt32(bitPattern: parent)))
     }
 
     /// Nonzero when one of the eight bytes is the separator's first byte, `\`, CR or >= 0x80.
@@ -787,11 +739,12 @@ struct PathLines {
     private let end: Int
     private var position: Int
 
-    init(base: UnsafeRawPointer, end: Int) {
+    /// The lines from `start` (a line's start) to `end`.
+    init(base: UnsafeRawPointer, start: Int = 0, end: Int) {
         self.base = base
         self.end = end
-        position = end >= 3 && base.load(as: UInt8.self) == 0xEF && base.load(fromByteOffset: 1, as: UInt8.self) == 0xBB
-            && base.load(fromByteOffset: 2, as: UInt8.self) == 0xBF ? 3 : 0
+        position = start == 0 && end >= 3 && base.load(as: UInt8.self) == 0xEF && base.load(fromByteOffset: 1, as: UInt8.self) == 0xBB
+            && base.load(fromByteOffset: 2, as: UInt8.self) == 0xBF ? 3 : start
     }
 
     /// Whether `separator` is at offset `i` of `base`, ending at or before `stop`.

@@ -57,7 +57,7 @@ struct CSVReader: RowReader {
     var scratch: [UInt8] = []
     /// Builds the nodes while reading (rows in pre-order), or nil.
     var streamer: RowStreamer?
-    var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
+    var stopAfter = Int.max
 
     init(_ input: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect) {
         self.input = input
@@ -83,8 +83,8 @@ struct CSVReader: RowReader {
     /// as such).
     /// - Complexity: O(n)
     mutating func read() throws(TreeInputError) {
-        do {
-            try RowTable.checkInputSize(input)
+        do throws(CSVError) {
+            try Self.checkInputSize(input)
             try readHeader()
             try readRows()
         } catch {
@@ -100,27 +100,34 @@ struct CSVReader: RowReader {
     }
 
     /// Turns an internal error into the public one, `line N: ` before the message.
-    func makeError(_ error: JSONScanError) -> TreeInputError {
+    func makeError(_ error: CSVError) -> TreeInputError {
         let location = TreeInputError.lineAndColumn(of: error.offset, in: input)
         return TreeInputError(kind: error.kind, message: "line \(location.line): \(error.message)", byteOffset: error.offset,
                               line: location.line, column: location.column, path: "")
     }
 
     mutating func skipEmptyLines() {
-        while pos < end {
-            let c = byte(pos)
+        pos = afterEmptyLines(pos)
+    }
+
+    /// The first offset from `start` on that is not in an empty line (LF or CR LF).
+    func afterEmptyLines(_ start: Int) -> Int {
+        var i = start
+        while i < end {
+            let c = byte(i)
             if c == 0x0A {
-                pos &+= 1
-            } else if c == 0x0D, pos &+ 1 < end, byte(pos &+ 1) == 0x0A {
-                pos &+= 2
+                i &+= 1
+            } else if c == 0x0D, i &+ 1 < end, byte(i &+ 1) == 0x0A {
+                i &+= 2
             } else {
-                return
+                break
             }
         }
+        return i
     }
 
     /// Reads the header row: column names, each required one once.
-    mutating func readHeader() throws(JSONScanError) {
+    mutating func readHeader() throws(CSVError) {
         skipEmptyLines()
         rowStart = pos
         let headerStart = pos
@@ -193,8 +200,8 @@ struct CSVReader: RowReader {
         headerValid = true
     }
 
-    mutating func readPrelude() throws(JSONScanError) {
-        try RowTable.checkInputSize(input)
+    mutating func readPrelude() throws(CSVError) {
+        try Self.checkInputSize(input)
         try readHeader()
     }
 
@@ -203,13 +210,14 @@ struct CSVReader: RowReader {
         set { pos = newValue }
     }
 
-    /// The start of the first row after `offset`: past the first line feed that is not
-    /// inside quotes, an odd number of quotes before a byte putting it inside them (`""`
-    /// counts two). A stray quote in an unquoted field misleads this, but it is an error the
-    /// read of the rows before the boundary reports.
+    /// The start of the first row after `offset`: past the first line feed from `offset` on
+    /// that is not inside quotes, an odd number of quotes before a byte putting it inside
+    /// them (`""` counts two). A stray quote in an unquoted field misleads this, but it is an
+    /// error the read of the rows before it reports (or the parts do not meet).
     /// - Complexity: O(`offset`), eight bytes at a time, and the row after it
-    func rowBoundary(near offset: Int) -> Int? {
-        guard offset > pos, offset < end else { return nil }
+    func rowStart(after offset: Int) -> Int {
+        guard offset >= pos else { return afterEmptyLines(pos) }
+        guard offset < end else { return end }
         var quotes = 0
         var i = pos
         while i &+ 8 <= offset {
@@ -228,21 +236,21 @@ struct CSVReader: RowReader {
             if c == 0x22 {
                 quoted.toggle()
             } else if c == 0x0A, !quoted {
-                return i &+ 1 < end ? i &+ 1 : nil
+                return afterEmptyLines(i &+ 1)
             }
             i &+= 1
         }
-        return nil
+        return end
     }
 
     /// Reads every row after the header.
-    mutating func readRows() throws(JSONScanError) {
+    mutating func readRows() throws(CSVError) {
         let columnCount = roles.count
         while true {
             skipEmptyLines()
-            guard pos < end else { return }
+            guard pos < end, pos <= stopAfter else { return }
             rowStart = pos
-            try table.checkRowLimit(at: rowStart)
+            try checkRowLimit(at: rowStart)
             var row = Row(id: .empty, parent: .empty, title: .empty, data: .empty,
                           start: UInt32(truncatingIfNeeded: rowStart), flags: [])
             if hasExtras {
@@ -274,8 +282,8 @@ struct CSVReader: RowReader {
 
     /// Stores one field of a row by its column's role, checking its value.
     @inline(__always)
-    mutating func take(_ field: Field, role: Role, into row: inout Row) throws(JSONScanError) {
-        try RowTable.checkFieldSize(field.count, at: field.first)
+    mutating func take(_ field: Field, role: Role, into row: inout Row) throws(CSVError) {
+        try Self.checkFieldSize(field.count, at: field.first)
         let span = RowSpan(start: field.start, count: field.count, escaped: field.escaped)
         switch role {
         case .title:
@@ -306,7 +314,7 @@ struct CSVReader: RowReader {
 
     /// A flag cell: `true`, `false`, or empty (false).
     @inline(__always)
-    func flag(_ field: Field, column: String) throws(JSONScanError) -> Bool {
+    func flag(_ field: Field, column: String) throws(CSVError) -> Bool {
         switch field.count {
         case 0: return false
         case 4 where !field.escaped && bytesEqual(base + field.start, StaticString("true").utf8Start, 4): return true
@@ -318,7 +326,7 @@ struct CSVReader: RowReader {
     }
 
     /// A `data` cell: JSON text (blank: no data), validated and kept with its escapes.
-    mutating func data(_ field: Field, into row: inout Row) throws(JSONScanError) {
+    mutating func data(_ field: Field, into row: inout Row) throws(CSVError) {
         var start = field.start, stop = field.start + field.count
         while start < stop, Self.isJSONSpace(byte(start)) { start &+= 1 }
         while stop > start, Self.isJSONSpace(byte(stop &- 1)) { stop &-= 1 }
@@ -337,7 +345,7 @@ struct CSVReader: RowReader {
         row.flags.insert(.hasData)
     }
 
-    /// The first error in `bytes` read as exactly one JSON value, or nil.
+    /// The first error in `bytes` read as exactly one JSON value, or nil (the JSON scanner's).
     func validateJSON(_ bytes: UnsafeRawBufferPointer) -> JSONScanError? {
         var scanner = JSONScanner(bytes)
         var stack = ContiguousArray<JSONScanner.ValueFrame>()
@@ -419,7 +427,7 @@ struct CSVReader: RowReader {
     /// Reads one field at `pos` and its terminator (consumed).
     /// - Complexity: O(field length)
     @inline(__always)
-    mutating func scanField() throws(JSONScanError) -> (Field, FieldEnd) {
+    mutating func scanField() throws(CSVError) -> (Field, FieldEnd) {
         let first = pos
         if pos < end, byte(pos) == UInt8(ascii: "\"") {
             return try scanQuotedField()
@@ -466,7 +474,7 @@ struct CSVReader: RowReader {
     }
 
     /// Reads a quoted field whose opening quote is at `pos`.
-    mutating func scanQuotedField() throws(JSONScanError) -> (Field, FieldEnd) {
+    mutating func scanQuotedField() throws(CSVError) -> (Field, FieldEnd) {
         let first = pos
         var i = pos &+ 1
         var escaped = false
@@ -519,10 +527,10 @@ struct CSVReader: RowReader {
     /// The first syntax error from `start` to the end of the body (quotes, field counts,
     /// UTF-8), or nil. Used after a rule error.
     /// - Complexity: O(n)
-    func firstSyntaxError(from start: Int, countingFields: Bool) -> JSONScanError? {
+    func firstSyntaxError(from start: Int, countingFields: Bool) -> CSVError? {
         var copy = self
         copy.pos = start
-        do throws(JSONScanError) {
+        do throws(CSVError) {
             while true {
                 copy.skipEmptyLines()
                 guard copy.pos < copy.end else { return nil }
@@ -559,5 +567,18 @@ struct CSVReader: RowReader {
             guard (try? copy.scanField()) != nil else { return (rowStart, "") }
         }
         return (copy.pos, "")
+    }
+}
+
+/// The CSV reader's error before its place is worked out (`CSVReader.makeError`).
+struct CSVError: ReaderError {
+    var kind: TreeInputError.Kind
+    var message: String
+    var offset: Int
+
+    init(_ kind: TreeInputError.Kind, _ message: String, at offset: Int) {
+        self.kind = kind
+        self.message = message
+        self.offset = offset
     }
 }

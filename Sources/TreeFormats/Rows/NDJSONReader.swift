@@ -22,6 +22,7 @@ struct NDJSONReader: RowReader {
     var scratch: [UInt8] = []
     /// Builds the nodes while reading (rows in pre-order), or nil.
     var streamer: RowStreamer?
+    var stopAfter = Int.max
     var valueStack = ContiguousArray<JSONScanner.ValueFrame>()
     /// The first byte of the row being read, for errors.
     var rowStart = 0
@@ -46,8 +47,8 @@ struct NDJSONReader: RowReader {
     /// the rest of the body.
     /// - Complexity: O(n)
     mutating func read() throws(TreeInputError) {
-        do {
-            try RowTable.checkInputSize(scanner.bytes)
+        do throws(JSONScanError) {
+            try Self.checkInputSize(scanner.bytes)
             try readRows()
         } catch {
             if error.kind != .syntax, let syntax = firstSyntaxError(from: rowStart) {
@@ -94,7 +95,7 @@ struct NDJSONReader: RowReader {
     }
 
     mutating func readPrelude() throws(JSONScanError) {
-        try RowTable.checkInputSize(scanner.bytes)
+        try Self.checkInputSize(scanner.bytes)
     }
 
     var position: Int {
@@ -102,28 +103,33 @@ struct NDJSONReader: RowReader {
         set { scanner.pos = newValue }
     }
 
-    /// The start of the first line after `offset` (a row is one line: an object that spans
-    /// lines is an error the reads report).
-    func rowBoundary(near offset: Int) -> Int? {
-        guard offset > scanner.pos else { return nil }
-        var i = offset
-        while i < scanner.end {
-            if scanner.byte(i) == 0x0A { return i &+ 1 < scanner.end ? i &+ 1 : nil }
-            i &+= 1
+    /// The start of the first row after `offset`, past the first line feed from `offset` on
+    /// (a row is one line: an object that spans lines is an error the reads report).
+    func rowStart(after offset: Int) -> Int {
+        var copy = self
+        if offset >= scanner.pos {
+            copy.scanner.pos = offset
+            while !copy.scanner.atEnd && copy.scanner.current != 0x0A { copy.scanner.pos &+= 1 }
         }
-        return nil
+        copy.skipBlankLines()
+        return copy.scanner.pos
+    }
+
+    /// Skips white space and blank lines up to the next row (or the end).
+    mutating func skipBlankLines() {
+        while true {
+            skipInline()
+            guard !scanner.atEnd, scanner.current == 0x0A else { return }
+            scanner.pos &+= 1
+        }
     }
 
     mutating func readRows() throws(JSONScanError) {
         while true {
-            skipInline()
-            guard !scanner.atEnd else { return }
-            if scanner.current == 0x0A {
-                scanner.pos &+= 1
-                continue
-            }
+            skipBlankLines()
+            guard !scanner.atEnd, scanner.pos <= stopAfter else { return }
             rowStart = scanner.pos
-            try table.checkRowLimit(at: rowStart)
+            try checkRowLimit(at: rowStart)
             let row = try readObject()
             skipInline()
             if !scanner.atEnd {
@@ -234,7 +240,7 @@ struct NDJSONReader: RowReader {
         case .title:
             guard scanner.current == UInt8(ascii: "\"") else { throw try wrongType("\"title\" must be a string") }
             let token = try scanner.scanString()
-            try RowTable.checkFieldSize(token.end - token.start, at: valueStart)
+            try Self.checkFieldSize(token.end - token.start, at: valueStart)
             row.title = RowSpan(start: token.start, count: token.end - token.start, escaped: token.hasEscapes)
         case .id:
             idValue = valueStart
@@ -275,7 +281,7 @@ struct NDJSONReader: RowReader {
                 }
                 index &+= 1
             }
-            try RowTable.checkFieldSize(scanner.pos - valueStart, at: valueStart)
+            try Self.checkFieldSize(scanner.pos - valueStart, at: valueStart)
             row.data = RowSpan(start: valueStart, count: scanner.pos - valueStart, escaped: false)
             row.flags.insert(.hasData)
         case .expanded:
@@ -293,7 +299,7 @@ struct NDJSONReader: RowReader {
     @inline(__always)
     mutating func stringID() throws(JSONScanError) -> RowSpan {
         let token = try scanner.scanString()
-        try RowTable.checkFieldSize(token.end - token.start, at: token.start)
+        try Self.checkFieldSize(token.end - token.start, at: token.start)
         let span = RowSpan(start: token.start, count: token.end - token.start, escaped: token.hasEscapes)
         return table.settle(span, scratch: &scratch)
     }

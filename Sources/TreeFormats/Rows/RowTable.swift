@@ -20,7 +20,7 @@ struct RowSpan {
     }
 
     /// The input bytes `start ..< start + count`, escaped or not. The caller keeps fields
-    /// below 1 GiB (`RowTable.checkFieldSize`).
+    /// below 1 GiB (`RowReader.checkFieldSize`).
     @inline(__always)
     init(start: Int, count: Int, escaped: Bool) {
         self.start = UInt32(truncatingIfNeeded: start)
@@ -133,14 +133,6 @@ struct RowTable {
         return body(UnsafeRawBufferPointer(start: base + Int(span.start), count: span.count))
     }
 
-    /// Calls `body` with the bytes of `span`, escapes decoded (into `scratch` when needed).
-    @inline(__always)
-    func withDecoded<R>(_ span: RowSpan, scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard span.isEscaped else { return withRaw(span, body) }
-        decode(span, into: &scratch)
-        return scratch.withUnsafeBytes(body)
-    }
-
     /// Decodes an escaped input span into `output` (cleared first).
     /// - Complexity: O(span length)
     func decode(_ span: RowSpan, into output: inout [UInt8]) {
@@ -192,64 +184,13 @@ struct RowTable {
         return withRaw(a) { x in withRaw(b) { y in x.elementsEqual(y) } }
     }
 
-    /// A hash of a settled span's bytes.
+    /// The hash of a settled span's bytes (`ByteKeyTable.hash`).
     @inline(__always)
     func hash(_ span: RowSpan) -> UInt64 {
-        withRaw(span) { Self.hash($0) }
-    }
-
-    /// A fast byte hash: eight bytes at a time, multiplied and mixed, from a seed drawn once
-    /// per process, so that a body cannot choose ids that collide (the table probes
-    /// linearly, and an insert is parsed while its session is locked). The seed goes in
-    /// first and the state is finished by a full avalanche, so that keys built to collide
-    /// under one seed (or under the unseeded hash this was) spread under another.
-    @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = hashSeed) -> UInt64 {
-        var h: UInt64 = seed ^ UInt64(bytes.count)
-        guard let p = bytes.baseAddress else { return finishHash(h) }
-        var i = 0
-        let n = bytes.count
-        while i + 8 <= n {
-            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        if i < n {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
-                shift += 8
-                i += 1
-            }
-            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        }
-        return finishHash(h)
+        withRaw(span) { ByteKeyTable.hash($0) }
     }
 
     // MARK: Reading rows
-
-    /// Checks that a field fits a span (below 1 GiB) and the body fits 32-bit offsets.
-    static func checkInputSize(_ input: UnsafeRawBufferPointer) throws(JSONScanError) {
-        if input.count >= 1 << 32 - 1 {
-            throw .limit("a row body must be smaller than 4 GiB", at: 0)
-        }
-    }
-
-    @inline(__always)
-    static func checkFieldSize(_ count: Int, at offset: Int) throws(JSONScanError) {
-        if count > Int(RowSpan.countMask) {
-            throw .limit("a field must be smaller than 1 GiB", at: offset)
-        }
-    }
-
-    /// Whether one more row may be read (the node limit, existing nodes included).
-    @inline(__always)
-    func checkRowLimit(at offset: Int) throws(JSONScanError) {
-        if rowCount + existingCount >= limits.maxNodes {
-            throw .limit("more than \(limits.maxNodes) nodes", at: offset)
-        }
-    }
 
     /// Adds a row and guesses its parent from the current path.
     /// - Complexity: amortized O(1) for input in pre-order, O(`pathWindow`) otherwise.
@@ -289,42 +230,23 @@ struct RowTable {
 
     // MARK: Resolving
 
-    /// An open-addressing table from id bytes to row index over every row.
+    /// A table from id bytes to row index over every row.
     /// - Throws: a duplicate id, at the later row.
     /// - Complexity: O(n) expected
-    func makeIDTable(locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) -> [Int32] {
-        var size = 16
-        while size < rows.count * 2 { size <<= 1 }
-        var table = [Int32](repeating: -1, count: size)
-        let mask = size - 1
+    func makeIDTable(locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) -> ByteKeyTable {
+        var table = ByteKeyTable(capacity: rows.count)
         for r in 0 ..< rows.count {
             let id = rows[r].id
-            var slot = Int(truncatingIfNeeded: hash(id)) & mask
-            while true {
-                let other = table[slot]
-                if other < 0 {
-                    table[slot] = Int32(r)
-                    break
-                }
-                if equal(rows[Int(other)].id, id) {
-                    throw duplicateError(row: r, inSession: false, locate: locate)
-                }
-                slot = (slot + 1) & mask
+            if table.insert(Int32(r), hash: hash(id), unlessMatching: { equal(rows[Int($0)].id, id) }) != nil {
+                throw duplicateError(row: r, inSession: false, locate: locate)
             }
         }
         return table
     }
 
     /// The row whose id is `key`, via `table`.
-    func lookup(_ key: RowSpan, in table: [Int32]) -> Int32? {
-        let mask = table.count - 1
-        var slot = Int(truncatingIfNeeded: hash(key)) & mask
-        while true {
-            let other = table[slot]
-            if other < 0 { return nil }
-            if equal(rows[Int(other)].id, key) { return other }
-            slot = (slot + 1) & mask
-        }
+    func lookup(_ key: RowSpan, in table: ByteKeyTable) -> Int32? {
+        table.find(hash(key)) { equal(rows[Int($0)].id, key) }
     }
 
     /// The node of the session (`forest`) whose id is the text of `key`.
@@ -352,18 +274,7 @@ struct RowTable {
         // Ids are indexed in bulk at the end (a duplicate is not ruled out by the table when
         // every parent was found on the path); the first error in row order is named.
         return try ForestBuilder.buildCheckingIDsInBulk(make: { ForestBuilder(limits: limits, expectedBytes: input.count) }) {
-            (builders) throws(TreeInputError) in try build(into: &builders, locate: locate)
-        }
-    }
-
-    /// Builds every row into `builders[0]`: in input order when the rows are in pre-order
-    /// already (every parent was found on the current path), else through the child lists.
-    private func build(into builders: inout [ForestBuilder],
-                       locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) {
-        if unresolved == 0 {
-            try buildInInputOrder(into: &builders[0], locate: locate)
-        } else {
-            try build(into: &builders, groupOf: [], locate: locate, inSession: false)
+            (builders) throws(TreeInputError) in try build(into: &builders, groupOf: [], locate: locate, inSession: false)
         }
     }
 
@@ -462,7 +373,6 @@ struct RowTable {
         }
         if visited < rows.count {
             let member = parents.withUnsafeBufferPointer { parents in
-                var seen = [Bool](repeating: false, count: rows.count)
                 // Reached nodes: those whose chain of parents ends at a root.
                 var state = [UInt8](repeating: 0, count: rows.count)  // 0 unknown, 1 reaches a root, 2 on the stack
                 for start in 0 ..< rows.count where state[start] == 0 {
@@ -476,49 +386,13 @@ struct RowTable {
                     let reaches = node < 0 || state[node] == 1
                     for c in chain { state[c] = reaches ? 1 : 3 }
                 }
-                for i in 0 ..< rows.count { seen[i] = state[i] == 1 }
-                return PreOrder.cycleMember(parents: parents, visited: { seen[Int($0)] })
+                return PreOrder.cycleMember(parents: parents, visited: { state[Int($0)] == 1 })
             }
             let r = Int(member ?? 0)
             let place = locate(Int(rows[r].start), .parentId)
             let parentText = withRaw(rows[r].parent) { String(decoding: $0, as: UTF8.self) }
             throw makeError(.rule, "\(lineLabel(place.offset)): parentId \"\(parentText)\" makes a cycle (a node would be its own ancestor)",
                             at: place.offset, path: place.path)
-        }
-    }
-
-    /// Builds the forest from rows in pre-order (each row's parent is open when it comes),
-    /// in input order without linking child lists.
-    /// - Complexity: O(n)
-    private func buildInInputOrder(into builder: inout ForestBuilder,
-                                   locate: (Int, RowField) -> (offset: Int, path: String)) throws(TreeInputError) {
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(256)
-        var extraJSON = JSONWriter(reservingCapacity: 256)
-        var open: [Int32] = []
-        var implicit = ImplicitIDs()
-        let maxDepth = limits.maxDepth
-        var r = 0
-        do throws(NodeSinkError) {
-            while r < rows.count {
-                let parent = parents[r]
-                while let top = open.last, top != parent {
-                    builder.endNode()
-                    open.removeLast()
-                }
-                if open.count >= maxDepth {
-                    throw NodeSinkError(kind: .limitExceeded("depth"))
-                }
-                try feed(rows[r], into: &builder, slot: r, implicit: &implicit, scratch: &scratch, extraJSON: &extraJSON)
-                open.append(Int32(truncatingIfNeeded: r))
-                r &+= 1
-            }
-            while !open.isEmpty {
-                builder.endNode()
-                open.removeLast()
-            }
-        } catch {
-            throw sinkFailure(error, row: min(r, rows.count - 1), inSession: false, locate: locate)
         }
     }
 
@@ -723,160 +597,5 @@ struct ImplicitIDs {
     func contains(_ slot: Int) -> Bool {
         let word = slot >> 6
         return word < bits.count && bits[word] & (1 << UInt64(slot & 63)) != 0
-    }
-}
-
-/// Builds nodes while rows are read, as long as they come in pre-order (each row's parent
-/// is open when it comes): no rows kept, no second pass. The first row that is not in
-/// pre-order, or breaks a rule the builder checks, stops it (`stopped`): the caller then
-/// reads the body again into a `RowTable`, which reports errors with their places.
-struct RowStreamer {
-    var builder: ForestBuilder
-    /// The ids of the open nodes, outermost first.
-    var openIDs: [RowSpan] = []
-    var scratch: [UInt8] = []
-    var json = JSONWriter(reservingCapacity: 256)
-    var implicit = ImplicitIDs()
-    /// Nodes built.
-    var count = 0
-    var stopped = false
-    let maxDepth: Int
-    /// Whether this reads a later part of the body (`Forest.parseRowsInTwoParts`): a row
-    /// whose parent is not open becomes a top-level node, its parent looked for when the
-    /// parts are joined.
-    let isPart: Bool
-    /// In a part: each top-level node's parent id, in order (nil: a root).
-    var topLevelParents: [RowSpan?] = []
-    /// In a part: the slot of its first node, as its first id `~N` tells (an export names
-    /// nodes without an id of their own by their slots, `~slot`), -1 before one comes. The
-    /// join checks it against the nodes the first part built.
-    var guessedBase = -1
-
-    /// Building a fragment to insert into a store (`TreeStore.parseCSVFragments`): the
-    /// store's nodes, which a row whose parent is not open must name (a row without a
-    /// parent goes to the top level). Nil for a new forest.
-    let store: Forest?
-    /// For a fragment: where it goes, once its first row tells (nil inside: the top
-    /// level). A row that would go elsewhere stops the stream (the table makes a fragment
-    /// per parent).
-    var fragmentParent: NodeHandle??
-
-    init(limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
-        self.init(limits: limits, expectedBytes: expectedBytes, isPart: isPart, store: nil)
-    }
-
-    /// A streamer of one fragment for `store` (ids checked against its ids as they come, and
-    /// among themselves all at once at the end); as a part, of the rest of its body (a row
-    /// whose parent is not open becomes a top-level node, its parent looked for at the join).
-    init(fragmentOf store: TreeStore, limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
-        self.init(limits: limits, expectedBytes: expectedBytes, isPart: isPart, store: store)
-    }
-
-    private init(limits: ForestLimits, expectedBytes: Int, isPart: Bool, store: TreeStore?) {
-        self.isPart = isPart
-        self.store = store?.forest
-        builder = store?.fragmentBuilder(limits: limits, expectedBytes: expectedBytes) ?? ForestBuilder(limits: limits, expectedBytes: expectedBytes)
-        // Ids are checked all at once at the end; a duplicate then sends the body to the
-        // `RowTable`, which names its row.
-        builder.defersIDChecks = true
-        maxDepth = limits.maxDepth
-        scratch.reserveCapacity(256)
-    }
-
-    /// Builds `row`'s node (its spans refer to `table`'s input and side buffer).
-    /// - Returns: false (and `stopped`) when it cannot.
-    /// - Complexity: amortized O(1): the open nodes passed to find the parent are closed.
-    @inline(__always)
-    mutating func stream(_ row: Row, table: RowTable) -> Bool {
-        do throws(NodeSinkError) {
-            // An id `~N` names slot N, which a part knows only from the first one it reads:
-            // every later one must name its own slot too (as an export's do), or it stops.
-            if isPart, store == nil, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
-                if guessedBase < 0 && n >= count { guessedBase = n - count }
-                guard guessedBase >= 0, n == guessedBase + count else {
-                    stopped = true
-                    return false
-                }
-            }
-            let slot = store != nil ? -1 : !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
-            if row.flags.contains(.hasParent) {
-                var k = openIDs.count - 1
-                while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
-                if k < 0 {
-                    if isPart {
-                        topLevelParents.append(row.parent)
-                    } else if let store {
-                        // A node of the store; else a row of the body not open (or none, or
-                        // the top level for `""`): the table says.
-                        guard let existing = table.existingNode(row.parent, in: store) else {
-                            stopped = true
-                            return false
-                        }
-                        guard goes(under: existing) else { return false }
-                    } else {
-                        stopped = true
-                        return false
-                    }
-                    try closeOpenNodes()
-                } else {
-                    while openIDs.count > k + 1 {
-                        builder.endNode()
-                        openIDs.removeLast()
-                    }
-                }
-            } else {
-                guard store == nil || isPart || goes(under: nil) else { return false }
-                try closeOpenNodes()
-                if isPart { topLevelParents.append(nil) }
-            }
-            guard openIDs.count < maxDepth else {
-                stopped = true
-                return false
-            }
-            try table.feed(row, into: &builder, slot: slot, implicit: &implicit, scratch: &scratch, extraJSON: &json)
-            openIDs.append(row.id)
-            count &+= 1
-            return true
-        } catch {
-            stopped = true
-            return false
-        }
-    }
-
-    /// Whether a top-level row of a fragment may go under `parent` (nil: the top level):
-    /// the first decides for the fragment; one that would go elsewhere stops the stream.
-    mutating func goes(under parent: NodeHandle?) -> Bool {
-        guard let fragmentParent else {
-            fragmentParent = .some(parent)
-            return true
-        }
-        if fragmentParent != parent { stopped = true }
-        return !stopped
-    }
-
-    /// Ends every open node.
-    mutating func closeOpenNodes() throws(NodeSinkError) {
-        while !openIDs.isEmpty {
-            builder.endNode()
-            openIDs.removeLast()
-        }
-    }
-
-    /// The forest built (every row read, none stopped it), or nil (and `stopped`) when two
-    /// rows have the same id.
-    mutating func finish() -> Forest? {
-        try? closeOpenNodes()
-        guard builder.indexDeferredIDs() else {
-            stopped = true
-            return nil
-        }
-        return builder.finish()
-    }
-
-    /// The fragment built, as the one group of its parent (none for a body without rows),
-    /// or nil (and `stopped`) when two rows have the same id.
-    mutating func finishFragment() -> [FragmentGroup]? {
-        guard let fragmentParent else { return [] }
-        return finish().map { [FragmentGroup(parent: fragmentParent, fragment: $0)] }
     }
 }

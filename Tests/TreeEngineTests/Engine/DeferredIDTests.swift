@@ -122,7 +122,7 @@ import Testing
                 }
                 slots.append(Slot(k))
             }
-            let duplicate = table.indexDeferred(slots, hashes: hashes, halves: 2)
+            let duplicate = IDTable.$indexingHalves.withValue(2) { table.indexDeferred(slots, hashes: hashes) }
             if withDuplicate {
                 #expect(duplicate == Slot(ids.count - 1))
                 continue

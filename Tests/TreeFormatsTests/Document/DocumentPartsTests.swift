@@ -3,9 +3,17 @@ import TreeEngine
 @testable import TreeFormats
 @testable import TreeReference
 
-/// A large document is read as two parts at once (`Forest.parseDocumentInTwoParts`): cut
-/// anywhere, the joined parts are the forest the one-pass read builds, every id found.
+/// A large document is read in parts at once (`DocumentParts`): cut anywhere, the joined
+/// parts are the forest the one-pass read builds, every id found.
 @Suite struct DocumentPartsTests {
+    /// What the fast path builds of `bytes` read in parts aimed at `cuts` (a part more than
+    /// cuts), or nil when it leaves the document to the one-pass read.
+    static func inParts(_ bytes: UnsafeRawBufferPointer, cuts: [Int], limits: ForestLimits = ForestLimits()) -> Forest? {
+        ReaderTuning.$current.withValue(ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)) {
+            DocumentParts(bytes: bytes, limits: limits).readInParts()
+        }
+    }
+
     /// Keys and strings that a scan for the cut must not misread: commas, brackets, quotes
     /// and backslashes inside strings, pointer escapes, non-ASCII text.
     static let texts = ["a", "b/c", "~0", "x y", "k,1", #"q\"u"#, "é", "[", "{}", "]", #"\\"#, #"\u00e9\/"#, "", ":"]
@@ -28,8 +36,9 @@ import TreeEngine
         }
     }
 
-    /// Every cut of many random documents; a cut joins unless the document has none.
-    @Test func twoPartsJoinAsOnePass() throws {
+    /// Every cut of many random documents in two parts, and as many random pairs of cuts in
+    /// three; a cut joins unless the document has none.
+    @Test func partsJoinAsOnePass() throws {
         var cutsJoined = 0
         for seed in 0 ..< UInt64(80) {
             var rng = SeededRandom(seed: seed &+ 31_000)
@@ -38,23 +47,26 @@ import TreeEngine
             let text = Array(((isObject ? "{" : "[") + items.joined(separator: ",") + (isObject ? "}" : "]")).utf8)
             let expected = try parseDocument(text).get()
             var lastCut = -1
+            var nears: [[Int]] = []
             for near in 0 ..< text.count {
-                let (cut, forest) = text.withUnsafeBytes { raw in
-                    (DocumentReader.Cut.find(in: raw, near: near)?.offset,
-                     Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near))
-                }
+                let cut = text.withUnsafeBytes { DocumentReader.Cut.find(in: $0, near: near)?.offset }
                 guard let cut, cut != lastCut else { continue }
                 lastCut = cut
-                let got = try #require(forest, "seed \(seed), cut at \(cut): no join")
+                nears.append([near])
+            }
+            nears += nears.map { _ in [rng.int(0 ... lastCut - 1), rng.int(0 ... lastCut - 1)].sorted() }
+            for near in nears {
+                let forest = text.withUnsafeBytes { Self.inParts($0, cuts: near) }
+                let got = try #require(forest, "seed \(seed), cut near \(near): no join")
                 cutsJoined += 1
-                #expect(flatten(got) == flatten(expected), "seed \(seed), cut at \(cut) of \(String(decoding: text, as: UTF8.self))")
+                #expect(flatten(got) == flatten(expected), "seed \(seed), cut near \(near) of \(String(decoding: text, as: UTF8.self))")
                 got.forEachNode { node, _ in
                     let id = got.id(of: node).description
-                    #expect(got.node(withID: id) == node, "seed \(seed), cut at \(cut): \(id)")
+                    #expect(got.node(withID: id) == node, "seed \(seed), cut near \(near): \(id)")
                 }
             }
         }
-        #expect(cutsJoined > 250, "\(cutsJoined) cuts joined")
+        #expect(cutsJoined > 500, "\(cutsJoined) cuts joined")
     }
 
     /// The scan for the cut (strings skipped eight bytes at a time) against a byte-by-byte
@@ -113,17 +125,16 @@ import TreeEngine
         return nil
     }
 
-    /// A document large enough that the join copies on two threads, cut at a few places.
+    /// A document large enough that the join copies on two threads, cut at a few places
+    /// into two parts and into four.
     @Test func largePartsJoinAsOnePass() throws {
         var rng = SeededRandom(seed: 31_999)
         let records = (0 ..< 30_000).map { _ in Self.value(&rng, depth: 4) }
         let text = Array(("{\"records\":[" + records.joined(separator: ",") + "],\"end\":1}").utf8)
         let expected = try parseDocument(text).get()
         #expect(expected.count > 70_000)
-        for near in [text.count / 5, text.count / 2, text.count * 4 / 5] {
-            let forest = text.withUnsafeBytes { raw in
-                Forest.parseDocumentInTwoParts(raw, limits: ForestLimits(), make: { _, _ in Self.builder() }, threshold: 0, splitNear: near)
-            }
+        for near in [[text.count / 5], [text.count / 2], [text.count * 4 / 5], [text.count / 5, text.count / 2, text.count * 4 / 5]] {
+            let forest = text.withUnsafeBytes { Self.inParts($0, cuts: near) }
             let got = try #require(forest, "cut near \(near): no join")
             #expect(flatten(got) == flatten(expected), "cut near \(near)")
             var missed: [String] = []
@@ -135,10 +146,10 @@ import TreeEngine
         }
     }
 
-    /// What the two-part read refuses is left to the one-pass read, which names it.
+    /// What a read in parts refuses is left to the one-pass read, which names it.
     @Test func errorsFallBackToTheOnePassRead() throws {
         func twoParts(_ text: String, near: Int, limits: ForestLimits = ForestLimits()) -> Forest? {
-            Array(text.utf8).withUnsafeBytes { Forest.parseDocumentInTwoParts($0, limits: limits, make: { _, _ in Self.builder(limits) }, threshold: 0, splitNear: near) }
+            Array(text.utf8).withUnsafeBytes { Self.inParts($0, cuts: [near], limits: limits) }
         }
         let good = #"{"a": [1, 2, {"b": 3}], "c": 4}"#
         #expect(twoParts(good, near: 10) != nil)
@@ -156,21 +167,14 @@ import TreeEngine
         deep.withUnsafeBytes { raw in
             guard let cut = DocumentReader.Cut.find(in: raw, near: 100) else { Issue.record("no cut"); return }
             #expect(cut.frames.count == 100)
-            #expect(throws: JSONScanError.self) { try DocumentReader.secondPart(raw, after: cut, limits: ForestLimits(), maxContextBytes: 1_000) }
-            #expect((try? DocumentReader.secondPart(raw, after: cut, limits: ForestLimits()))?.context.count == 99)
+            #expect(throws: JSONScanError.self) { try DocumentReader.rest(raw, after: cut, limits: ForestLimits(), maxContextBytes: 1_000) }
+            #expect((try? DocumentReader.rest(raw, after: cut, limits: ForestLimits()))?.context.count == 99)
         }
-        // No comma past the middle: nothing to cut.
-        #expect(twoParts(good, near: good.utf8.count - 2) == nil)
+        // No comma past the offset: nothing to cut, the first part reads it all.
+        #expect(twoParts(good, near: good.utf8.count - 2).map(flatten) == flatten(try parseDocument(good).get()))
         // Limits over both parts: nodes and depth.
         #expect(twoParts(good, near: 10, limits: ForestLimits(maxNodes: 5)) == nil)
         #expect(twoParts(good, near: 10, limits: ForestLimits(maxDepth: 2)) == nil)
         #expect(twoParts(good, near: 10, limits: ForestLimits(maxDepth: 3)) != nil)
-    }
-
-    /// A builder as `parseDocument` makes one.
-    static func builder(_ limits: ForestLimits = ForestLimits()) -> ForestBuilder {
-        var builder = ForestBuilder(limits: limits)
-        builder.deriveIDs(separator: Array("/".utf8), rootPrefix: Array("/".utf8))
-        return builder
     }
 }

@@ -42,7 +42,7 @@ import TreeEngine
         #expect(flatten(arrows).map(\.id) == ["→a", "→a→b", "→a→c"])
         #expect(exportPaths(arrows, separator: "→") == "→a→b\n→a→c\n" || exportPaths(arrows, separator: "→") == "→a\n→a→b\n→a→c\n")
         let text = Array(Self.findUsr.utf8)
-        let general = try text.withUnsafeBytes { try Forest.parsePaths($0, separator: "/", limits: ForestLimits(), streaming: false) }
+        let general = try parsePaths(text, tuning: ReaderTuning(fastPaths: false)).get()
         #expect(flatten(try parsePaths(Self.findUsr).get()) == flatten(general))
     }
 

@@ -39,6 +39,20 @@ func parsePaths(_ bytes: [UInt8], separator: String = "/", limits: ForestLimits 
     }
 }
 
+/// Parses a path list as `Forest.parsePaths` does the way `tuning` says (the general reader
+/// alone, say, or parts aimed at given offsets).
+func parsePaths(_ bytes: [UInt8], separator: String = "/", limits: ForestLimits = ForestLimits(), tuning: ReaderTuning) -> Result<Forest, TreeInputError> {
+    ReaderTuning.$current.withValue(tuning) { parsePaths(bytes, separator: separator, limits: limits) }
+}
+
+/// What the fast path (`PathParts`) builds of a path list read in parts aimed at `cuts` (a
+/// part more than cuts), or nil when it leaves the list to the general reader.
+func pathsInParts(_ bytes: [UInt8], separator: String = "/", limits: ForestLimits = ForestLimits(), cuts: [Int]) -> Forest? {
+    ReaderTuning.$current.withValue(ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)) {
+        bytes.withUnsafeBytes { PathParts(bytes: $0, separator: Array(separator.utf8), limits: limits).readInParts() }
+    }
+}
+
 /// The whole export as text.
 func exportPaths(_ forest: Forest, separator: String = "/", chunkSize: Int = 1 << 16) -> String {
     var bytes: [UInt8] = []
@@ -453,11 +467,11 @@ struct PathListTests {
         return (lines, inPreOrder)
     }
 
-    /// A plain list in pre-order is built while it is read (`PathStream`); any other list
-    /// (and any error) is read the general way. Both give the same forest, or the same
-    /// error, on plain lists and on lists with lines moved, repeated or cut short, folders
-    /// declared after their children, a line the stream leaves to the general reader, and
-    /// limits.
+    /// A plain list in pre-order is built while it is read (`PathParts`, in one part or in
+    /// several cut at random); any other list (and any error) is read the general way. Each
+    /// way gives the same forest, or the same error, on plain lists and on lists with lines
+    /// moved, repeated or cut short, folders declared after their children, a line the
+    /// stream leaves to the general reader, and limits.
     @Test func streamedAndGeneralReadsAgree() throws {
         var streamed = 0
         for seed in 0 ..< Self.seedCount {
@@ -484,25 +498,27 @@ struct PathListTests {
             }
             let limits = variant == 6 ? ForestLimits(maxNodes: rng.int(1 ... 60), maxDepth: rng.int(1 ... 7)) : ForestLimits()
             let text = Array(lines.joined(separator: rng.pick(["\n", "\r\n"])).utf8) + (rng.chance(0.5) ? [0x0A] : [])
-            func read(streaming: Bool) -> Result<Forest, TreeInputError> {
-                text.withUnsafeBytes { raw in
-                    Result { () throws(TreeInputError) in try Forest.parsePaths(raw, separator: separator, limits: limits, streaming: streaming) }
+            let cuts = (0 ..< rng.int(1 ... 3)).map { _ in rng.int(0 ... text.count) }.sorted()
+            let general = parsePaths(text, separator: separator, limits: limits, tuning: ReaderTuning(fastPaths: false))
+            for tuning in [ReaderTuning(), ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)] {
+                switch (parsePaths(text, separator: separator, limits: limits, tuning: tuning), general) {
+                case (.success(let a), .success(let b)):
+                    #expect(flatten(a) == flatten(b), "seed \(seed), variant \(variant), cut near \(tuning.cutsNear ?? [])")
+                    let missing = flatten(b).filter { a.node(withID: $0.id) == nil }
+                    #expect(missing.isEmpty, "seed \(seed): ids not found \(missing.prefix(3))")
+                case (.failure(let a), .failure(let b)):
+                    #expect(a.message == b.message, "seed \(seed)")
+                case (let a, let b):
+                    Issue.record("seed \(seed), variant \(variant), cut near \(tuning.cutsNear ?? []): streamed \(a), general \(b)")
                 }
             }
-            switch (read(streaming: true), read(streaming: false)) {
-            case (.success(let a), .success(let b)):
-                #expect(flatten(a) == flatten(b), "seed \(seed), variant \(variant)")
-                let missing = flatten(b).filter { a.node(withID: $0.id) == nil }
-                #expect(missing.isEmpty, "seed \(seed): ids not found \(missing.prefix(3))")
-            case (.failure(let a), .failure(let b)):
-                #expect(a.message == b.message, "seed \(seed)")
-            case (let a, let b):
-                Issue.record("seed \(seed), variant \(variant): streamed \(a), general \(b)")
-            }
-            // The stream takes every plain list in pre-order (unless its separator overlaps itself).
+            // The stream takes every plain list in pre-order (unless its separator overlaps
+            // itself), in one part and cut anywhere.
             if lines == plain && inPreOrder && separator != "::" && variant != 6 {
-                let forest = text.withUnsafeBytes { PathStream.read($0, separator: Array(separator.utf8), limits: limits) }
-                #expect(forest != nil, "seed \(seed): a plain list in pre-order left to the general reader")
+                #expect(pathsInParts(text, separator: separator, limits: limits, cuts: []) != nil,
+                        "seed \(seed): a plain list in pre-order left to the general reader")
+                #expect(pathsInParts(text, separator: separator, limits: limits, cuts: cuts) != nil,
+                        "seed \(seed): a plain list in pre-order cut near \(cuts) left to the general reader")
                 streamed += 1
             }
         }

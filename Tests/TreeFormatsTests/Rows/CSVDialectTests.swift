@@ -65,8 +65,8 @@ import TreeEngine
         #expect(error.line == 1)
     }
 
-    /// Rows with `;` read in two parts at once give the forest of a one-pass read.
-    @Test func aBodyReadInTwoPartsAgrees() throws {
+    /// Rows with `;` read in parts at once give the forest of a one-pass read.
+    @Test func aBodyReadInPartsAgrees() throws {
         // In pre-order: each row under one of the open rows (a path kept as a stack).
         var body = "Key;Up;Label\n", open: [Int] = []
         for i in 0 ..< 400 {
@@ -76,12 +76,13 @@ import TreeEngine
         }
         let dialect = CSVDialect(columns: ["id": "Key", "parentId": "Up", "title": "Label"])
         let whole = try Self.parse(body, dialect).get()
-        let parts = Array(body.utf8).withUnsafeBytes { raw in
-            Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), dialect: dialect, reader: CSVReader.self, threshold: 0, splitNear: raw.count / 2)
-        }
+        let bytes = Array(body.utf8)
         #expect(Self.outline(whole).count == 400)
-        guard ParallelWork.activeProcessors > 1 else { return }  // one processor reads in one part
-        #expect(parts.map(Self.outline) == Self.outline(whole))
+        // Parts aimed inside the header, at the middle, at quarters, past the end.
+        for cuts in [[0], [bytes.count / 2], [bytes.count / 4, bytes.count / 2, bytes.count * 3 / 4], [bytes.count]] {
+            let parts = Rows.inParts(bytes, .csv, cuts: cuts, dialect: dialect)
+            #expect(parts.map(Self.outline) == Self.outline(whole), "cut near \(cuts)")
+        }
     }
 
     static func exportCSV(_ forest: Forest) -> String {

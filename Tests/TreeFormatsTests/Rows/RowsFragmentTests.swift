@@ -53,16 +53,9 @@ struct RowsFragmentTests {
         }
     }
 
-    /// Whether the streamed path alone builds `body` (none of its rows stopped it).
+    /// Whether the streamed path alone builds `body` in one part (none of its rows stopped it).
     static func streams(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Bool {
-        func stream<R: RowReader>(_: R.Type, _ raw: UnsafeRawBufferPointer) -> Bool {
-            var reader = R(raw, limits: ForestLimits())
-            reader.table.existingCount = store.forest.count
-            reader.streamer = RowStreamer(fragmentOf: store, limits: ForestLimits(), expectedBytes: raw.count)
-            guard (try? reader.read()) != nil, !reader.streamer!.stopped else { return false }
-            return reader.streamer!.finishFragment() != nil
-        }
-        return body.withUnsafeBytes { format == .csv ? stream(CSVReader.self, $0) : stream(NDJSONReader.self, $0) }
+        Rows.fragmentsInParts(body, format, store: store, cuts: []) != nil
     }
 
     /// One row of a body: its id, its parent (nil: none; `""`: the empty id), its title.
@@ -139,29 +132,28 @@ struct RowsFragmentTests {
         #expect(streamed > Rows.seedCount / 2)
     }
 
-    /// A large body is read as two halves at once: at every split of random bodies, a clean
-    /// one joins into the table's answer; another joins only into the table's answer.
+    /// A large body is read in parts at once: at every split of random bodies into two
+    /// parts, and at as many random sets of splits into three to five, a clean one joins
+    /// into the table's answer; another joins only into the table's answer.
     @Test(arguments: [Rows.Format.csv, .ndjson])
-    func twoHalvesJoinAsOnePass(format: Rows.Format) throws {
+    func partsJoinAsOnePass(format: Rows.Format) throws {
         var joined = 0
         for seed in 0 ..< UInt64(min(Rows.seedCount, 80)) {
             let (store, bytes, messy) = try Self.randomBody(seed: seed, format)
             let expected = Self.tabled(bytes, format, store)
-            for split in Rows.splits(bytes, format) {
-                let groups = bytes.withUnsafeBytes { raw in
-                    format == .csv
-                        ? store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
-                        : store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
-                }
-                if let groups {
+            let splits = Rows.splits(bytes, format)
+            var rng = SeededRandom(seed: seed &+ 19_000)
+            let cuts = splits.map { [$0] } + splits.map { _ in (0 ..< rng.int(2 ... 4)).map { _ in rng.pick(splits) }.sorted() }
+            for cut in cuts {
+                if let groups = Rows.fragmentsInParts(bytes, format, store: store, cuts: cut) {
                     joined += 1
-                    #expect(Self.same(.success(Self.describe(groups, in: store)), expected), "seed \(seed), split after byte \(split)")
+                    #expect(Self.same(.success(Self.describe(groups, in: store)), expected), "seed \(seed), cut near \(cut)")
                 } else {
-                    #expect(messy, "seed \(seed): a clean body not joined at the split after byte \(split)")
+                    #expect(messy, "seed \(seed): a clean body not joined when cut near \(cut)")
                 }
             }
         }
-        #expect(joined > 100)
+        #expect(joined > 200)
     }
 
     /// The second half's top-level rows: under an open node of the first half, at the
@@ -176,11 +168,7 @@ struct RowsFragmentTests {
                               ([("x", "a"), ("y", "a"), ("z", "x")], false)] as [([(String, String?)], Bool)] {
             let first = header + rows.dropLast().enumerated().map { Self.row($1.0, $1.1, "T\($0)", format) }.joined()
             let bytes = Array((first + Self.row(rows.last!.0, rows.last!.1, "T2", format)).utf8)
-            let groups = bytes.withUnsafeBytes { raw in
-                format == .csv
-                    ? store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: first.utf8.count - 1)
-                    : store.parseRowFragmentsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: first.utf8.count - 1)
-            }
+            let groups = Rows.fragmentsInParts(bytes, format, store: store, cuts: [first.utf8.count - 1])
             #expect((groups != nil) == joins, "\(rows)")
             if let groups {
                 #expect(Self.same(.success(Self.describe(groups, in: store)), Self.tabled(bytes, format, store)), "\(rows)")

@@ -57,35 +57,33 @@ struct RowsRoundTripTests {
     }
 
     /// Splits the export of `original` at every row boundary after the first row and reads
-    /// it in two parts (`Forest.parseRowsInTwoParts`): each join must give the forest of one
-    /// pass (ids found, levels, order, everything). Returns how many splits there were and
-    /// how many joined (the others fall back to one pass).
+    /// it in two parts (`RowParts`), and at as many random sets of two to four boundaries
+    /// in three to five parts (some of them empty): each join must give the forest of one
+    /// pass (ids found, levels, order, everything). Returns how many reads there were and
+    /// how many joined (the others are left to the table).
     static func joinAtEverySplit(_ original: Forest, _ format: Rows.Format, seed: UInt64) -> (splits: Int, joined: Int) {
         let expected = Rows.describe(original, types: format == .ndjson)
         let body = Rows.export(original, format)
         let splits = Rows.splits(body, format)
+        var rng = SeededRandom(seed: seed &+ 18_000)
+        let cuts = splits.map { [$0] } + splits.map { _ in (0 ..< rng.int(2 ... 4)).map { _ in rng.pick(splits) }.sorted() }
         var joined = 0
-        for split in splits {
-            let forest = body.withUnsafeBytes { raw in
-                format == .csv
-                    ? Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split)
-                    : Forest.parseRowsInTwoParts(raw, limits: ForestLimits(), reader: NDJSONReader.self, threshold: 0, splitNear: split)
-            }
-            guard let forest else { continue }
+        for cut in cuts {
+            guard let forest = Rows.inParts(body, format, cuts: cut) else { continue }
             joined += 1
             let got = Rows.describe(forest, types: format == .ndjson)
-            #expect(got == expected, "seed \(seed), \(format) split after byte \(split)")
+            #expect(got == expected, "seed \(seed), \(format) cut near \(cut)")
             forest.forEachNode { node, _ in
                 let id = forest.id(of: node).description
-                #expect(forest.node(withID: id) == node, "seed \(seed), split after byte \(split): \(id)")
+                #expect(forest.node(withID: id) == node, "seed \(seed), cut near \(cut): \(id)")
             }
             if got != expected { break }
         }
-        return (splits.count, joined)
+        return (cuts.count, joined)
     }
 
-    /// Large bodies are read in two parts at once: exports of random trees whose nodes all
-    /// have ids of their own join at every split.
+    /// Large bodies are read in parts at once: exports of random trees whose nodes all have
+    /// ids of their own join at every split.
     @Test(arguments: [Rows.Format.csv, .ndjson])
     func twoPartsJoinAsOnePass(format: Rows.Format) throws {
         func nameAll(_ nodes: inout [GenNode], _ rng: inout SeededRandom, counter: inout Int) {
@@ -107,10 +105,10 @@ struct RowsRoundTripTests {
         }
     }
 
-    /// An export names the nodes without an id of their own by their slots (`~N`): the
-    /// second part takes its first slot from the first such id, and the join checks it, so
-    /// such exports join at every split too. Explicit ids `~N` naming other slots (which may
-    /// collide with a generated one) fall back to one pass where the second part has them,
+    /// An export names the nodes without an id of their own by their slots (`~N`): a later
+    /// part takes its first slot from the first such id, and the join checks it, so such
+    /// exports join at every split too. Explicit ids `~N` naming other slots (which may
+    /// collide with a generated one) are left to the table where a later part has them,
     /// and give the same forest wherever they join.
     @Test(arguments: [Rows.Format.csv, .ndjson])
     func exportsWithGeneratedIDsJoinInTwoParts(format: Rows.Format) throws {
@@ -142,8 +140,7 @@ struct RowsRoundTripTests {
         // After each row (the first part's) but the last.
         let rowEnds = body.indices.filter { body[$0] == 0x0A }.map { $0 + 1 }.dropFirst().dropLast()
         for split in rowEnds {
-            let joined = body.withUnsafeBytes { Forest.parseRowsInTwoParts($0, limits: ForestLimits(), reader: CSVReader.self, threshold: 0, splitNear: split) }
-            #expect(joined == nil, "split after byte \(split)")
+            #expect(Rows.inParts(body, .csv, cuts: [split]) == nil, "split after byte \(split)")
         }
         #expect(throws: TreeInputError.self) { try body.withUnsafeBytes { try Forest.parseCSV($0) } }
     }
@@ -324,17 +321,4 @@ struct RowsRoundTripTests {
         #expect(taken?.kind == .rule)
         #expect(taken?.line == (format == .csv ? 3 : 2))
     }
-}
-
-
-/// A CSV or NDJSON reader past its prelude, to find row boundaries.
-struct AnyRowReader {
-    let boundary: (Int) -> Int?
-    init<R: RowReader>(_ reader: R) {
-        var reader = reader
-        _ = try? reader.readPrelude()
-        let start = reader.position
-        boundary = { offset in reader.rowBoundary(near: max(offset, start + 1)) }
-    }
-    func boundary(after offset: Int) -> Int? { boundary(offset) }
 }

@@ -53,19 +53,51 @@ enum Rows {
         }
     }
 
-    /// The offsets a body in `format` may be split after for a two-part read: each row
-    /// start but the first's (a first part of no rows never joins), while another row
-    /// starts after it.
+    /// The offsets a part may be aimed at so that it starts at each row but the first (a
+    /// part starts at the first row after its offset): each row's start, while another row
+    /// follows.
     static func splits(_ body: [UInt8], _ format: Format) -> [Int] {
-        body.withUnsafeBytes { raw in
-            let probe = format == .csv ? AnyRowReader(CSVReader(raw, limits: ForestLimits())) : AnyRowReader(NDJSONReader(raw, limits: ForestLimits()))
-            var splits: [Int] = []
-            var split = 0
-            while let next = probe.boundary(after: split) {
-                if split > 0 { splits.append(split) }
-                split = next
+        func splits<R: RowReader>(_ reader: R) -> [Int] {
+            var reader = reader, splits: [Int] = []
+            _ = try? reader.readPrelude()
+            var row = reader.rowStart(after: reader.position - 1)
+            while true {
+                let next = reader.rowStart(after: row)
+                guard next < body.count else { return splits }
+                splits.append(row)
+                row = next
             }
-            return splits
+        }
+        return body.withUnsafeBytes { raw in
+            format == .csv ? splits(CSVReader(raw, limits: ForestLimits())) : splits(NDJSONReader(raw, limits: ForestLimits()))
+        }
+    }
+
+    /// What the fast path (`RowParts`) builds of `body` read in parts aimed at `cuts` (a
+    /// part more than cuts), or nil when it leaves the body to the table.
+    static func inParts(_ body: [UInt8], _ format: Format, cuts: [Int], dialect: CSVDialect = CSVDialect()) -> Forest? {
+        func read<R: RowReader>(_: R.Type) -> Forest? {
+            body.withUnsafeBytes { raw in
+                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: dialect, store: nil).readInParts()
+                return streamed?.finish()
+            }
+        }
+        return ReaderTuning.$current.withValue(ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)) {
+            format == .csv ? read(CSVReader.self) : read(NDJSONReader.self)
+        }
+    }
+
+    /// What the fast path builds of `body` as fragments for `store`, read in parts aimed at
+    /// `cuts`, or nil when it leaves the body to the table.
+    static func fragmentsInParts(_ body: [UInt8], _ format: Format, store: TreeStore, cuts: [Int]) -> [FragmentGroup]? {
+        func read<R: RowReader>(_: R.Type) -> [FragmentGroup]? {
+            body.withUnsafeBytes { raw in
+                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: CSVDialect(), store: store).readInParts()
+                return streamed?.finishFragment()
+            }
+        }
+        return ReaderTuning.$current.withValue(ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)) {
+            format == .csv ? read(CSVReader.self) : read(NDJSONReader.self)
         }
     }
 
