@@ -138,9 +138,8 @@ extension TreeService {
     func parseForest(_ request: HTTPRequest, _ format: TreeFormat) throws(ServiceError) -> (Forest, Members) {
         if format == .nodes { return try parseNodes(request, into: nil) }
         // The peak beside the body: the columns and strings, and for path lists and
-        // documents the ids (whole paths, pointers) that can outgrow the body; a large CSV,
-        // NDJSON or document body is read in two parts whose builders are joined (both held
-        // at once).
+        // documents the ids (whole paths, pointers) that can outgrow the body; a large body
+        // is read in parts whose builders are joined (all held at once).
         let peak = 3 * request.body.count
         return try withParseBudget(request, peak: peak) { () throws(ServiceError) in
             let forest = try readBody(request.body, as: format) { raw, limits throws(TreeInputError) in
