@@ -71,6 +71,27 @@ import TreeFormats
         #expect(answeredWhileHeld, "POST /items \(body) waited for the session's lock")
     }
 
+    /// Rows to insert are read the same way: a body with an error of its own is answered
+    /// while another thread holds the session; rows naming its nodes go under them.
+    @Test(arguments: [("id,parentId,title\na,,\"x\n", "text/csv", 400), ("id,parentId,title\na,,x\na,,y\n", "text/csv", 422),
+                      ("{\"id\": \"a\", \"title\": 5}\n", "application/x-ndjson", 422)])
+    func insertedRowsAreReadBeforeTheLock(body: String, contentType: String, status: Int) throws {
+        let sid = h.createSample()
+        let session = try #require(h.service.registry.lookup(sid))
+        let (reply, answeredWhileHeld) = h.whileAnotherThreadHolds(session, exclusively: true) {
+            h.call("POST", "/sessions/\(sid)/items", json: body, contentType: contentType)
+        }
+        #expect(reply.status == status, "\(reply.text)")
+        #expect(answeredWhileHeld, "POST /items \(body) waited for the session's lock")
+        let rows = h.call("POST", "/sessions/\(sid)/items", json: "id,parentId,title\nn1,2,under two\nn2,n1,deeper\nn3,,a root\n", contentType: "text/csv")
+        #expect(rows.status == 201, "\(rows.text)")
+        #expect(h.call("GET", "/sessions/\(sid)/items/n1")["parentId"]?.stringValue == "2")
+        #expect(h.call("GET", "/sessions/\(sid)/items/n2")["parentId"]?.stringValue == "n1")
+        let orphan = h.call("POST", "/sessions/\(sid)/items", json: "id,parentId,title\nm1,nosuchnode,x\n", contentType: "text/csv")
+        #expect(orphan.status == 422, "\(orphan.text)")
+        #expect(orphan["detail"]?.stringValue?.contains("names no node") == true, "\(orphan.text)")
+    }
+
     /// An insert still answers for the session (404) and `If-Match` (412) before its body.
     @Test func anInsertChecksTheSessionAndIfMatchBeforeItsBody() {
         let sid = h.createSample()

@@ -30,7 +30,7 @@ extension Forest {
     /// The fast path, else the table.
     static func parseRows<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect,
                                             reader _: Reader.Type) throws(TreeInputError) -> Forest {
-        if var streamed = RowParts<Reader>(bytes: bytes, limits: limits, dialect: dialect, store: nil).readInParts(),
+        if var streamed = RowParts<Reader>(bytes: bytes, limits: limits, dialect: dialect, target: nil).readInParts(),
            let forest = streamed.finish() { return forest }
         var rows = try Reader.readTable(bytes, limits: limits, dialect: dialect, existingCount: 0)
         return try rows.table.buildForest(locate: { [locator = rows.locator] in locator.locate($0, $1) })
@@ -44,25 +44,79 @@ extension TreeStore {
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
                                   dialect: CSVDialect = CSVDialect()) throws(TreeInputError) -> [FragmentGroup] {
-        try parseRowFragments(bytes, limits: limits, dialect: dialect, reader: CSVReader.self)
+        try Self.parseRowFragments(bytes, limits: limits, dialect: dialect, into: RowTarget(store: self), reader: CSVReader.self)
+            .map { group in FragmentGroup(parent: group.parent?.node, fragment: group.fragment) }
     }
 
     /// NDJSON rows to insert; as `parseCSVFragments` (a null or absent `parentId` means the
     /// top level).
     /// - Complexity: O(n) expected, plus a store lookup per row whose parent is not in the body.
     public func parseNDJSONFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> [FragmentGroup] {
-        try parseRowFragments(bytes, limits: limits, dialect: CSVDialect(), reader: NDJSONReader.self)
+        try Self.parseRowFragments(bytes, limits: limits, dialect: CSVDialect(), into: RowTarget(store: self), reader: NDJSONReader.self)
+            .map { group in FragmentGroup(parent: group.parent?.node, fragment: group.fragment) }
+    }
+
+    /// CSV rows to insert, read as `parseCSVFragments` reads them before it is known which
+    /// store they go into (a request's body before its session is locked): their syntax,
+    /// the limits and their ids among themselves are checked; a `parentId` that names no
+    /// row of the body is kept as it is, for `attach` to look up.
+    public static func parseDetachedCSVFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits,
+                                                 dialect: CSVDialect = CSVDialect()) throws(TreeInputError) -> DetachedFragments {
+        DetachedFragments(groups: try parseRowFragments(bytes, limits: limits, dialect: dialect, into: RowTarget(store: nil), reader: CSVReader.self))
+    }
+
+    /// NDJSON rows to insert, read before it is known which store they go into (see
+    /// `parseDetachedCSVFragments`).
+    public static func parseDetachedNDJSONFragments(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits) throws(TreeInputError) -> DetachedFragments {
+        DetachedFragments(groups: try parseRowFragments(bytes, limits: limits, dialect: CSVDialect(), into: RowTarget(store: nil), reader: NDJSONReader.self))
+    }
+
+    /// The groups of `detached` as this store's own read of the same rows would give them
+    /// (`parseCSVFragments`, `parseNDJSONFragments`): each parent id names a node here (an
+    /// empty one that names none: the top level), no two groups go to one place, no id is
+    /// taken here, and this forest's nodes and theirs are within `limits.maxNodes`. Nil
+    /// otherwise: a read against this store then names the row that breaks the rule.
+    /// - Complexity: O(their nodes + ids' bytes) expected
+    public func attach(_ detached: DetachedFragments, limits: ForestLimits) -> [FragmentGroup]? {
+        var groups: [FragmentGroup] = []
+        var places = Set<NodeHandle?>()
+        var nodes = 0
+        for group in detached.groups {
+            var parent: NodeHandle?
+            if case .named(let id)? = group.parent {
+                parent = forest.node(withID: String(decoding: id, as: UTF8.self))
+                if parent == nil && !id.isEmpty { return nil }
+            }
+            nodes += group.fragment.count
+            guard places.insert(parent).inserted, admits(group.fragment, limits: limits) else { return nil }
+            groups.append(FragmentGroup(parent: parent, fragment: group.fragment))
+        }
+        return forest.count <= limits.maxNodes - nodes ? groups : nil
     }
 
     /// Rows in pre-order going under one parent (an existing node, or the top level) are
     /// built while they are read, as a new forest's are; others, and any rule broken, are
     /// read into a table, which makes a group per parent and names the error's row.
-    private func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect,
-                                                     reader _: Reader.Type) throws(TreeInputError) -> [FragmentGroup] {
-        if var streamed = RowParts<Reader>(bytes: bytes, limits: limits, dialect: dialect, store: self).readInParts(),
+    private static func parseRowFragments<Reader: RowReader>(_ bytes: UnsafeRawBufferPointer, limits: ForestLimits, dialect: CSVDialect,
+                                                            into target: RowTarget, reader _: Reader.Type) throws(TreeInputError) -> [RowGroup] {
+        if var streamed = RowParts<Reader>(bytes: bytes, limits: limits, dialect: dialect, target: target).readInParts(),
            let groups = streamed.finishFragment() { return groups }
-        var rows = try Reader.readTable(bytes, limits: limits, dialect: dialect, existingCount: forest.count)
-        return try rows.table.buildFragments(store: self, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+        var rows = try Reader.readTable(bytes, limits: limits, dialect: dialect, existingCount: target.existingCount)
+        return try rows.table.buildFragments(target: target, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+    }
+}
+
+/// Rows to insert read before it is known which store they go into
+/// (`TreeStore.parseDetachedCSVFragments`); `TreeStore.attach` gives their groups.
+public struct DetachedFragments: Sendable {
+    let groups: [RowGroup]
+}
+
+extension GroupParent {
+    /// The node, when found.
+    var node: NodeHandle? {
+        if case .node(let node) = self { return node }
+        return nil
     }
 }
 

@@ -13,7 +13,7 @@ struct RowParts<Reader: RowReader>: PartedReader {
     let limits: ForestLimits
     let dialect: CSVDialect
     /// The store a fragment goes into; nil for a new forest.
-    let store: TreeStore?
+    let target: RowTarget?
 
     /// A part read: its reader (whose table holds what the spans of its ids point into)
     /// and where its first row starts.
@@ -26,11 +26,11 @@ struct RowParts<Reader: RowReader>: PartedReader {
 
     func readPart(_ index: Int, of count: Int, from: Int?, to: Int?) -> Part? {
         var reader = Reader(bytes, limits: limits, dialect: dialect)
-        reader.table.existingCount = store?.forest.count ?? 0
+        reader.table.existingCount = target?.existingCount ?? 0
         // Sized as the whole body (untouched room costs nothing): columns that large are
         // mapped on their own, so they go back to the system when the part is freed, not
         // into malloc's heaps (which would keep them resident).
-        reader.streamer = RowStreamer(store: store, limits: limits, expectedBytes: bytes.count, isPart: index > 0)
+        reader.streamer = RowStreamer(target: target, limits: limits, expectedBytes: bytes.count, isPart: index > 0)
         guard (try? reader.readPrelude()) != nil else { return nil }
         if let from { reader.position = reader.rowStart(after: from) }
         let start = reader.position
@@ -48,7 +48,7 @@ struct RowParts<Reader: RowReader>: PartedReader {
             guard parts[k].start == parts[k - 1].reader.position, var part = parts[k].reader.streamer.take() else { return nil }
             // Ids `~N` of this part named their own slots if it starts where it guessed; an
             // explicit `~N` of the first part naming one of them is a duplicate.
-            if store == nil, part.guessedBase >= 0 {
+            if target == nil, part.guessedBase >= 0 {
                 guard part.guessedBase == joined.count,
                       !joined.implicit.forward.contains(where: { $0 >= joined.count && part.implicit.contains($0) }) else { return nil }
             }
@@ -64,10 +64,10 @@ struct RowParts<Reader: RowReader>: PartedReader {
                     under.append(found)
                 } else {
                     // Not open: a root, or in a fragment a row under the fragment's parent.
-                    if let store {
-                        var existing: NodeHandle?
+                    if let target {
+                        var existing: GroupParent?
                         if let parent {
-                            guard let node = parts[k].reader.table.existingNode(parent, in: store.forest) else { return nil }
+                            guard let node = target.parent(named: parent, in: parts[k].reader.table) else { return nil }
                             existing = node
                         }
                         guard joined.goes(under: existing) else { return nil }
@@ -111,21 +111,21 @@ struct RowStreamer {
     /// join checks it against the nodes the parts before built.
     var guessedBase = -1
 
-    /// Building a fragment to insert into a store (`TreeStore.parseCSVFragments`): the
-    /// store's nodes, which a row whose parent is not open must name (a row without a
-    /// parent goes to the top level). Nil for a new forest.
-    let store: Forest?
+    /// Building a fragment to insert (`TreeStore.parseCSVFragments`): the store it goes
+    /// into, whose node a row whose parent is not open must name (a row without a parent
+    /// goes to the top level). Nil for a new forest.
+    let target: RowTarget?
     /// For a fragment: where it goes, once its first row tells (nil inside: the top
     /// level). A row that would go elsewhere stops the stream (the table makes a fragment
     /// per parent).
-    var fragmentParent: NodeHandle??
+    var fragmentParent: GroupParent??
 
-    /// A streamer of a new forest, or (`store`) of one fragment for a store, its ids checked
+    /// A streamer of a new forest, or (`target`) of one fragment to insert, its ids checked
     /// against the store's as they come and among themselves all at once at the end.
-    init(store: TreeStore?, limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
+    init(target: RowTarget?, limits: ForestLimits, expectedBytes: Int, isPart: Bool = false) {
         self.isPart = isPart
-        self.store = store?.forest
-        builder = store?.fragmentBuilder(limits: limits, expectedBytes: expectedBytes) ?? ForestBuilder(limits: limits, expectedBytes: expectedBytes)
+        self.target = target
+        builder = target?.fragmentBuilder(limits: limits, expectedBytes: expectedBytes) ?? ForestBuilder(limits: limits, expectedBytes: expectedBytes)
         // Ids are checked all at once at the end; a duplicate then sends the body to the
         // `RowTable`, which names its row.
         builder.defersIDChecks = true
@@ -141,24 +141,24 @@ struct RowStreamer {
         do throws(NodeSinkError) {
             // An id `~N` names slot N, which a part knows only from the first one it reads:
             // every later one must name its own slot too (as an export's do), or it stops.
-            if isPart, store == nil, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
+            if isPart, target == nil, let n = table.withRaw(row.id, { RowTable.generatedNumber($0) }) {
                 if guessedBase < 0 && n >= count { guessedBase = n - count }
                 guard guessedBase >= 0, n == guessedBase + count else {
                     stopped = true
                     return false
                 }
             }
-            let slot = store != nil ? -1 : !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
+            let slot = target != nil ? -1 : !isPart ? count : guessedBase >= 0 ? guessedBase + count : -1
             if row.flags.contains(.hasParent) {
                 var k = openIDs.count - 1
                 while k >= 0, !table.equal(openIDs[k], row.parent) { k -= 1 }
                 if k < 0 {
                     if isPart {
                         topLevelParents.append(row.parent)
-                    } else if let store {
+                    } else if let target {
                         // A node of the store; else a row of the body not open (or none, or
                         // the top level for `""`): the table says.
-                        guard let existing = table.existingNode(row.parent, in: store) else {
+                        guard let existing = target.parent(named: row.parent, in: table) else {
                             stopped = true
                             return false
                         }
@@ -175,7 +175,7 @@ struct RowStreamer {
                     }
                 }
             } else {
-                guard store == nil || isPart || goes(under: nil) else { return false }
+                guard target == nil || isPart || goes(under: nil) else { return false }
                 closeOpenNodes()
                 if isPart { topLevelParents.append(nil) }
             }
@@ -195,7 +195,7 @@ struct RowStreamer {
 
     /// Whether a top-level row of a fragment may go under `parent` (nil: the top level):
     /// the first decides for the fragment; one that would go elsewhere stops the stream.
-    mutating func goes(under parent: NodeHandle?) -> Bool {
+    mutating func goes(under parent: GroupParent?) -> Bool {
         guard let fragmentParent else {
             fragmentParent = .some(parent)
             return true
@@ -223,8 +223,8 @@ struct RowStreamer {
 
     /// The fragment built, as the one group of its parent (none for a body without rows),
     /// or nil (and `stopped`) when two rows have the same id.
-    mutating func finishFragment() -> [FragmentGroup]? {
+    mutating func finishFragment() -> [RowGroup]? {
         guard let fragmentParent else { return [] }
-        return finish().map { [FragmentGroup(parent: fragmentParent, fragment: $0)] }
+        return finish().map { [(fragmentParent, $0)] }
     }
 }

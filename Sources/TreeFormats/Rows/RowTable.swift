@@ -278,18 +278,18 @@ struct RowTable {
         }
     }
 
-    /// Resolves parents within the body or among `store`'s nodes, and builds one fragment
+    /// Resolves parents within the body or among `target`'s nodes, and builds one fragment
     /// per existing parent (nil: top level), in order of first appearance.
     /// - Complexity: O(n) expected, plus one id lookup in the store per row whose parent is
     ///   not in the body.
-    mutating func buildFragments(store: TreeStore, locate: (Int, RowField) -> (offset: Int, path: String))
-        throws(TreeInputError) -> [FragmentGroup] {
+    mutating func buildFragments(target: RowTarget, locate: (Int, RowField) -> (offset: Int, path: String))
+        throws(TreeInputError) -> [RowGroup] {
         let table = try makeIDTable(locate: locate)
-        var groupParents: [NodeHandle?] = []
-        var groupIndex: [NodeHandle: Int32] = [:]
+        var groupParents: [GroupParent?] = []
+        var groupIndex: [GroupParent: Int32] = [:]
         var topGroup: Int32 = -1
         var groupOf = [Int32](repeating: -1, count: rows.count)
-        func group(_ parent: NodeHandle?) -> Int32 {
+        func group(_ parent: GroupParent?) -> Int32 {
             if let parent {
                 if let g = groupIndex[parent] { return g }
                 let g = Int32(groupParents.count)
@@ -312,7 +312,7 @@ struct RowTable {
             }
             if let p = lookup(row.parent, in: table) {
                 parents[r] = p
-            } else if let existing = existingNode(row.parent, in: store.forest) {
+            } else if let existing = target.parent(named: row.parent, in: self) {
                 parents[r] = -1
                 groupOf[r] = group(existing)
             } else if row.flags.contains(.emptyParent) {
@@ -325,17 +325,12 @@ struct RowTable {
         // The ids are unique within the body (the table above) and checked against the
         // store's as they come: the fragments only store them.
         var builders = groupParents.map { _ in
-            var builder = store.fragmentBuilder(limits: limits, expectedBytes: input.count / max(1, groupParents.count))
+            var builder = target.fragmentBuilder(limits: limits, expectedBytes: input.count / max(1, groupParents.count))
             builder.indexesIDs = false
             return builder
         }
         try build(into: &builders, groupOf: groupOf, locate: locate, inSession: true)
-        var groups: [FragmentGroup] = []
-        groups.reserveCapacity(builders.count)
-        for g in builders.indices {
-            groups.append(FragmentGroup(parent: groupParents[g], fragment: builders[g].finish()))
-        }
-        return groups
+        return builders.indices.map { g in (groupParents[g], builders[g].finish()) }
     }
 
     /// Feeds every row to its builder in pre-order (the group of its root: `groupOf`, or

@@ -74,23 +74,32 @@ extension TreeService {
 
     /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
     /// or CSV / NDJSON rows whose `parentId` names a node of the body or of the session; or
-    /// a path list under the node the query's `parentId` names. Nested JSON nodes are read
+    /// a path list under the node the query's `parentId` names. Nodes and rows are read
     /// before the session is locked, and checked against it under the lock (the body's own
-    /// errors come first); rows and path lists are read under the lock: which of their
-    /// parents are the session's nodes, and which paths exist already, decide what they add.
+    /// errors come first); a path list is read under the lock, as the paths it meets in the
+    /// session decide which nodes it adds.
     func insertItems(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let view = try request.filterQuery()
         let format = try request.uploadFormat()
         let parent = request.queryValue("parentId").map(ItemID.init)
         switch format {
-        case .nodes:
-            // The session (404) and `If-Match` (412) come before the body, as for the other
-            // formats; `If-Match` is checked again under the lock.
-            let ticket = ticket(view, sid)
-            let session = try liveSession(sid)
-            if request.headers["if-match"] != nil {
-                try readingSession(session) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.core.version) }
+        case .document:
+            throw .badQueryParameter("format=document opens a session (POST /sessions); an insert takes nested JSON nodes, CSV or NDJSON rows, or a path list")
+        case .csv, .ndjson:
+            if parent != nil {
+                throw .badQueryParameter("query parameter parentId is for path lists: CSV and NDJSON rows name their parents in parentId")
             }
+        case .nodes, .paths:
+            break
+        }
+        // The session (404) and `If-Match` (412) come before the body; `If-Match` is
+        // checked again under the lock.
+        let ticket = ticket(view, sid)
+        let session = try liveSession(sid)
+        if request.headers["if-match"] != nil {
+            try readingSession(session) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.core.version) }
+        }
+        if format == .nodes {
             let read = try withParseBudget(request, peak: 2 * request.body.count) { () throws(ServiceError) in
                 try readDetachedNodes(request.body, 0 ..< request.body.count)
             }
@@ -98,23 +107,23 @@ extension TreeService {
                 let (fragment, members) = try attached(read, to: store) { () throws(ServiceError) in try parseNodes(request, into: store) }
                 return (.insert(fragment, try SessionOperation.insertionPoint(members)), .insertNodes(request.body))
             }
-        case .document:
-            throw .badQueryParameter("format=document opens a session (POST /sessions); an insert takes nested JSON nodes, CSV or NDJSON rows, or a path list")
-        case .csv, .ndjson:
-            if parent != nil {
-                throw .badQueryParameter("query parameter parentId is for path lists: CSV and NDJSON rows name their parents in parentId")
-            }
-        case .paths:
-            break
         }
         // A path list is spelled as its session spells ids (a session stored before the
         // minimal form doubles backslashes: `Session.doublesPathBackslashes`).
-        let doubles = registry.lookup(sid)?.doublesPathBackslashes ?? false
-        let record = RecordedOperation.insertRows(request.body, RowsUpload(format: format, parent: parent, doublesBackslashes: doubles))
-        return try mutateSession(request, sid, view: view) { store throws(ServiceError) in
-            let operation = try withParseBudget(request, peak: 3 * request.body.count) { () throws(ServiceError) in
-                try insertion(record, in: store)
+        let record = RecordedOperation.insertRows(request.body, RowsUpload(format: format, parent: parent, doublesBackslashes: session.doublesPathBackslashes))
+        let peak = 3 * request.body.count
+        let rows = try withParseBudget(request, peak: peak) { () throws(ServiceError) -> DetachedFragments? in
+            try readBody(request.body, as: format) { raw, limits throws(TreeInputError) in
+                switch format {
+                case .csv(let dialect): try TreeStore.parseDetachedCSVFragments(raw, limits: limits, dialect: dialect)
+                case .ndjson: try TreeStore.parseDetachedNDJSONFragments(raw, limits: limits)
+                default: nil
+                }
             }
+        }
+        return try mutateSession(request, session, view: view, ticket: ticket) { store throws(ServiceError) in
+            if let rows, let groups = store.attach(rows, limits: uploadLimits()) { return (.insertGroups(groups), record) }
+            let operation = try withParseBudget(request, peak: peak) { () throws(ServiceError) in try insertion(record, in: store) }
             return (operation, record)
         }
     }

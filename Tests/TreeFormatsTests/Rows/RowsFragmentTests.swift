@@ -41,7 +41,8 @@ struct RowsFragmentTests {
     static func tabled(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Outcome {
         func build<R: RowReader>(_: R.Type, _ raw: UnsafeRawBufferPointer) throws(TreeInputError) -> [FragmentGroup] {
             var rows = try R.readTable(raw, limits: ForestLimits(), existingCount: store.forest.count)
-            return try rows.table.buildFragments(store: store, locate: { [locator = rows.locator] in locator.locate($0, $1) })
+            return try rows.table.buildFragments(target: RowTarget(store: store), locate: { [locator = rows.locator] in locator.locate($0, $1) })
+                .map { FragmentGroup(parent: $0.parent?.node, fragment: $0.fragment) }
         }
         return body.withUnsafeBytes { raw in
             do throws(TreeInputError) {
@@ -130,6 +131,52 @@ struct RowsFragmentTests {
             }
         }
         #expect(streamed > Rows.seedCount / 2)
+    }
+
+    /// What a body read before its session is known answers once attached to `store`: the
+    /// groups, nil when `attach` leaves it to a read against the store, or the body's own error.
+    static func detached(_ body: [UInt8], _ format: Rows.Format, _ store: TreeStore) -> Result<[String]?, TreeInputError> {
+        body.withUnsafeBytes { raw in
+            do throws(TreeInputError) {
+                let read = format == .csv ? try TreeStore.parseDetachedCSVFragments(raw, limits: ForestLimits())
+                    : try TreeStore.parseDetachedNDJSONFragments(raw, limits: ForestLimits())
+                return .success(store.attach(read, limits: ForestLimits()).map { describe($0, in: store) })
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Random sessions and bodies read before the session is known: attached, they are the
+    /// groups a read against the session gives; `attach` refuses only what that read
+    /// refuses (or, rarely, groups it cannot place one to one), and an error of the body's
+    /// own is one the read against the session has too, unless that read finds one of the
+    /// session's first.
+    @Test(arguments: [Rows.Format.csv, .ndjson])
+    func detachedFragmentsAttachAsTheStoresOwn(format: Rows.Format) throws {
+        var attached = 0
+        for seed in 0 ..< UInt64(Rows.seedCount) {
+            let (store, bytes, _) = try Self.randomBody(seed: seed, format)
+            let expected = Self.tabled(bytes, format, store)
+            switch (Self.detached(bytes, format, store), expected) {
+            case (.success(let groups?), _):
+                #expect(Self.same(.success(groups), expected), "seed \(seed): attached \(groups) against \(expected)")
+                attached += 1
+            case (.success(nil), .success(let groups)):
+                // Only groups that an empty parent id and the top level share are left.
+                #expect(groups.filter { $0 == "under -" }.count <= 1 && bytes.count > 0, "seed \(seed): attach refused \(groups)")
+            case (.success(nil), .failure):
+                break
+            case (.failure(let own), .failure(let error)):
+                // The same error, or the session's (a taken id, a parent it lacks) found
+                // first by the read against it.
+                #expect(Self.same(.failure(own), .failure(error)) || error.message.contains("duplicate") || error.message.contains("names no node"),
+                        "seed \(seed): \(own) against \(error)")
+            case (.failure(let own), .success(let groups)):
+                Issue.record("seed \(seed): detached read refused (\(own)) what the session takes: \(groups)")
+            }
+        }
+        #expect(attached > Rows.seedCount / 3)
     }
 
     /// A large body is read in parts at once: at every split of random bodies into two

@@ -78,7 +78,7 @@ enum Rows {
     static func inParts(_ body: [UInt8], _ format: Format, cuts: [Int], dialect: CSVDialect = CSVDialect()) -> Forest? {
         func read<R: RowReader>(_: R.Type) -> Forest? {
             body.withUnsafeBytes { raw in
-                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: dialect, store: nil).readInParts()
+                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: dialect, target: nil).readInParts()
                 return streamed?.finish()
             }
         }
@@ -92,8 +92,8 @@ enum Rows {
     static func fragmentsInParts(_ body: [UInt8], _ format: Format, store: TreeStore, cuts: [Int]) -> [FragmentGroup]? {
         func read<R: RowReader>(_: R.Type) -> [FragmentGroup]? {
             body.withUnsafeBytes { raw in
-                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: CSVDialect(), store: store).readInParts()
-                return streamed?.finishFragment()
+                var streamed = RowParts<R>(bytes: raw, limits: ForestLimits(), dialect: CSVDialect(), target: RowTarget(store: store)).readInParts()
+                return streamed?.finishFragment()?.map { FragmentGroup(parent: $0.parent?.node, fragment: $0.fragment) }
             }
         }
         return ReaderTuning.$current.withValue(ReaderTuning(parts: cuts.count + 1, cutsNear: cuts)) {
