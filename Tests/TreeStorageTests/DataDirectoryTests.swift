@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 import TreeEngine
@@ -84,6 +85,17 @@ import StorageTestSupport
             #expect(error?.path == path + "/LOCK")
             _ = first
             first = nil  // releases the lock
+            _ = try DataDirectory(path: path, fsync: .batch)
+        }
+    }
+
+    /// A lock released while the next opener waits for it (a server exiting as the next
+    /// one starts, a descriptor a spawned process held until it executed) is taken.
+    @Test func anOpenerWaitsAMomentForALockBeingReleased() throws {
+        try withTemporaryDirectory { path in
+            let first = try DataDirectory(path: path, fsync: .batch)
+            let released = Thread { usleep(150_000); first.close() }
+            released.start()
             _ = try DataDirectory(path: path, fsync: .batch)
         }
     }

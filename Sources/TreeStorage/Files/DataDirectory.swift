@@ -56,7 +56,15 @@ public final class DataDirectory: Sendable {
         try fs.makeDirectory(path, existingOK: true)
         let lockPath = path + "/LOCK"
         let fd = try fs.open(lockPath, O_RDWR | O_CREAT)
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        // A lock just released can be held a moment longer: a process being spawned holds a
+        // copy of every descriptor until it executes (they close on exec), and a server
+        // restarted by a supervisor may start while the old one is exiting. Half a second.
+        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        for _ in 0 ..< 10 where !locked && Glibc.errno == EWOULDBLOCK {
+            usleep(50_000)
+            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        }
+        if !locked {
             let e = Glibc.errno
             let holder = (try? fs.read(fd, count: 64, path: lockPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             fs.close(fd)
