@@ -1,7 +1,7 @@
 extension Forest {
     /// The node at position `p`, which holds one.
     /// - Complexity: O(1)
-    func node(atPosition p: Position) -> NodeHandle { NodeHandle(slot: slotAt[p]) }
+    func node(atPosition p: Position) -> NodeHandle { NodeHandle(slot: slot(at: p)) }
 
     /// The position of `node`.
     /// - Complexity: O(1)
@@ -10,7 +10,7 @@ extension Forest {
     /// Calls `body` with every node and its level (0 for roots), in pre-order.
     /// - Complexity: O(n) plus `body`
     public func forEachNode(_ body: (NodeHandle, _ level: Int) throws -> Void) rethrows {
-        try forEachPosition { p in try body(NodeHandle(slot: slotAt[p]), Int(depth[p])) }
+        try forEachPosition { p in try body(NodeHandle(slot: slot(at: p)), level(at: p)) }
     }
 
     /// How derived ids are composed (a path list's, a JSON document's): a child's is its
@@ -37,8 +37,8 @@ extension Forest {
     /// The slot whose implicit id is `key` (`~N` with N canonical decimal), if alive.
     func implicitSlot(named key: UnsafeRawBufferPointer) -> Slot? {
         guard let n = Forest.generatedNumber(key), n < Int64(implicitIDLimit) else { return nil }
-        let slot = Slot(n)
-        return flags[Int(slot)].contains(.implicitID) && !flags[Int(slot)].contains(.free) ? slot : nil
+        let slot = Slot(Int(n))
+        return flags[slot.index].contains(.implicitID) && !flags[slot.index].contains(.free) ? slot : nil
     }
 
     /// N for a key of the form `~N` (N decimal without leading zeros), else nil.
@@ -63,7 +63,7 @@ extension Forest {
             let text = ids.withKey(slot: node.slot) { String(decoding: $0, as: UTF8.self) }
             return ids.isInteger(slot: node.slot) ? .integer(Int64(text)!) : .string(text)
         }
-        return .string("~\(node.slot)")
+        return .string("~\(node.slot.rawValue)")
     }
 
     /// Calls `body` with the string form of the id of `node` as UTF-8, and whether it is an integer.
@@ -76,7 +76,7 @@ extension Forest {
         }
         // `~` and the slot in decimal, formatted on the stack: rows print many of these.
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { buffer in
-            var n = UInt32(node.slot)
+            var n = UInt32(bitPattern: node.slot.rawValue)
             var start = 12
             repeat {
                 start -= 1
@@ -93,7 +93,7 @@ extension Forest {
     /// - Complexity: O(1) plus `body`
     @inlinable
     public func withTitle<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try titles.withEntry(titleRef[Int(node.slot)], body)
+        try titles.withEntry(titleRef[node.slot.index], body)
     }
 
     /// The title of `node`.
@@ -106,7 +106,7 @@ extension Forest {
     /// - Complexity: O(1) plus `body`
     @inlinable
     public func withData<R>(of node: NodeHandle, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
-        let s = Int(node.slot)
+        let s = node.slot.index
         guard s < dataRef.count, dataRef[s] != 0 else { return try body(nil) }
         return try dataPool.withEntry(dataRef[s] - 1, body)
     }
@@ -117,15 +117,14 @@ extension Forest {
     /// Whether `node` has `data`.
     /// - Complexity: O(1)
     public func hasData(_ node: NodeHandle) -> Bool {
-        let s = Int(node.slot)
+        let s = node.slot.index
         return s < dataRef.count && dataRef[s] != 0
     }
 
     /// The parent of `node`, nil for a root.
     /// - Complexity: O(1)
     public func parent(of node: NodeHandle) -> NodeHandle? {
-        let p = parentSlot[Int(node.slot)]
-        return p < 0 ? nil : NodeHandle(slot: p)
+        parent(ofSlot: node.slot).map { NodeHandle(slot: $0) }
     }
 
     /// The nesting level of `node`: 0 for roots.
@@ -136,10 +135,10 @@ extension Forest {
     /// - Complexity: O(depth)
     public func path(of node: NodeHandle) -> [NodeHandle] {
         var result: [NodeHandle] = []
-        var s = parentSlot[Int(node.slot)]
-        while s >= 0 {
+        var next = parent(ofSlot: node.slot)
+        while let s = next {
             result.append(NodeHandle(slot: s))
-            s = parentSlot[Int(s)]
+            next = parent(ofSlot: s)
         }
         return result.reversed()
     }
@@ -149,7 +148,7 @@ extension Forest {
     public func hasChildren(_ node: NodeHandle) -> Bool { hasChildren(atPosition: position(of: node)) }
 
     func hasChildren(atPosition p: Position) -> Bool {
-        endAt[p] > p + 1 || flags(at: p).contains(.declaresChildren)
+        subtreeEnd(of: p) > p + 1 || flags(at: p).contains(.declaresChildren)
     }
 
     /// Whether `node` has children in the forest (not only declared ones).
@@ -160,7 +159,7 @@ extension Forest {
     }
 
     /// Whether `node` was uploaded with `hasChildren: true`.
-    public func declaresChildren(_ node: NodeHandle) -> Bool { flags[Int(node.slot)].contains(.declaresChildren) }
+    public func declaresChildren(_ node: NodeHandle) -> Bool { flags[node.slot.index].contains(.declaresChildren) }
 
     /// The number of nodes in the subtree of `node`, itself included.
     /// - Complexity: O(positions of the subtree)
@@ -175,8 +174,8 @@ extension Forest {
     /// - Complexity: O(number of children + gaps between them)
     @inline(__always)
     func forEachChild(ofPosition p: Position?, _ body: (Position) -> Void, while more: () -> Bool = { true }) {
-        let end = p.map { subtreeEnd(of: $0) } ?? capacity
-        var c = nextNode(from: p.map { $0 + 1 } ?? 0)
+        let end = p.map { subtreeEnd(of: $0) } ?? positions.upperBound
+        var c = nextNode(from: p.map { $0 + 1 } ?? Position(0))
         while c < end && more() {
             body(c)
             c = nextNode(from: subtreeEnd(of: c))
@@ -218,7 +217,7 @@ extension Forest {
 
     /// Whether `node` is expanded in the unfiltered view.
     /// - Complexity: O(1)
-    public func isExpandedUnfiltered(_ node: NodeHandle) -> Bool { flags[Int(node.slot)].contains(.expanded) }
+    public func isExpandedUnfiltered(_ node: NodeHandle) -> Bool { flags[node.slot.index].contains(.expanded) }
 
     /// Whether `a` is `b` or one of its ancestors.
     /// - Complexity: O(1)

@@ -164,11 +164,12 @@ public struct ForestBuilder: NodeSink {
     /// - Precondition: `deriveIDs` was called, the parent (if any) has a derived id, and
     ///   `utf8` is composed exactly as described (checked in debug builds).
     public mutating func setDerivedID(_ utf8: UnsafeRawBufferPointer, segmentCount: Int) throws(NodeSinkError) {
-        let slot = open.last!
+        let slot = Slot(rawValue: open.last!)
         let depth = open.count - 1
-        let parent = nodeStage.holds(Int(slot)) ? Slot(bitPattern: nodeStage[.parent, Int(slot)]) : forest.parentSlot[Int(slot)]
+        let parentEntry = nodeStage.holds(slot.index) ? Int32(bitPattern: nodeStage[.parent, slot.index]) : forest.parentSlot[slot.index]
+        let parent = parentEntry < 0 ? nil : Slot(rawValue: parentEntry)
         guard forest.ids.scheme != nil, segmentCount >= 0, segmentCount <= utf8.count,
-              parent < 0 || (depth <= derivedPath.count && derivedPath[depth - 1].slot == parent) else {
+              parent == nil || (depth <= derivedPath.count && derivedPath[depth - 1].slot == parent) else {
             preconditionFailure("a derived id needs deriveIDs and a parent whose id is derived")
         }
         // The hash from the parent's (kept by depth along the open path, or the context's for
@@ -233,7 +234,7 @@ public struct ForestBuilder: NodeSink {
         if isFragment, isTakenOutside(key) {
             throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
         }
-        let slot = open.last!
+        let slot = Slot(rawValue: open.last!)
         if forest.ids.refs.isEmpty { forest.ids.refs.reserveCapacity(reservedNodes) }  // filled as ids come
         if !indexesIDs {
             forest.ids.appendEntry(slot: slot, key: key, form: form, stage: &idStage)
@@ -247,7 +248,7 @@ public struct ForestBuilder: NodeSink {
                 throw NodeSinkError(kind: .duplicateID(String(decoding: key, as: UTF8.self)))
             }
         }
-        updateFlags(of: Int(slot)) { $0.remove(.implicitID) }
+        updateFlags(of: slot.index) { $0.remove(.implicitID) }
         if Forest.generatedNumber(key) != nil { tildeIDs.append(slot) }
     }
 
@@ -344,7 +345,7 @@ public struct ForestBuilder: NodeSink {
         if part.forest.ids.scheme != nil {
             guard under == part.partParents || (part.partContext.isEmpty && under.allSatisfy { $0 == -1 }) else { return false }
             guard part.partContext.count <= self.open.count, part.partContext.indices.allSatisfy({ i in
-                forest.ids.withKey(slot: self.open[i]) { IDTable.hash($0) } == part.partContext[i].finalize()
+                forest.ids.withKey(slot: Slot(rawValue: self.open[i])) { IDTable.hash($0) } == part.partContext[i].finalize()
             }) else { return false }
         }
         let limit = Int(UInt32.max) - 64
@@ -403,7 +404,7 @@ public struct ForestBuilder: NodeSink {
                                         parents[j] = under[k] >= 0 ? open[under[k]] : -1
                                         shift = under[k] + 1
                                     } else {
-                                        parents[j] &+= Slot(base)
+                                        parents[j] &+= Int32(base)
                                     }
                                     depth[j] &+= Int32(shift)
                                 }
@@ -437,11 +438,11 @@ public struct ForestBuilder: NodeSink {
         forest.parentSlot = parents
         joinedDeferredIDs.append(deferredIDs)
         for var run in part.joinedDeferredIDs + [part.deferredIDs] {
-            run.moveSlots(by: Slot(base))
+            run.moveSlots(by: Int32(base))
             joinedDeferredIDs.append(run)
         }
         deferredIDs = DeferredIDs()
-        self.open = open + part.open.map { $0 &+ Slot(base) }
+        self.open = open + part.open.map { $0 &+ Int32(base) }
         derivedPath = []  // no node is begun here after a part
         nodeCount = Int32(base + n)
         nodeStage.restart(at: base + n)
@@ -451,8 +452,8 @@ public struct ForestBuilder: NodeSink {
     /// Rewrites the parent slot of each derived id entry of a part's nodes (appended at
     /// `base`, their references in `refs`, their parents in the part `parents`) as
     /// `appendPart` places them.
-    private static func moveDerivedParents(idPool: inout ContiguousArray<UInt8>, refs: ContiguousArray<UInt32>, parents: ContiguousArray<Slot>,
-                                           base: Int, under: [Int], open: [Slot]) {
+    private static func moveDerivedParents(idPool: inout ContiguousArray<UInt8>, refs: ContiguousArray<UInt32>, parents: ContiguousArray<Int32>,
+                                           base: Int, under: [Int], open: [Int32]) {
         var k = -1
         idPool.withUnsafeMutableBytes { pool in
             refs.withUnsafeBufferPointer { refs in
@@ -463,7 +464,7 @@ public struct ForestBuilder: NodeSink {
                             k += 1
                             parent = under[k] >= 0 ? open[under[k]] : -1
                         } else {
-                            parent &+= Slot(base)
+                            parent &+= Int32(base)
                         }
                         guard refs[base + j] != 0 else { continue }
                         let (start, _) = BytePool.bounds(in: UnsafeRawBufferPointer(pool), at: refs[base + j] - 1)
@@ -560,7 +561,7 @@ public struct ForestBuilder: NodeSink {
         forest.slotAt = Forest.denseSlots(n)
         forest.positionOf = Forest.denseSlots(n)  // its own buffer: an edit changes one of them
         forest.segmentLoad = Forest.denseSegmentLoads(n)
-        forest.implicitIDLimit = Slot(n)
+        forest.implicitIDLimit = Int32(n)
         forest.nextGeneratedID = Int64(n)
         if !forest.dataRef.isEmpty {
             // Sized to the capacity when data was first set; the columns may have grown since
@@ -580,7 +581,7 @@ public struct ForestBuilder: NodeSink {
         for slot in tildeIDs where !isFragment {
             let n = forest.ids.withKey(slot: slot) { Forest.generatedNumber($0)! }
             if n < Int64(forest.implicitIDLimit), forest.flags[Int(n)].contains(.implicitID) {
-                forest.assignGeneratedID(slot: Slot(n))
+                forest.assignGeneratedID(slot: Slot(Int(n)))
             }
         }
         return forest
@@ -595,7 +596,7 @@ extension Forest {
             nextGeneratedID += 1
             let taken = text.withUTF8 { idExists(UnsafeRawBufferPointer($0)) }
             if taken { continue }
-            flags[Int(slot)].remove(.implicitID)
+            flags[slot.index].remove(.implicitID)
             ids.growRefs(to: flags.count)
             text.withUTF8 { ids.insert(slot: slot, key: UnsafeRawBufferPointer($0), isInteger: false) }
             return

@@ -18,7 +18,7 @@ extension Forest {
     /// nil) at `index` among its children; `index` nil means after the last child.
     /// - Complexity: O(1) without an index, else O(index + gaps between the children)
     func insertionPoint(parent: NodeHandle?, index: Int?) throws(EditError) -> Position {
-        let appended = parent.map { subtreeEnd(of: position(of: $0)) } ?? previousNode(before: capacity) + 1
+        let appended = parent.map { subtreeEnd(of: position(of: $0)) } ?? endOfNodes(before: positions.upperBound)
         guard let index else { return appended }
         var seen = 0
         var found: Position?
@@ -63,14 +63,14 @@ extension Forest {
         let idBase = wholeIDs ? ids.pool.appendWhole(fragment.ids.pool) : 0
         if whole && !fragment.dataRef.isEmpty { growDataRefs() }
         for q in 0 ..< k {
-            let slot = Int(run.slots[q])
-            let fragSlot = fragment.slotAt[q]
-            let fragParent = fragment.parentSlot[Int(fragSlot)]
-            parentSlot[slot] = fragParent < 0 ? -1 : run.slots[Int(fragment.positionOf[Int(fragParent)])]
-            flags[slot] = fragment.flags[Int(fragSlot)].subtracting(.implicitID)
+            let slot = run.slots[q].index
+            let fragSlot = fragment.slot(at: Position(q))
+            let fragParent = fragment.parent(ofSlot: fragSlot)
+            parentSlot[slot] = fragParent.map { run.slots[fragment.position(ofSlot: $0).offset].rawValue } ?? -1
+            flags[slot] = fragment.flags[fragSlot.index].subtracting(.implicitID)
             if whole {
-                titleRef[slot] = fragment.titleRef[Int(fragSlot)] &+ titleBase
-                let data = Int(fragSlot) < fragment.dataRef.count ? fragment.dataRef[Int(fragSlot)] : 0
+                titleRef[slot] = fragment.titleRef[fragSlot.index] &+ titleBase
+                let data = fragSlot.index < fragment.dataRef.count ? fragment.dataRef[fragSlot.index] : 0
                 if data != 0 { dataRef[slot] = data &+ dataBase }
             } else {
                 titleRef[slot] = fragment.withTitle(of: NodeHandle(slot: fragSlot)) { titles.append($0) }
@@ -83,17 +83,17 @@ extension Forest {
             if fragment.ids.hasID(slot: fragSlot) {
                 ids.growRefs(to: flags.count)
                 if wholeIDs {
-                    ids.refs[slot] = fragment.ids.refs[Int(fragSlot)] &+ idBase
-                    stored.append(slot: Slot(slot), hash: fragment.ids.withKey(slot: fragSlot) { IDTable.hash($0) })
+                    ids.refs[slot] = fragment.ids.refs[fragSlot.index] &+ idBase
+                    stored.append(slot: run.slots[q], hash: fragment.ids.withKey(slot: fragSlot) { IDTable.hash($0) })
                     continue
                 }
                 let isInteger = fragment.ids.isInteger(slot: fragSlot)
                 fragment.ids.withKey(slot: fragSlot) { key in
                     if inBulk {
-                        ids.store(slot: Slot(slot), key: key, form: isInteger ? .integer : .string)
-                        stored.append(slot: Slot(slot), hash: IDTable.hash(key))
+                        ids.store(slot: run.slots[q], key: key, form: isInteger ? .integer : .string)
+                        stored.append(slot: run.slots[q], hash: IDTable.hash(key))
                     } else {
-                        ids.insert(slot: Slot(slot), key: key, isInteger: isInteger)
+                        ids.insert(slot: run.slots[q], key: key, isInteger: isInteger)
                     }
                 }
             }
@@ -104,7 +104,7 @@ extension Forest {
         }
         // Generated ids only once every explicit id of the fragment is known, so
         // that none is taken twice.
-        for q in 0 ..< k where !fragment.ids.hasID(slot: fragment.slotAt[q]) {
+        for q in 0 ..< k where !fragment.ids.hasID(slot: fragment.slot(at: Position(q))) {
             assignGeneratedID(slot: run.slots[q])
         }
         run.depths = fragment.depth
@@ -120,7 +120,7 @@ extension Forest {
         for slot in run.slots.reversed() { ids.remove(slot: slot) }
         if held != nil {
             for slot in run.slots {
-                flags[Int(slot)] = .free
+                flags[slot.index] = .free
             }
             held!.runs.append(run)
             held!.slots += run.count
@@ -128,8 +128,8 @@ extension Forest {
         }
         for slot in run.slots {
             releasePayload(of: slot)
-            flags[Int(slot)] = .free
-            parentSlot[Int(slot)] = -1
+            flags[slot.index] = .free
+            parentSlot[slot.index] = -1
             freeSlots.append(slot)
         }
         compactPoolsIfNeeded()
@@ -139,8 +139,8 @@ extension Forest {
     /// - Complexity: O(title length), amortized
     @discardableResult
     mutating func setTitle(of node: NodeHandle, to utf8: UnsafeRawBufferPointer) -> UInt32 {
-        let old = titleRef[Int(node.slot)]
-        titleRef[Int(node.slot)] = titles.append(utf8)
+        let old = titleRef[node.slot.index]
+        titleRef[node.slot.index] = titles.append(utf8)
         if held != nil { held!.titles.append(old) } else { titles.release(old) }
         compactPoolsIfNeeded()
         return old
@@ -150,7 +150,7 @@ extension Forest {
     /// - Complexity: O(data length), amortized
     @discardableResult
     mutating func setData(of node: NodeHandle, to raw: UnsafeRawBufferPointer) -> UInt32 {
-        let s = Int(node.slot)
+        let s = node.slot.index
         growDataRefs()
         let old = dataRef[s]
         dataRef[s] = dataPool.append(raw) + 1
@@ -183,7 +183,7 @@ extension Forest {
         for run in held.runs {
             for slot in run.slots {
                 releasePayload(of: slot)
-                parentSlot[Int(slot)] = -1
+                parentSlot[slot.index] = -1
                 freeSlots.append(slot)
             }
         }
@@ -195,10 +195,11 @@ extension Forest {
     /// Releases the title and data of `slot` (its pool entries become garbage).
     /// - Complexity: O(1)
     mutating func releasePayload(of slot: Slot) {
-        titles.release(titleRef[Int(slot)])
-        if Int(slot) < dataRef.count && dataRef[Int(slot)] != 0 {
-            dataPool.release(dataRef[Int(slot)] - 1)
-            dataRef[Int(slot)] = 0
+        let s = slot.index
+        titles.release(titleRef[s])
+        if s < dataRef.count && dataRef[s] != 0 {
+            dataPool.release(dataRef[s] - 1)
+            dataRef[s] = 0
         }
     }
 

@@ -30,9 +30,9 @@ extension Forest {
     /// Positions `0 ..< n` holding slots `0 ..< n`, as a new forest has them (`slotAt`
     /// and `positionOf`).
     /// - Complexity: O(n), written once
-    static func denseSlots(_ n: Int) -> ContiguousArray<Slot> {
+    static func denseSlots(_ n: Int) -> ContiguousArray<Int32> {
         .filled(count: n) { part, start in
-            for i in part.indices { part.initializeElement(at: i, to: Slot(truncatingIfNeeded: start &+ i)) }
+            for i in part.indices { part.initializeElement(at: i, to: Int32(truncatingIfNeeded: start &+ i)) }
         }
     }
 
@@ -45,7 +45,7 @@ extension Forest {
 
     /// The number of nodes in each segment of `slotAt`.
     /// - Complexity: O(positions)
-    static func segmentLoads(_ slotAt: ContiguousArray<Slot>) -> ContiguousArray<Int32> {
+    static func segmentLoads(_ slotAt: ContiguousArray<Int32>) -> ContiguousArray<Int32> {
         var loads = ContiguousArray<Int32>(repeating: 0, count: (slotAt.count + segmentSize - 1) >> segmentShift)
         slotAt.withUnsafeBufferPointer { slots in
             for p in slots.indices where slots[p] >= 0 { loads[p >> segmentShift] += 1 }
@@ -62,9 +62,9 @@ extension Forest {
         precondition(k > 0, "no room to make")
         let n = capacity
         var before = 0
-        while before < k && q - before > 0 && slotAt[q - before - 1] < 0 { before += 1 }
+        while before < k && q.offset - before > 0 && isGap(q - before - 1) { before += 1 }
         var after = 0
-        while before + after < k && q + after < n && slotAt[q + after] < 0 { after += 1 }
+        while before + after < k && q.offset + after < n && isGap(q + after) { after += 1 }
         if before + after >= k { return (q - before, nil) }
         if let window = nearbyGaps(k, at: q) {
             let (start, relocation) = respread(window, capacity: nil, reserving: k, at: q)
@@ -75,7 +75,7 @@ extension Forest {
         if n > 0 {
             var levels = 0
             while 1 << levels < segments { levels += 1 }
-            let segment = min(q, n - 1) >> Forest.segmentShift
+            let segment = min(q.offset, n - 1) >> Forest.segmentShift
             var lo = segment, hi = segment + 1
             var load = Int(segmentLoad[segment])
             for h in 0 ... levels {
@@ -83,7 +83,7 @@ extension Forest {
                 for s in newLo ..< lo { load += Int(segmentLoad[s]) }
                 for s in hi ..< newHi { load += Int(segmentLoad[s]) }
                 (lo, hi) = (newLo, newHi)
-                let window = lo << Forest.segmentShift ..< min(n, hi << Forest.segmentShift)
+                let window = Position(lo << Forest.segmentShift) ..< Position(min(n, hi << Forest.segmentShift))
                 let limit = h == 0 ? 1.0 : 1.0 - (1.0 - Forest.topDensity) * Double(h) / Double(levels)
                 if Double(load + k) <= limit * Double(window.count) {
                     let (start, relocation) = respread(window, capacity: nil, reserving: k, at: q)
@@ -91,7 +91,7 @@ extension Forest {
                 }
             }
         }
-        let (start, relocation) = respread(0 ..< n, capacity: Forest.spreadCapacity(count + k), reserving: k, at: q)
+        let (start, relocation) = respread(positions, capacity: Forest.spreadCapacity(count + k), reserving: k, at: q)
         reserveForGrowth()
         return (start, relocation)
     }
@@ -124,15 +124,15 @@ extension Forest {
         let limit = Forest.nearbyLimit + k
         var gaps = 0
         var r = q
-        while r < capacity && r - q < limit {
-            if slotAt[r] < 0 { gaps += 1; if gaps == k { return q ..< r + 1 } }
+        while r.offset < capacity && r - q < limit {
+            if isGap(r) { gaps += 1; if gaps == k { return q ..< r + 1 } }
             r += 1
         }
         gaps = 0
         var l = q
-        while l > 0 && q - l < limit {
+        while l.offset > 0 && q - l < limit {
             l -= 1
-            if slotAt[l] < 0 { gaps += 1; if gaps == k { return l ..< q } }
+            if isGap(l) { gaps += 1; if gaps == k { return l ..< q } }
         }
         return nil
     }
@@ -146,7 +146,7 @@ extension Forest {
     mutating func shrinkIfSparse() -> Relocation? {
         let capacity = Forest.spreadCapacity(count)
         guard self.capacity > 3 * capacity else { return nil }
-        return respread(0 ..< self.capacity, capacity: capacity, reserving: 0, at: 0).1
+        return respread(positions, capacity: capacity, reserving: 0, at: Position(0)).1
     }
 
     /// The number of positions that `nodes` fill to `spreadDensity`, in whole segments.
@@ -165,9 +165,9 @@ extension Forest {
         var reservedAt = 0  // how many of them precede the insertion point
         forEachPosition(in: window) { p in
             if p < q { reservedAt += 1 }
-            items.append(Int32(p))
+            items.append(p.entry)
         }
-        let target = newCapacity.map { 0 ..< $0 } ?? window
+        let target = newCapacity.map { Position(0) ..< Position($0) } ?? window
         let width = target.count, m = items.count + k
         // The j-th of the m nodes (the k new ones counted in place) goes to `place(j)`;
         // width ≥ m, so places are at least one apart and the k new ones can be consecutive.
@@ -179,14 +179,14 @@ extension Forest {
         for (i, old) in items.enumerated() {
             let new = place(i < reservedAt ? i : i + k)
             source[new - target.lowerBound] = old
-            newOfOld[Int(old) - window.lowerBound] = Int32(new)
+            newOfOld[Position(entry: old) - window.lowerBound] = new.entry
         }
         // An end moves with the last descendant it follows.
         func moved(_ end: Int32) -> Int32 {
-            let last = Int(end) - 1
+            let last = Position(entry: end) - 1
             return window.contains(last) ? newOfOld[last - window.lowerBound] + 1 : end
         }
-        var slots = ContiguousArray<Slot>(repeating: Forest.gap, count: width)
+        var slots = ContiguousArray<Int32>(repeating: Forest.gap, count: width)
         var depths = ContiguousArray<Int32>(repeating: 0, count: width)
         var ends = ContiguousArray<Int32>(repeating: 0, count: width)
         for i in 0 ..< width where source[i] >= 0 {
@@ -194,7 +194,7 @@ extension Forest {
             slots[i] = slotAt[old]
             depths[i] = depth[old]
             ends[i] = moved(endAt[old])
-            positionOf[Int(slotAt[old])] = Int32(target.lowerBound + i)
+            positionOf[Int(slotAt[old])] = (target.lowerBound + i).entry
         }
         if newCapacity != nil {
             slotAt = slots
@@ -205,18 +205,19 @@ extension Forest {
             // Ancestors before the window whose last descendant is in it: the
             // ancestors of its first node.
             if let first = items.first {
-                var a = parentSlot[Int(slotAt[Int(first)])]
-                while a >= 0 {
-                    let pa = position(ofSlot: a)
-                    if Int(endAt[pa]) - 1 >= window.upperBound { break }
+                var a = parent(ofSlot: slot(at: Position(entry: first)))
+                while let s = a {
+                    let pa = position(ofSlot: s).offset
+                    if Position(entry: endAt[pa]) - 1 >= window.upperBound { break }
                     endAt[pa] = moved(endAt[pa])
-                    a = parentSlot[Int(a)]
+                    a = parent(ofSlot: s)
                 }
             }
-            slotAt.replaceSubrange(window, with: slots)
-            depth.replaceSubrange(window, with: depths)
-            endAt.replaceSubrange(window, with: ends)
-            for s in window.lowerBound >> Forest.segmentShift ..< (window.upperBound + Forest.segmentSize - 1) >> Forest.segmentShift {
+            let columns = window.lowerBound.offset ..< window.upperBound.offset
+            slotAt.replaceSubrange(columns, with: slots)
+            depth.replaceSubrange(columns, with: depths)
+            endAt.replaceSubrange(columns, with: ends)
+            for s in columns.lowerBound >> Forest.segmentShift ..< (columns.upperBound + Forest.segmentSize - 1) >> Forest.segmentShift {
                 var load: Int32 = 0
                 for p in s << Forest.segmentShift ..< min(capacity, (s + 1) << Forest.segmentShift) where slotAt[p] >= 0 { load += 1 }
                 segmentLoad[s] = load
@@ -231,30 +232,30 @@ extension Forest {
     /// - Complexity: O(positions of the subtree + depth)
     mutating func takeOut(_ p: Position) -> Run {
         let end = subtreeEnd(of: p)
-        let root = slotAt[p]
-        let rootDepth = depth[p]
+        let root = slot(at: p)
+        let rootDepth = depth[p.offset]
         var run = Run()
         var compactIndex = ContiguousArray<Int32>(repeating: -1, count: end - p)
-        for q in p ..< end where slotAt[q] >= 0 {
+        for q in p ..< end where !isGap(q) {
             compactIndex[q - p] = Int32(run.slots.count)
-            run.slots.append(slotAt[q])
-            run.depths.append(depth[q] - rootDepth)
-            run.ends.append(endAt[q])
+            run.slots.append(slot(at: q))
+            run.depths.append(depth[q.offset] - rootDepth)
+            run.ends.append(endAt[q.offset])
         }
-        for j in run.ends.indices { run.ends[j] = compactIndex[Int(run.ends[j]) - 1 - p] + 1 }
-        for q in p ..< end where slotAt[q] >= 0 {
+        for j in run.ends.indices { run.ends[j] = compactIndex[Position(entry: run.ends[j]) - 1 - p] + 1 }
+        for q in p.offset ..< end.offset where slotAt[q] >= 0 {
             positionOf[Int(slotAt[q])] = -1
             slotAt[q] = Forest.gap
             segmentLoad[q >> Forest.segmentShift] -= 1
         }
         count -= run.slots.count
-        let newEnd = Int32(previousNode(before: p) + 1)
-        var a = parentSlot[Int(root)]
-        while a >= 0 {
-            let pa = position(ofSlot: a)
-            if endAt[pa] != Int32(end) { break }
+        let newEnd = endOfNodes(before: p).entry
+        var a = parent(ofSlot: root)
+        while let s = a {
+            let pa = position(ofSlot: s).offset
+            if endAt[pa] != end.entry { break }
             endAt[pa] = newEnd
-            a = parentSlot[Int(a)]
+            a = parent(ofSlot: s)
         }
         return run
     }
@@ -263,27 +264,28 @@ extension Forest {
     /// its roots children of `parent` (roots when nil). Ancestors that now end
     /// inside the run end after it.
     /// - Complexity: O(run + depth)
-    mutating func put(_ run: Run, at start: Position, parent: Slot) {
+    mutating func put(_ run: Run, at start: Position, parent: Slot?) {
         let k = run.slots.count
-        let base = parent < 0 ? 0 : depth[position(ofSlot: parent)] + 1
+        let base = parent.map { depth[position(ofSlot: $0).offset] + 1 } ?? 0
+        let parentEntry = parent?.rawValue ?? -1
         for j in 0 ..< k {
-            let p = start + j
+            let p = (start + j).offset
             let slot = run.slots[j]
-            slotAt[p] = slot
+            slotAt[p] = slot.rawValue
             depth[p] = base + run.depths[j]
-            endAt[p] = Int32(start) + run.ends[j]
-            positionOf[Int(slot)] = Int32(p)
-            if run.depths[j] == 0 { parentSlot[Int(slot)] = parent }
+            endAt[p] = start.entry + run.ends[j]
+            positionOf[slot.index] = Int32(p)
+            if run.depths[j] == 0 { parentSlot[slot.index] = parentEntry }
             segmentLoad[p >> Forest.segmentShift] += 1
         }
         count += k
-        let end = Int32(start + k)
+        let end = (start + k).entry
         var a = parent
-        while a >= 0 {
-            let pa = position(ofSlot: a)
+        while let s = a {
+            let pa = position(ofSlot: s).offset
             if endAt[pa] >= end { break }
             endAt[pa] = end
-            a = parentSlot[Int(a)]
+            a = self.parent(ofSlot: s)
         }
     }
 }
@@ -303,7 +305,8 @@ struct Run {
 struct Relocation {
     /// The positions rewritten: a window, or all of them when the columns grew.
     let range: Range<Position>
-    /// For each position of `range`, the position its node had before, or -1.
+    /// For each position of `range`, the position its node had before (as a column
+    /// stores it), or -1.
     let source: ContiguousArray<Int32>
     /// Whether the columns changed size (then `range` is all of them).
     let resized: Bool

@@ -1,13 +1,16 @@
 /// A forest of titled nodes stored in pre-order, with columns instead of objects.
 ///
 /// Two coordinate systems describe a node:
-/// - its **position** `p`: an index into the position-indexed columns, which hold the
-///   nodes in pre-order with *gaps* between them (a packed-memory array, see
-///   `Forest+Layout.swift`). The subtree of `p` lies in `p ..< subtreeEnd(of: p)`, so
+/// - its **position** `p` (a `Position`): an index into the position-indexed columns,
+///   which hold the nodes in pre-order with *gaps* between them (a packed-memory array,
+///   see `Forest+Layout.swift`). The subtree of `p` lies in `p ..< subtreeEnd(of: p)`, so
 ///   skipping a subtree is one jump; gaps inside that range belong to no node. An
 ///   edit moves only the positions near it, except when the columns grow or shrink.
-/// - its **slot**: a stable number for the node's lifetime, used by handles, the id
-///   table, titles, flags and the parent link. Slots of deleted nodes are reused.
+/// - its **slot** (a `Slot`): a stable number for the node's lifetime, used by handles,
+///   the id table, titles, flags and the parent link. Slots of deleted nodes are reused.
+///
+/// The columns store both as `Int32` entries; `Forest+Positions.swift` reads them as
+/// the two types, so that one is never passed for the other.
 ///
 /// Position-indexed columns: `slotAt` (`Forest.gap` in a gap), `depth`, `endAt`.
 /// Slot-indexed columns: `positionOf`, `parentSlot`, `titleRef`, `flags`, and, only
@@ -16,8 +19,8 @@
 /// and no reference counting per node.
 public struct Forest: Sendable {
     // MARK: Position-indexed
-    /// The node at each position, `Forest.gap` where there is none.
-    @usableFromInline var slotAt: ContiguousArray<Slot> = []
+    /// The slot of the node at each position, `Forest.gap` where there is none.
+    @usableFromInline var slotAt: ContiguousArray<Int32> = []
     @usableFromInline var depth: ContiguousArray<Int32> = []
     /// One past the position of the node's last descendant (itself for a leaf).
     @usableFromInline var endAt: ContiguousArray<Int32> = []
@@ -26,7 +29,8 @@ public struct Forest: Sendable {
 
     // MARK: Slot-indexed
     @usableFromInline var positionOf: ContiguousArray<Int32> = []
-    @usableFromInline var parentSlot: ContiguousArray<Slot> = []
+    /// The slot of the node's parent, -1 for a root.
+    @usableFromInline var parentSlot: ContiguousArray<Int32> = []
     @usableFromInline var titleRef: ContiguousArray<UInt32> = []
     @usableFromInline var flags: ContiguousArray<NodeFlags> = []
     /// Offset + 1 of the node's `data` in `dataPool`; empty while no node has data.
@@ -42,7 +46,7 @@ public struct Forest: Sendable {
     /// Set while a transaction holds releases back.
     var held: HeldReleases?
     /// Slots below this number that carry `NodeFlags.implicitID` are named `~slot`.
-    var implicitIDLimit: Slot = 0
+    var implicitIDLimit: Int32 = 0
     /// The next number tried for a generated id `~N` of an inserted node.
     var nextGeneratedID: Int64 = 0
 

@@ -19,13 +19,13 @@ struct IDTable: Sendable {
     /// Empty until the first explicit id arrives.
     @usableFromInline var refs: ContiguousArray<UInt32> = []
     @usableFromInline var pool = BytePool()
-    /// Slots, or `empty` / `deleted`.
-    var buckets: ContiguousArray<Slot> = []
+    /// Slots (as a column stores them), or `empty` / `deleted`.
+    var buckets: ContiguousArray<Int32> = []
     private(set) var count = 0
     private var used = 0  // live + deleted buckets
 
-    static let empty: Slot = -1
-    static let deleted: Slot = -2
+    static let empty: Int32 = -1
+    static let deleted: Int32 = -2
     static let tagString: UInt8 = 0
     @usableFromInline static let tagInteger: UInt8 = 1
     @usableFromInline static let tagDerived: UInt8 = 2
@@ -36,8 +36,9 @@ struct IDTable: Sendable {
     @usableFromInline enum Form {
         /// Whole, given as a string or as an integer.
         case string, integer
-        /// Derived: the last `segmentCount` bytes of the key, after `parent`'s id.
-        case derived(parent: Slot, segmentCount: Int)
+        /// Derived: the last `segmentCount` bytes of the key, after `parent`'s id (nil: a
+        /// root's, after the root prefix).
+        case derived(parent: Slot?, segmentCount: Int)
     }
 
     init() {}
@@ -65,17 +66,17 @@ struct IDTable: Sendable {
         case .string: (UInt64(tagString), 1, key)
         case .integer: (UInt64(tagInteger), 1, key)
         case .derived(let parent, let segmentCount):
-            (UInt64(tagDerived) | UInt64(UInt32(bitPattern: parent)) << 8, 5, UnsafeRawBufferPointer(rebasing: key[(key.count - segmentCount)...]))
+            (UInt64(tagDerived) | UInt64(UInt32(bitPattern: parent?.rawValue ?? -1)) << 8, 5, UnsafeRawBufferPointer(rebasing: key[(key.count - segmentCount)...]))
         }
     }
 
     @inline(__always)
     private mutating func setRef(slot: Slot, offset: UInt32) {
-        if refs.count == Int(slot) {
+        if refs.count == slot.index {
             refs.append(offset + 1)  // the common case: the next slot's id
         } else {
-            growRefs(to: Int(slot) + 1)
-            refs[Int(slot)] = offset + 1
+            growRefs(to: slot.index + 1)
+            refs[slot.index] = offset + 1
         }
     }
 
@@ -99,7 +100,7 @@ struct IDTable: Sendable {
         while true {
             let s = buckets[i]
             if s == IDTable.empty { return nil }
-            if s >= 0 && keyEquals(slot: s, key) { return s }
+            if s >= 0 && keyEquals(slot: Slot(rawValue: s), key) { return Slot(rawValue: s) }
             i = (i + 1) & mask
         }
     }
@@ -116,7 +117,7 @@ struct IDTable: Sendable {
         var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
         while buckets[i] >= 0 { i = (i + 1) & mask }
         if buckets[i] == IDTable.empty { used += 1 }
-        buckets[i] = slot
+        buckets[i] = slot.rawValue
         count += 1
     }
 
@@ -133,14 +134,14 @@ struct IDTable: Sendable {
             if s == IDTable.empty { break }
             if s == IDTable.deleted {
                 if reusable < 0 { reusable = i }
-            } else if keyEquals(slot: s, key) {
+            } else if keyEquals(slot: Slot(rawValue: s), key) {
                 return false
             }
             i = (i + 1) & mask
         }
         appendEntry(slot: slot, key: key, form: form)
         if reusable >= 0 { i = reusable } else { used += 1 }
-        buckets[i] = slot
+        buckets[i] = slot.rawValue
         count += 1
         return true
     }
@@ -157,7 +158,7 @@ struct IDTable: Sendable {
     /// - Complexity: O(the id's length + depth)
     mutating func storeWhole(slot: Slot) {
         guard isDerived(slot: slot) else { return }
-        let old = refs[Int(slot)] - 1
+        let old = refs[slot.index] - 1
         let key = withKey(slot: slot) { Array($0) }
         key.withUnsafeBytes { appendEntry(slot: slot, key: $0, form: .string) }
         pool.release(old)
@@ -194,7 +195,7 @@ struct IDTable: Sendable {
         var prints = [UInt16](repeating: 0, count: table.count)
         if count > 0 {
             for (i, s) in table.enumerated() where s >= 0 {
-                prints[i] = withKey(slot: s) { IDTable.fingerprint(IDTable.hash($0)) }
+                prints[i] = withKey(slot: Slot(rawValue: s)) { IDTable.fingerprint(IDTable.hash($0)) }
             }
         }
         // Partitions of at least 4,096 buckets (16 KB of slots, 8 KB of fingerprints), at
@@ -231,7 +232,7 @@ struct IDTable: Sendable {
         // Stable within a partition: of two equal ids (same hash, same partition), the
         // later one is found to be the duplicate.
         var groupedHashes = [UInt64](repeating: 0, count: total)
-        var groupedSlots = [Slot](repeating: 0, count: total)
+        var groupedSlots = [Slot](repeating: Slot(rawValue: 0), count: total)
         counts.withUnsafeMutableBufferPointer { starts in
             groupedHashes.withUnsafeMutableBufferPointer { groupedHashes in
                 groupedSlots.withUnsafeMutableBufferPointer { groupedSlots in
@@ -305,19 +306,19 @@ struct IDTable: Sendable {
     /// unless an equal id is on the way (`.duplicate`) or the sequence reaches bucket
     /// `stoppingAt` first (`.stopped`, nothing changed).
     @inline(__always)
-    private func place(_ slot: Slot, hash h: UInt64, _ table: UnsafeMutableBufferPointer<Slot>,
+    private func place(_ slot: Slot, hash h: UInt64, _ table: UnsafeMutableBufferPointer<Int32>,
                        _ prints: UnsafeMutableBufferPointer<UInt16>, stoppingAt end: Int) -> Placement {
         let mask = table.count - 1
         let print = IDTable.fingerprint(h)
         var i = Int(truncatingIfNeeded: h) & mask
         while table[i] != IDTable.empty {
-            if prints[i] == print, table[i] >= 0, withKey(slot: slot, { keyEquals(slot: table[i], $0) }) {
+            if prints[i] == print, table[i] >= 0, withKey(slot: slot, { keyEquals(slot: Slot(rawValue: table[i]), $0) }) {
                 return .duplicate
             }
             i = (i + 1) & mask
             if i == end { return .stopped }
         }
-        table[i] = slot
+        table[i] = slot.rawValue
         prints[i] = print
         return .inserted
     }
@@ -337,29 +338,29 @@ struct IDTable: Sendable {
 
     /// Forgets the id of `slot`, if it has one.
     mutating func remove(slot: Slot) {
-        guard Int(slot) < refs.count, refs[Int(slot)] != 0 else { return }
+        guard slot.index < refs.count, refs[slot.index] != 0 else { return }
         let found = withKey(slot: slot) { key -> Int? in
             let mask = buckets.count - 1
             var i = Int(truncatingIfNeeded: IDTable.hash(key)) & mask
             while buckets[i] != IDTable.empty {
-                if buckets[i] == slot { return i }
+                if buckets[i] == slot.rawValue { return i }
                 i = (i + 1) & mask
             }
             return nil
         }
         if let i = found { buckets[i] = IDTable.deleted; count -= 1 }
-        pool.release(refs[Int(slot)] - 1)
-        refs[Int(slot)] = 0
+        pool.release(refs[slot.index] - 1)
+        refs[slot.index] = 0
     }
 
     /// Whether `slot` has an explicit id.
     @inlinable
-    func hasID(slot: Slot) -> Bool { Int(slot) < refs.count && refs[Int(slot)] != 0 }
+    func hasID(slot: Slot) -> Bool { slot.index < refs.count && refs[slot.index] != 0 }
 
     /// Calls `body` with the string form of the id of `slot` (which has one).
     @inlinable
     func withKey<R>(slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try pool.withEntry(refs[Int(slot)] - 1) { entry in
+        try pool.withEntry(refs[slot.index] - 1) { entry in
             if entry[0] == IDTable.tagDerived { return try withDerivedKey(slot: slot, body) }
             return try body(UnsafeRawBufferPointer(rebasing: entry.dropFirst()))
         }
@@ -376,11 +377,11 @@ struct IDTable: Sendable {
             /// The entry's segment (after the tag, and the parent for a derived one) and the
             /// slot to go on with (nil: the key starts here).
             func step(_ slot: Slot) -> (segment: UnsafeRawBufferPointer, parent: Slot?, prefix: [UInt8]) {
-                let entry = BytePool.entry(in: pool, at: refs[Int(slot)] - 1)
+                let entry = BytePool.entry(in: pool, at: refs[slot.index] - 1)
                 guard let (parent, segment) = IDTable.derivedParts(of: entry) else {
                     return (UnsafeRawBufferPointer(rebasing: entry.dropFirst()), nil, [])
                 }
-                return parent < 0 ? (segment, nil, scheme.rootPrefix) : (segment, parent, scheme.separator)
+                return parent == nil ? (segment, nil, scheme.rootPrefix) : (segment, parent, scheme.separator)
             }
             var length = 0
             var next: Slot? = slot
@@ -407,35 +408,35 @@ struct IDTable: Sendable {
         }
     }
 
-    /// Calls `body` with the parent slot (-1 for a root) and the last segment of `slot`'s
+    /// Calls `body` with the parent slot (nil for a root) and the last segment of `slot`'s
     /// derived id; nil (and no call) when its id is stored whole or it has none.
     /// - Complexity: O(1) plus `body`
-    func withDerivedEntry<R>(slot: Slot, _ body: (_ parent: Slot, _ segment: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+    func withDerivedEntry<R>(slot: Slot, _ body: (_ parent: Slot?, _ segment: UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         guard hasID(slot: slot) else { return nil }
-        return try pool.withEntry(refs[Int(slot)] - 1) { entry in
+        return try pool.withEntry(refs[slot.index] - 1) { entry in
             guard let (parent, segment) = IDTable.derivedParts(of: entry) else { return nil }
             return try body(parent, segment)
         }
     }
 
-    /// The parent slot (-1: a root) and last segment of a pool entry, nil unless it is derived
-    /// (tag, parent slot as UInt32 little-endian, segment).
+    /// The parent slot (nil: a root) and last segment of a pool entry, nil unless it is derived
+    /// (tag, parent slot as UInt32 little-endian, -1 for a root, segment).
     @inline(__always)
-    static func derivedParts(of entry: UnsafeRawBufferPointer) -> (parent: Slot, segment: UnsafeRawBufferPointer)? {
+    static func derivedParts(of entry: UnsafeRawBufferPointer) -> (parent: Slot?, segment: UnsafeRawBufferPointer)? {
         guard entry[0] == tagDerived else { return nil }
-        let parent = Slot(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
-        return (parent, UnsafeRawBufferPointer(rebasing: entry.dropFirst(5)))
+        let parent = Int32(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+        return (parent < 0 ? nil : Slot(rawValue: parent), UnsafeRawBufferPointer(rebasing: entry.dropFirst(5)))
     }
 
     /// Whether `slot` has a derived id.
     func isDerived(slot: Slot) -> Bool {
-        hasID(slot: slot) && pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagDerived }
+        hasID(slot: slot) && pool.withEntry(refs[slot.index] - 1) { $0[0] == IDTable.tagDerived }
     }
 
     /// Whether the id of `slot` was given as an integer.
     @inlinable
     func isInteger(slot: Slot) -> Bool {
-        pool.withEntry(refs[Int(slot)] - 1) { $0[0] == IDTable.tagInteger }
+        pool.withEntry(refs[slot.index] - 1) { $0[0] == IDTable.tagInteger }
     }
 
     
@@ -448,10 +449,10 @@ struct IDTable: Sendable {
     private mutating func rehash(minimumCapacity: Int) {
         var capacity = 16
         while capacity < minimumCapacity { capacity <<= 1 }
-        var fresh = ContiguousArray<Slot>.filled(with: IDTable.empty, count: capacity)
+        var fresh = ContiguousArray<Int32>.filled(with: IDTable.empty, count: capacity)
         let mask = capacity - 1
         for s in buckets where s >= 0 {
-            let h = withKey(slot: s) { IDTable.hash($0) }
+            let h = withKey(slot: Slot(rawValue: s)) { IDTable.hash($0) }
             var i = Int(truncatingIfNeeded: h) & mask
             while fresh[i] != IDTable.empty { i = (i + 1) & mask }
             fresh[i] = s
@@ -574,7 +575,7 @@ struct DeferredIDs {
     private(set) var hashes: [UInt64] = []
     /// The slots; empty while they are `firstSlot`, `firstSlot + 1`, …
     private(set) var slots: [Slot] = []
-    private(set) var firstSlot: Slot = 0
+    private(set) var firstSlot = Slot(rawValue: 0)
 
     init() {}
 
@@ -598,9 +599,10 @@ struct DeferredIDs {
             slots.append(slot)
         } else if hashes.isEmpty {
             firstSlot = slot
-        } else if slot != firstSlot &+ Slot(hashes.count) {
+        } else if slot.rawValue != firstSlot.rawValue &+ Int32(hashes.count) {
             slots.reserveCapacity(hashes.capacity)
-            slots.append(contentsOf: firstSlot ..< firstSlot &+ Slot(hashes.count))
+            let first = firstSlot.rawValue
+            slots.append(contentsOf: (first ..< first &+ Int32(hashes.count)).lazy.map { Slot(rawValue: $0) })
             slots.append(slot)
         }
         hashes.append(hash)
@@ -608,10 +610,10 @@ struct DeferredIDs {
 
     /// Moves every slot by `shift` (the ids' nodes moved so).
     /// - Complexity: O(1) while the slots follow one another, else O(count)
-    mutating func moveSlots(by shift: Slot) {
-        firstSlot &+= shift
+    mutating func moveSlots(by shift: Int32) {
+        firstSlot = Slot(rawValue: firstSlot.rawValue &+ shift)
         slots.withUnsafeMutableBufferPointer { slots in
-            for k in slots.indices { slots[k] &+= shift }
+            for k in slots.indices { slots[k] = Slot(rawValue: slots[k].rawValue &+ shift) }
         }
     }
 
@@ -625,7 +627,8 @@ struct DeferredIDs {
             guard lower < upper else { continue }
             run.hashes.withUnsafeBufferPointer { hashes in
                 if run.slots.isEmpty {
-                    for k in lower ..< upper { body(hashes[k], run.firstSlot &+ Slot(truncatingIfNeeded: k)) }
+                    let first = run.firstSlot.rawValue
+                    for k in lower ..< upper { body(hashes[k], Slot(rawValue: first &+ Int32(truncatingIfNeeded: k))) }
                 } else {
                     run.slots.withUnsafeBufferPointer { slots in
                         for k in lower ..< upper { body(hashes[k], slots[k]) }

@@ -66,7 +66,7 @@ extension TreeStore {
         let run = forest.adopt(fragment)
         let range = place(run, at: q, parent: parent)
         let splices = updateViews(filter) { view, forest, splices in
-            view.inserted(range, parent: parent?.slot ?? -1, in: forest, splices: &splices)
+            view.inserted(range, parent: parent?.slot, in: forest, splices: &splices)
         }
         let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
         recordUndo(.inserted(roots: roots))
@@ -79,7 +79,7 @@ extension TreeStore {
     ///   positions are gaps afterwards and the columns shrink
     public mutating func delete(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
         use(filter)
-        let back = undo != nil ? placeOfReturn(node.slot) : (-1, -1)
+        let back = undo != nil ? placeOfReturn(node.slot) : (nil, nil)
         let (run, _, splices) = takeOut(node, filter, deleting: true)
         if undo != nil {
             let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
@@ -142,7 +142,7 @@ extension TreeStore {
         let range = place(run, at: q, parent: parent)
         var i = 0
         splices += updateViews(filter) { view, forest, splices in
-            view.arrived(range, parent: parent?.slot ?? -1, departures[i], in: forest, splices: &splices)
+            view.arrived(range, parent: parent?.slot, departures[i], in: forest, splices: &splices)
             i += 1
         }
         checkInvariants()
@@ -185,7 +185,7 @@ extension TreeStore {
     private mutating func place(_ run: Run, at q: Position, parent: NodeHandle?) -> Range<Position> {
         let (start, relocation) = forest.makeRoom(run.count, at: q)
         if let relocation { relocate(relocation) }
-        forest.put(run, at: start, parent: parent?.slot ?? -1)
+        forest.put(run, at: start, parent: parent?.slot)
         return start ..< start + run.count
     }
 
@@ -200,7 +200,7 @@ extension TreeStore {
         -> (Run, [ViewState.Departure], [Splice]) {
         let p = forest.position(of: node)
         let positions = forest.subtree(of: p)
-        let parent = forest.parentSlot[Int(node.slot)]
+        let parent = forest.parent(ofSlot: node.slot)
         var departures: [ViewState.Departure] = []
         var splices = updateViews(filter) { view, forest, splices in
             departures.append(view.departing(p, in: forest, keepingCovers: !deleting, splices: &splices))

@@ -36,7 +36,7 @@ package struct CompactStore: Sendable {
         self.store = store
         var positions = ContiguousArray<Int32>()
         positions.reserveCapacity(store.forest.count)
-        store.forest.forEachPosition { positions.append(Int32($0)) }
+        store.forest.forEachPosition { positions.append($0.entry) }
         self.positions = positions
     }
 
@@ -49,7 +49,7 @@ package struct CompactStore: Sendable {
     /// The kept filtered views, least recently used first.
     package var keptFilters: [FilterQuery] { store.keptFilters }
 
-    @inline(__always) func slot(_ i: Int) -> Slot { store.forest.slotAt[Int(positions[i])] }
+    @inline(__always) func slot(_ i: Int) -> Slot { store.forest.slot(at: Position(entry: positions[i])) }
 
     /// The level of node `i` (0 for roots).
     /// - Complexity: O(1)
@@ -59,11 +59,11 @@ package struct CompactStore: Sendable {
     /// - Complexity: O(1)
     package func flags(_ i: Int) -> CompactNodeFlags {
         let s = slot(i)
-        let f = store.forest.flags[Int(s)]
+        let f = store.forest.flags[s.index]
         var out: CompactNodeFlags = []
         if f.contains(.expanded) { out.insert(.expanded) }
         if f.contains(.declaresChildren) { out.insert(.declaresChildren) }
-        if store.forest.ids.hasID(slot: s) || Int(s) != i { out.insert(.storedID) }
+        if store.forest.ids.hasID(slot: s) || s.index != i { out.insert(.storedID) }
         if store.forest.hasData(NodeHandle(slot: s)) { out.insert(.hasData) }
         return out
     }
@@ -97,7 +97,7 @@ package struct CompactStore: Sendable {
     /// retained and released). The two were four fifths of writing a JSON document's image
     /// (tree-bench's `snapshotDocument`).
     package func withStoredID(_ i: Int, _ body: (_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) throws -> Void) rethrows {
-        let s = slot(i), nodeParent = store.forest.parentSlot[Int(s)]
+        let s = slot(i), nodeParent = store.forest.parent(ofSlot: s)
         // A derived entry names the slot its id extends: the node's parent, always (a move
         // stores the id whole first); written whole should that ever not hold.
         let derived = try store.forest.ids.withDerivedEntry(slot: s) { parent, segment in
@@ -190,7 +190,7 @@ package struct CompactStore: Sendable {
     package func expansion(ofKeptView v: Int) -> [UInt8] {
         let expanded = store.filtered[v].view.filter!.expanded
         var bytes = [UInt8](repeating: 0, count: (count + 7) >> 3)
-        for i in 0 ..< count where expanded.contains(Int(slot(i))) { bytes[i >> 3] |= 1 << UInt8(i & 7) }
+        for i in 0 ..< count where expanded.contains(slot(i).index) { bytes[i >> 3] |= 1 << UInt8(i & 7) }
         return bytes
     }
 }
@@ -274,7 +274,7 @@ extension TreeStore {
         // Structure: levels to subtree ends and parents, with the open ancestors on a stack.
         var depth = ContiguousArray<Int32>(repeating: 0, count: n)
         var endAt = ContiguousArray<Int32>(repeating: 0, count: n)
-        var parent = ContiguousArray<Slot>(repeating: -1, count: n)
+        var parent = ContiguousArray<Int32>(repeating: -1, count: n)
         var badLevel: Int? = nil
         depth.withUnsafeMutableBufferPointer { depth in
             endAt.withUnsafeMutableBufferPointer { endAt in
@@ -345,7 +345,7 @@ extension TreeStore {
         // `~j` is taken by node j when it is stored without an id). A derived id is hashed
         // from its parent's hash state and its segment, as the builder does; all are then
         // indexed at once.
-        forest.implicitIDLimit = Slot(n)
+        forest.implicitIDLimit = Int32(n)
         forest.nextGeneratedID = c.nextGeneratedID
         if storedIDs > 0 || c.ids.count > 0 {
             var offsets = ContiguousArray<UInt32>(repeating: 0, count: storedIDs)
@@ -363,8 +363,9 @@ extension TreeStore {
             var slots: [Slot] = [], hashes: [UInt64] = []
             slots.reserveCapacity(storedIDs)
             hashes.reserveCapacity(storedIDs)
-            // The nodes with ids along the current path, by level: slot, hash state, key length.
-            var path: [(slot: Slot, hasher: IDHasher, length: Int)] = []
+            // The nodes with ids along the current path, by level: slot (nil: a level without
+            // one), hash state, key length.
+            var path: [(slot: Slot?, hasher: IDHasher, length: Int)] = []
             var k = 0
             for i in 0 ..< n where c.flags[i] & CompactNodeFlags.storedID.rawValue != 0 {
                 let entry = BytePool.entry(in: c.ids, at: offsets[k])
@@ -377,8 +378,8 @@ extension TreeStore {
                 switch entry[0] {
                 case CompactColumns.idTagDerived:
                     guard let scheme = c.derivedIDScheme else { throw CompactColumnsError("node \(i) has a derived id, the image no scheme") }
-                    let p = parent[i]
-                    if p < 0 {
+                    let p = parent[i] < 0 ? nil : Slot(rawValue: parent[i])
+                    if p == nil {
                         hasher.combine(scheme.rootPrefix)
                         length = scheme.rootPrefix.count
                     } else {
@@ -402,7 +403,7 @@ extension TreeStore {
                 }
                 hasher.combine(bytes)
                 length += bytes.count
-                while path.count < level { path.append((-1, IDHasher(), 0)) }
+                while path.count < level { path.append((nil, IDHasher(), 0)) }
                 if path.count == level { path.append((Slot(i), hasher, length)) } else { path[level] = (Slot(i), hasher, length) }
                 // Only a short id can be a generated one (`~` and at most 15 digits).
                 if length <= 16, let j = forest.ids.withKey(slot: Slot(i), { Forest.generatedNumber($0) }),

@@ -15,11 +15,12 @@ extension TreeStore {
         precondition(view.index.count == forest.capacity, "view index size")
         let expected = view.filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
         let actual = view.index.materializedCovers()
-        for p in 0 ..< forest.capacity {
+        for p in forest.positions {
+            let i = p.offset
             if forest.isGap(p) {
-                precondition(actual[p] > CoverIndex.gapCover / 2, "gap \(p) has cover \(actual[p])")
+                precondition(actual[i] > CoverIndex.gapCover / 2, "gap \(p) has cover \(actual[i])")
             } else {
-                precondition(actual[p] == expected[p], "cover at \(p): \(actual[p]), expected \(expected[p])")
+                precondition(actual[i] == expected[i], "cover at \(p): \(actual[i]), expected \(expected[i])")
             }
         }
         precondition(view.index.zeroCount == expected.lazy.filter { $0 == 0 }.count, "visible count")
@@ -42,9 +43,9 @@ extension TreeStore {
         precondition(filter.matchesBelow != nil || filter.matchIndex != nil, "matches below: neither counts nor an index")
         if let index = filter.matchIndex {
             precondition(index.count == filter.matchCount, "match index count")
-            for p in 0 ..< forest.capacity where forest.slotAt[p] >= 0 {
-                let slot = Slot(forest.slotAt[p])
-                precondition(filter.matchesBelow(slot: slot, at: p, in: forest) == Int(below[Int(slot)]), "match index below position \(p)")
+            forest.forEachPosition { p in
+                let slot = forest.slot(at: p)
+                precondition(filter.matchesBelow(slot: slot, at: p, in: forest) == Int(below[slot.index]), "match index below position \(p)")
             }
         }
     }
@@ -59,26 +60,26 @@ extension Forest {
         let n = capacity
         precondition(endAt.count == n && depth.count == n, "position columns")
         precondition(segmentLoad == Forest.segmentLoads(slotAt), "segment loads")
-        var stack: [Int] = []  // open ancestors' positions
+        var stack: [Position] = []  // open ancestors
         var seen = 0
-        var last = -1  // the previous node's position
-        for p in 0 ..< n where !isGap(p) {
+        var next = Position(0)  // one past the previous node
+        for p in positions where !isGap(p) {
             // Close the ancestors whose last descendant came before p.
-            while let top = stack.last, Int(endAt[top]) <= p {
-                precondition(Int(endAt[top]) == last + 1 || top == last, "end of \(top) is not after its last descendant")
+            while let top = stack.last, subtreeEnd(of: top) <= p {
+                precondition(subtreeEnd(of: top) == next || top + 1 == next, "end of \(top) is not after its last descendant")
                 stack.removeLast()
             }
-            let slot = Int(slotAt[p])
-            precondition(Int(positionOf[slot]) == p, "positionOf/slotAt disagree at \(p)")
-            precondition(!flags[slot].contains(.free), "free slot in use at \(p)")
-            precondition(Int(depth[p]) == stack.count, "depth at \(p)")
-            precondition(parentSlot[slot] == (stack.last.map { slotAt[$0] } ?? -1), "parent at \(p)")
-            precondition(Int(endAt[p]) > p && !isGap(Int(endAt[p]) - 1), "end of \(p) is not a node")
+            let s = slot(at: p)
+            precondition(position(ofSlot: s) == p, "positionOf/slotAt disagree at \(p)")
+            precondition(!flags[s.index].contains(.free), "free slot in use at \(p)")
+            precondition(level(at: p) == stack.count, "depth at \(p)")
+            precondition(parent(ofSlot: s) == stack.last.map { slot(at: $0) }, "parent at \(p)")
+            precondition(subtreeEnd(of: p) > p && !isGap(subtreeEnd(of: p) - 1), "end of \(p) is not a node")
             stack.append(p)
-            last = p
+            next = p + 1
             seen += 1
         }
-        for top in stack { precondition(Int(endAt[top]) == last + 1, "end of \(top) at the end") }
+        for top in stack { precondition(subtreeEnd(of: top) == next, "end of \(top) at the end") }
         precondition(seen == count, "nodes \(seen) != count \(count)")
         var live = 0
         for slot in flags.indices where !flags[slot].contains(.free) { live += 1 }

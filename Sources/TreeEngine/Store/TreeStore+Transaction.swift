@@ -36,11 +36,11 @@ extension TreeStore {
     }
 
     /// Where a node taken out of its place goes back: under `parent` (a root when
-    /// -1), before `before` (its next sibling then), or last when -1.
-    func placeOfReturn(_ node: Slot) -> (parent: Slot, before: Slot) {
-        let parent = forest.parentSlot[Int(node)]
+    /// nil), before `before` (its next sibling then), or last when nil.
+    func placeOfReturn(_ node: Slot) -> (parent: Slot?, before: Slot?) {
+        let parent = forest.parent(ofSlot: node)
         let next = forest.nextNode(from: forest.subtreeEnd(of: forest.position(ofSlot: node)))
-        let sibling = next < forest.capacity && forest.parentSlot[Int(forest.slot(at: next))] == parent ? forest.slot(at: next) : -1
+        let sibling = next < forest.positions.upperBound && forest.parent(ofSlot: forest.slot(at: next)) == parent ? forest.slot(at: next) : nil
         return (parent, sibling)
     }
 
@@ -63,11 +63,11 @@ extension TreeStore {
             case .moved(let node, let parent, let before):
                 putBack(forest.takeOut(forest.position(ofSlot: node)), parent: parent, before: before)
             case .retitled(let node, let old):
-                forest.titles.release(forest.titleRef[Int(node)])
-                forest.titleRef[Int(node)] = old
+                forest.titles.release(forest.titleRef[node.index])
+                forest.titleRef[node.index] = old
             case .redata(let node, let old):
-                forest.dataPool.release(forest.dataRef[Int(node)] - 1)
-                forest.dataRef[Int(node)] = old
+                forest.dataPool.release(forest.dataRef[node.index] - 1)
+                forest.dataRef[node.index] = old
             }
         }
         // Slots first used inside the transaction stay, free.
@@ -87,9 +87,9 @@ extension TreeStore {
     }
 
     /// Puts a run taken out back where `placeOfReturn` said.
-    private mutating func putBack(_ run: Run, parent: Slot, before: Slot) {
-        let q = before >= 0 ? forest.position(ofSlot: before)
-            : try! forest.insertionPoint(parent: parent >= 0 ? NodeHandle(slot: parent) : nil, index: nil)
+    private mutating func putBack(_ run: Run, parent: Slot?, before: Slot?) {
+        let q = if let before { forest.position(ofSlot: before) }
+            else { try! forest.insertionPoint(parent: parent.map { NodeHandle(slot: $0) }, index: nil) }
         let (start, _) = forest.makeRoom(run.count, at: q)
         forest.put(run, at: start, parent: parent)
     }
@@ -102,9 +102,9 @@ struct UndoLog: Sendable {
         /// Nodes inserted: take them out.
         case inserted(roots: [Slot])
         /// A subtree deleted (its slots held): put it back, with its ids.
-        case deleted(Run, parent: Slot, before: Slot, ids: [(slot: Slot, key: [UInt8], isInteger: Bool)])
+        case deleted(Run, parent: Slot?, before: Slot?, ids: [(slot: Slot, key: [UInt8], isInteger: Bool)])
         /// A subtree moved: move it back.
-        case moved(Slot, parent: Slot, before: Slot)
+        case moved(Slot, parent: Slot?, before: Slot?)
         case retitled(Slot, old: UInt32)
         /// The old `dataRef` (0: no data).
         case redata(Slot, old: UInt32)

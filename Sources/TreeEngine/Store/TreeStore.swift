@@ -125,10 +125,10 @@ public struct TreeStore: Sendable {
         var index = offset
         view.index.forEachZero(from: offset, limit: limit) { p in
             let slot = forest.slot(at: p)
-            let parent = forest.parentSlot[Int(slot)]
+            let parent = forest.parent(ofSlot: slot)
             rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
                             isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
-                            parent: parent < 0 ? nil : NodeHandle(slot: parent), isMatch: view.isMatch(at: p, in: forest),
+                            parent: parent.map { NodeHandle(slot: $0) }, isMatch: view.isMatch(at: p, in: forest),
                             matchesBelow: view.filter?.matchesBelow(slot: slot, at: p, in: forest)))
             index += 1
         }

@@ -84,24 +84,24 @@ struct CoverIndex: Sendable {
 
     /// The cover of position `p`.
     /// - Complexity: O(log n)
-    func cover(at p: Int) -> Int32 { cover[p] &+ pathAddition(p >> CoverIndex.blockShift) }
+    func cover(at p: Position) -> Int32 { cover[p.offset] &+ pathAddition(p.offset >> CoverIndex.blockShift) }
 
     /// Whether position `p` has cover zero.
     /// - Complexity: O(log n)
-    func isZero(_ p: Int) -> Bool { cover(at: p) == 0 }
+    func isZero(_ p: Position) -> Bool { cover(at: p) == 0 }
 
     /// The number of zero positions in `0 ..< p`.
     /// - Complexity: O(log n + 64)
-    func zeros(before p: Int) -> Int {
-        if p <= 0 { return 0 }
-        if p >= count { return zeroCount }
-        return rank(p, onlyIfZero: false)!
+    func zeros(before p: Position) -> Int {
+        if p.offset <= 0 { return 0 }
+        if p.offset >= count { return zeroCount }
+        return rank(p.offset, onlyIfZero: false)!
     }
 
     /// The number of zeros before `p` when `p` is a zero itself, else nil: `zeros(before:)`
     /// and `isZero` in one descent.
     /// - Complexity: O(log n + 64)
-    func rank(ofZero p: Int) -> Int? { rank(p, onlyIfZero: true) }
+    func rank(ofZero p: Position) -> Int? { rank(p.offset, onlyIfZero: true) }
 
     /// One descent to the block of `p`, counting the zeros of the blocks before it, then
     /// the zeros before `p` in its block; nil when `onlyIfZero` and `p` is not a zero.
@@ -135,7 +135,7 @@ struct CoverIndex: Sendable {
 
     /// The number of zero positions in `range`.
     /// - Complexity: O(log n + 64)
-    func zeros(in range: Range<Int>) -> Int {
+    func zeros(in range: Range<Position>) -> Int {
         range.isEmpty ? 0 : zeros(before: range.upperBound) - zeros(before: range.lowerBound)
     }
 
@@ -168,7 +168,7 @@ struct CoverIndex: Sendable {
     /// Calls `body` with the positions of the zeros of rank `first ..< first + limit`
     /// (fewer at the end), in order.
     /// - Complexity: O((limit / 64 + 1) · log n + limit + 64)
-    func forEachZero(from first: Int, limit: Int, _ body: (Int) -> Void) {
+    func forEachZero(from first: Int, limit: Int, _ body: (Position) -> Void) {
         let end = min(zeroCount, first + limit)
         var k = first
         var (q, acc) = end > first ? locate(k) : (0, 0)
@@ -178,7 +178,7 @@ struct CoverIndex: Sendable {
                 let blockEnd = min(count, ((q >> CoverIndex.blockShift) + 1) << CoverIndex.blockShift)
                 while q < blockEnd && k < end {
                     if cover[q] == target {
-                        body(q)
+                        body(Position(q))
                         k += 1
                     }
                     q += 1
@@ -195,9 +195,9 @@ struct CoverIndex: Sendable {
 
     /// Adds `delta` to the cover of every position in `range`.
     /// - Complexity: O(log n + 128)
-    mutating func add(_ delta: Int32, to range: Range<Int>) {
+    mutating func add(_ delta: Int32, to range: Range<Position>) {
         if range.isEmpty { return }
-        let l = range.lowerBound, r = range.upperBound
+        let l = range.lowerBound.offset, r = range.upperBound.offset
         let firstBlock = l >> CoverIndex.blockShift
         let lastBlock = (r - 1) >> CoverIndex.blockShift
         if firstBlock == lastBlock {
@@ -269,14 +269,14 @@ struct CoverIndex: Sendable {
 
     /// The covers of the positions in `range`, pending additions included.
     /// - Complexity: O(range + log n · blocks of the range)
-    func covers(in range: Range<Int>) -> ContiguousArray<Int32> {
+    func covers(in range: Range<Position>) -> ContiguousArray<Int32> {
         var result = ContiguousArray<Int32>()
         result.reserveCapacity(range.count)
-        var q = range.lowerBound
-        while q < range.upperBound {
+        var q = range.lowerBound.offset
+        while q < range.upperBound.offset {
             let block = q >> CoverIndex.blockShift
             let acc = pathAddition(block)
-            let end = min(range.upperBound, (block + 1) << CoverIndex.blockShift)
+            let end = min(range.upperBound.offset, (block + 1) << CoverIndex.blockShift)
             while q < end { result.append(cover[q] &+ acc); q += 1 }
         }
         return result
@@ -284,8 +284,9 @@ struct CoverIndex: Sendable {
 
     /// Sets the covers of the positions `start ..< start + values.count`.
     /// - Complexity: O(values + log n · blocks touched)
-    mutating func setCovers(_ values: ContiguousArray<Int32>, at start: Int) {
+    mutating func setCovers(_ values: ContiguousArray<Int32>, at start: Position) {
         if values.isEmpty { return }
+        let start = start.offset
         var i = 0
         while i < values.count {
             let q = start + i
@@ -313,7 +314,7 @@ struct CoverIndex: Sendable {
     /// - Complexity: O(relocated positions + log n · blocks), O(n) when resized
     mutating func relocate(_ r: Relocation) {
         let old = r.resized ? materializedCovers() : covers(in: r.range)
-        let base = r.resized ? 0 : r.range.lowerBound
+        let base = r.resized ? 0 : r.range.lowerBound.offset
         var values = ContiguousArray<Int32>(repeating: CoverIndex.gapCover, count: r.source.count)
         for i in values.indices where r.source[i] >= 0 { values[i] = old[Int(r.source[i]) - base] }
         if r.resized { self = CoverIndex(covers: values) } else { setCovers(values, at: r.range.lowerBound) }

@@ -46,6 +46,7 @@ struct MatchIndex: Sendable {
     /// The number of matches at positions before `p`.
     /// - Complexity: O(64)
     func rank(_ p: Position) -> Int {
+        let p = p.offset
         let w = min(p >> 6, words.count)
         let block = w / MatchIndex.blockWords
         var r = before[block]
@@ -72,6 +73,6 @@ struct MatchIndex: Sendable {
         }
         var word = words[w]
         for _ in 0 ..< left { word &= word - 1 }
-        return w << 6 + word.trailingZeroBitCount
+        return Position(w << 6 + word.trailingZeroBitCount)
     }
 }

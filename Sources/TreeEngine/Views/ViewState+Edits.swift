@@ -21,8 +21,8 @@ extension ViewState {
         /// Ancestors that left A when the subtree left: if it brings them back into A
         /// where it arrives, they keep their expansion (they never left, seen from outside).
         var leftA: [Slot] = []
-        /// The parent the subtree left (-1: it was a root), which may have become a leaf.
-        var parent: Slot = -1
+        /// The parent the subtree left (nil: it was a root), which may have become a leaf.
+        var parent: Slot?
     }
 
     /// Range additions to apply together: +1 or -1 over positions.
@@ -54,11 +54,11 @@ extension ViewState {
     // MARK: Inserted nodes
 
     /// Nodes new to the forest were put at `range`, their roots children of `parent`
-    /// (roots when -1): they get their state in this view (a filtered view matches
+    /// (roots when nil): they get their state in this view (a filtered view matches
     /// their titles and expands exactly those that are ancestors of matches, as a
     /// build does), their covers, and their ancestors' match counts.
     /// - Complexity: O(range + total title length + depth · log n)
-    mutating func inserted(_ range: Range<Position>, parent: Slot, in forest: Forest, splices: inout [Splice]?) {
+    mutating func inserted(_ range: Range<Position>, parent: Slot?, in forest: Forest, splices: inout [Splice]?) {
         reserveSlots(forest)
         var found = 0
         let rootDepth = forest.level(at: range.lowerBound)
@@ -75,10 +75,10 @@ extension ViewState {
                 let inside = sums[d + 1]
                 sums[d + 1] = 0
                 sums[d] &+= inside &+ (isMatch ? 1 : 0)
-                filter!.matches.set(Int(slot), isMatch)
-                filter!.matchesBelow![Int(slot)] = inside
-                filter!.ancestors.set(Int(slot), inside > 0)
-                filter!.expanded.set(Int(slot), inside > 0)
+                filter!.matches.set(slot.index, isMatch)
+                filter!.matchesBelow![slot.index] = inside
+                filter!.ancestors.set(slot.index, inside > 0)
+                filter!.expanded.set(slot.index, inside > 0)
                 if isMatch { found += 1 }
             }
             filter!.matchCount += found
@@ -98,7 +98,7 @@ extension ViewState {
         }
         index.setCovers(covers, at: range.lowerBound)
         recordInsertion(range, &splices)
-        if found > 0 && parent >= 0 {
+        if found > 0, let parent {
             var roots: [Slot] = []
             forest.forEachRoot(ofRun: range) { p in
                 let slot = forest.slot(at: p)
@@ -109,7 +109,7 @@ extension ViewState {
             apply(additions, &splices)
         }
         // The parent has children now: with leaves only, it stops matching.
-        if parent >= 0 && filter?.matcher.query.leavesOnly == true {
+        if let parent, filter?.matcher.query.leavesOnly == true {
             var changed: [Slot] = []
             rematch(parent, in: forest, splices: &splices, changed: &changed)
         }
@@ -125,7 +125,7 @@ extension ViewState {
         let subtree = forest.subtree(of: p)
         if let filter {
             let slot = forest.slot(at: p)
-            departure.matches = Int(filter.matchesBelow![Int(slot)]) + (filter.matches.contains(Int(slot)) ? 1 : 0)
+            departure.matches = Int(filter.matchesBelow![slot.index]) + (filter.matches.contains(slot.index) ? 1 : 0)
         }
         if keepingCovers {
             let covers = index.covers(in: subtree)
@@ -140,22 +140,22 @@ extension ViewState {
     }
 
     /// The subtree whose nodes are `run` left `positions` (now gaps), its root a
-    /// child of `parent` (a root when -1). `deleted`: the nodes leave the forest.
+    /// child of `parent` (a root when nil). `deleted`: the nodes leave the forest.
     /// - Complexity: O(positions + depth · log n)
-    mutating func departed(_ positions: Range<Position>, _ run: Run, parent: Slot, _ departure: inout Departure,
+    mutating func departed(_ positions: Range<Position>, _ run: Run, parent: Slot?, _ departure: inout Departure,
                            deleted: Bool, in forest: Forest, splices: inout [Splice]?) {
         index.setCovers(ContiguousArray(repeating: CoverIndex.gapCover, count: positions.count), at: positions.lowerBound)
         guard filter != nil else { return }
         if deleted {
             filter!.matchCount -= departure.matches
             for slot in run.slots {
-                filter!.matches.remove(Int(slot))
-                filter!.expanded.remove(Int(slot))
-                filter!.ancestors.remove(Int(slot))
-                filter!.matchesBelow![Int(slot)] = 0
+                filter!.matches.remove(slot.index)
+                filter!.expanded.remove(slot.index)
+                filter!.ancestors.remove(slot.index)
+                filter!.matchesBelow![slot.index] = 0
             }
         }
-        if departure.matches > 0 && parent >= 0 {
+        if departure.matches > 0, let parent {
             var additions: Additions = []
             filter!.propagate(-departure.matches, from: parent, included: [], in: forest, &additions,
                               changed: &departure.leftA)
@@ -165,23 +165,23 @@ extension ViewState {
         // With leaves only, a parent left without children may start matching; its
         // ancestors that have just left A keep their expansion when they come back. After
         // a move, once the subtree has arrived (see `arrived`).
-        if deleted && parent >= 0 && filter!.matcher.query.leavesOnly {
+        if deleted, let parent, filter!.matcher.query.leavesOnly {
             var changed: [Slot] = []
             rematch(parent, in: forest, splices: &splices, keepingExpansionOf: departure.leftA, changed: &changed)
         }
     }
 
     /// The subtree taken out with `departure` was put at `range` under `parent`
-    /// (a root when -1), keeping every node's state in this view.
+    /// (a root when nil), keeping every node's state in this view.
     /// - Complexity: O(range + depth · log n)
-    mutating func arrived(_ range: Range<Position>, parent: Slot, _ departure: Departure,
+    mutating func arrived(_ range: Range<Position>, parent: Slot?, _ departure: Departure,
                           in forest: Forest, splices: inout [Splice]?) {
         let root = forest.slot(at: range.lowerBound)
         let (base, parentInA) = childBase(of: parent, in: forest)
         let cover = base + (parentInA && !(filter?.isIncluded(root) ?? true) ? 1 : 0)
         index.setCovers(ContiguousArray(departure.covers.lazy.map { $0 + cover }), at: range.lowerBound)
         recordInsertion(range, &splices)
-        if departure.matches > 0 && parent >= 0 {
+        if departure.matches > 0, let parent {
             var additions: Additions = []
             var entered: [Slot] = []
             filter!.propagate(departure.matches, from: parent, included: filter!.isIncluded(root) ? [root] : [],
@@ -193,10 +193,10 @@ extension ViewState {
         // one may start (ancestors that left A on the way keep their expansion).
         if filter?.matcher.query.leavesOnly == true {
             var left = departure.leftA
-            if parent >= 0 { rematch(parent, in: forest, splices: &splices, changed: &left) }
-            if departure.parent >= 0 {
+            if let parent { rematch(parent, in: forest, splices: &splices, changed: &left) }
+            if let oldParent = departure.parent {
                 var changed: [Slot] = []
-                rematch(departure.parent, in: forest, splices: &splices, keepingExpansionOf: left, changed: &changed)
+                rematch(oldParent, in: forest, splices: &splices, keepingExpansionOf: left, changed: &changed)
             }
         }
     }
@@ -221,17 +221,17 @@ extension ViewState {
         var scratch: [UInt8] = []
         let isMatch = (!filter!.matcher.query.leavesOnly || ViewState.isLeaf(slot, in: forest))
             && forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
-        guard isMatch != filter!.matches.contains(Int(slot)) else { return }
-        filter!.matches.set(Int(slot), isMatch)
+        guard isMatch != filter!.matches.contains(slot.index) else { return }
+        filter!.matches.set(slot.index, isMatch)
         filter!.matchCount += isMatch ? 1 : -1
         var additions: Additions = []
-        let parent = forest.parentSlot[Int(slot)]
+        let parent = forest.parent(ofSlot: slot)
         let inA = filter!.isAncestorOfMatch(slot)
-        if !inA && (parent < 0 || filter!.isAncestorOfMatch(parent)) {
+        if !inA && (parent.map { filter!.isAncestorOfMatch($0) } ?? true) {
             // Leaves or joins the excluded nodes under a parent in A.
             additions.append((isMatch ? -1 : 1, forest.subtree(of: forest.position(ofSlot: slot))))
         }
-        if parent >= 0 {
+        if let parent {
             filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &additions,
                               keepingExpansionOf: kept, changed: &changed)
         }
@@ -240,10 +240,10 @@ extension ViewState {
 
     // MARK: Internals
 
-    /// What a child of `parent` (a root when -1) has for a cover before its own
+    /// What a child of `parent` (a root when nil) has for a cover before its own
     /// exclusion, and whether it is excluded unless included (its parent in A).
-    private func childBase(of parent: Slot, in forest: Forest) -> (cover: Int32, parentInA: Bool) {
-        guard parent >= 0 else { return (0, filter != nil) }
+    private func childBase(of parent: Slot?, in forest: Forest) -> (cover: Int32, parentInA: Bool) {
+        guard let parent else { return (0, filter != nil) }
         let p = forest.position(ofSlot: parent)
         let cover = index.cover(at: p) + (isExpanded(slot: parent, in: forest) ? 0 : 1)
         return (cover, filter?.isAncestorOfMatch(parent) ?? false)
@@ -291,25 +291,25 @@ extension ViewState.FilterState {
     mutating func propagate(_ delta: Int, from start: Slot, included: [Slot], in forest: Forest,
                             _ additions: inout ViewState.Additions, keepingExpansionOf kept: [Slot] = [],
                             changed: inout [Slot]) {
-        var slot = start
+        var next: Slot? = start
         var children = included
         var changing = true
-        while slot >= 0 {
-            let old = matchesBelow![Int(slot)]
+        while let slot = next {
+            let old = matchesBelow![slot.index]
             let new = UInt32(Int(old) + delta)
-            matchesBelow![Int(slot)] = new
-            ancestors.set(Int(slot), new > 0)
-            let parent = forest.parentSlot[Int(slot)]
+            matchesBelow![slot.index] = new
+            ancestors.set(slot.index, new > 0)
+            let parent = forest.parent(ofSlot: slot)
             if changing && (old == 0) != (new == 0) {
                 let p = forest.position(ofSlot: slot)
                 let descendants = forest.descendants(of: p), subtree = forest.subtree(of: p)
-                let excludable = !matches.contains(Int(slot)) && (parent < 0 || isAncestorOfMatch(parent))
+                let excludable = !matches.contains(slot.index) && (parent.map { isAncestorOfMatch($0) } ?? true)
                 changed.append(slot)
                 if new > 0 {
                     // One more cover on the descendants, unless a collapsed node starts
                     // expanded, which takes its own cover off them: no change then.
-                    if !expanded.contains(Int(slot)) && !kept.contains(slot) {
-                        expanded.insert(Int(slot))
+                    if !expanded.contains(slot.index) && !kept.contains(slot) {
+                        expanded.insert(slot.index)
                     } else {
                         additions.append((1, descendants))
                     }
@@ -323,7 +323,7 @@ extension ViewState.FilterState {
             } else {
                 changing = false
             }
-            slot = parent
+            next = parent
         }
     }
 }

@@ -39,13 +39,13 @@ struct ViewState: Sendable {
         /// counts edits keep, or (before the first edit) from the match index a build leaves.
         /// - Complexity: O(1), or O(64) from the index
         func matchesBelow(slot: Slot, at p: Position, in forest: Forest) -> Int {
-            if let counts = matchesBelow { return Int(counts[Int(slot)]) }
+            if let counts = matchesBelow { return Int(counts[slot.index]) }
             return matchIndex!.rank(forest.subtreeEnd(of: p)) - matchIndex!.rank(p + 1)
         }
 
-        @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { ancestors.contains(Int(slot)) }
+        @inline(__always) func isAncestorOfMatch(_ slot: Slot) -> Bool { ancestors.contains(slot.index) }
         /// In A or in M: never excluded.
-        @inline(__always) func isIncluded(_ slot: Slot) -> Bool { isAncestorOfMatch(slot) || matches.contains(Int(slot)) }
+        @inline(__always) func isIncluded(_ slot: Slot) -> Bool { isAncestorOfMatch(slot) || matches.contains(slot.index) }
     }
 
     /// Where the view's columns are stored (see `CoverIndex.storageAddresses`).
@@ -68,7 +68,7 @@ struct ViewState: Sendable {
 
     static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
         forest.flags.withUnsafeBufferPointer { flags in
-            computeCovers(forest, expanded: { flags[Int($0)].contains(.expanded) }, excludedTop: { _, _ in false })
+            computeCovers(forest, expanded: { flags[$0.index].contains(.expanded) }, excludedTop: { _, _ in false })
         }
     }
 
@@ -84,11 +84,11 @@ struct ViewState: Sendable {
             forest.slotAt.withUnsafeBufferPointer { slotAt in
                 ContiguousArray<Int32>(unsafeUninitializedCapacity: n) { out, initialized in
                     for p in 0 ..< n {
-                        let slot = slotAt[p]
-                        if slot < 0 {
+                        if slotAt[p] < 0 {
                             out[p] = CoverIndex.gapCover
                             continue
                         }
+                        let slot = Slot(rawValue: slotAt[p])
                         let d = Int(depth[p])
                         var c = base[d]
                         if excludedTop(slot, d) { c += 1 }
@@ -125,7 +125,7 @@ struct ViewState: Sendable {
         var ancestors = Bitset(count: matches.count)
         forest.slotAt.withUnsafeBufferPointer { slotAt in
             forest.depth.withUnsafeBufferPointer { depth in
-                var open: [Slot] = []  // the open ancestors, by level
+                var open: [Int32] = []  // the open ancestors' slots, by level
                 for p in 0 ..< slotAt.count {
                     let slot = slotAt[p]
                     if slot < 0 { continue }
@@ -183,12 +183,12 @@ struct ViewState: Sendable {
         var inAByDepth: [Bool] = []
         return computeCovers(
             forest,
-            expanded: { state.expanded.contains(Int($0)) },
+            expanded: { state.expanded.contains($0.index) },
             excludedTop: { slot, d in
                 let inA = state.isAncestorOfMatch(slot)
                 if d < inAByDepth.count { inAByDepth[d] = inA } else { inAByDepth.append(inA) }
                 let parentInA = d == 0 || inAByDepth[d - 1]
-                return parentInA && !inA && !state.matches.contains(Int(slot))
+                return parentInA && !inA && !state.matches.contains(slot.index)
             })
     }
 
@@ -201,13 +201,13 @@ struct ViewState: Sendable {
     /// Whether the node in `slot` is expanded in this view.
     @inline(__always)
     func isExpanded(slot: Slot, in forest: Forest) -> Bool {
-        if let filter { return filter.expanded.contains(Int(slot)) }
-        return forest.flags[Int(slot)].contains(.expanded)
+        if let filter { return filter.expanded.contains(slot.index) }
+        return forest.flags[slot.index].contains(.expanded)
     }
 
     /// Whether the node at `p` is a match of this view's filter.
     @inline(__always)
-    func isMatch(at p: Position, in forest: Forest) -> Bool { filter?.matches.contains(Int(forest.slot(at: p))) ?? false }
+    func isMatch(at p: Position, in forest: Forest) -> Bool { filter?.matches.contains(forest.slot(at: p).index) ?? false }
 
     /// The row index of the node at `p`, or nil when it is not visible.
     /// - Complexity: O(log n)
@@ -238,7 +238,7 @@ struct ViewState: Sendable {
     @inline(__always)
     mutating func setExpansionBit(at p: Position, to value: Bool, in forest: inout Forest) {
         if filter != nil {
-            filter!.expanded.set(Int(forest.slot(at: p)), value)
+            filter!.expanded.set(forest.slot(at: p).index, value)
         } else {
             forest.setFlag(.expanded, value, at: p)
         }
@@ -294,13 +294,13 @@ struct ViewState: Sendable {
         rebuild(&forest) { view, forest in
             if view.filter != nil {
                 var bits = Bitset(count: forest.flags.count)
-                forest.forEachPosition { p in if value(p, forest) { bits.insert(Int(forest.slot(at: p))) } }
+                forest.forEachPosition { p in if value(p, forest) { bits.insert(forest.slot(at: p).index) } }
                 view.filter!.expanded = bits
             } else {
                 let snapshot = forest
                 forest.flags.withUnsafeMutableBufferPointer { flags in
                     snapshot.forEachPosition { p in
-                        let s = Int(snapshot.slot(at: p))
+                        let s = snapshot.slot(at: p).index
                         if value(p, snapshot) { flags[s].insert(.expanded) } else { flags[s].remove(.expanded) }
                     }
                 }

@@ -84,7 +84,7 @@ extension Forest {
         }
         /// Adds `node` (child of `parent`) to the hash table; returns a sibling with its title, if any.
         func hashInsert(_ node: NodeHandle, parent: NodeHandle?) -> NodeHandle? {
-            let hash = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { Int32($0.slot) } ?? -1) }
+            let hash = withTitle(of: node) { PathListReader.hash($0, parent: parent.map { $0.slot.rawValue } ?? -1) }
             let twin = table.insert(Int32(hashed.count), hash: hash) { other in
                 self.parent(of: hashed[Int(other)]) == parent && sameTitle(hashed[Int(other)], node)
             }

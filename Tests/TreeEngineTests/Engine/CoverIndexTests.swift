@@ -14,26 +14,26 @@ import Testing
         for step in 0 ..< 300 {
             if n > 0 && (added.isEmpty || rng.chance(0.6)) {
                 let a = rng.int(0 ... n - 1), b = rng.int(a + 1 ... n)
-                index.add(1, to: a ..< b)
+                index.add(1, to: Position(a) ..< Position(b))
                 for p in a ..< b { naive[p] += 1 }
                 added.append(a ..< b)
             } else if !added.isEmpty {
                 let range = added.remove(at: rng.int(0 ... added.count - 1))
-                index.add(-1, to: range)
+                index.add(-1, to: Position(range.lowerBound) ..< Position(range.upperBound))
                 for p in range { naive[p] -= 1 }
             }
             let zeros = naive.indices.filter { naive[$0] == 0 }
             #expect(index.zeroCount == zeros.count, "seed \(seed) step \(step)")
             if n > 0 {
                 let p = rng.int(0 ... n - 1)
-                #expect(index.cover(at: p) == naive[p], "seed \(seed) step \(step) cover at \(p)")
-                #expect(index.zeros(before: p) == zeros.filter { $0 < p }.count, "seed \(seed) step \(step) rank of \(p)")
-                #expect(index.rank(ofZero: p) == (naive[p] == 0 ? zeros.filter { $0 < p }.count : nil), "seed \(seed) step \(step) rank of zero \(p)")
+                #expect(index.cover(at: Position(p)) == naive[p], "seed \(seed) step \(step) cover at \(p)")
+                #expect(index.zeros(before: Position(p)) == zeros.filter { $0 < p }.count, "seed \(seed) step \(step) rank of \(p)")
+                #expect(index.rank(ofZero: Position(p)) == (naive[p] == 0 ? zeros.filter { $0 < p }.count : nil), "seed \(seed) step \(step) rank of zero \(p)")
             }
             if !zeros.isEmpty {
                 let first = rng.int(0 ... zeros.count - 1), limit = rng.int(0 ... 130)
                 var found: [Int] = []
-                index.forEachZero(from: first, limit: limit) { found.append($0) }
+                index.forEachZero(from: first, limit: limit) { found.append($0.offset) }
                 #expect(found == Array(zeros[first ..< min(zeros.count, first + limit)]), "seed \(seed) step \(step)")
             }
         }

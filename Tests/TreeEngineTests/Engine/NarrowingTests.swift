@@ -153,10 +153,10 @@ import TreeFormats
             #expect(state.ancestors == ViewState.ancestorBits(forest, matches: state.matches), "A of \(text)")
             let expected = ViewState.filteredCovers(forest, state)
             let actual = view.index.materializedCovers()
-            for p in 0 ..< forest.capacity where !forest.isGap(p) {
+            for p in 0 ..< forest.capacity where !forest.isGap(Position(p)) {
                 if actual[p] != expected[p] { Issue.record("cover at \(p) for \(text): \(actual[p]), expected \(expected[p])"); break }
             }
-            #expect(view.index.zeroCount == expected.enumerated().filter { !forest.isGap($0.offset) && $0.element == 0 }.count)
+            #expect(view.index.zeroCount == expected.enumerated().filter { !forest.isGap(Position($0.offset)) && $0.element == 0 }.count)
         }
     }
 

@@ -56,9 +56,9 @@ import Testing
     static func expect(_ forest: Forest, _ nodes: [Expected], _ label: String) {
         #expect(forest.count == nodes.count, "\(label)")
         for (slot, node) in nodes.enumerated() {
-            let handle = forest.node(atPosition: slot)
+            let handle = forest.node(atPosition: Position(slot))
             #expect(forest.level(of: handle) == node.level, "\(label): level of \(slot)")
-            #expect(forest.parent(of: handle).map { forest.position(of: $0) } ?? -1 == node.parent, "\(label): parent of \(slot)")
+            #expect(forest.parent(of: handle).map { forest.position(of: $0).offset } ?? -1 == node.parent, "\(label): parent of \(slot)")
             #expect(forest.subtreeCount(handle) == node.size, "\(label): subtree of \(slot)")
             #expect(forest.title(of: handle) == node.title, "\(label): title of \(slot)")
             #expect(forest.isExpandedUnfiltered(handle) == node.expanded, "\(label): expanded \(slot)")

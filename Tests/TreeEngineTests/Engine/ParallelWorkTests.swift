@@ -45,7 +45,7 @@ import TreeFormats
         #expect(constant.allSatisfy { $0 == -1 })
         let dense = Forest.denseSlots(count)
         #expect(dense.count == count)
-        #expect(dense.indices.allSatisfy { dense[$0] == Slot($0) })
+        #expect(dense.indices.allSatisfy { dense[$0] == Int32($0) })
     }
 
     /// 100,000 nodes in chains of ten: the same filtered view whatever the split,

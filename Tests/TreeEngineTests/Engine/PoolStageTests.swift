@@ -46,7 +46,7 @@ import Testing
                 Issue.record("\(label): id \(node.id) not found")
                 continue
             }
-            #expect(forest.position(of: handle) == k, "\(label): node \(k)")
+            #expect(forest.position(of: handle) == Position(k), "\(label): node \(k)")
             #expect(forest.title(of: handle) == node.title, "\(label): title of node \(k)")
             #expect(forest.data(of: handle).map { String(decoding: $0, as: UTF8.self) } == node.data, "\(label): data of node \(k)")
         }
