@@ -221,8 +221,8 @@ extension TreeService {
     }
 
     /// Reads nodes to insert from `range` of `bytes` before the session is locked: their
-    /// syntax, this server's limits and their own ids are checked here (400, 409, 422 or
-    /// 429 with their place), what they meet in the session by `attached(_:…)` under its lock.
+    /// syntax, this server's limits and their own ids are checked here (400, 422 or 429 with
+    /// their place), what they meet in the session by `attached(_:…)` under its lock.
     func readDetachedNodes(_ bytes: [UInt8], _ range: Range<Int>) throws(ServiceError) -> DetachedNodes {
         let (fragment, members) = try readBody(bytes, in: range, as: .nodes) { raw, limits throws(TreeInputError) in
             try TreeStore.parseDetachedFragment(raw, limits: limits)
