@@ -84,8 +84,7 @@ struct CSVReader: RowReader {
     /// - Complexity: O(n)
     mutating func read() throws(TreeInputError) {
         do throws(CSVError) {
-            try Self.checkInputSize(input)
-            try readHeader()
+            try readPrelude()
             try readRows()
         } catch {
             var failure = error

@@ -48,7 +48,7 @@ struct NDJSONReader: RowReader {
     /// - Complexity: O(n)
     mutating func read() throws(TreeInputError) {
         do throws(JSONScanError) {
-            try Self.checkInputSize(scanner.bytes)
+            try readPrelude()
             try readRows()
         } catch {
             if error.kind != .syntax, let syntax = firstSyntaxError(from: rowStart) {
