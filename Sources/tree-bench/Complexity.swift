@@ -13,6 +13,9 @@ import TreeEngine
 /// What an op may grow by across the 9x larger tree.
 let growthLimit = 3.0
 
+/// The users' views kept besides the default view's filtered rows (`views.*` ops).
+let guardViews = 100
+
 /// Set once, by `--complexity`, before anything is timed: every `seconds` evicts the caches
 /// first. tree-bench times on its main thread only.
 nonisolated(unsafe) var coldCaches = false
@@ -37,9 +40,11 @@ func evictCaches() {
     evictionSum &+= sum
 }
 
-/// One op of the guard: the samples of one round on one tree.
+/// One op of the guard: the samples of one round on one tree; `withViews`: on the store
+/// that also keeps `guardViews` users' views (the others run on one without them).
 struct GuardOp {
     let name: String
+    var withViews = false
     let run: (inout EditBench) -> [Double]
 }
 
@@ -55,46 +60,62 @@ func guardOps() -> [GuardOp] {
             return indexOfSamples(&bench.store, nodes)
         },
     ]
-    let edits: [(String, (inout EditBench, FilterQuery?) -> Double)] = [
+    let edits: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
         ("move", { $0.move($1) }), ("rename", { $0.rename($1) }),
     ]
     let perRound = 8
     let editOps = edits.flatMap { name, edit in [
-        GuardOp(name: name) { bench in (0 ..< perRound).map { _ in edit(&bench, nil) } },
-        GuardOp(name: name + ".named") { bench in (0 ..< perRound).map { i in edit(&bench, bench.filters[i % bench.filters.count]) } },
+        GuardOp(name: name) { bench in (0 ..< perRound).map { _ in edit(&bench, ViewRef()) } },
+        GuardOp(name: name + ".named") { bench in (0 ..< perRound).map { i in edit(&bench, ViewRef(filter: bench.filters[i % bench.filters.count])) } },
     ] }
-    return reads + editOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
+    let viewOps = [
+        GuardOp(name: "views.toggle", withViews: true) { $0.viewToggleSamples(20) },
+        GuardOp(name: "views.page", withViews: true) { $0.viewPageSamples(40) },
+        GuardOp(name: "views.indexOf", withViews: true) { $0.viewIndexOfSamples(40) },
+    ] + edits.map { name, edit in
+        GuardOp(name: "views." + name, withViews: true) { bench in (0 ..< perRound).map { _ in edit(&bench, bench.randomView()) } }
+    }
+    return reads + editOps + viewOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
 }
 
 /// Runs the guard, prints the table it measured, and returns the exit status: 1 when an op
 /// grew more than `growthLimit` times.
 @MainActor func runComplexityGuard(rounds: Int = 5) -> Int32 {
     let sizes = [datasets["88K"]!, datasets["797K"]!]
-    var benches = sizes.map { d in
+    func bench(_ d: Dataset, views: Int) -> EditBench {
         var store = TreeStore(forest: try! Forest.parse(menuItemsJSON(d)).forest)
         _ = store.expandAll(nil)
         var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
                               rng: SplitMix64(state: 42))
         // The first edit counts each view's matches below every node and spreads the forest's
         // positions, once (O(n) by design): done before anything is timed.
-        _ = bench.insert(nil)
+        _ = bench.insert(ViewRef())
+        // Users' views, which every edit updates (see Views.swift).
+        _ = bench.addViews(views)
         return bench
     }
+    var benches = sizes.map { bench($0, views: 0) }
+    var viewBenches = sizes.map { bench($0, views: guardViews) }
     let ops = guardOps()
     coldCaches = true
     defer { coldCaches = false }
     var samples = Array(repeating: Array(repeating: [Double](), count: sizes.count), count: ops.count)
     for _ in 0 ..< rounds {
         for (o, op) in ops.enumerated() {
-            for b in benches.indices { samples[o][b] += op.run(&benches[b]) }
+            for b in benches.indices {
+                samples[o][b] += op.withViews ? op.run(&viewBenches[b]) : op.run(&benches[b])
+            }
         }
     }
-    for b in benches.indices { benches[b].audit(after: "the complexity guard's ops") }
+    for b in benches.indices {
+        benches[b].audit(after: "the complexity guard's ops")
+        viewBenches[b].audit(after: "the complexity guard's views ops")
+    }
 
     let nodes = benches.map { $0.store.forest.count }
     print("complexity guard: \(nodes[0]) and \(nodes[1]) nodes (\(String(format: "%.1f", Double(nodes[1]) / Double(nodes[0])))x), "
-        + "four filtered views kept, \(rounds) alternating rounds, cold caches; limit \(growthLimit)x")
+        + "four filtered views kept (views.*: and \(guardViews) views), \(rounds) alternating rounds, cold caches; limit \(growthLimit)x")
     print("op".padding(toLength: 16, withPad: " ", startingAt: 0) + "   88K median   797K median   growth")
     var failed: [String] = []
     for (o, op) in ops.enumerated() {

@@ -123,6 +123,8 @@ struct EditBench {
     var rng: SplitMix64
     /// Time to have the four views kept again before an edit (a rebuild when the engine dropped them).
     var restores: [Double] = []
+    /// The users' views (see Views.swift), which follow every edit.
+    var views: [ViewID] = []
 
     /// Names the four filters, so that each is kept (built when the engine dropped it).
     mutating func keepViews() {
@@ -132,7 +134,7 @@ struct EditBench {
 
     /// Runs one timed edit on `view` with the four views kept before it, and checks that
     /// the view's row count moved by what the returned splices say.
-    mutating func timedEdit(_ view: FilterQuery?, _ body: (inout TreeStore) -> [Splice]) -> Double {
+    mutating func timedEdit(_ view: ViewRef, _ body: (inout TreeStore) -> [Splice]) -> Double {
         keepViews()
         let rowsBefore = store.rowCount(view)
         var splices: [Splice] = []
@@ -140,7 +142,7 @@ struct EditBench {
         let rowsAfter = store.rowCount(view)
         let delta = splices.reduce(0) { $0 + $1.inserted - $1.removed }
         if rowsAfter - rowsBefore != delta {
-            fail("rows of \(view.map(\.description) ?? "the unfiltered view") went \(rowsBefore) -> \(rowsAfter), the splices say \(delta)")
+            fail("rows of \(view) went \(rowsBefore) -> \(rowsAfter), the splices say \(delta)")
         }
         return t
     }
@@ -163,7 +165,7 @@ struct EditBench {
         }
     }
 
-    mutating func insert(_ view: FilterQuery?) -> Double {
+    mutating func insert(_ view: ViewRef) -> Double {
         let parent = pool.random(using: &rng)
         let index = Int.random(in: 0 ... store.forest.childCount(of: parent), using: &rng)
         let json = fragmentJSON((0 ..< 10).map { _ in randomTitle(using: &rng) })
@@ -182,7 +184,7 @@ struct EditBench {
         return t
     }
 
-    mutating func delete(_ view: FilterQuery?) -> Double {
+    mutating func delete(_ view: ViewRef) -> Double {
         let (node, subtree) = smallSubtree()
         let count = store.forest.count
         let t = timedEdit(view) { $0.delete(node, view) }
@@ -191,7 +193,7 @@ struct EditBench {
         return t
     }
 
-    mutating func move(_ view: FilterQuery?) -> Double {
+    mutating func move(_ view: ViewRef) -> Double {
         let (node, subtree) = smallSubtree()
         let target = randomNode(outside: subtree)
         let siblings = store.forest.childCount(of: target) - (store.forest.parent(of: node) == target ? 1 : 0)
@@ -203,7 +205,7 @@ struct EditBench {
         return t
     }
 
-    mutating func rename(_ view: FilterQuery?) -> Double {
+    mutating func rename(_ view: ViewRef) -> Double {
         let node = pool.random(using: &rng)
         let title = randomTitle(using: &rng)
         let t = timedEdit(view) { $0.update(node, title: title, data: nil, view) }
@@ -344,19 +346,19 @@ struct EditBench {
 
     // The first insertion into a freshly built forest spreads its position columns (once per
     // store, O(n)): timed on its own, so that the series below edit a spread forest.
-    report(d, nodes: nodes, op: "insert.first", samples: [bench.insert(nil)])
+    report(d, nodes: nodes, op: "insert.first", samples: [bench.insert(ViewRef())])
 
     // Each op alternates: the edit naming the unfiltered view (`op`), and naming one of the
     // kept filtered views in turn (`op.named`: its splices are that view's).
-    let ops: [(String, (inout EditBench, FilterQuery?) -> Double)] = [
+    let ops: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
         ("move", { $0.move($1) }), ("rename", { $0.rename($1) }),
     ]
     for (name, op) in ops {
         var plain: [Double] = [], named: [Double] = []
         for r in 0 ..< reps {
-            plain.append(op(&bench, nil))
-            named.append(op(&bench, bench.filters[r % bench.filters.count]))
+            plain.append(op(&bench, ViewRef()))
+            named.append(op(&bench, ViewRef(filter: bench.filters[r % bench.filters.count])))
         }
         bench.audit(after: name)
         report(d, nodes: nodes, op: name, samples: plain)

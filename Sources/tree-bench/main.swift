@@ -37,6 +37,7 @@ var batchSize = 50_000
 var batchSingles = 2_000
 var formatsOnly = false
 var complexity = false
+var viewCount = 1000
 var arguments = CommandLine.arguments.dropFirst()
 // Memory is measured as tree-server has it: large blocks in their own mappings (see
 // ProcessMemory), or freed columns stay in malloc's heaps and count as resident; and on
@@ -56,9 +57,10 @@ while let arg = arguments.popFirst() {
     case "--batch-singles": batchSingles = Int(arguments.popFirst() ?? "") ?? batchSingles
     case "--formats": formatsOnly = true
     case "--complexity": complexity = true
+    case "--views": viewCount = Int(arguments.popFirst() ?? "") ?? viewCount
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
-        print("                  [--edits N] [--batch N] [--batch-singles N] [--formats] [--complexity]")
+        print("                  [--edits N] [--batch N] [--batch-singles N] [--views N] [--formats] [--complexity]")
         print("       --edits N   runs of each edit op, each naming the unfiltered view and a filtered one (21 on 7.2M, 51 else);")
         print("                   0: no edit ops, and no reads of the edited store (toggle.edited, ...)")
         print("       --batch N   edits in the one-transaction batch (50000; 0 skips it), --batch-singles N: the")
@@ -68,6 +70,7 @@ while let arg = arguments.popFirst() {
         print("       --complexity the complexity guard: the toggle, page, indexOf, edit and batch ops on 88K and 797K")
         print("                   nodes with four filtered views kept, in one process, from cold caches; fails (exit 1)")
         print("                   when one grows more than 3x across the 9x larger tree (see Complexity.swift)")
+        print("       --views N   views (each user's own expansion) over the edited store: views.* ops (1000; 0: none)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         print("       tree-bench --emit document writes parseDocument's 300 MB JSON document (POST /sessions?format=document)")
@@ -376,6 +379,7 @@ for size in sizes {
         store = nil
         runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
                    batchSize: batchSize, singlesSize: batchSingles)
+        measureViews(d, nodes: nodes, bench: &bench, count: viewCount)
 
         // The reads again on the edited store (the position columns spread by the edits, the
         // four views kept through them), the tree fully expanded again as for `toggle`; the

@@ -46,7 +46,7 @@ extension TreeStore {
     /// - Returns: the splices of the named view, and the inserted roots.
     /// - Complexity: O(fragment size + depth · log n · views), plus the room made
     ///   (O(log² n) moved positions amortized per node)
-    public mutating func insert(_ fragment: Forest, _ placement: InsertPlacement, _ filter: FilterQuery?)
+    public mutating func insert(_ fragment: Forest, _ placement: InsertPlacement, _ view: ViewRef)
         throws(EditError) -> (splices: [Splice], roots: [NodeHandle]) {
         let parent: NodeHandle?
         let q: Position
@@ -61,12 +61,15 @@ extension TreeStore {
             parent = forest.parent(of: node)
             q = forest.subtreeEnd(of: forest.position(of: node))
         }
-        use(filter)
+        use(view)
         if fragment.isEmpty { return ([], []) }
         let run = forest.adopt(fragment)
         let range = place(run, at: q, parent: parent)
-        let splices = updateViews(filter) { view, forest, splices in
+        var splices = updateViews(view) { view, forest, splices in
             view.inserted(range, parent: parent?.slot, in: forest, splices: &splices)
+        }
+        splices += updateCovers(view) { cover, base, forest in
+            cover.inserted(range.lowerBound.offset ..< range.upperBound.offset, base, forest)
         }
         let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
         recordUndo(.inserted(roots: roots))
@@ -77,10 +80,10 @@ extension TreeStore {
     /// Deletes `node` and its subtree.
     /// - Complexity: O(subtree positions + depth · log n · views); O(n) when most
     ///   positions are gaps afterwards and the columns shrink
-    public mutating func delete(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
-        use(filter)
+    public mutating func delete(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
+        use(view)
         let back = undo != nil ? placeOfReturn(node.slot) : (nil, nil)
-        let (run, _, splices) = takeOut(node, filter, deleting: true)
+        let (run, _, splices) = takeOut(node, view, deleting: true)
         if undo != nil {
             let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
                 (slot, forest.ids.withKey(slot: slot) { Array($0) }, forest.ids.isInteger(slot: slot))
@@ -127,23 +130,26 @@ extension TreeStore {
     /// Every node keeps its state in every view.
     /// - Complexity: O(subtree positions + depth · log n · views), plus the room made,
     ///   plus O(children of `parent`) with an `index`
-    public mutating func move(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ filter: FilterQuery?) throws(EditError) -> [Splice] {
+    public mutating func move(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ view: ViewRef) throws(EditError) -> [Splice] {
         if let problem = moveProblem(node, to: parent, index: index) { throw problem }
-        use(filter)
+        use(view)
         if undo != nil {
             let back = placeOfReturn(node.slot)
             recordUndo(.moved(node.slot, parent: back.parent, before: back.before))
         }
         // A derived id names the parent it was derived from: it is stored whole first.
         forest.ids.storeWhole(slot: node.slot)
-        let (run, departures, splicesOut) = takeOut(node, filter, deleting: false)
+        let (run, departures, splicesOut) = takeOut(node, view, deleting: false)
         var splices = splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)
         let range = place(run, at: q, parent: parent)
         var i = 0
-        splices += updateViews(filter) { view, forest, splices in
-            view.arrived(range, parent: parent?.slot, departures[i], in: forest, splices: &splices)
+        splices += updateViews(view) { view, forest, splices in
+            view.arrived(range, parent: parent?.slot, departures.dense[i], in: forest, splices: &splices)
             i += 1
+        }
+        splices += updateCovers(view) { cover, base, forest, id in
+            cover.arrived(range.lowerBound.offset ..< range.upperBound.offset, departures.sparse[id]!, base, forest)
         }
         checkInvariants()
         return splices
@@ -153,8 +159,8 @@ extension TreeStore {
     /// nodes in the unfiltered view; in a filtered view the node may start or stop
     /// matching.
     /// - Complexity: O(title + data length + depth · log n · views)
-    public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ filter: FilterQuery?) -> [Splice] {
-        use(filter)
+    public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ view: ViewRef) -> [Splice] {
+        use(view)
         if let data {
             let old = data.withUnsafeBytes { forest.setData(of: node, to: $0) }
             recordUndo(.redata(node.slot, old: old))
@@ -162,22 +168,26 @@ extension TreeStore {
         guard var title else { return [] }
         let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
         recordUndo(.retitled(node.slot, old: old))
-        let splices = updateViews(filter) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
+        let splices = updateViews(view) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
         checkInvariants()
         return splices
     }
 
     // MARK: Edits and views
 
-    /// Makes the named filtered view the most recently used, building it if needed,
-    /// before an edit (its splices compare it before and after the edit), and readies
-    /// every kept view to follow the edit.
-    private mutating func use(_ filter: FilterQuery?) {
-        if let filter { try! prepareView(filter) }
-        for i in filtered.indices {
-            filtered[i].view.prepareForEdits(forest)
-            filtered[i].view.filter!.matchIndex = nil  // positions and matches are about to move
+    /// Makes the named filtered rows the most recently used of their view, building them
+    /// if needed, before an edit (their splices compare them before and after the edit),
+    /// and readies every kept filtered view to follow the edit.
+    private mutating func use(_ view: ViewRef) {
+        if view.filter != nil { try! prepareView(view) }
+        func ready(_ list: inout [(query: FilterQuery, view: ViewState)], _ forest: Forest) {
+            for i in list.indices {
+                list[i].view.prepareForEdits(forest)
+                list[i].view.filter!.matchIndex = nil  // positions and matches are about to move
+            }
         }
+        ready(&filtered, forest)
+        for i in userViews.values.indices { ready(&userViews.values[i].filtered, forest) }
     }
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views
@@ -186,66 +196,116 @@ extension TreeStore {
         let (start, relocation) = forest.makeRoom(run.count, at: q)
         if let relocation { relocate(relocation) }
         forest.put(run, at: start, parent: parent?.slot)
+        updateBases(start ..< start + run.count)
         return start ..< start + run.count
     }
 
-    /// Views follow nodes that moved to make room.
-    private mutating func relocate(_ relocation: Relocation) {
+    /// Views follow nodes that moved to make room: the dense ones move their covers, the
+    /// shared bases recount the window; the sparse ones name nodes by slot and need nothing.
+    mutating func relocate(_ relocation: Relocation) {
         unfiltered.relocate(relocation)
         for i in filtered.indices { filtered[i].view.relocate(relocation) }
+        for i in userViews.values.indices {
+            for j in userViews.values[i].filtered.indices { userViews.values[i].filtered[j].view.relocate(relocation) }
+        }
+        updateBases(relocation.range)
+    }
+
+    /// What the views keep of a subtree taking out: each dense view's departure in the
+    /// order `updateViews` visits them, and each sparse one's.
+    private struct Departures {
+        var dense: [ViewState.Departure] = []
+        var sparse: [ViewID: SparseCover.Departure] = [:]
     }
 
     /// Takes the subtree of `node` out of the positions, every view following.
-    private mutating func takeOut(_ node: NodeHandle, _ filter: FilterQuery?, deleting: Bool)
-        -> (Run, [ViewState.Departure], [Splice]) {
+    private mutating func takeOut(_ node: NodeHandle, _ view: ViewRef, deleting: Bool) -> (Run, Departures, [Splice]) {
         let p = forest.position(of: node)
         let positions = forest.subtree(of: p)
         let parent = forest.parent(ofSlot: node.slot)
-        var departures: [ViewState.Departure] = []
-        var splices = updateViews(filter) { view, forest, splices in
-            departures.append(view.departing(p, in: forest, keepingCovers: !deleting, splices: &splices))
+        var departures = Departures()
+        var splices = updateViews(view) { view, forest, splices in
+            departures.dense.append(view.departing(p, in: forest, keepingCovers: !deleting, splices: &splices))
+        }
+        splices += updateCovers(view) { cover, base, forest, id in
+            let departure = cover.removing(node.slot, base, forest)
+            departures.sparse[id] = departure
+            return departure.splice
         }
         let run = forest.takeOut(p)
+        updateBases(positions)
         var i = 0
-        splices += updateViews(filter) { view, forest, splices in
-            view.departed(positions, run, parent: parent, &departures[i], deleted: deleting, in: forest, splices: &splices)
+        splices += updateViews(view) { view, forest, splices in
+            view.departed(positions, run, parent: parent, &departures.dense[i], deleted: deleting, in: forest, splices: &splices)
             i += 1
+        }
+        _ = updateCovers(view) { cover, base, forest, id in
+            cover.removed(departures.sparse[id]!, base, forest)
+            return nil
         }
         return (run, departures, splices)
     }
 
-    /// Runs `body` on every view, the unfiltered one first, then the kept filtered
-    /// ones in order; `body` records splices only for the view `filter` names (returned)
-    /// and the observed ones (kept in `observedSplices`).
+    /// Runs `body` on every dense view: the default view's unfiltered rows first, then
+    /// its kept filtered rows in order, then each view's; `body` records splices only for
+    /// the rows `view` names (returned) and the observed ones (kept in `observedSplices`).
     ///
     /// Each view is passed to `body` straight from its stored property and nothing else of
     /// the store is used during the call: a view handed on through a nested function that
     /// also used the store was not changed in place, every edit copied the views it changed
     /// (O(n) each, issue 32; `InPlaceEditTests` checks the columns stay where they are).
-    private mutating func updateViews(_ filter: FilterQuery?,
+    private mutating func updateViews(_ view: ViewRef,
                                       _ body: (inout ViewState, Forest, inout [Splice]?) -> Void) -> [Splice] {
         var result: [Splice] = []
-        var splices: [Splice]? = recordsSplices(of: nil, named: filter) ? [] : nil
+        var splices: [Splice]? = recordsSplices(of: ViewRef(), named: view) ? [] : nil
         body(&unfiltered, forest, &splices)
-        keep(splices, of: nil, named: filter, in: &result)
+        keep(splices, of: ViewRef(), named: view, in: &result)
         for i in filtered.indices {
-            let query = filtered[i].query
-            splices = recordsSplices(of: query, named: filter) ? [] : nil
+            let rows = ViewRef(filter: filtered[i].query)
+            splices = recordsSplices(of: rows, named: view) ? [] : nil
             body(&filtered[i].view, forest, &splices)
-            keep(splices, of: query, named: filter, in: &result)
+            keep(splices, of: rows, named: view, in: &result)
+        }
+        for i in userViews.values.indices {
+            let id = userViews.keys[i]
+            for j in userViews.values[i].filtered.indices {
+                let rows = ViewRef(id, filter: userViews.values[i].filtered[j].query)
+                splices = recordsSplices(of: rows, named: view) ? [] : nil
+                body(&userViews.values[i].filtered[j].view, forest, &splices)
+                keep(splices, of: rows, named: view, in: &result)
+            }
         }
         return result
     }
 
-    /// Whether an edit naming `filter` records the splices of the view `query`.
-    private func recordsSplices(of query: FilterQuery?, named filter: FilterQuery?) -> Bool {
-        query == filter || observedViews.contains(query)
+    /// Runs `body` on every view's unfiltered rows with their base; the splice it returns
+    /// is kept as `updateViews` keeps them.
+    private mutating func updateCovers(_ view: ViewRef,
+                                       _ body: (inout SparseCover, DepthBase, Forest, ViewID) -> Splice?) -> [Splice] {
+        var result: [Splice] = []
+        for i in userViews.values.indices {
+            let id = userViews.keys[i]
+            let rows = ViewRef(id)
+            let splice = body(&userViews.values[i].cover, depthBases[userViews.values[i].depth]!.base, forest, id)
+            if recordsSplices(of: rows, named: view) { keep(splice.map { [$0] } ?? [], of: rows, named: view, in: &result) }
+        }
+        return result
     }
 
-    /// Keeps the splices recorded for the view `query`: the edit's result when the edit
-    /// names it, else the observed view's.
-    private mutating func keep(_ splices: [Splice]?, of query: FilterQuery?, named filter: FilterQuery?, in result: inout [Splice]) {
+    private mutating func updateCovers(_ view: ViewRef,
+                                       _ body: (inout SparseCover, DepthBase, Forest) -> Splice?) -> [Splice] {
+        updateCovers(view) { cover, base, forest, _ in body(&cover, base, forest) }
+    }
+
+    /// Whether an edit naming `view` records the splices of the rows `rows`.
+    private func recordsSplices(of rows: ViewRef, named view: ViewRef) -> Bool {
+        rows == view || observedViews.contains(rows)
+    }
+
+    /// Keeps the splices recorded for the rows `rows`: the edit's result when the edit
+    /// names them, else the observed rows'.
+    private mutating func keep(_ splices: [Splice]?, of rows: ViewRef, named view: ViewRef, in result: inout [Splice]) {
         guard let splices else { return }
-        if query == filter { result = splices } else { observedSplices[query, default: []] += splices }
+        if rows == view { result = splices } else { observedSplices[rows, default: []] += splices }
     }
 }

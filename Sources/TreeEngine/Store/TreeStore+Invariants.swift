@@ -7,6 +7,14 @@ extension TreeStore {
         forest.checkInvariants()
         checkView(unfiltered)
         for entry in filtered { checkView(entry.view) }
+        var users: [Int32: Int] = [:]
+        for view in userViews.values {
+            users[view.depth, default: 0] += 1
+            view.cover.checkInvariants(depthBases[view.depth]!.base, forest)
+            for entry in view.filtered { checkView(entry.view) }
+        }
+        precondition(users == depthBases.mapValues(\.users), "depth bases and their users")
+        for entry in depthBases.values { entry.base.checkInvariants(forest) }
         #endif
     }
 

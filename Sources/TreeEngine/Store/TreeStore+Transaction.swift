@@ -23,6 +23,9 @@ extension TreeStore {
             undo = nil
             forest.releaseHeld()
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
+            for i in userViews.values.indices where userViews.values[i].filtered.count > filteredViewCapacity {
+                userViews.values[i].filtered.removeFirst(userViews.values[i].filtered.count - filteredViewCapacity)
+            }
             return result
         } catch {
             rollBack()
@@ -78,12 +81,30 @@ extension TreeStore {
         forest.nextGeneratedID = log.nextGeneratedID
         forest.held = nil
         unfiltered.reindex(forest)
-        filtered = log.views.map { saved in
-            var view = filtered.first { $0.query == saved.query }!.view
+        filtered = TreeStore.restored(log.views, from: filtered, forest)
+        // The views' rules as they were, and each base counted anew.
+        var users: [Int32: Int] = [:]
+        for saved in log.userViews.values { users[saved.depth, default: 0] += 1 }
+        depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
+        for (id, saved) in log.userViews {
+            let base = depthBases[saved.depth]!.base
+            userViews[id]!.depth = saved.depth
+            var cover = SparseCover(base: base, forest: forest)
+            for exception in saved.cover.exceptions { cover.setException(exception.slot, exception.expanded, base, forest) }
+            userViews[id]!.cover = cover
+            userViews[id]!.filtered = TreeStore.restored(saved.filtered, from: userViews[id]!.filtered, forest)
+        }
+        checkInvariants()
+    }
+
+    /// The filtered rows `saved` lists, in its order, with their saved expansion and matches.
+    private static func restored(_ saved: [UndoLog.SavedFilter], from current: [(query: FilterQuery, view: ViewState)],
+                                 _ forest: Forest) -> [(query: FilterQuery, view: ViewState)] {
+        saved.map { saved in
+            var view = current.first { $0.query == saved.query }!.view
             view.restore(expanded: saved.expanded, matches: saved.matches, matchCount: saved.matchCount, in: forest)
             return (saved.query, view)
         }
-        checkInvariants()
     }
 
     /// Puts a run taken out back where `placeOfReturn` said.
@@ -114,13 +135,21 @@ struct UndoLog: Sendable {
     let flags: ContiguousArray<NodeFlags>
     let freeSlots: [Slot]
     let nextGeneratedID: Int64
-    /// The kept filtered views in order, with what edits and toggles change of them.
-    let views: [(query: FilterQuery, expanded: Bitset, matches: Bitset, matchCount: Int)]
+    /// Kept filtered rows, with what edits and toggles change of them.
+    typealias SavedFilter = (query: FilterQuery, expanded: Bitset, matches: Bitset, matchCount: Int)
+    /// The default view's kept filtered rows in order.
+    let views: [SavedFilter]
+    /// The other views: their exceptions (copied on their first change) and filtered rows.
+    let userViews: [ViewID: (depth: Int32, cover: SparseCover, filtered: [SavedFilter])]
 
     init(_ store: TreeStore) {
         flags = store.forest.flags
         freeSlots = store.forest.freeSlots
         nextGeneratedID = store.forest.nextGeneratedID
-        views = store.filtered.map { ($0.query, $0.view.filter!.expanded, $0.view.filter!.matches, $0.view.filter!.matchCount) }
+        func saved(_ list: [(query: FilterQuery, view: ViewState)]) -> [SavedFilter] {
+            list.map { ($0.query, $0.view.filter!.expanded, $0.view.filter!.matches, $0.view.filter!.matchCount) }
+        }
+        views = saved(store.filtered)
+        userViews = store.userViews.mapValues { ($0.depth, $0.cover, saved($0.filtered)) }
     }
 }

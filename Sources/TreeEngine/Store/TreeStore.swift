@@ -1,32 +1,45 @@
-/// One session's tree and its views: the unfiltered view and a few filtered views.
+/// One session's tree and its views.
 ///
-/// Every operation names its view with `filter` (nil: unfiltered). A filtered view
-/// is built when first named and kept while it is among the `filteredViewCapacity`
-/// most recently used; edits update every kept view in place.
+/// A view is what one user sees of the tree: its expansion and, for a text it filters
+/// by, its filtered rows. The *default view* (`ViewRef.view == nil`) is the session's
+/// own: its unfiltered expansion lives in the forest's node flags and its filtered rows
+/// are dense indexes (`ViewState`). Any number of further views (`createView`) each keep
+/// their unfiltered expansion as exceptions over a shared base (`SparseCover` over a
+/// `DepthBase`, see `TreeStore+Views.swift`) and their own filtered rows. Each view keeps
+/// the filtered rows of its `filteredViewCapacity` most recently used filters, built
+/// when first named; every edit updates every view in place.
+///
+/// Every operation names what it reads or changes with a `ViewRef`; the overloads that
+/// take a `FilterQuery?` name the default view (`TreeStore+DefaultView.swift`).
 ///
 /// Not thread-safe: the owner serializes access (one session, one lock).
 public struct TreeStore: Sendable {
     public internal(set) var forest: Forest
     var unfiltered: ViewState
-    /// Most recently used last.
+    /// The default view's filtered rows, most recently used last.
     var filtered: [(query: FilterQuery, view: ViewState)] = []
-    /// How many filtered views are kept.
+    /// The other views, by id.
+    var userViews: [ViewID: UserView] = [:]
+    /// The shared bases of the views' unfiltered rows, by their rule's depth, with the
+    /// number of views over each.
+    var depthBases: [Int32: (base: DepthBase, users: Int)] = [:]
+    /// How many filtered rows each view keeps.
     public var filteredViewCapacity = 4
     /// What a running transaction keeps to roll back.
     var undo: UndoLog?
     /// How many threads match titles when a filtered view is built; nil: as many as
     /// `ParallelWork.workerCount(items:)` gives for the forest's size.
     var filterWorkers: Int?
-    /// Views (nil: the unfiltered one) whose splices every edit records besides those of
-    /// the view it names, for whoever follows them (event streams): see `takeObservedSplices`.
-    public var observedViews: Set<FilterQuery?> = []
+    /// Views whose splices every edit records besides those of the view it names, for
+    /// whoever follows them (event streams): see `takeObservedSplices`.
+    public var observedViews: Set<ViewRef> = []
     /// The splices edits recorded for `observedViews` other than the view they named, since
     /// the last `takeObservedSplices`, in order.
-    var observedSplices: [FilterQuery?: [Splice]] = [:]
+    var observedSplices: [ViewRef: [Splice]] = [:]
     /// How many filtered views were built from a kept view's matches (`FilterQuery.isNarrowing`).
     var narrowedBuilds = 0
 
-    /// A store over `forest`, its unfiltered view from the nodes' `expanded` flags.
+    /// A store over `forest`, its default view's unfiltered rows from the nodes' `expanded` flags.
     /// - Complexity: O(n)
     public init(forest: Forest) {
         self.forest = forest
@@ -39,27 +52,39 @@ public struct TreeStore: Sendable {
 
     // MARK: Views
 
-    /// Builds the filtered view for `filter` unless it is kept already.
-    /// `isCancelled` is polled while titles are matched.
+    /// Builds the filtered rows `view` names unless they are kept already (then they
+    /// become the view's most recently used). `isCancelled` is polled while titles are matched.
     /// - Complexity: O(n + total title length) to build, O(views) when kept
-    public mutating func prepareView(_ filter: FilterQuery?, isCancelled: () -> Bool = { false }) throws(Cancelled) {
-        guard let filter else { return }
-        if let i = filtered.firstIndex(where: { $0.query == filter }) {
-            let entry = filtered.remove(at: i)
-            filtered.append(entry)
-            return
+    public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
+        guard let filter = view.filter else { return }
+        let narrowed = if let id = view.view {
+            try prepare(filter, in: &userViews[id]!.filtered, isCancelled: isCancelled)
+        } else {
+            try prepare(filter, in: &filtered, isCancelled: isCancelled)
+        }
+        if narrowed { narrowedBuilds += 1 }
+    }
+
+    /// Makes `filter`'s rows in `list` the most recently used, building them when
+    /// missing; whether the build narrowed a kept one's matches.
+    private func prepare(_ filter: FilterQuery, in list: inout [(query: FilterQuery, view: ViewState)],
+                         isCancelled: () -> Bool) throws(Cancelled) -> Bool {
+        if let i = list.firstIndex(where: { $0.query == filter }) {
+            let entry = list.remove(at: i)
+            list.append(entry)
+            return false
         }
         do {
             // A kept view whose query the new one narrows: only its matches can match.
             let slots = forest.flags.count
-            let base = filtered.lazy.filter { filter.isNarrowing($0.query) && $0.view.filter!.matches.count == slots }
+            let base = list.lazy.filter { filter.isNarrowing($0.query) && $0.view.filter!.matches.count == slots }
                 .min { $0.view.filter!.matchCount < $1.view.filter!.matchCount }?.view
             let view = try ViewState.filtered(forest, query: filter, workers: filterWorkers,
                                               narrowing: base, isCancelled: isCancelled)
-            if base != nil { narrowedBuilds += 1 }
-            filtered.append((filter, view))
+            list.append((filter, view))
             // A transaction drops no view (see `transaction`).
-            if filtered.count > filteredViewCapacity && undo == nil { filtered.removeFirst(filtered.count - filteredViewCapacity) }
+            if list.count > filteredViewCapacity && undo == nil { list.removeFirst(list.count - filteredViewCapacity) }
+            return base != nil
         } catch {
             throw Cancelled()
         }
@@ -70,53 +95,73 @@ public struct TreeStore: Sendable {
     /// edit named: its splices are the edit's result). Expanding and collapsing change only
     /// the view they name. A caller that rolls back (a failed transaction) discards them.
     /// - Complexity: O(1)
-    public mutating func takeObservedSplices() -> [FilterQuery?: [Splice]] {
+    public mutating func takeObservedSplices() -> [ViewRef: [Splice]] {
         defer { observedSplices = [:] }
         return observedSplices
     }
 
-    /// Whether the filtered view for `filter` is kept (naming it costs nothing).
-    public func hasView(_ filter: FilterQuery) -> Bool { filtered.contains { $0.query == filter } }
+    /// Whether reading what `view` names needs no build: its unfiltered rows always, its
+    /// filtered rows when kept. False for a view that does not exist.
+    /// - Complexity: O(views kept by the view)
+    public func isKept(_ view: ViewRef) -> Bool { keptView(view) != nil || (view.filter == nil && contains(view: view.view)) }
 
-    /// The filtered views kept, least recently used first.
-    public var keptFilters: [FilterQuery] { filtered.map(\.query) }
+    /// The filtered rows the view keeps, least recently used first.
+    public func keptFilters(in view: ViewID?) -> [FilterQuery] {
+        (view.map { userViews[$0]!.filtered } ?? filtered).map(\.query)
+    }
 
-    /// Keeps exactly the kept views that `order` names, in that order (least recently
-    /// used first): a view it does not name is dropped, and a query it names that is
-    /// not kept is skipped (prepare it first). For replaying a recorded order of use.
-    /// - Complexity: O(views²)
-    public mutating func arrangeViews(_ order: [FilterQuery]) {
+    /// Keeps exactly the filtered rows of the view that `order` names, in that order
+    /// (least recently used first): one it does not name is dropped, and a query it
+    /// names that is not kept is skipped (prepare it first). For replaying a recorded
+    /// order of use.
+    /// - Complexity: O(kept²)
+    public mutating func arrangeViews(_ order: [FilterQuery], in view: ViewID?) {
         precondition(undo == nil, "no rearranging inside a transaction")
-        filtered = order.compactMap { query in filtered.first { $0.query == query } }
+        func arranged(_ list: [(query: FilterQuery, view: ViewState)]) -> [(query: FilterQuery, view: ViewState)] {
+            order.compactMap { query in list.first { $0.query == query } }
+        }
+        if let view { userViews[view]!.filtered = arranged(userViews[view]!.filtered) } else { filtered = arranged(filtered) }
     }
 
-    /// Runs `body` on the named view, building it first when needed.
-    mutating func withView<R>(_ filter: FilterQuery?, _ body: (inout ViewState, inout Forest) -> R) -> R {
-        guard let filter else { return body(&unfiltered, &forest) }
-        try! prepareView(filter)
-        let i = filtered.count - 1
-        return body(&filtered[i].view, &forest)
+    /// Runs `body` on the dense rows `view` names (a filter's, or the default view's
+    /// unfiltered ones), building them first when needed.
+    mutating func withView<R>(_ view: ViewRef, _ body: (inout ViewState, inout Forest) -> R) -> R {
+        guard let filter = view.filter else {
+            precondition(view.view == nil, "a view's unfiltered rows are sparse")
+            return body(&unfiltered, &forest)
+        }
+        try! prepareView(view)
+        if let id = view.view {
+            let i = userViews[id]!.filtered.count - 1
+            precondition(userViews[id]!.filtered[i].query == filter)
+            return body(&userViews[id]!.filtered[i].view, &forest)
+        }
+        return body(&filtered[filtered.count - 1].view, &forest)
     }
 
-    /// Reads the named view.
-    mutating func readView<R>(_ filter: FilterQuery?, _ body: (ViewState, Forest) -> R) -> R {
-        withView(filter) { view, forest in body(view, forest) }
+    /// Reads the dense rows `view` names.
+    mutating func readView<R>(_ view: ViewRef, _ body: (ViewState, Forest) -> R) -> R {
+        withView(view) { view, forest in body(view, forest) }
     }
 
     // MARK: Reading
 
-    /// The number of visible rows of the view.
-    /// - Complexity: O(1) once the view is built
-    public mutating func rowCount(_ filter: FilterQuery?) -> Int { readView(filter) { v, _ in v.index.zeroCount } }
+    /// The number of visible rows.
+    /// - Complexity: O(1) once the rows are built
+    public mutating func rowCount(_ view: ViewRef) -> Int {
+        if let sparse = sparse(view) { return sparse.cover.total }
+        return readView(view) { v, _ in v.index.zeroCount }
+    }
 
-    /// The number of matching nodes (|M|) of a filtered view.
-    /// - Complexity: O(1) once the view is built
-    public mutating func matchCount(_ filter: FilterQuery) -> Int { readView(filter) { v, _ in v.filter!.matchCount } }
+    /// The number of matching nodes (|M|) of filtered rows.
+    /// - Complexity: O(1) once the rows are built
+    public mutating func matchCount(_ view: ViewRef) -> Int { readView(view) { v, _ in v.filter!.matchCount } }
 
-    /// The visible rows `offset ..< offset + limit` of the view (fewer at the end).
+    /// The visible rows `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
-    public mutating func rows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row] {
-        readView(filter) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
+    public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
+        if let rows = keptRows(view, offset: offset, limit: limit) { return rows }
+        return readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
     }
 
     static func rows(_ view: ViewState, _ forest: Forest, offset: Int, limit: Int) -> [Row] {
@@ -137,58 +182,67 @@ public struct TreeStore: Sendable {
 
     // MARK: Reading kept views without changing anything
 
-    /// The named view when no build is needed (the unfiltered view always), without
-    /// touching the order in which filtered views are kept: for readers that share
-    /// the store, e.g. under a read lock.
-    private func keptView(_ filter: FilterQuery?) -> ViewState? {
-        guard let filter else { return unfiltered }
-        return filtered.last { $0.query == filter }?.view
+    /// The dense rows `view` names when no build is needed (the default view's unfiltered
+    /// rows always), without touching the order in which filtered rows are kept: for
+    /// readers that share the store, e.g. under a read lock. Nil for a view's unfiltered
+    /// rows (`sparse`).
+    private func keptView(_ view: ViewRef) -> ViewState? {
+        guard let filter = view.filter else { return view.view == nil ? unfiltered : nil }
+        let list = view.view.map { userViews[$0]?.filtered ?? [] } ?? filtered
+        return list.last { $0.query == filter }?.view
     }
 
-    /// `rowCount` of a kept view, or nil when the view would have to be built.
+    /// `rowCount` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views)
-    public func keptRowCount(_ filter: FilterQuery?) -> Int? { keptView(filter)?.index.zeroCount }
+    public func keptRowCount(_ view: ViewRef) -> Int? { sparse(view)?.cover.total ?? keptView(view)?.index.zeroCount }
 
-    /// `matchCount` of a kept filtered view, or nil when it would have to be built.
+    /// `matchCount` of kept filtered rows, or nil when they would have to be built.
     /// - Complexity: O(views)
-    public func keptMatchCount(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.matchCount }
+    public func keptMatchCount(_ view: ViewRef) -> Int? { keptView(view)?.filter?.matchCount }
 
-    /// How many threads matched the titles of a kept filtered view when it was built,
-    /// or nil when it is not kept.
+    /// How many threads matched the titles of kept filtered rows when they were built,
+    /// or nil when they are not kept.
     /// - Complexity: O(views)
-    public func keptFilterWorkers(_ filter: FilterQuery) -> Int? { keptView(filter)?.filter?.workers }
+    public func keptFilterWorkers(_ view: ViewRef) -> Int? { keptView(view)?.filter?.workers }
 
-    /// `rows` of a kept view, or nil when the view would have to be built.
+    /// `rows` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
-    public func keptRows(_ filter: FilterQuery?, offset: Int, limit: Int) -> [Row]? {
-        keptView(filter).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
+    public func keptRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
+        if let sparse = sparse(view) { return sparseRows(sparse, offset: offset, limit: limit) }
+        return keptView(view).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
     }
 
-    /// `rowIndex`, `isExpanded` and `isMatch` of `node` in a kept view, or nil when the
-    /// view would have to be built.
+    /// `rowIndex`, `isExpanded` and `isMatch` of `node` in kept rows, or nil when they
+    /// would have to be built.
     /// - Complexity: O(views + log n)
-    public func keptPlacement(of node: NodeHandle, _ filter: FilterQuery?) -> (index: Int?, expanded: Bool, match: Bool)? {
-        guard let view = keptView(filter) else { return nil }
+    public func keptPlacement(of node: NodeHandle, _ view: ViewRef) -> (index: Int?, expanded: Bool, match: Bool)? {
+        if let sparse = sparse(view) {
+            return (sparseRowIndex(of: node, sparse), sparseIsExpanded(node, sparse), false)
+        }
+        guard let state = keptView(view) else { return nil }
         let p = forest.position(of: node)
-        return (view.rowIndex(at: p), view.isExpanded(at: p, in: forest), view.isMatch(at: p, in: forest))
+        return (state.rowIndex(at: p), state.isExpanded(at: p, in: forest), state.isMatch(at: p, in: forest))
     }
 
-    /// The row index of `node` in the view, or nil when it is not visible there.
+    /// The row index of `node`, or nil when it is not visible.
     /// - Complexity: O(log n)
-    public mutating func rowIndex(of node: NodeHandle, _ filter: FilterQuery?) -> Int? {
-        readView(filter) { view, forest in view.rowIndex(at: forest.position(of: node)) }
+    public mutating func rowIndex(of node: NodeHandle, _ view: ViewRef) -> Int? {
+        if let sparse = sparse(view) { return sparseRowIndex(of: node, sparse) }
+        return readView(view) { view, forest in view.rowIndex(at: forest.position(of: node)) }
     }
 
     /// Whether `node` is expanded in the view.
-    /// - Complexity: O(1)
-    public mutating func isExpanded(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
-        readView(filter) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
+    /// - Complexity: O(1); a view's unfiltered rows: O(log changes)
+    public mutating func isExpanded(_ node: NodeHandle, _ view: ViewRef) -> Bool {
+        if let sparse = sparse(view) { return sparseIsExpanded(node, sparse) }
+        return readView(view) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
     }
 
-    /// Whether `node` matches the filter (false in the unfiltered view).
+    /// Whether `node` matches the filter (false in unfiltered rows).
     /// - Complexity: O(1)
-    public mutating func isMatch(_ node: NodeHandle, _ filter: FilterQuery?) -> Bool {
-        readView(filter) { view, forest in view.isMatch(at: forest.position(of: node), in: forest) }
+    public mutating func isMatch(_ node: NodeHandle, _ view: ViewRef) -> Bool {
+        guard view.filter != nil else { return false }
+        return readView(view) { view, forest in view.isMatch(at: forest.position(of: node), in: forest) }
     }
 
     /// The match ranges of `title` for `filter`, as (start, length) in UTF-16 code units.
@@ -205,30 +259,34 @@ public struct TreeStore: Sendable {
 
     // MARK: Matches in tree order
 
-    /// Builds the index of a kept filtered view's matches in tree order, unless it has one
+    /// Builds the index of kept filtered rows' matches in tree order, unless they have one
     /// (`keptMatch`, `keptMatchRank` need it).
     /// - Complexity: O(positions) to build, O(views) when it has one
-    public mutating func prepareMatchIndex(_ filter: FilterQuery) {
-        guard let i = filtered.lastIndex(where: { $0.query == filter }), filtered[i].view.filter!.matchIndex == nil else { return }
-        filtered[i].view.filter!.matchIndex = MatchIndex(forest, matches: filtered[i].view.filter!.matches)
+    public mutating func prepareMatchIndex(_ view: ViewRef) {
+        guard let filter = view.filter else { return }
+        func prepare(_ list: inout [(query: FilterQuery, view: ViewState)], _ forest: Forest) {
+            guard let i = list.lastIndex(where: { $0.query == filter }), list[i].view.filter!.matchIndex == nil else { return }
+            list[i].view.filter!.matchIndex = MatchIndex(forest, matches: list[i].view.filter!.matches)
+        }
+        if let id = view.view { prepare(&userViews[id]!.filtered, forest) } else { prepare(&filtered, forest) }
     }
 
-    private func keptMatchIndex(_ filter: FilterQuery) -> MatchIndex? { keptView(filter)?.filter?.matchIndex }
+    private func keptMatchIndex(_ view: ViewRef) -> MatchIndex? { keptView(view)?.filter?.matchIndex }
 
-    /// Whether the kept filtered view has its match index (reading matches needs no build).
-    public func hasMatchIndex(_ filter: FilterQuery) -> Bool { keptMatchIndex(filter) != nil }
+    /// Whether kept filtered rows have their match index (reading matches needs no build).
+    public func hasMatchIndex(_ view: ViewRef) -> Bool { keptMatchIndex(view) != nil }
 
-    /// The number of matches of the view before `node` in tree order (its ordinal when it
-    /// matches); with `including`, also `node` itself. Needs the match index.
+    /// The number of matches before `node` in tree order (its ordinal when it matches);
+    /// with `including`, also `node` itself. Needs the match index.
     /// - Complexity: O(views + 64)
-    public func keptMatchRank(of node: NodeHandle, including: Bool = false, _ filter: FilterQuery) -> Int {
-        keptMatchIndex(filter)!.rank(forest.position(of: node) + (including ? 1 : 0))
+    public func keptMatchRank(of node: NodeHandle, including: Bool = false, _ view: ViewRef) -> Int {
+        keptMatchIndex(view)!.rank(forest.position(of: node) + (including ? 1 : 0))
     }
 
-    /// The match of the view with `ordinal` matches before it in tree order. Needs the match index.
+    /// The match with `ordinal` matches before it in tree order. Needs the match index.
     /// - Complexity: O(views + log n + 64)
-    public func keptMatch(_ ordinal: Int, _ filter: FilterQuery) -> NodeHandle {
-        NodeHandle(slot: forest.slot(at: keptMatchIndex(filter)!.select(ordinal)))
+    public func keptMatch(_ ordinal: Int, _ view: ViewRef) -> NodeHandle {
+        NodeHandle(slot: forest.slot(at: keptMatchIndex(view)!.select(ordinal)))
     }
 
     // MARK: Expansion
@@ -238,8 +296,9 @@ public struct TreeStore: Sendable {
     /// descendant, leaves included.
     /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
     public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
-                                     _ filter: FilterQuery?) -> [Splice] {
-        let splices = withView(filter) { view, forest in
+                                     _ view: ViewRef) -> [Splice] {
+        if let id = sparseID(view) { return setSparseExpanded(node, value, recursive: recursive, id) }
+        let splices = withView(view) { view, forest in
             let p = forest.position(of: node)
             return recursive ? view.setExpandedRecursively(at: p, to: value, in: &forest)
                              : view.setExpanded(at: p, to: value, in: &forest)
@@ -249,12 +308,16 @@ public struct TreeStore: Sendable {
     }
 
     /// Expands every ancestor of `node`, outermost first, so that it becomes visible
-    /// (in a filtered view it stays hidden when it or an ancestor is excluded).
+    /// (in filtered rows it stays hidden when it or an ancestor is excluded).
     /// - Complexity: O(depth · log n)
-    public mutating func reveal(_ node: NodeHandle, _ filter: FilterQuery?) -> [Splice] {
+    public mutating func reveal(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
         let path = forest.path(of: node)
         var splices: [Splice] = []
-        withView(filter) { view, forest in
+        if sparseID(view) != nil {
+            for ancestor in path { splices += setExpanded(ancestor, true, view) }
+            return splices
+        }
+        withView(view) { view, forest in
             for ancestor in path { splices += view.setExpanded(at: forest.position(of: ancestor), to: true, in: &forest) }
         }
         checkInvariants()
@@ -262,23 +325,26 @@ public struct TreeStore: Sendable {
     }
 
     /// Expands every node that has children.
-    /// - Complexity: O(n)
-    public mutating func expandAll(_ filter: FilterQuery?) -> [Splice] { expand(belowDepth: nil, filter) }
+    /// - Complexity: O(n); a view's unfiltered rows: O(its changes), plus O(n) once for
+    ///   the first view that starts from this state
+    public mutating func expandAll(_ view: ViewRef) -> [Splice] { expand(belowDepth: nil, view) }
 
     /// Expands exactly the nodes with children at a level below `depth`.
-    /// - Complexity: O(n)
-    public mutating func expand(toDepth depth: Int, _ filter: FilterQuery?) -> [Splice] { expand(belowDepth: depth, filter) }
+    /// - Complexity: as `expandAll`
+    public mutating func expand(toDepth depth: Int, _ view: ViewRef) -> [Splice] { expand(belowDepth: depth, view) }
 
-    private mutating func expand(belowDepth depth: Int?, _ filter: FilterQuery?) -> [Splice] {
-        let splices = withView(filter) { view, forest in view.expand(belowDepth: depth, in: &forest) }
+    private mutating func expand(belowDepth depth: Int?, _ view: ViewRef) -> [Splice] {
+        if let id = sparseID(view) { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
+        let splices = withView(view) { view, forest in view.expand(belowDepth: depth, in: &forest) }
         checkInvariants()
         return splices
     }
 
     /// Collapses every node.
-    /// - Complexity: O(n)
-    public mutating func collapseAll(_ filter: FilterQuery?) -> [Splice] {
-        let splices = withView(filter) { view, forest in view.collapseAll(in: &forest) }
+    /// - Complexity: as `expandAll`
+    public mutating func collapseAll(_ view: ViewRef) -> [Splice] {
+        if let id = sparseID(view) { return rebase(id, depth: 0) }
+        let splices = withView(view) { view, forest in view.collapseAll(in: &forest) }
         checkInvariants()
         return splices
     }

@@ -11,7 +11,7 @@ extension TreeService {
                  _ event: (_ view: FilterQuery?, _ store: TreeStore, _ version: Int) -> EventHub.Event) {
         let store = state.core.store, version = state.core.version
         session.events.publish(version: version, mark: mark, store: store) { event($0, store, version) }
-        state.core.store.observedViews = session.events.followedViews
+        state.core.store.observedViews = Set(session.events.followedViews.map { ViewRef(filter: $0) })
     }
 
     /// Publishes a version step that rebuilt `filter`'s view (it had changed, then been

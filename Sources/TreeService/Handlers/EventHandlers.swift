@@ -70,7 +70,7 @@ extension TreeService {
                                          version: state.core.version, mark: reset) { [self] in
                     openStreams.subtract(1, ordering: .relaxed)
                 }
-                state.core.store.observedViews = session.events.followedViews
+                state.core.store.observedViews = Set(session.events.followedViews.map { ViewRef(filter: $0) })
             }
         } catch {
             session.events.releaseSlot()

@@ -109,7 +109,7 @@ extension TreeService {
         state.journaledViews = state.core.store.keptFilters
         let observed = state.core.store.takeObservedSplices()
         publish(session, &state, mark: mark) { other, store, version in
-            let splices = other == view ? outcome.splices : observed[other] ?? []
+            let splices = other == view ? outcome.splices : observed[ViewRef(filter: other)] ?? []
             return .change(changeBody(outcome, splices, store, version: version, view: other))
         }
         return (changeResponse(outcome, session: session, state: state, view: view), mark)
@@ -262,7 +262,7 @@ extension TreeService {
         if !batch.entries.isEmpty {
             state.core.version += 1
             publish(session, &state, mark: mark) { other, store, version in
-                let splices = other == view ? outcome.splices : observed[other] ?? []
+                let splices = other == view ? outcome.splices : observed[ViewRef(filter: other)] ?? []
                 return .change(batchBody(outcome, splices, store, version: version, view: other))
             }
         }

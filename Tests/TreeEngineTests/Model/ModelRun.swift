@@ -417,7 +417,7 @@ final class ModelRun {
     /// among them), with their rows now.
     func observeViews() -> [(FilterQuery?, [RefKey])] {
         let views = ([nil] + model.kept.map { Optional($0) }).filter { _ in rng.chance(0.7) }
-        store.observedViews = Set(views)
+        store.observedViews = Set(views.map { ViewRef(filter: $0) })
         _ = store.takeObservedSplices()
         return views.map { ($0, model.rows($0).map(\.key)) }
     }
@@ -427,7 +427,7 @@ final class ModelRun {
     func checkObservedSplices(_ observed: [(FilterQuery?, [RefKey])], _ context: String) {
         let recorded = store.takeObservedSplices()
         for (f, old) in observed where f != namedFilter && (f.map { model.isKept($0) } ?? true) {
-            checkSplices(recorded[f] ?? [], old: old, new: model.rows(f).map(\.key), "\(context): observed view \(f.map { "[\($0)]" } ?? "unfiltered")")
+            checkSplices(recorded[ViewRef(filter: f)] ?? [], old: old, new: model.rows(f).map(\.key), "\(context): observed view \(f.map { "[\($0)]" } ?? "unfiltered")")
             if failed { return }
         }
     }

@@ -1,0 +1,196 @@
+/// A view's number, chosen by the store's owner, unique within one store.
+public struct ViewID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (a: ViewID, b: ViewID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { String(rawValue) }
+}
+
+/// What an operation reads or changes: a view (nil: the session's default view) and,
+/// in it, the rows of a filter (nil: its unfiltered rows).
+public struct ViewRef: Hashable, Sendable {
+    public var view: ViewID?
+    public var filter: FilterQuery?
+    public init(_ view: ViewID? = nil, filter: FilterQuery? = nil) {
+        self.view = view
+        self.filter = filter
+    }
+}
+
+/// How a new view starts.
+public enum ViewStart: Hashable, Sendable {
+    /// Every node collapsed: only the roots visible.
+    case collapsed
+    /// Every node expanded.
+    case expanded
+    /// The nodes at a level below N expanded (0: `collapsed`).
+    case depth(Int)
+    /// Another view's state (nil: the default view's): its unfiltered expansion and its
+    /// kept filtered rows with their expansion, in the same order of use.
+    case copy(of: ViewID?)
+}
+
+/// A view other than the default one: its unfiltered rows as exceptions over a shared
+/// depth base, and its kept filtered rows.
+struct UserView: Sendable {
+    /// The rule of its base (`DepthBase.depth`).
+    var depth: Int32
+    var cover: SparseCover
+    /// Most recently used last.
+    var filtered: [(query: FilterQuery, view: ViewState)] = []
+}
+
+/// A view's unfiltered rows with the base they are read against.
+struct SparseRows {
+    var cover: SparseCover
+    var base: DepthBase
+}
+
+extension TreeStore {
+    // MARK: Creating and deleting views
+
+    /// The views, ascending (the default view is not among them).
+    /// - Complexity: O(v log v)
+    public var views: [ViewID] { userViews.keys.sorted() }
+
+    /// Whether the view exists (nil: the default view, always).
+    /// - Complexity: O(1)
+    public func contains(view: ViewID?) -> Bool { view.map { userViews[$0] != nil } ?? true }
+
+    /// Adds the view `id` in its start state.
+    /// - Precondition: `id` is not a view; the view a copy names exists.
+    /// - Complexity: O(1) over a base some view uses; O(n) for the first view over a base;
+    ///   a copy: O(the source's changes), O(n) of the default view
+    public mutating func createView(_ id: ViewID, _ start: ViewStart) {
+        precondition(userViews[id] == nil, "view \(id) exists")
+        precondition(undo == nil, "views are created outside transactions")
+        switch start {
+        case .collapsed: userViews[id] = freshView(depth: 0)
+        case .expanded: userViews[id] = freshView(depth: DepthBase.all)
+        case .depth(let n): userViews[id] = freshView(depth: Int32(clamping: max(0, n)))
+        case .copy(of: let source?):
+            let copy = userViews[source]!
+            acquireBase(copy.depth)
+            userViews[id] = copy
+        case .copy(of: nil):
+            var view = freshView(depth: 0)
+            let base = depthBases[0]!.base
+            forest.forEachPosition { p in
+                let slot = forest.slot(at: p)
+                if forest.flags[slot.index].contains(.expanded) { view.cover.setException(slot, true, base, forest) }
+            }
+            view.filtered = filtered
+            userViews[id] = view
+        }
+        checkInvariants()
+    }
+
+    /// Removes the view `id` and what it keeps.
+    /// - Precondition: `id` is a view.
+    /// - Complexity: O(1), plus freeing what it keeps
+    public mutating func deleteView(_ id: ViewID) {
+        precondition(undo == nil, "views are deleted outside transactions")
+        let view = userViews.removeValue(forKey: id)!
+        releaseBase(view.depth)
+        observedViews = observedViews.filter { $0.view != id }
+        observedSplices = observedSplices.filter { $0.key.view != id }
+    }
+
+    /// A view with no change over the base of `depth`.
+    private mutating func freshView(depth: Int32) -> UserView {
+        acquireBase(depth)
+        return UserView(depth: depth, cover: SparseCover(base: depthBases[depth]!.base, forest: forest))
+    }
+
+    private mutating func acquireBase(_ depth: Int32) {
+        if depthBases[depth] == nil { depthBases[depth] = (DepthBase(depth: depth, forest: forest), 0) }
+        depthBases[depth]!.users += 1
+    }
+
+    private mutating func releaseBase(_ depth: Int32) {
+        depthBases[depth]!.users -= 1
+        if depthBases[depth]!.users == 0 { depthBases[depth] = nil }
+    }
+
+    /// The bases follow a change of the nodes at `range` (their number of positions unchanged).
+    /// - Complexity: O(range · bases)
+    mutating func updateBases(_ range: Range<Position>) {
+        for i in depthBases.values.indices { depthBases.values[i].base.update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
+    }
+
+    // MARK: Reading a view's unfiltered rows
+
+    /// The view's unfiltered rows when `view` names them.
+    func sparse(_ view: ViewRef) -> SparseRows? {
+        guard view.filter == nil, let id = view.view, let user = userViews[id] else { return nil }
+        return SparseRows(cover: user.cover, base: depthBases[user.depth]!.base)
+    }
+
+    /// The view whose unfiltered rows `view` names.
+    func sparseID(_ view: ViewRef) -> ViewID? { view.filter == nil ? view.view : nil }
+
+    func sparseRows(_ rows: SparseRows, offset: Int, limit: Int) -> [Row] {
+        var result: [Row] = []
+        result.reserveCapacity(max(0, min(limit, rows.cover.total - offset)))
+        var index = offset
+        rows.cover.forEachRow(from: offset, limit: limit, rows.base, forest) { p in
+            let slot = forest.slot(at: Position(p))
+            let node = NodeHandle(slot: slot)
+            result.append(Row(node: node, index: index, level: forest.level(at: Position(p)),
+                              isExpanded: sparseIsExpanded(node, rows),
+                              hasChildren: forest.hasChildren(atPosition: Position(p)),
+                              parent: forest.parent(ofSlot: slot).map { NodeHandle(slot: $0) }, isMatch: false, matchesBelow: nil))
+            index += 1
+        }
+        return result
+    }
+
+    func sparseRowIndex(of node: NodeHandle, _ rows: SparseRows) -> Int? {
+        rows.cover.rowIndex(at: forest.position(of: node).offset, rows.base, forest)
+    }
+
+    /// What a row reports: the view's own value, else the base's rule for a node with children.
+    func sparseIsExpanded(_ node: NodeHandle, _ rows: SparseRows) -> Bool {
+        rows.cover.exception(node.slot, forest)
+            ?? (rows.base.isExpanded(node.slot, in: forest) && forest.hasChildren(atPosition: forest.position(of: node)))
+    }
+
+    // MARK: Changing a view's unfiltered rows
+
+    mutating func setSparseExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool, _ id: ViewID) -> [Splice] {
+        let base = depthBases[userViews[id]!.depth]!.base
+        let p = forest.position(of: node)
+        guard recursive else {
+            let splice = userViews[id]!.cover.setExpanded(node.slot, value, base, forest)
+            checkInvariants()
+            return splice.map { [$0] } ?? []
+        }
+        let cover = userViews[id]!.cover
+        let row = cover.rowIndex(at: p.offset, base, forest)
+        let inner = forest.descendants(of: p)
+        let before = cover.rows(before: inner.upperBound.offset, base, forest) - cover.rows(before: inner.lowerBound.offset, base, forest)
+        var changed: [Slot] = []
+        forest.forEachPosition(in: forest.subtree(of: p)) { q in
+            if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
+        }
+        for slot in changed { userViews[id]!.cover.setException(slot, value, base, forest) }
+        let after = userViews[id]!.cover.rows(before: inner.upperBound.offset, base, forest)
+            - userViews[id]!.cover.rows(before: inner.lowerBound.offset, base, forest)
+        checkInvariants()
+        guard let row, before != after else { return [] }
+        return [Splice(index: row + 1, removed: before, inserted: after)]
+    }
+
+    /// Puts the view's unfiltered rows in the fresh state of `depth`: one splice of every row.
+    /// - Complexity: O(the view's changes), plus O(n) for a base no view uses
+    mutating func rebase(_ id: ViewID, depth: Int32) -> [Splice] {
+        let before = userViews[id]!.cover.total
+        releaseBase(userViews[id]!.depth)
+        acquireBase(depth)
+        userViews[id]!.depth = depth
+        userViews[id]!.cover = SparseCover(base: depthBases[depth]!.base, forest: forest)
+        let after = userViews[id]!.cover.total
+        checkInvariants()
+        return before == 0 && after == 0 ? [] : [Splice(index: 0, removed: before, inserted: after)]
+    }
+}

@@ -1,0 +1,588 @@
+/// A view's visible rows, stored as where its expansion differs from a shared base
+/// (`DepthBase`): memory in proportion to what its user changed, not to the tree.
+///
+/// The view's cover of a position is `c0(p) + k(p)`: `c0` the base's, `k` the sum over the
+/// view's *exceptions* `x` that are strict ancestors of `p` of
+/// `κ(x) = [x collapsed here] − [x collapsed in the base]` (±1). Both terms count collapsed
+/// ancestors, so covers are never negative, and a position is a visible row iff its cover
+/// is zero, as in `CoverIndex`.
+///
+/// Each exception `x` has two *boundaries*: its open, right after node `x`, and its close,
+/// right after the last node of its subtree. Boundaries are named by slot, never by
+/// position: their order is the forest's, computed when compared (`key`), so the
+/// relocations of the forest's gaps cost a view nothing, and an edit keeps their order
+/// (pre-order is kept) except for a subtree that leaves, whose boundaries go with it.
+/// Between two consecutive boundaries lies an *interval* of positions where `k` is
+/// constant: the prefix sum of the boundaries' `δ` (`+κ` at an open, `−κ` at a close).
+/// Its visible rows are the positions whose base cover is `−k`, which is the base's
+/// minimum there when any is visible; so each boundary carries the base's minimum and
+/// its count over the interval to its right, and a treap over the boundaries keeps, per
+/// subtree, `Σδ` and the minimum of `m + k` with its count: a cover index whose leaves are
+/// intervals. The head interval, before the first boundary, has `k = 0`.
+///
+/// - Complexity: toggles, row index and the k-th row O(log |X| + log n) for |X|
+///   exceptions; following an edit O((log |X| + log n) + its exceptions moved · log)
+struct SparseCover: Sendable {
+    /// The cover of a position that holds no node, and the minimum of an empty range.
+    static let infinite: Int32 = 1 << 28
+
+    struct Node: Sendable {
+        var slot: Int32
+        /// 0: the open boundary, 1: the close.
+        var kind: UInt8
+        /// The exception's value: expanded (kept on both boundaries).
+        var expanded: Bool
+        /// ±1: `[collapsed here] − [collapsed in the base]`.
+        var kappa: Int8
+        /// The base's minimum cover over this boundary's interval and how many positions reach it.
+        var m: Int32, c: Int32
+        /// Over the node's treap subtree: Σδ, and the minimum of `m + k` (k relative to the
+        /// subtree's start) with its count.
+        var sum: Int32 = 0, aggregateMinimum: Int32 = 0, aggregateCount: Int32 = 0
+        var left: Int32 = -1, right: Int32 = -1
+
+        @inline(__always) var delta: Int32 { kind == 0 ? Int32(kappa) : -Int32(kappa) }
+    }
+
+    private(set) var nodes: [Node] = []
+    private var freeNodes: [Int32] = []
+    private var root: Int32 = -1
+    /// The head interval's base minimum and count.
+    private var headMinimum = SparseCover.infinite, headCount: Int32 = 0
+    /// The number of exceptions.
+    private(set) var exceptionCount = 0
+
+    /// A view with no exception over `base`.
+    /// - Complexity: O(log n)
+    init(base: DepthBase, forest: Forest) {
+        (headMinimum, headCount) = base.minimumAndCount(0, forest.capacity, forest)
+    }
+
+    /// Bytes held.
+    var bytes: Int { nodes.capacity * MemoryLayout<Node>.stride + freeNodes.capacity * 4 + MemoryLayout<SparseCover>.size }
+
+    // MARK: Keys
+
+    /// The order of a boundary: its position (an open: the node's, a close: its subtree's
+    /// last node's) in the high bits; closes after opens at one position, deeper closes first.
+    @inline(__always)
+    static func key(slot: Int32, kind: UInt8, _ forest: Forest) -> UInt64 {
+        let p = Int(forest.positionOf[Int(slot)])
+        if kind == 0 { return UInt64(p) << 32 }
+        let last = Int(forest.endAt[p]) - 1
+        return UInt64(last) << 32 | 0x8000_0000 | UInt64(0x7FFF_FFFF - forest.depth[p])
+    }
+
+    /// The first key at or after position `p`.
+    @inline(__always) static func key(at p: Int) -> UInt64 { UInt64(p) << 32 }
+
+    /// The position a key names.
+    @inline(__always) static func position(_ key: UInt64) -> Int { Int(key >> 32) }
+
+    @inline(__always) private func key(_ i: Int32, _ forest: Forest) -> UInt64 {
+        SparseCover.key(slot: nodes[Int(i)].slot, kind: nodes[Int(i)].kind, forest)
+    }
+
+    /// The first position of the interval after boundary `i`.
+    @inline(__always) private func start(after i: Int32, _ forest: Forest) -> Int {
+        SparseCover.position(key(i, forest)) + 1
+    }
+
+    @inline(__always) private static func priority(_ slot: Int32, _ kind: UInt8) -> UInt32 {
+        var x = (UInt32(bitPattern: slot) << 1 | UInt32(kind)) &* 0x9E37_79B1
+        x ^= x >> 15
+        return x &* 0x85EB_CA6B
+    }
+
+    // MARK: Treap
+
+    private mutating func newNode(_ node: Node) -> Int32 {
+        let i: Int32
+        if let reused = freeNodes.popLast() {
+            i = reused
+            nodes[Int(i)] = node
+        } else {
+            i = Int32(nodes.count)
+            nodes.append(node)
+        }
+        pull(i)
+        return i
+    }
+
+    @inline(__always) private mutating func pull(_ i: Int32) {
+        let j = Int(i)
+        let l = nodes[j].left, r = nodes[j].right
+        var minimum = SparseCover.infinite, count: Int32 = 0
+        let leftSum: Int32 = l >= 0 ? nodes[Int(l)].sum : 0
+        if l >= 0 && nodes[Int(l)].aggregateMinimum < SparseCover.infinite / 2 {
+            minimum = nodes[Int(l)].aggregateMinimum
+            count = nodes[Int(l)].aggregateCount
+        }
+        let prefix = leftSum &+ nodes[j].delta
+        if nodes[j].m < SparseCover.infinite / 2 {
+            let v = nodes[j].m &+ prefix
+            if v < minimum { minimum = v; count = nodes[j].c } else if v == minimum { count &+= nodes[j].c }
+        }
+        if r >= 0 && nodes[Int(r)].aggregateMinimum < SparseCover.infinite / 2 {
+            let v = nodes[Int(r)].aggregateMinimum &+ prefix
+            if v < minimum { minimum = v; count = nodes[Int(r)].aggregateCount } else if v == minimum { count &+= nodes[Int(r)].aggregateCount }
+        }
+        nodes[j].aggregateMinimum = minimum
+        nodes[j].aggregateCount = count
+        nodes[j].sum = prefix &+ (r >= 0 ? nodes[Int(r)].sum : 0)
+    }
+
+    /// Splits the treap `t` into the boundaries with keys below `key` and the others.
+    private mutating func split(_ t: Int32, _ key: UInt64, _ forest: Forest) -> (Int32, Int32) {
+        if t < 0 { return (-1, -1) }
+        if self.key(t, forest) < key {
+            let (a, b) = split(nodes[Int(t)].right, key, forest)
+            nodes[Int(t)].right = a
+            pull(t)
+            return (t, b)
+        } else {
+            let (a, b) = split(nodes[Int(t)].left, key, forest)
+            nodes[Int(t)].left = b
+            pull(t)
+            return (a, t)
+        }
+    }
+
+    /// Joins two treaps, every key of `a` below every key of `b`.
+    private mutating func merge(_ a: Int32, _ b: Int32) -> Int32 {
+        if a < 0 { return b }
+        if b < 0 { return a }
+        let na = nodes[Int(a)], nb = nodes[Int(b)]
+        if SparseCover.priority(na.slot, na.kind) > SparseCover.priority(nb.slot, nb.kind) {
+            nodes[Int(a)].right = merge(na.right, b)
+            pull(a)
+            return a
+        } else {
+            nodes[Int(b)].left = merge(a, nb.left)
+            pull(b)
+            return b
+        }
+    }
+
+    private func first(_ t: Int32) -> Int32 {
+        var i = t
+        while nodes[Int(i)].left >= 0 { i = nodes[Int(i)].left }
+        return i
+    }
+
+    private func last(_ t: Int32) -> Int32 {
+        var i = t
+        while nodes[Int(i)].right >= 0 { i = nodes[Int(i)].right }
+        return i
+    }
+
+    /// Sets the interval (m, c) of the last boundary of the treap `t`.
+    private mutating func setLast(_ t: Int32, _ m: Int32, _ c: Int32) {
+        if nodes[Int(t)].right >= 0 {
+            setLast(nodes[Int(t)].right, m, c)
+        } else {
+            nodes[Int(t)].m = m
+            nodes[Int(t)].c = c
+        }
+        pull(t)
+    }
+
+    /// Recomputes from the base the interval that ends where `b` begins: the last of
+    /// `a`'s, or the head when `a` is empty.
+    private mutating func fixSeam(_ a: Int32, _ b: Int32, _ base: DepthBase, _ forest: Forest) {
+        let end = b >= 0 ? start(after: first(b), forest) : forest.capacity
+        if a >= 0 {
+            let (m, c) = base.minimumAndCount(start(after: last(a), forest), end, forest)
+            setLast(a, m, c)
+        } else {
+            (headMinimum, headCount) = base.minimumAndCount(0, end, forest)
+        }
+    }
+
+    // MARK: Counting
+
+    /// The visible rows of treap `t` whose k before its start is `prefix`.
+    @inline(__always) private func visible(_ t: Int32, _ prefix: Int32) -> Int {
+        guard t >= 0 else { return 0 }
+        return nodes[Int(t)].aggregateMinimum &+ prefix == 0 ? Int(nodes[Int(t)].aggregateCount) : 0
+    }
+
+    private var headVisible: Int { headMinimum == 0 ? Int(headCount) : 0 }
+
+    /// The number of visible rows.
+    /// - Complexity: O(1)
+    var total: Int { headVisible + visible(root, 0) }
+
+    /// Where a position lies: the interval holding it.
+    struct Place {
+        /// Visible rows before the interval.
+        var rowsBefore: Int
+        /// The interval's first position and its k.
+        var start: Int
+        var k: Int32
+    }
+
+    /// The interval holding the positions just before key `key`: the last boundary below it.
+    /// - Complexity: O(log |X|)
+    private func place(before key: UInt64, _ forest: Forest) -> Place {
+        var i = root, prefix: Int32 = 0, rows = headVisible
+        var found = Place(rowsBefore: 0, start: 0, k: 0)
+        while i >= 0 {
+            let node = nodes[Int(i)]
+            let k = self.key(i, forest)
+            if k < key {
+                let l = node.left
+                let kHere = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
+                rows += visible(l, prefix)
+                found = Place(rowsBefore: rows, start: SparseCover.position(k) + 1, k: kHere)
+                if node.m < SparseCover.infinite / 2 && node.m &+ kHere == 0 { rows += Int(node.c) }
+                prefix = kHere
+                i = node.right
+            } else {
+                i = node.left
+            }
+        }
+        return found
+    }
+
+    /// The number of visible rows at positions before `p`.
+    /// - Complexity: O(log |X| + log n)
+    func rows(before p: Int, _ base: DepthBase, _ forest: Forest) -> Int {
+        let place = place(before: SparseCover.key(at: p), forest)
+        return place.rowsBefore + base.count(-place.k, place.start, p, forest)
+    }
+
+    /// The row index of the node at position `p`, or nil when it is hidden.
+    /// - Complexity: O(log |X| + log n)
+    func rowIndex(at p: Int, _ base: DepthBase, _ forest: Forest) -> Int? {
+        let place = place(before: SparseCover.key(at: p), forest)
+        guard base.cover(at: p, in: forest) == -place.k else { return nil }
+        return place.rowsBefore + base.count(-place.k, place.start, p, forest)
+    }
+
+    /// The position of row `r` and the interval holding it: its end and its target cover.
+    /// - Complexity: O(log |X| + log n)
+    func select(_ r: Int, _ base: DepthBase, _ forest: Forest) -> (position: Int, end: Int, target: Int32) {
+        var r = r
+        if r < headVisible {
+            let end = root >= 0 ? start(after: first(root), forest) : forest.capacity
+            return (base.select(0, r, 0, end, forest), end, 0)
+        }
+        r -= headVisible
+        var i = root, prefix: Int32 = 0, end = forest.capacity
+        while true {
+            precondition(i >= 0, "row out of range")
+            let node = nodes[Int(i)]
+            let l = node.left
+            let inLeft = visible(l, prefix)
+            if r < inLeft {
+                end = start(after: i, forest)
+                i = l
+                continue
+            }
+            r -= inLeft
+            let k = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
+            let own = node.m < SparseCover.infinite / 2 && node.m &+ k == 0 ? Int(node.c) : 0
+            if r < own {
+                let intervalEnd = node.right >= 0 ? start(after: first(node.right), forest) : end
+                return (base.select(-k, r, start(after: i, forest), intervalEnd, forest), intervalEnd, -k)
+            }
+            r -= own
+            prefix = k
+            i = node.right
+        }
+    }
+
+    /// Calls `body` with the positions of rows `offset ..< offset + limit` (fewer at the
+    /// end), in order: a select per interval entered, then a walk of the interval's
+    /// visible nodes, each collapsed one's subtree skipped in one jump.
+    /// - Complexity: O((intervals entered) · (log |X| + log n) + limit + gaps crossed)
+    func forEachRow(from offset: Int, limit: Int, _ base: DepthBase, _ forest: Forest, _ body: (Int) -> Void) {
+        let end = min(total, offset + max(0, limit))
+        var r = offset
+        while r < end {
+            var (p, intervalEnd, target) = select(r, base, forest)
+            while true {
+                body(p)
+                r += 1
+                if r == end { return }
+                // Inside an interval no exception starts: the base's rule decides.
+                let next = forest.depth[p] < base.depth ? p + 1 : Int(forest.endAt[p])
+                guard next < intervalEnd else { break }
+                p = forest.nextNode(from: Position(next)).offset
+                guard p < intervalEnd, base.cover(at: p, in: forest) == target else { break }
+            }
+        }
+    }
+
+    // MARK: Exceptions
+
+    /// The open boundary of the exception of `slot`, or -1.
+    /// - Complexity: O(log |X|)
+    private func openBoundary(_ slot: Slot, _ forest: Forest) -> Int32 {
+        let key = SparseCover.key(at: Int(forest.positionOf[slot.index]))
+        var i = root
+        while i >= 0 {
+            let k = self.key(i, forest)
+            if k == key { return i }
+            i = k < key ? nodes[Int(i)].right : nodes[Int(i)].left
+        }
+        return -1
+    }
+
+    /// The value the view stores for `slot`, or nil when it follows its base.
+    /// - Complexity: O(log |X|)
+    func exception(_ slot: Slot, _ forest: Forest) -> Bool? {
+        let i = openBoundary(slot, forest)
+        return i >= 0 ? nodes[Int(i)].expanded : nil
+    }
+
+    /// Whether the node in `slot` is expanded in the view (its children visible when it is).
+    /// - Complexity: O(log |X|)
+    func isExpanded(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Bool {
+        exception(slot, forest) ?? base.isExpanded(slot, in: forest)
+    }
+
+    @inline(__always) private static func kappa(_ expanded: Bool, base: Bool) -> Int8 {
+        (expanded ? 0 : 1) - (base ? 0 : 1)
+    }
+
+    /// Sets the view's value of `slot` (an exception when it differs from the base's); no rows counted.
+    /// - Complexity: O(log |X| + log n)
+    mutating func setException(_ slot: Slot, _ expanded: Bool, _ base: DepthBase, _ forest: Forest) {
+        let kappa = SparseCover.kappa(expanded, base: base.isExpanded(slot, in: forest))
+        let open = openBoundary(slot, forest)
+        if open < 0 {
+            guard kappa != 0 else { return }
+            insertBoundary(slot.rawValue, kind: 0, expanded, kappa, base, forest)
+            insertBoundary(slot.rawValue, kind: 1, expanded, kappa, base, forest)
+            exceptionCount += 1
+        } else if kappa == 0 {
+            removeBoundary(slot.rawValue, kind: 1, forest)
+            removeBoundary(slot.rawValue, kind: 0, forest)
+            exceptionCount -= 1
+        } else {
+            setBoundary(slot.rawValue, kind: 0, expanded, kappa, forest)
+            setBoundary(slot.rawValue, kind: 1, expanded, kappa, forest)
+        }
+    }
+
+    /// Expands or collapses the node in `slot`; the splice of the rows when they changed.
+    /// - Complexity: O(log |X| + log n)
+    mutating func setExpanded(_ slot: Slot, _ expanded: Bool, _ base: DepthBase, _ forest: Forest) -> Splice? {
+        let p = Int(forest.positionOf[slot.index])
+        let row = rowIndex(at: p, base, forest)
+        let before = total
+        setException(slot, expanded, base, forest)
+        let after = total
+        guard let row, before != after else { return nil }
+        return after > before ? Splice(index: row + 1, removed: 0, inserted: after - before)
+                              : Splice(index: row + 1, removed: before - after, inserted: 0)
+    }
+
+    /// The exceptions, in tree order: (slot, expanded).
+    /// - Complexity: O(|X|)
+    var exceptions: [(slot: Slot, expanded: Bool)] {
+        var result: [(slot: Slot, expanded: Bool)] = []
+        result.reserveCapacity(exceptionCount)
+        func visit(_ t: Int32) {
+            guard t >= 0 else { return }
+            visit(nodes[Int(t)].left)
+            if nodes[Int(t)].kind == 0 { result.append((Slot(rawValue: nodes[Int(t)].slot), nodes[Int(t)].expanded)) }
+            visit(nodes[Int(t)].right)
+        }
+        visit(root)
+        return result
+    }
+
+    private mutating func insertBoundary(_ slot: Int32, kind: UInt8, _ expanded: Bool, _ kappa: Int8,
+                                         _ base: DepthBase, _ forest: Forest) {
+        let key = SparseCover.key(slot: slot, kind: kind, forest)
+        let (a, b) = split(root, key, forest)
+        let start = SparseCover.position(key) + 1
+        let end = b >= 0 ? self.start(after: first(b), forest) : forest.capacity
+        let (m, c) = base.minimumAndCount(start, end, forest)
+        let node = newNode(Node(slot: slot, kind: kind, expanded: expanded, kappa: kappa, m: m, c: c))
+        // The interval it splits now ends at the new boundary.
+        if a >= 0 {
+            let (m, c) = base.minimumAndCount(self.start(after: last(a), forest), start, forest)
+            setLast(a, m, c)
+        } else {
+            (headMinimum, headCount) = base.minimumAndCount(0, start, forest)
+        }
+        root = merge(merge(a, node), b)
+    }
+
+    /// Splits out the one boundary with `key`: (before, it, after).
+    private mutating func isolate(_ key: UInt64, _ forest: Forest) -> (Int32, Int32, Int32) {
+        let (a, b) = split(root, key, forest)
+        let (n, rest) = split(b, key + 1, forest)
+        precondition(n >= 0 && nodes[Int(n)].left < 0 && nodes[Int(n)].right < 0, "boundary not found")
+        return (a, n, rest)
+    }
+
+    private mutating func setBoundary(_ slot: Int32, kind: UInt8, _ expanded: Bool, _ kappa: Int8, _ forest: Forest) {
+        let (a, n, rest) = isolate(SparseCover.key(slot: slot, kind: kind, forest), forest)
+        nodes[Int(n)].kappa = kappa
+        nodes[Int(n)].expanded = expanded
+        pull(n)
+        root = merge(a, merge(n, rest))
+    }
+
+    private mutating func removeBoundary(_ slot: Int32, kind: UInt8, _ forest: Forest) {
+        let (a, n, rest) = isolate(SparseCover.key(slot: slot, kind: kind, forest), forest)
+        // Its interval joins the one before it.
+        let mine = (nodes[Int(n)].m, nodes[Int(n)].c)
+        if a >= 0 {
+            let l = last(a)
+            let merged = DepthBase.combine((nodes[Int(l)].m, nodes[Int(l)].c), mine)
+            setLast(a, merged.0, merged.1)
+        } else {
+            (headMinimum, headCount) = DepthBase.combine((headMinimum, headCount), mine)
+        }
+        freeNodes.append(n)
+        root = merge(a, rest)
+    }
+
+    // MARK: Following edits of the forest
+
+    /// After nodes were put at the positions `range` (none of them has an exception here):
+    /// the interval holding them, and the splice of their rows.
+    /// - Complexity: O(log |X| + log n)
+    mutating func inserted(_ range: Range<Int>, _ base: DepthBase, _ forest: Forest) -> Splice? {
+        let (a, b) = split(root, SparseCover.key(at: range.lowerBound), forest)
+        fixSeam(a, b, base, forest)
+        root = merge(a, b)
+        let r0 = rows(before: range.lowerBound, base, forest), r1 = rows(before: range.upperBound, base, forest)
+        return r1 > r0 ? Splice(index: r0, removed: 0, inserted: r1 - r0) : nil
+    }
+
+    /// What a subtree leaving its place takes along (`removing`), for `removed` and `arrived`.
+    struct Departure {
+        /// The rows it hid.
+        var splice: Splice?
+        /// Its exceptions, in tree order.
+        var exceptions: [(slot: Slot, expanded: Bool)]
+        /// The boundary after it (its interval's end is recomputed once it left), nil: none.
+        var after: (slot: Int32, kind: UInt8)?
+    }
+
+    /// Before the subtree of `slot` leaves its positions: its rows, and its exceptions taken out.
+    /// - Complexity: O(log |X| + log n + its exceptions)
+    mutating func removing(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Departure {
+        let p = Int(forest.positionOf[slot.index]), end = Int(forest.endAt[p])
+        let r0 = rows(before: p, base, forest), r1 = rows(before: end, base, forest)
+        let (a, b) = split(root, SparseCover.key(at: p), forest)
+        let (inside, rest) = split(b, SparseCover.key(slot: slot.rawValue, kind: 1, forest) + 1, forest)
+        var taken: [(slot: Slot, expanded: Bool)] = []
+        collect(inside, into: &taken)
+        let after = rest >= 0 ? (nodes[Int(first(rest))].slot, nodes[Int(first(rest))].kind) : nil
+        root = merge(a, rest)
+        return Departure(splice: r1 > r0 ? Splice(index: r0, removed: r1 - r0, inserted: 0) : nil, exceptions: taken, after: after)
+    }
+
+    private mutating func collect(_ t: Int32, into out: inout [(slot: Slot, expanded: Bool)]) {
+        guard t >= 0 else { return }
+        collect(nodes[Int(t)].left, into: &out)
+        if nodes[Int(t)].kind == 0 {
+            out.append((Slot(rawValue: nodes[Int(t)].slot), nodes[Int(t)].expanded))
+            exceptionCount -= 1
+        }
+        freeNodes.append(t)
+        collect(nodes[Int(t)].right, into: &out)
+    }
+
+    /// After the subtree left (the forest and the base updated): the interval that held it.
+    /// - Complexity: O(log |X| + log n)
+    mutating func removed(_ departure: Departure, _ base: DepthBase, _ forest: Forest) {
+        let key = departure.after.map { SparseCover.key(slot: $0.slot, kind: $0.kind, forest) } ?? .max
+        let (a, b) = split(root, key, forest)
+        fixSeam(a, b, base, forest)
+        root = merge(a, b)
+    }
+
+    /// After a subtree that left arrived at `range`: its interval, then its exceptions again
+    /// (one now equal to the base's rule at its new place is dropped); the splice of its rows.
+    /// - Complexity: O((1 + its exceptions) · (log |X| + log n))
+    mutating func arrived(_ range: Range<Int>, _ departure: Departure, _ base: DepthBase, _ forest: Forest) -> Splice? {
+        let (a, b) = split(root, SparseCover.key(at: range.lowerBound), forest)
+        fixSeam(a, b, base, forest)
+        root = merge(a, b)
+        for exception in departure.exceptions { setException(exception.slot, exception.expanded, base, forest) }
+        let r0 = rows(before: range.lowerBound, base, forest), r1 = rows(before: range.upperBound, base, forest)
+        return r1 > r0 ? Splice(index: r0, removed: 0, inserted: r1 - r0) : nil
+    }
+}
+
+#if TREE_INVARIANTS
+extension SparseCover {
+    /// Checks the boundaries' order and nesting, each κ against the base's rule, each
+    /// interval's (m, c) against the base, the aggregates, and the visible rows against a
+    /// walk of the forest with the view's expansion.
+    /// - Complexity: O(|X| · log n + positions)
+    func checkInvariants(_ base: DepthBase, _ forest: Forest) {
+        var order: [Int32] = []
+        func visit(_ t: Int32) {
+            guard t >= 0 else { return }
+            visit(nodes[Int(t)].left)
+            order.append(t)
+            visit(nodes[Int(t)].right)
+        }
+        visit(root)
+        func checkAggregates(_ t: Int32) {
+            guard t >= 0 else { return }
+            checkAggregates(nodes[Int(t)].left)
+            checkAggregates(nodes[Int(t)].right)
+            var copy = self
+            let before = (nodes[Int(t)].sum, nodes[Int(t)].aggregateMinimum, nodes[Int(t)].aggregateCount)
+            copy.pull(t)
+            let after = (copy.nodes[Int(t)].sum, copy.nodes[Int(t)].aggregateMinimum, copy.nodes[Int(t)].aggregateCount)
+            precondition(before == after, "sparse cover aggregates of boundary \(t)")
+        }
+        checkAggregates(root)
+        let headEnd = order.first.map { start(after: $0, forest) } ?? forest.capacity
+        let head = base.minimumAndCount(0, headEnd, forest)
+        precondition(head.0 == headMinimum && (head.0 >= SparseCover.infinite / 2 || head.1 == headCount), "sparse cover head interval")
+        var open: [(Int32, Int8)] = []
+        var k: Int32 = 0
+        var previous: UInt64? = nil
+        for (n, i) in order.enumerated() {
+            let node = nodes[Int(i)]
+            let key = self.key(i, forest)
+            if let previous { precondition(previous < key, "sparse cover boundaries out of order") }
+            previous = key
+            let slot = Slot(rawValue: node.slot)
+            precondition(!forest.flags[slot.index].contains(.free), "sparse cover names a free slot")
+            if node.kind == 0 {
+                let kappa = SparseCover.kappa(node.expanded, base: base.isExpanded(slot, in: forest))
+                precondition(kappa != 0 && kappa == node.kappa, "sparse cover κ of slot \(slot)")
+                open.append((node.slot, node.kappa))
+                k += Int32(node.kappa)
+            } else {
+                let top = open.popLast()
+                precondition(top?.0 == node.slot && top?.1 == node.kappa, "sparse cover close without its open")
+                k -= Int32(node.kappa)
+            }
+            let end = n + 1 < order.count ? start(after: order[n + 1], forest) : forest.capacity
+            let (m, c) = base.minimumAndCount(start(after: i, forest), end, forest)
+            precondition(m == node.m && (m >= SparseCover.infinite / 2 || c == node.c), "sparse cover interval of slot \(slot)")
+            precondition(m >= SparseCover.infinite / 2 || m + k >= 0, "sparse cover negative cover")
+        }
+        precondition(open.isEmpty && order.count == 2 * exceptionCount, "sparse cover exception count")
+        // The definition: a walk with the view's expansion.
+        var visible = 0
+        var p = forest.nextNode(from: Position(0)).offset
+        var rows: [Int] = []
+        while p < forest.capacity {
+            rows.append(p)
+            visible += 1
+            let slot = Slot(rawValue: forest.slotAt[p])
+            p = forest.nextNode(from: Position(isExpanded(slot, base, forest) ? p + 1 : Int(forest.endAt[p]))).offset
+        }
+        precondition(visible == total, "sparse cover total \(total), a walk finds \(visible)")
+        var seen: [Int] = []
+        forEachRow(from: 0, limit: total, base, forest) { seen.append($0) }
+        precondition(seen == rows, "sparse cover rows differ from a walk")
+    }
+}
+#endif
