@@ -68,8 +68,9 @@ extension TreeStore {
         var splices = updateViews(view) { view, forest, splices in
             view.inserted(range, parent: parent?.slot, in: forest, splices: &splices)
         }
-        splices += updateCovers(view) { cover, base, forest in
-            cover.inserted(range.lowerBound.offset ..< range.upperBound.offset, base, forest)
+        let added = baseMinimums(range)
+        splices += updateCovers(view) { cover, base, forest, _ in
+            cover.inserted(range.lowerBound.offset ..< range.upperBound.offset, run: added[base.depth]!, base, forest)
         }
         let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
         recordUndo(.inserted(roots: roots))
@@ -148,8 +149,9 @@ extension TreeStore {
             view.arrived(range, parent: parent?.slot, departures.dense[i], in: forest, splices: &splices)
             i += 1
         }
+        let moved = baseMinimums(range)
         splices += updateCovers(view) { cover, base, forest, id in
-            cover.arrived(range.lowerBound.offset ..< range.upperBound.offset, departures.sparse[id]!, base, forest)
+            cover.arrived(range.lowerBound.offset ..< range.upperBound.offset, run: moved[base.depth]!, departures.sparse[id]!, base, forest)
         }
         checkInvariants()
         return splices
@@ -227,8 +229,9 @@ extension TreeStore {
         var splices = updateViews(view) { view, forest, splices in
             departures.dense.append(view.departing(p, in: forest, keepingCovers: !deleting, splices: &splices))
         }
+        let subtree = baseMinimums(positions)
         splices += updateCovers(view) { cover, base, forest, id in
-            let departure = cover.removing(node.slot, base, forest)
+            let departure = cover.removing(node.slot, subtree: subtree[base.depth]!, base, forest)
             departures.sparse[id] = departure
             return departure.splice
         }
@@ -292,9 +295,10 @@ extension TreeStore {
         return result
     }
 
-    private mutating func updateCovers(_ view: ViewRef,
-                                       _ body: (inout SparseCover, DepthBase, Forest) -> Splice?) -> [Splice] {
-        updateCovers(view) { cover, base, forest, _ in body(&cover, base, forest) }
+    /// Each base's minimum cover and its count over `range`: what the views over it need
+    /// of nodes that arrive or leave there, computed once for all of them.
+    private func baseMinimums(_ range: Range<Position>) -> [Int32: (Int32, Int32)] {
+        depthBases.mapValues { $0.base.minimumAndCount(range.lowerBound.offset, range.upperBound.offset, forest) }
     }
 
     /// Whether an edit naming `view` records the splices of the rows `rows`.

@@ -187,18 +187,6 @@ struct SparseCover: Sendable {
         pull(t)
     }
 
-    /// Recomputes from the base the interval that ends where `b` begins: the last of
-    /// `a`'s, or the head when `a` is empty.
-    private mutating func fixSeam(_ a: Int32, _ b: Int32, _ base: DepthBase, _ forest: Forest) {
-        let end = b >= 0 ? start(after: first(b), forest) : forest.capacity
-        if a >= 0 {
-            let (m, c) = base.minimumAndCount(start(after: last(a), forest), end, forest)
-            setLast(a, m, c)
-        } else {
-            (headMinimum, headCount) = base.minimumAndCount(0, end, forest)
-        }
-    }
-
     // MARK: Counting
 
     /// The visible rows of treap `t` whose k before its start is `prefix`.
@@ -216,33 +204,73 @@ struct SparseCover: Sendable {
     /// Where a position lies: the interval holding it.
     struct Place {
         /// Visible rows before the interval.
-        var rowsBefore: Int
+        var rowsBefore = 0
         /// The interval's first position and its k.
-        var start: Int
-        var k: Int32
+        var start = 0
+        var k: Int32 = 0
+        /// The boundary that ends the interval (-1: none) and its key.
+        var successor: Int32 = -1
+        var successorKey = UInt64.max
+        /// The boundary whose interval it is (-1: the head).
+        fileprivate var boundary: Int32 = -1
     }
 
     /// The interval holding the positions just before key `key`: the last boundary below it.
     /// - Complexity: O(log |X|)
-    private func place(before key: UInt64, _ forest: Forest) -> Place {
+    private func place(before key: UInt64, _ forest: Forest, path: UnsafeMutableBufferPointer<Int32>? = nil,
+                       pathLength: UnsafeMutablePointer<Int>? = nil) -> Place {
         var i = root, prefix: Int32 = 0, rows = headVisible
-        var found = Place(rowsBefore: 0, start: 0, k: 0)
+        var found = Place()
+        var depth = 0
         while i >= 0 {
+            if let path, depth < path.count { path[depth] = i }
+            depth += 1
             let node = nodes[Int(i)]
             let k = self.key(i, forest)
             if k < key {
                 let l = node.left
                 let kHere = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
                 rows += visible(l, prefix)
-                found = Place(rowsBefore: rows, start: SparseCover.position(k) + 1, k: kHere)
+                found.rowsBefore = rows
+                found.start = SparseCover.position(k) + 1
+                found.k = kHere
+                found.boundary = i
+                pathLength?.pointee = depth
                 if node.m < SparseCover.infinite / 2 && node.m &+ kHere == 0 { rows += Int(node.c) }
                 prefix = kHere
                 i = node.right
             } else {
+                found.successor = i
+                found.successorKey = k
                 i = node.left
             }
         }
         return found
+    }
+
+    /// Changes the base's (m, c) of the interval holding the positions just before `key`
+    /// (`change` gets them and where the interval lies), and the aggregates above it.
+    /// - Complexity: O(log |X|), plus what `change` costs
+    private mutating func changeInterval(before key: UInt64, _ forest: Forest,
+                                         _ change: (inout (Int32, Int32), _ place: Place, _ end: Int) -> Void) -> Place {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 128) { path in
+            var length = 0
+            let place = self.place(before: key, forest, path: path, pathLength: &length)
+            let end = place.successor >= 0 ? SparseCover.position(place.successorKey) + 1 : forest.capacity
+            guard place.boundary >= 0 else {
+                var mc = (headMinimum, headCount)
+                change(&mc, place, end)
+                (headMinimum, headCount) = mc
+                return place
+            }
+            let j = Int(place.boundary)
+            var mc = (nodes[j].m, nodes[j].c)
+            change(&mc, place, end)
+            (nodes[j].m, nodes[j].c) = mc
+            precondition(length <= path.count, "treap deeper than 128")
+            for d in stride(from: length - 1, through: 0, by: -1) { pull(path[d]) }
+            return place
+        }
     }
 
     /// The number of visible rows at positions before `p`.
@@ -446,15 +474,19 @@ struct SparseCover: Sendable {
 
     // MARK: Following edits of the forest
 
-    /// After nodes were put at the positions `range` (none of them has an exception here):
-    /// the interval holding them, and the splice of their rows.
+    /// After nodes were put at the positions `range` (none of them has an exception here),
+    /// `run` being the base's (m, c) over them: the interval holding them, and the splice of
+    /// their rows.
     /// - Complexity: O(log |X| + log n)
-    mutating func inserted(_ range: Range<Int>, _ base: DepthBase, _ forest: Forest) -> Splice? {
-        let (a, b) = split(root, SparseCover.key(at: range.lowerBound), forest)
-        fixSeam(a, b, base, forest)
-        root = merge(a, b)
-        let r0 = rows(before: range.lowerBound, base, forest), r1 = rows(before: range.upperBound, base, forest)
-        return r1 > r0 ? Splice(index: r0, removed: 0, inserted: r1 - r0) : nil
+    mutating func inserted(_ range: Range<Int>, run: (Int32, Int32), _ base: DepthBase, _ forest: Forest) -> Splice? {
+        var splice: Splice? = nil
+        _ = changeInterval(before: SparseCover.key(at: range.lowerBound), forest) { mc, place, _ in
+            mc = DepthBase.combine(mc, run)
+            let t = -place.k
+            guard run.0 == t, run.1 > 0 else { return }
+            splice = Splice(index: place.rowsBefore + base.count(t, place.start, range.lowerBound, forest), removed: 0, inserted: Int(run.1))
+        }
+        return splice
     }
 
     /// What a subtree leaving its place takes along (`removing`), for `removed` and `arrived`.
@@ -465,11 +497,28 @@ struct SparseCover: Sendable {
         var exceptions: [(slot: Slot, expanded: Bool)]
         /// The boundary after it (its interval's end is recomputed once it left), nil: none.
         var after: (slot: Int32, kind: UInt8)?
+        /// The base's (m, c) over the subtree when it held no exception (its interval then
+        /// loses just that), else nil.
+        var subtree: (Int32, Int32)?
     }
 
-    /// Before the subtree of `slot` leaves its positions: its rows, and its exceptions taken out.
-    /// - Complexity: O(log |X| + log n + its exceptions)
-    mutating func removing(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Departure {
+    /// Before the subtree of `slot` leaves its positions, `subtree` being the base's (m, c)
+    /// over them: its rows, and its exceptions taken out.
+    /// - Complexity: O(log |X| + log n), plus O(its exceptions · log |X|)
+    mutating func removing(_ slot: Slot, subtree: (Int32, Int32), _ base: DepthBase, _ forest: Forest) -> Departure {
+        let p = Int(forest.positionOf[slot.index])
+        let place = place(before: SparseCover.key(at: p), forest)
+        let after = place.successor >= 0 ? (nodes[Int(place.successor)].slot, nodes[Int(place.successor)].kind) : nil
+        guard place.successorKey > SparseCover.key(slot: slot.rawValue, kind: 1, forest) else { return removingExceptions(slot, base, forest) }
+        // No exception inside: the subtree is part of one interval.
+        let t = -place.k
+        guard subtree.0 == t, subtree.1 > 0 else { return Departure(splice: nil, exceptions: [], after: after, subtree: subtree) }
+        let row = place.rowsBefore + base.count(t, place.start, p, forest)
+        return Departure(splice: Splice(index: row, removed: Int(subtree.1), inserted: 0), exceptions: [], after: after, subtree: subtree)
+    }
+
+    /// `removing` a subtree that holds exceptions: they are split out of the treap.
+    private mutating func removingExceptions(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Departure {
         let p = Int(forest.positionOf[slot.index]), end = Int(forest.endAt[p])
         let r0 = rows(before: p, base, forest), r1 = rows(before: end, base, forest)
         let (a, b) = split(root, SparseCover.key(at: p), forest)
@@ -492,22 +541,25 @@ struct SparseCover: Sendable {
         collect(nodes[Int(t)].right, into: &out)
     }
 
-    /// After the subtree left (the forest and the base updated): the interval that held it.
-    /// - Complexity: O(log |X| + log n)
+    /// After the subtree left (the forest and the base updated): the interval that held it
+    /// loses its positions.
+    /// - Complexity: O(log |X|), plus O(log n) when its minimum's count falls to zero
     mutating func removed(_ departure: Departure, _ base: DepthBase, _ forest: Forest) {
         let key = departure.after.map { SparseCover.key(slot: $0.slot, kind: $0.kind, forest) } ?? .max
-        let (a, b) = split(root, key, forest)
-        fixSeam(a, b, base, forest)
-        root = merge(a, b)
+        _ = changeInterval(before: key, forest) { mc, place, end in
+            if let gone = departure.subtree, gone.1 == 0 || gone.0 > mc.0 { return }
+            if let gone = departure.subtree, gone.0 == mc.0, mc.1 > gone.1 { mc.1 -= gone.1; return }
+            mc = base.minimumAndCount(place.start, end, forest)
+        }
     }
 
-    /// After a subtree that left arrived at `range`: its interval, then its exceptions again
-    /// (one now equal to the base's rule at its new place is dropped); the splice of its rows.
+    /// After a subtree that left arrived at `range`, `run` being the base's (m, c) over it:
+    /// its interval, then its exceptions again (one now equal to the base's rule at its new
+    /// place is dropped); the splice of its rows.
     /// - Complexity: O((1 + its exceptions) · (log |X| + log n))
-    mutating func arrived(_ range: Range<Int>, _ departure: Departure, _ base: DepthBase, _ forest: Forest) -> Splice? {
-        let (a, b) = split(root, SparseCover.key(at: range.lowerBound), forest)
-        fixSeam(a, b, base, forest)
-        root = merge(a, b)
+    mutating func arrived(_ range: Range<Int>, run: (Int32, Int32), _ departure: Departure, _ base: DepthBase, _ forest: Forest) -> Splice? {
+        guard !departure.exceptions.isEmpty else { return inserted(range, run: run, base, forest) }
+        _ = changeInterval(before: SparseCover.key(at: range.lowerBound), forest) { mc, _, _ in mc = DepthBase.combine(mc, run) }
         for exception in departure.exceptions { setException(exception.slot, exception.expanded, base, forest) }
         let r0 = rows(before: range.lowerBound, base, forest), r1 = rows(before: range.upperBound, base, forest)
         return r1 > r0 ? Splice(index: r0, removed: 0, inserted: r1 - r0) : nil
