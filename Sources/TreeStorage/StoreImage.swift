@@ -5,16 +5,20 @@ import TreeEngine
 /// checksummed (CRC-32C); docs/STORAGE.md describes it byte by byte.
 ///
 /// An image holds the forest in pre-order without gaps (levels, flags, titles, ids,
-/// `data`), the unfiltered view's expansion (in the flags), every kept filtered view
-/// with its query and expansion in the order the store keeps them, and an opaque
-/// block of the caller's bytes. Loading builds the store straight from the columns
+/// `data`), the default view's unfiltered expansion (in the flags), every kept filtered
+/// view with its query and expansion in the order the store keeps them, the other views
+/// (their rule, the nodes whose expansion they changed, their filtered views), and an
+/// opaque block of the caller's bytes. Loading builds the store straight from the columns
 /// (no JSON); a filtered view's matches are computed again from the titles.
 ///
 /// No I/O here: `write` hands the image to a sink in chunks, `load` reads it from
 /// memory (a mapped or read file).
 public enum StoreImage {
-    /// The format version written, and the only one read.
-    public static let formatVersion: UInt16 = 1
+    /// The format version written. Version 1 (before views other than the default one,
+    /// without the `VWS_` section) is read too.
+    public static let formatVersion: UInt16 = 2
+    /// The versions read.
+    static let readableVersions: ClosedRange<UInt16> = 1 ... 2
     /// The first six bytes of every image.
     public static let magic: [UInt8] = Array("TSSNAP".utf8)
     /// Bytes of the header, its checksum included.
@@ -26,7 +30,7 @@ public enum StoreImage {
 
     /// The sections, in the order they are written and required.
     enum Section: Int, CaseIterable {
-        case caller, levels, flags, titles, ids, data, views
+        case caller, levels, flags, titles, ids, data, views, userViews
         var tag: [UInt8] {
             switch self {
             case .caller: return Array("CALR".utf8)
@@ -36,9 +40,13 @@ public enum StoreImage {
             case .ids: return Array("IDS_".utf8)
             case .data: return Array("DATA".utf8)
             case .views: return Array("VIEW".utf8)
+            case .userViews: return Array("VWS_".utf8)
             }
         }
         var name: String { String(decoding: tag, as: UTF8.self) }
+
+        /// The sections of an image of format `version`, in order.
+        static func of(version: UInt16) -> ArraySlice<Section> { version == 1 ? allCases.dropLast() : allCases[...] }
     }
     static let trailerTag: [UInt8] = Array("TEND".utf8)
 
@@ -76,6 +84,19 @@ public enum StoreImage {
         let queries = compact.keptFilters
         let expansionBytes = (n + 7) >> 3
         let viewBytes = queries.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
+        let userViews = compact.views.map { id in
+            (id: id, rule: compact.depthRule(ofView: id), changes: compact.changes(ofView: id), filters: compact.keptFilters(ofView: id))
+        }
+        var userViewBytes = varintSize(userViews.count)
+        for view in userViews {
+            userViewBytes += 12 + varintSize(view.changes.count) + (view.changes.count + 7) / 8 + varintSize(view.filters.count)
+            var previous = -1
+            for change in view.changes {
+                userViewBytes += varintSize(change.index - previous - 1)
+                previous = change.index
+            }
+            userViewBytes += view.filters.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
+        }
 
         var header = [UInt8]()
         header.reserveCapacity(headerSize)
@@ -152,6 +173,30 @@ public enum StoreImage {
                     try compact.expansion(ofKeptView: v).withUnsafeBytes { try out.bytes($0) }
                 }
             }
+            try section(.userViews, length: userViewBytes) { out in
+                try out.varint(userViews.count)
+                for view in userViews {
+                    try out.u64(view.id.rawValue)
+                    try out.u32(UInt32(bitPattern: view.rule))
+                    try out.varint(view.changes.count)
+                    var previous = -1
+                    for change in view.changes {
+                        try out.varint(change.index - previous - 1)
+                        previous = change.index
+                    }
+                    var bits = [UInt8](repeating: 0, count: (view.changes.count + 7) / 8)
+                    for (k, change) in view.changes.enumerated() where change.expanded { bits[k >> 3] |= 1 << UInt8(k & 7) }
+                    try bits.withUnsafeBytes { try out.bytes($0) }
+                    try out.varint(view.filters.count)
+                    for (v, query) in view.filters.enumerated() {
+                        var text = query.text
+                        try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
+                        try out.u8(modeCode(query.mode))
+                        try out.u8(optionBits(query))
+                        try compact.expansion(ofView: view.id, keptFilter: v).withUnsafeBytes { try out.bytes($0) }
+                    }
+                }
+            }
             try trailerTag.withUnsafeBytes { try out.bytes($0) }
             try out.u32(trailerCRC.value)
             try out.u64(UInt64(out.total + out.used + 8))
@@ -202,11 +247,14 @@ public enum StoreImage {
     }
 
     /// The bytes of a LEB128 length followed by `length` bytes.
-    static func entrySize(_ length: Int) -> Int {
+    static func entrySize(_ length: Int) -> Int { varintSize(length) + length }
+
+    /// The bytes of `value` in LEB128.
+    static func varintSize(_ value: Int) -> Int {
         var size = 1
-        var n = length
+        var n = value
         while n >= 0x80 { size += 1; n >>= 7 }
-        return size + length
+        return size
     }
 
     // MARK: Loading
@@ -221,14 +269,15 @@ public enum StoreImage {
         guard magicPart.elementsEqual(magic.prefix(magicPart.count)) else { throw .badMagic }
         guard image.count >= headerSize else { throw .truncated(at: image.count) }
         let version = reader.u16(at: 6)
-        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
+        let layout = Section.of(version: version)
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: image[0 ..< headerSize - 4])) == reader.u32(at: headerSize - 4) else {
             throw .checksumMismatch(section: "header")
         }
         let headerFlags = reader.u32(at: 8)
         guard headerFlags & ~HeaderFlags.derivedIDs == 0 else { throw .inconsistent("unknown header flags \(headerFlags)") }
-        guard Int(reader.u32(at: 12)) == Section.allCases.count else {
-            throw .inconsistent("\(reader.u32(at: 12)) sections, format version 1 has \(Section.allCases.count)")
+        guard Int(reader.u32(at: 12)) == layout.count else {
+            throw .inconsistent("\(reader.u32(at: 12)) sections, format version \(version) has \(layout.count)")
         }
         let nodeCount = reader.u64(at: 16)
         guard nodeCount < UInt64(Int32.max) else { throw .inconsistent("\(nodeCount) nodes") }
@@ -243,7 +292,7 @@ public enum StoreImage {
         var sections: [UnsafeRawBufferPointer] = []
         var checks: [(range: Range<Int>, stored: UInt32)] = []
         var o = headerSize
-        for _ in Section.allCases {
+        for _ in layout {
             guard image.count - o >= sectionHeadSize else { throw .truncated(at: image.count) }
             let length = reader.u64(at: o + 4)
             guard length <= UInt64(image.count - o - sectionHeadSize), image.count - o - sectionHeadSize - Int(length) >= sectionCRCSize else {
@@ -271,7 +320,7 @@ public enum StoreImage {
         let mismatchedSection = { () -> String? in
             for (k, check) in sectionChecks.enumerated()
             where CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes.buffer[check.range])) != check.stored {
-                return Section.allCases[k].name
+                return layout[k].name
             }
             return nil
         }
@@ -291,7 +340,7 @@ public enum StoreImage {
             if let mismatch = mismatchedSection() { throw .checksumMismatch(section: mismatch) }
             built = buildStore()
         }
-        for (k, s) in Section.allCases.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
+        for (k, s) in layout.enumerated() where !image[checks[k].range.prefix(4)].elementsEqual(s.tag) {
             throw .inconsistent("section \(k) is \(String(decoding: image[checks[k].range.prefix(4)], as: UTF8.self)), expected \(s.name)")
         }
         switch built {
@@ -319,30 +368,18 @@ public enum StoreImage {
 
         // Filtered views: query, options, expansion.
         let viewSection = sections[Section.views.rawValue]
-        var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
         var v = 0
-        let expansionBytes = (n + 7) >> 3
-        for k in 0 ..< viewCount {
-            guard let (start, length) = entry(in: viewSection, at: v), viewSection.count - start - length >= 2 + expansionBytes else {
-                throw .inconsistent("filtered view \(k) does not fit its section")
-            }
-            let textBytes = UnsafeRawBufferPointer(rebasing: viewSection[start ..< start + length])
-            let text = String(decoding: textBytes, as: UTF8.self)
-            guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("filtered view \(k) has a bad text") }
-            let p = start + length
-            guard let mode = mode(viewSection[p]), let query = query(text, mode, options: viewSection[p + 1]) else {
-                throw .inconsistent("filtered view \(k) has bad options")
-            }
-            views.append((query, UnsafeRawBufferPointer(rebasing: viewSection[p + 2 ..< p + 2 + expansionBytes])))
-            v = p + 2 + expansionBytes
-        }
+        let views = try filteredViews(viewCount, in: viewSection, at: &v, count: n, of: "the default view")
         guard v == viewSection.count else { throw .inconsistent("\(viewSection.count - v) bytes after the filtered views") }
 
-        let columns = CompactColumns(
+        var columns = CompactColumns(
             count: n, levels: sections[Section.levels.rawValue], flags: sections[Section.flags.rawValue],
             titles: sections[Section.titles.rawValue], ids: ids, derivedIDScheme: scheme,
             data: sections[Section.data.rawValue], nextGeneratedID: nextGeneratedID,
             filteredViewCapacity: capacity, views: views)
+        if sections.count > Section.userViews.rawValue {
+            columns.userViews = try userViews(sections[Section.userViews.rawValue], count: n)
+        }
         do {
             return try TreeStore(compact: columns)
         } catch {
@@ -350,21 +387,85 @@ public enum StoreImage {
         }
     }
 
+    /// `count` filtered views (query, options, expansion) from offset `o` of `section` on.
+    static func filteredViews(_ count: Int, in section: UnsafeRawBufferPointer, at o: inout Int, count n: Int,
+                              of owner: String) throws(StoreImageError) -> [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] {
+        var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
+        let expansionBytes = (n + 7) >> 3
+        for k in 0 ..< count {
+            guard let (start, length) = entry(in: section, at: o), section.count - start - length >= 2 + expansionBytes else {
+                throw .inconsistent("filtered view \(k) of \(owner) does not fit its section")
+            }
+            let textBytes = UnsafeRawBufferPointer(rebasing: section[start ..< start + length])
+            let text = String(decoding: textBytes, as: UTF8.self)
+            guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("filtered view \(k) of \(owner) has a bad text") }
+            let p = start + length
+            guard let mode = mode(section[p]), let query = query(text, mode, options: section[p + 1]) else {
+                throw .inconsistent("filtered view \(k) of \(owner) has bad options")
+            }
+            views.append((query, UnsafeRawBufferPointer(rebasing: section[p + 2 ..< p + 2 + expansionBytes])))
+            o = p + 2 + expansionBytes
+        }
+        return views
+    }
+
+    /// The views of the `VWS_` section: for each its id, rule, changed nodes and filtered views.
+    static func userViews(_ section: UnsafeRawBufferPointer, count n: Int) throws(StoreImageError) -> [CompactView] {
+        guard let (viewCount, first) = varint(in: section, at: 0) else { throw .inconsistent("the views section has no count") }
+        var o = first
+        var views: [CompactView] = []
+        for k in 0 ..< viewCount {
+            guard section.count - o >= 12 else { throw .inconsistent("view \(k) does not fit its section") }
+            let id = ViewID(Reader(bytes: section).u64(at: o))
+            let rule = Int32(bitPattern: Reader(bytes: section).u32(at: o + 8))
+            o += 12
+            guard let (changeCount, next) = varint(in: section, at: o), changeCount <= n else {
+                throw .inconsistent("view \(id) has a bad count of changed nodes")
+            }
+            o = next
+            var changes: [(index: Int, expanded: Bool)] = []
+            changes.reserveCapacity(changeCount)
+            var previous = -1
+            for _ in 0 ..< changeCount {
+                guard let (gap, next) = varint(in: section, at: o) else { throw .inconsistent("view \(id): its changed nodes do not fit") }
+                previous += gap + 1
+                changes.append((previous, false))
+                o = next
+            }
+            let bitBytes = (changeCount + 7) / 8
+            guard section.count - o >= bitBytes else { throw .inconsistent("view \(id): its changes' bits do not fit") }
+            for i in changes.indices { changes[i].expanded = section[o + (i >> 3)] & (1 << UInt8(i & 7)) != 0 }
+            o += bitBytes
+            guard let (filterCount, afterCount) = varint(in: section, at: o) else { throw .inconsistent("view \(id) has no filter count") }
+            o = afterCount
+            let filtered = try filteredViews(filterCount, in: section, at: &o, count: n, of: "view \(id)")
+            views.append(CompactView(id: id, depthRule: rule, changes: changes, filtered: filtered))
+        }
+        guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the views") }
+        return views
+    }
+
     /// The start and length of the entry (a LEB128 length, then the bytes) at offset
     /// `o` of `bytes`, or nil when it does not fit.
     static func entry(in bytes: UnsafeRawBufferPointer, at o: Int) -> (start: Int, length: Int)? {
+        guard let (length, i) = varint(in: bytes, at: o) else { return nil }
+        return length <= bytes.count - i ? (i, length) : nil
+    }
+
+    /// The LEB128 value (at most 5 bytes) at offset `o` of `bytes` and the offset after it,
+    /// or nil when it does not fit.
+    static func varint(in bytes: UnsafeRawBufferPointer, at o: Int) -> (value: Int, next: Int)? {
         var i = o
-        var length = 0
+        var value = 0
         var shift = 0
         while true {
             guard i < bytes.count, shift <= 28 else { return nil }
             let b = bytes[i]
             i += 1
-            length |= Int(b & 0x7F) << shift
-            if b < 0x80 { break }
+            value |= Int(b & 0x7F) << shift
+            if b < 0x80 { return (value, i) }
             shift += 7
         }
-        return length <= bytes.count - i ? (i, length) : nil
     }
 }
 

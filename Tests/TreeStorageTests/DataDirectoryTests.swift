@@ -131,7 +131,7 @@ import StorageTestSupport
         try withTemporaryDirectory { path in
             let dir = try DataDirectory(path: path, fsync: .batch)
             for (id, damage, expected) in [
-                ("version", 6, StoreImageError.unsupportedVersion(2)),
+                ("version", 6, StoreImageError.unsupportedVersion(9)),
                 ("checksum", 60, StoreImageError.checksumMismatch(section: "CALR")),
             ] {
                 let files = try dir.create(id, writeSnapshot: Versions.writer([1, 2, 3]))
@@ -139,7 +139,7 @@ import StorageTestSupport
                 files.close()
                 let snapshot = path + "/sessions/\(id)/snapshot.1"
                 var bytes = try fileBytes(snapshot)
-                if damage == 6 { bytes[6] = 2 } else { bytes[damage] ^= 0x04 }
+                if damage == 6 { bytes[6] = 9 } else { bytes[damage] ^= 0x04 }
                 try writeFile(snapshot, bytes)
                 let stored = try dir.open(id)
                 #expect(stored.snapshot.bytes == bytes)

@@ -8,9 +8,24 @@ import TreeFormats
 @Suite struct StoreImageTests {
     /// Ids of both kinds (an uploaded `~1` among them), data, declared children,
     /// expansion, a deleted subtree (so the implicit ids after it no longer match their
-    /// pre-order index), an inserted node (a generated id), and three kept filtered
-    /// views with their own expansion.
+    /// pre-order index), an inserted node (a generated id), three kept filtered
+    /// views with their own expansion, and three other views (one with filtered rows).
     static func sampleStore() throws -> TreeStore {
+        var store = try defaultViewSample()
+        let alpha = store.forest.node(withID: "a")!, eta = store.forest.node(withID: "-3")!
+        store.createView(ViewID(7), .collapsed)
+        _ = store.setExpanded(alpha, true, ViewRef(ViewID(7)))
+        _ = store.setExpanded(store.forest.children(of: alpha)[1], true, ViewRef(ViewID(7)))
+        store.createView(ViewID(1 << 40), .depth(1))
+        _ = store.setExpanded(eta, false, ViewRef(ViewID(1 << 40)))
+        try store.prepareView(ViewRef(ViewID(1 << 40), filter: FilterQuery("item")))
+        _ = store.collapseAll(ViewRef(ViewID(1 << 40), filter: FilterQuery("item")))
+        store.createView(ViewID(3), .copy(of: nil))
+        return store
+    }
+
+    /// `sampleStore` with the default view only.
+    static func defaultViewSample() throws -> TreeStore {
         let json = #"""
         [{"id":"a","title":"Alpha","expanded":true,"data":{"k":[1,2]},"children":[
             {"title":"beta","children":[{"title":"gamma item"},{"id":7,"title":"delta item","hasChildren":true}]},
@@ -80,6 +95,13 @@ import TreeFormats
             lines.append("\(f.map(\.description) ?? "unfiltered") \(f.flatMap { s.keptMatchCount($0) } ?? 0): "
                 + rows.map { "\(s.forest.id(of: $0.node))/\($0.level)/\($0.isExpanded)/\($0.isMatch)" }.joined(separator: " "))
         }
+        for id in s.views {
+            for f in [nil] + s.keptFilters(in: id) {
+                let rows = s.keptRows(ViewRef(id, filter: f), offset: 0, limit: 1000)!
+                lines.append("view \(id) \(f.map(\.description) ?? "unfiltered"): "
+                    + rows.map { "\(s.forest.id(of: $0.node))/\($0.level)/\($0.isExpanded)/\($0.isMatch)" }.joined(separator: " "))
+            }
+        }
         return lines
     }
 
@@ -97,6 +119,25 @@ import TreeFormats
         #expect(String(decoding: exported, as: UTF8.self) == text)
     }
 
+    /// An image of format version 1 (before views: no `VWS_` section) loads as the same
+    /// store with the default view only.
+    @Test func formatVersionOneLoads() throws {
+        let store = try Self.defaultViewSample()
+        var bytes = StoreImage.image(of: store)
+        let layout = Layout(bytes)
+        // Version 1: seven sections, the last one (VWS_) gone, the trailer's size fixed.
+        let views = layout.sections[StoreImage.Section.userViews.rawValue]
+        bytes.removeSubrange(views.lowerBound - 12 ..< views.upperBound + 4)
+        bytes[6] = 1
+        bytes[12] = 7
+        let size = UInt64(bytes.count)
+        for k in 0 ..< 8 { bytes[bytes.count - 8 + k] = UInt8(truncatingIfNeeded: size >> (8 * UInt64(k))) }
+        Layout.reseal(&bytes, version: 1)
+        let back = try Self.load(bytes).store
+        #expect(Self.summary(back) == Self.summary(store))
+        #expect(back.views.isEmpty)
+    }
+
     @Test func roundTrip() throws {
         let store = try Self.sampleStore()
         let caller = Array("version 12, created 2026-11-30".utf8)
@@ -105,6 +146,7 @@ import TreeFormats
         #expect(callerBack == caller)
         #expect(Self.summary(back) == Self.summary(store))
         #expect(back.keptFilters == store.keptFilters)
+        #expect(back.views == store.views && back.views.count == 3)
         #expect(back.filteredViewCapacity == 3)
         #expect(back.forest.nextGeneratedID == store.forest.nextGeneratedID)
         #expect(StoreImage.image(of: back, caller: caller) == bytes)
@@ -194,8 +236,8 @@ import TreeFormats
         #expect(Self.loadError(wrong) == .badMagic)
         #expect(Self.loadError(Array("{\"nodes\":[]}".utf8)) == .badMagic)
         wrong = bytes
-        wrong[6] = 2
-        #expect(Self.loadError(wrong) == .unsupportedVersion(2))
+        wrong[6] = 3
+        #expect(Self.loadError(wrong) == .unsupportedVersion(3))
         wrong = bytes
         wrong[20] ^= 1  // the node count
         #expect(Self.loadError(wrong) == .checksumMismatch(section: "header"))
@@ -394,9 +436,9 @@ struct Layout {
     /// The bytes of each section, without its tag, length and checksum.
     var sections: [Range<Int>] = []
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], version: UInt16 = StoreImage.formatVersion) {
         var o = StoreImage.headerSize
-        for _ in StoreImage.Section.allCases {
+        for _ in StoreImage.Section.of(version: version) {
             let length = bytes.withUnsafeBytes { Reader(bytes: $0).u64(at: o + 4) }
             sections.append(o + 12 ..< o + 12 + Int(length))
             o += 12 + Int(length) + 4
@@ -404,13 +446,13 @@ struct Layout {
     }
 
     /// Recomputes every checksum of a well-laid-out image.
-    static func reseal(_ bytes: inout [UInt8]) {
+    static func reseal(_ bytes: inout [UInt8], version: UInt16 = StoreImage.formatVersion) {
         func put(_ value: UInt32, at o: Int) { for k in 0 ..< 4 { bytes[o + k] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(k))) } }
         let h = StoreImage.headerSize
         put(CRC32C.checksum(bytes[0 ..< h - 4]), at: h - 4)
         var trailer = CRC32C()
         trailer.update(bytes[0 ..< h])
-        for s in Layout(bytes).sections {
+        for s in Layout(bytes, version: version).sections {
             let crc = CRC32C.checksum(bytes[s.lowerBound - 12 ..< s.upperBound])
             put(crc, at: s.upperBound)
             trailer.update(bytes[s.upperBound ..< s.upperBound + 4])

@@ -187,11 +187,65 @@ package struct CompactStore: Sendable {
     /// The expansion of kept filtered view `v` (least recently used first): bit `i & 7`
     /// of byte `i >> 3` is node `i`; `(count + 7) / 8` bytes, unused bits zero.
     /// - Complexity: O(n)
-    package func expansion(ofKeptView v: Int) -> [UInt8] {
-        let expanded = store.filtered[v].view.filter!.expanded
+    package func expansion(ofKeptView v: Int) -> [UInt8] { expansion(store.filtered[v].view) }
+
+    private func expansion(_ view: ViewState) -> [UInt8] {
+        let expanded = view.filter!.expanded
         var bytes = [UInt8](repeating: 0, count: (count + 7) >> 3)
         for i in 0 ..< count where expanded.contains(slot(i).index) { bytes[i >> 3] |= 1 << UInt8(i & 7) }
         return bytes
+    }
+
+    // MARK: The other views
+
+    /// The views other than the default one, ascending.
+    package var views: [ViewID] { store.views }
+
+    /// The rule of view `id`'s fresh state: nodes at a level below it are expanded
+    /// (`Int32.max`: every node).
+    package func depthRule(ofView id: ViewID) -> Int32 { store.userViews[id]!.depth }
+
+    /// The nodes whose expansion view `id` changed from its rule, ascending: (node, expanded).
+    /// - Complexity: O(changes · log n)
+    package func changes(ofView id: ViewID) -> [(index: Int, expanded: Bool)] {
+        store.userViews[id]!.cover.exceptions.map { exception in
+            let p = store.forest.positionOf[exception.slot.index]
+            // `positions` ascends: node i is at positions[i].
+            var lo = 0, hi = positions.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if positions[mid] < p { lo = mid + 1 } else { hi = mid }
+            }
+            return (lo, exception.expanded)
+        }
+    }
+
+    /// The filtered rows view `id` keeps, least recently used first.
+    package func keptFilters(ofView id: ViewID) -> [FilterQuery] { store.keptFilters(in: id) }
+
+    /// The expansion of view `id`'s kept filtered rows `v`, as `expansion(ofKeptView:)`.
+    /// - Complexity: O(n)
+    package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] { expansion(store.userViews[id]!.filtered[v].view) }
+}
+
+/// A view other than the default one as compact columns describe it (see
+/// `CompactColumns.userViews`).
+package struct CompactView {
+    package var id: ViewID
+    /// `CompactStore.depthRule(ofView:)`.
+    package var depthRule: Int32
+    /// `CompactStore.changes(ofView:)`: ascending node numbers.
+    package var changes: [(index: Int, expanded: Bool)]
+    /// Its kept filtered rows, least recently used first, each with its expansion as
+    /// `CompactStore.expansion(ofView:keptFilter:)` gives it.
+    package var filtered: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
+
+    package init(id: ViewID, depthRule: Int32, changes: [(index: Int, expanded: Bool)],
+                 filtered: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]) {
+        self.id = id
+        self.depthRule = depthRule
+        self.changes = changes
+        self.filtered = filtered
     }
 }
 
@@ -220,6 +274,8 @@ package struct CompactColumns {
     /// The kept filtered views, least recently used first, each with its expansion as
     /// `CompactStore.expansion(ofKeptView:)` gives it.
     package var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
+    /// The views other than the default one.
+    package var userViews: [CompactView] = []
 
     package init(count: Int, levels: UnsafeRawBufferPointer, flags: UnsafeRawBufferPointer,
                  titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer,
@@ -422,17 +478,44 @@ extension TreeStore {
         self.init(forest: forest)
         filteredViewCapacity = c.filteredViewCapacity
 
-        // Filtered views: matches from the titles, expansion from the columns.
+        filtered = try TreeStore.filteredViews(c.views, forest, workers: filterWorkers)
+        for view in c.userViews {
+            guard userViews[view.id] == nil else { throw CompactColumnsError("view \(view.id) is there twice") }
+            guard view.depthRule >= 0 else { throw CompactColumnsError("view \(view.id) has a negative depth") }
+            createView(view.id, .depth(Int(view.depthRule)))
+            let base = depthBases[view.depthRule]!.base
+            var previous = -1
+            for change in view.changes {
+                guard change.index > previous, change.index < n else {
+                    throw CompactColumnsError("view \(view.id): its changed nodes do not ascend within the \(n) nodes")
+                }
+                previous = change.index
+                let slot = Slot(change.index)
+                guard change.expanded != base.isExpanded(slot, in: forest) else {
+                    throw CompactColumnsError("view \(view.id): node \(change.index) is listed as changed to its rule's value")
+                }
+                userViews[view.id]!.cover.setException(slot, change.expanded, base, forest)
+            }
+            userViews[view.id]!.filtered = try TreeStore.filteredViews(view.filtered, forest, workers: filterWorkers)
+        }
+        checkInvariants()
+    }
+
+    /// Filtered rows built from the titles, with the expansion the columns give.
+    private static func filteredViews(_ views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)], _ forest: Forest,
+                                      workers: Int?) throws(CompactColumnsError) -> [(query: FilterQuery, view: ViewState)] {
+        let n = forest.count
         let bytes = (n + 7) >> 3
-        for (query, expansion) in c.views {
-            guard !hasView(query) else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
+        var result: [(query: FilterQuery, view: ViewState)] = []
+        for (query, expansion) in views {
+            guard !result.contains(where: { $0.query == query }) else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
             guard expansion.count == bytes else { throw CompactColumnsError("\(expansion.count) expansion bytes for \(n) nodes") }
             if n & 7 != 0, expansion[bytes - 1] >> UInt8(n & 7) != 0 {
                 throw CompactColumnsError("expansion bits past the last node")
             }
             var view: ViewState
             do {
-                view = try ViewState.filtered(forest, query: query, workers: filterWorkers, isCancelled: { false })
+                view = try ViewState.filtered(forest, query: query, workers: workers, isCancelled: { false })
             } catch {
                 throw CompactColumnsError("the filtered view [\(query)] was not built")
             }
@@ -446,9 +529,9 @@ extension TreeStore {
             }
             view.filter!.expanded = expanded
             view.reindex(forest)
-            filtered.append((query, view))
+            result.append((query, view))
         }
-        checkInvariants()
+        return result
     }
 
     /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates, or
