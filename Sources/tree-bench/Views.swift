@@ -81,6 +81,8 @@ extension EditBench {
     let creates = bench.addViews(count)
     ProcessMemory.returnFreedMemory()
     let viewBytes = Double(residentBytes() - before) / Double(count)
+    let changes = Double(bench.views.reduce(0) { $0 + bench.store.changedNodes(in: $1) }) / Double(count)
+    let heldBytes = Double(bench.views.reduce(0) { $0 + bench.store.viewBytes($1) }) / Double(count)
     reportWithTail(d, nodes: nodes, op: "views.create", samples: creates, extra: ["views": Double(count)])
     reportWithTail(d, nodes: nodes, op: "views.toggle", samples: bench.viewToggleSamples(toggleRuns / 2))
     reportWithTail(d, nodes: nodes, op: "views.page", samples: bench.viewPageSamples(1000))
@@ -96,10 +98,11 @@ extension EditBench {
                        extra: ["views": Double(count)])
     }
     if json {
-        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.memory\",\"bytes_per_view\":\(String(format: "%.0f", viewBytes)),\"views\":\(count)}")
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.memory\",\"bytes_per_view\":\(String(format: "%.0f", viewBytes)),"
+            + "\"held_bytes_per_view\":\(String(format: "%.0f", heldBytes)),\"changes_per_view\":\(String(format: "%.1f", changes)),\"views\":\(count)}")
     } else {
         tableRows.append((d.name, "views.memory", String(format: "%.0f B/view", viewBytes),
-                          "resident, \(count) views with 50 folders expanded each"))
+                          String(format: "resident, %d views with 50 folders expanded each: %.1f changed nodes, %.0f B held per view", count, changes, heldBytes)))
     }
     for id in bench.views { bench.store.deleteView(id) }
     bench.views = []

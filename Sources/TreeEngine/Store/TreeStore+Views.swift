@@ -57,6 +57,15 @@ extension TreeStore {
     /// - Complexity: O(1)
     public func contains(view: ViewID?) -> Bool { view.map { userViews[$0] != nil } ?? true }
 
+    /// The number of nodes whose expansion the view changed from its start rule (what its
+    /// unfiltered rows cost: `viewBytes`).
+    /// - Complexity: O(1)
+    public func changedNodes(in view: ViewID) -> Int { userViews[view]!.cover.exceptionCount }
+
+    /// The bytes the view's unfiltered rows hold (its shared base not counted).
+    /// - Complexity: O(1)
+    public func viewBytes(_ view: ViewID) -> Int { userViews[view]!.cover.bytes }
+
     /// Adds the view `id` in its start state.
     /// - Precondition: `id` is not a view; the view a copy names exists.
     /// - Complexity: O(1) over a base some view uses; O(n) for the first view over a base;

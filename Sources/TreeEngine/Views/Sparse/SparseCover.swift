@@ -26,20 +26,52 @@ struct SparseCover: Sendable {
     /// The cover of a position that holds no node, and the minimum of an empty range.
     static let infinite: Int32 = 1 << 28
 
+    /// A boundary: 32 bytes.
     struct Node: Sendable {
         var slot: Int32
-        /// 0: the open boundary, 1: the close.
-        var kind: UInt8
-        /// The exception's value: expanded (kept on both boundaries).
-        var expanded: Bool
-        /// ±1: `[collapsed here] − [collapsed in the base]`.
-        var kappa: Int8
-        /// The base's minimum cover over this boundary's interval and how many positions reach it.
-        var m: Int32, c: Int32
+        /// The base's minimum cover over this boundary's interval (29 bits: at most
+        /// `SparseCover.infinite`), then the kind, the value and the sign of κ.
+        private var bits: UInt32
+        /// How many positions reach the minimum.
+        var c: Int32
         /// Over the node's treap subtree: Σδ, and the minimum of `m + k` (k relative to the
         /// subtree's start) with its count.
         var sum: Int32 = 0, aggregateMinimum: Int32 = 0, aggregateCount: Int32 = 0
         var left: Int32 = -1, right: Int32 = -1
+
+        private static let mMask: UInt32 = (1 << 29) - 1
+        private static let closeBit: UInt32 = 1 << 29, expandedBit: UInt32 = 1 << 30, negativeBit: UInt32 = 1 << 31
+
+        init(slot: Int32, kind: UInt8, expanded: Bool, kappa: Int8, m: Int32, c: Int32) {
+            self.slot = slot
+            bits = 0
+            self.c = c
+            self.kind = kind
+            self.expanded = expanded
+            self.kappa = kappa
+            self.m = m
+        }
+
+        /// 0: the open boundary, 1: the close.
+        var kind: UInt8 {
+            get { bits & Node.closeBit != 0 ? 1 : 0 }
+            set { bits = newValue == 0 ? bits & ~Node.closeBit : bits | Node.closeBit }
+        }
+        /// The exception's value: expanded (kept on both boundaries).
+        var expanded: Bool {
+            get { bits & Node.expandedBit != 0 }
+            set { bits = newValue ? bits | Node.expandedBit : bits & ~Node.expandedBit }
+        }
+        /// ±1: `[collapsed here] − [collapsed in the base]`.
+        var kappa: Int8 {
+            get { bits & Node.negativeBit != 0 ? -1 : 1 }
+            set { bits = newValue < 0 ? bits | Node.negativeBit : bits & ~Node.negativeBit }
+        }
+        /// The base's minimum cover over the interval (`SparseCover.infinite`: no node).
+        var m: Int32 {
+            get { Int32(bitPattern: bits & Node.mMask) }
+            set { bits = bits & ~Node.mMask | UInt32(bitPattern: newValue) & Node.mMask }
+        }
 
         @inline(__always) var delta: Int32 { kind == 0 ? Int32(kappa) : -Int32(kappa) }
     }
@@ -103,6 +135,8 @@ struct SparseCover: Sendable {
             nodes[Int(i)] = node
         } else {
             i = Int32(nodes.count)
+            // Grown by an eighth, not doubled: a view costs what it holds.
+            if nodes.count == nodes.capacity { nodes.reserveCapacity(nodes.count + max(8, nodes.count / 8)) }
             nodes.append(node)
         }
         pull(i)
