@@ -181,6 +181,8 @@ extension TreeStore {
     /// if needed, before an edit (their splices compare them before and after the edit),
     /// and readies every kept filtered view to follow the edit.
     private mutating func use(_ view: ViewRef) {
+        wake(view)
+        countTransactionEdit(view)
         if view.filter != nil { try! prepareView(view) }
         func ready(_ list: inout [(query: FilterQuery, view: ViewState)], _ forest: Forest) {
             for i in list.indices {
@@ -288,6 +290,7 @@ extension TreeStore {
         var result: [Splice] = []
         for i in userViews.values.indices {
             let id = userViews.keys[i]
+            if isSuspended(id) { continue }
             let rows = ViewRef(id)
             let splice = body(&userViews.values[i].cover, depthBases[userViews.values[i].depth]!.base, forest, id)
             if recordsSplices(of: rows, named: view) { keep(splice.map { [$0] } ?? [], of: rows, named: view, in: &result) }

@@ -8,9 +8,9 @@ extension TreeStore {
         checkView(unfiltered)
         for entry in filtered { checkView(entry.view) }
         var users: [Int32: Int] = [:]
-        for view in userViews.values {
+        for (id, view) in userViews {
             users[view.depth, default: 0] += 1
-            view.cover.checkInvariants(depthBases[view.depth]!.base, forest)
+            if !isSuspended(id) { view.cover.checkInvariants(depthBases[view.depth]!.base, forest) }
             for entry in view.filtered { checkView(entry.view) }
         }
         precondition(users == depthBases.mapValues(\.users), "depth bases and their users")

@@ -131,7 +131,7 @@ extension TreeStore {
 
     /// The view's unfiltered rows when `view` names them.
     func sparse(_ view: ViewRef) -> SparseRows? {
-        guard view.filter == nil, let id = view.view, let user = userViews[id] else { return nil }
+        guard view.filter == nil, let id = view.view, let user = userViews[id], !isSuspended(id) else { return nil }
         return SparseRows(cover: user.cover, base: depthBases[user.depth]!.base)
     }
 

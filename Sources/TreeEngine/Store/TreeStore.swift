@@ -149,6 +149,7 @@ public struct TreeStore: Sendable {
     /// The number of visible rows.
     /// - Complexity: O(1) once the rows are built
     public mutating func rowCount(_ view: ViewRef) -> Int {
+        wake(view)
         if let sparse = sparse(view) { return sparse.cover.total }
         return readView(view) { v, _ in v.index.zeroCount }
     }
@@ -160,6 +161,7 @@ public struct TreeStore: Sendable {
     /// The visible rows `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
     public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
+        wake(view)
         if let rows = keptRows(view, offset: offset, limit: limit) { return rows }
         return readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
     }
@@ -227,6 +229,7 @@ public struct TreeStore: Sendable {
     /// The row index of `node`, or nil when it is not visible.
     /// - Complexity: O(log n)
     public mutating func rowIndex(of node: NodeHandle, _ view: ViewRef) -> Int? {
+        wake(view)
         if let sparse = sparse(view) { return sparseRowIndex(of: node, sparse) }
         return readView(view) { view, forest in view.rowIndex(at: forest.position(of: node)) }
     }
@@ -234,6 +237,7 @@ public struct TreeStore: Sendable {
     /// Whether `node` is expanded in the view.
     /// - Complexity: O(1); a view's unfiltered rows: O(log changes)
     public mutating func isExpanded(_ node: NodeHandle, _ view: ViewRef) -> Bool {
+        wake(view)
         if let sparse = sparse(view) { return sparseIsExpanded(node, sparse) }
         return readView(view) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
     }
@@ -297,6 +301,7 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
     public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
                                      _ view: ViewRef) -> [Splice] {
+        wake(view)
         if let id = sparseID(view) { return setSparseExpanded(node, value, recursive: recursive, id) }
         let splices = withView(view) { view, forest in
             let p = forest.position(of: node)
@@ -311,6 +316,7 @@ public struct TreeStore: Sendable {
     /// (in filtered rows it stays hidden when it or an ancestor is excluded).
     /// - Complexity: O(depth · log n)
     public mutating func reveal(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
+        wake(view)
         let path = forest.path(of: node)
         var splices: [Splice] = []
         if sparseID(view) != nil {
@@ -334,6 +340,7 @@ public struct TreeStore: Sendable {
     public mutating func expand(toDepth depth: Int, _ view: ViewRef) -> [Splice] { expand(belowDepth: depth, view) }
 
     private mutating func expand(belowDepth depth: Int?, _ view: ViewRef) -> [Splice] {
+        wake(view)
         if let id = sparseID(view) { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
         let splices = withView(view) { view, forest in view.expand(belowDepth: depth, in: &forest) }
         checkInvariants()
@@ -343,6 +350,7 @@ public struct TreeStore: Sendable {
     /// Collapses every node.
     /// - Complexity: as `expandAll`
     public mutating func collapseAll(_ view: ViewRef) -> [Splice] {
+        wake(view)
         if let id = sparseID(view) { return rebase(id, depth: 0) }
         let splices = withView(view) { view, forest in view.collapseAll(in: &forest) }
         checkInvariants()

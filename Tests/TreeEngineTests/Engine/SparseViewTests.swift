@@ -181,6 +181,48 @@ import TreeFormats
         return slots
     }
 
+    /// A long transaction through one view: the others wait and are rebuilt at its end
+    /// (debug builds suspend from the third edit on), each observed one recording one
+    /// splice of all its rows; their rows are those of views that followed every edit.
+    @Test func aLongTransactionResumesTheOtherViews() throws {
+        var rng = SeededRandom(seed: 11)
+        var store = TreeStore(forest: try Self.randomForest(&rng, nodes: 120))
+        var nodes: [NodeHandle] = []
+        store.forest.forEachPosition { nodes.append(NodeHandle(slot: store.forest.slot(at: $0))) }
+        let ids = (1 ... 3).map { ViewID(UInt64($0)) }
+        store.createView(ids[0], .collapsed)
+        store.createView(ids[1], .expanded)
+        store.createView(ids[2], .depth(2))
+        for (k, id) in ids.enumerated() { for node in nodes where node.slot.index % 5 == k { _ = store.setExpanded(node, node.slot.index % 2 == 0, ViewRef(id)) } }
+        var reference = store  // follows every edit outside a transaction
+        store.observedViews = Set(ids.map { ViewRef($0) })
+        let before = ids.map { store.rows(ViewRef($0), offset: 0, limit: .max).map(\.node) }
+        func alive(_ store: TreeStore, _ node: NodeHandle) -> Bool { !store.forest.flags[node.slot.index].contains(.free) }
+        func edits(_ store: inout TreeStore) {
+            for k in 0 ..< 12 {
+                let node = nodes[(k * 7) % nodes.count]
+                if k % 3 == 0, alive(store, node) { _ = store.delete(node, ViewRef(ids[0])) }
+                let target = nodes[(k * 11 + 3) % nodes.count], moved = nodes[(k * 13 + 5) % nodes.count]
+                if alive(store, target), alive(store, moved), store.moveProblem(moved, to: target, index: nil) == nil {
+                    _ = try! store.move(moved, to: target, index: nil, ViewRef(ids[0]))
+                }
+            }
+        }
+        store.transaction { (store: inout TreeStore) in edits(&store) }
+        edits(&reference)
+        let observed = store.takeObservedSplices()
+        for (k, id) in ids.enumerated() {
+            let after = store.rows(ViewRef(id), offset: 0, limit: .max).map(\.node)
+            #expect(after == reference.rows(ViewRef(id), offset: 0, limit: .max).map(\.node))
+            // The named view's splices are the edits' results; the others got one splice of
+            // all their rows last.
+            guard k > 0 else { continue }
+            let splices = observed[ViewRef(id)] ?? []
+            #expect(Self.applied(splices, to: before[k].map(\.slot), new: after.map(\.slot)) == after.map(\.slot))
+            #expect(splices.last == Splice(index: 0, removed: splices.last!.removed, inserted: after.count))
+        }
+    }
+
     /// A batch through a view that fails leaves every view as it was.
     @Test func aFailedTransactionRestoresEveryView() throws {
         var rng = SeededRandom(seed: 7)
