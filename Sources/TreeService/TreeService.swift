@@ -105,16 +105,21 @@ public final class TreeService: HTTPResponder {
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)
         case (.session(let sid), "DELETE"): return try deleteSession(request, sid)
         case (.session(let sid), _): return try patchSession(request, sid)
-        case (.rows(let sid), _): return try rows(request, sid)
+        case (.rows(let sid, let view), _): return try rows(request, sid, view: view)
         case (.tree(let sid), _): return try exportTree(request, sid)
-        case (.items(let sid), _): return try insertItems(request, sid)
-        case (.item(let sid, let item), "GET"): return try itemInfo(request, sid, item)
-        case (.item(let sid, let item), "DELETE"): return try deleteItem(request, sid, item)
-        case (.item(let sid, let item), _): return try patchItem(request, sid, item)
-        case (.batch(let sid), _): return try batch(request, sid)
-        case (.events(let sid), _): return try events(request, sid)
+        case (.items(let sid, let view), _): return try insertItems(request, sid, view: view)
+        case (.item(let sid, let item, let view), "GET"): return try itemInfo(request, sid, item, view: view)
+        case (.item(let sid, let item, let view), "DELETE"): return try deleteItem(request, sid, item, view: view)
+        case (.item(let sid, let item, let view), _): return try patchItem(request, sid, item, view: view)
+        case (.batch(let sid, let view), _): return try batch(request, sid, view: view)
+        case (.events(let sid, let view), _): return try events(request, sid, view: view)
         case (.eventToken(let sid), _): return try eventToken(request, sid)
-        case (.matches(let sid), _): return try matches(request, sid)
+        case (.matches(let sid, let view), _): return try matches(request, sid, view: view)
+        case (.views(let sid), "GET"): return try listViews(request, sid)
+        case (.views(let sid), _): return try createView(request, sid)
+        case (.view(let sid, let view), "GET"): return try viewSummary(request, sid, view)
+        case (.view(let sid, let view), "DELETE"): return try deleteView(request, sid, view)
+        case (.view(let sid, let view), _): return try patchView(request, sid, view)
         }
     }
 
@@ -124,7 +129,7 @@ public final class TreeService: HTTPResponder {
     /// stream may instead give an access token of its session as `access_token`.
     private func authorize(_ request: HTTPRequest, _ route: Route?) throws(ServiceError) {
         guard let token = configuration.token else { return }
-        if case .events(let sid)? = route, let access = request.queryValue("access_token") {
+        if case .events(let sid, _)? = route, let access = request.queryValue("access_token") {
             guard accessTokens.allows(access, session: sid, now: registry.clock.now) else {
                 throw ServiceError(.unauthorized, detail: "the access_token is unknown, expired, or for another session; get a new one with POST /sessions/{sid}/events/token",
                                    headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\", error=\"invalid_token\"")])
@@ -180,13 +185,16 @@ public final class TreeService: HTTPResponder {
         try withSession(try liveSession(sid), body)
     }
 
-    /// Runs `body` under the lock of a session already looked up.
-    func withSession<R: Sendable>(_ session: Session, _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
+    /// Runs `body` under the lock of a session already looked up, for a request through
+    /// `view` (nil: the default view), whose kept filtered rows it notes for requests that
+    /// have not taken the lock yet (`ticket`).
+    func withSession<R: Sendable>(_ session: Session, view: ViewID? = nil,
+                                  _ body: (Session, inout Session.State) throws(ServiceError) -> R) throws(ServiceError) -> R {
         try session.state.withLock { (state) throws(ServiceError) in
             guard !state.removed else { throw TreeService.removedSession(session.id) }
             defer {
-                let kept = Set(state.core.store.keptFilters)
-                session.keptFilters.withLock { $0 = kept }
+                let kept = state.core.contains(view) ? Set(state.core.store.keptFilters(in: view)) : nil
+                session.keptFilters.withLock { $0[view] = kept }
             }
             return try body(session, &state)
         }
@@ -243,6 +251,7 @@ public final class TreeService: HTTPResponder {
             throw TreeService.removedSession(sid)
         }
         session.touch(now)
+        expireViews(session)
         return session
     }
 
@@ -252,47 +261,52 @@ public final class TreeService: HTTPResponder {
         return node
     }
 
-    /// Builds the named filtered view if needed, as a read does (409 when a newer filter
-    /// request on the same session cancels the build), and journals the order of the kept
-    /// views when it changed (a view built, dropped, or used). When the build was a reset (a
-    /// change), where its entry ended: a read that answers with its version waits until it
-    /// is durable, as a change does.
+    /// Builds the named filtered rows of a view if needed, as a read does (409 when a newer
+    /// filter request through the same view cancels the build), and journals the order of
+    /// the default view's kept filtered rows when it changed (built, dropped, or used). When
+    /// the build was a reset (a change of that view), where its entry ended: a read that
+    /// answers with its version waits until it is durable, as a change does.
     @discardableResult
-    func prepare(_ filter: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) -> JournalMark? {
-        guard let filter else { return nil }
-        let built = try prepare(filter, session, &state.core.store, ticket: ticket)
-        // A view that was changed and then dropped comes back in its initial state:
-        // that is a change, so the version moves and stale ETags and splices are refused.
-        // (The journal's entry has the version before it: its replay moves it again.)
-        let mark = journalViewOrder(session, &state)
-        guard state.core.resetIfChanged(filter, built: built) else { return nil }
-        publishViewReset(filter, session, &state, mark: mark)
+    func prepare(_ view: ViewRef, _ session: Session, _ state: inout Session.State, ticket: Int) throws(ServiceError) -> JournalMark? {
+        guard view.filter != nil else { return nil }
+        let keptBefore = state.core.store.keptFilters(in: view.view)
+        let built = try prepare(view, session, &state.core.store, ticket: ticket)
+        // Filtered rows that were changed and then dropped come back in their initial state:
+        // that is a change, so the view's version moves and stale ETags and splices are
+        // refused. (The journal's entry has the version before it: its replay moves it again.
+        // Views other than the default one are not journaled yet.)
+        let mark = view.view == nil ? journalViewOrder(session, &state) : nil
+        guard state.core.notePrepared(view, built: built, keptBefore: keptBefore) else { return nil }
+        publishViewReset(view, session, &state, mark: mark)
         return mark
     }
 
-    /// Builds the named filtered view in `store` if needed (409 when a newer filter request
-    /// cancels the build); whether it was built.
-    func prepare(_ filter: FilterQuery?, _ session: Session, _ store: inout TreeStore, ticket: Int) throws(ServiceError) -> Bool {
-        guard let filter else { return false }
-        let built = !store.hasView(filter)
+    /// Builds the named filtered rows of a view in `store` if needed (409 when a newer
+    /// filter request through the same view cancels the build); whether they were built.
+    func prepare(_ view: ViewRef, _ session: Session, _ store: inout TreeStore, ticket: Int) throws(ServiceError) -> Bool {
+        guard view.filter != nil else { return false }
+        let built = !store.isKept(view)
         do {
-            try store.prepareView(filter) { session.filterTicket.load(ordering: .relaxed) != ticket }
+            try store.prepareView(view) { session.filterTickets.withLock { $0[view.view] ?? 0 } != ticket }
         } catch {
             throw ServiceError(.filterSuperseded,
-                               detail: "a newer filter request on this session cancelled this one")
+                               detail: "a newer filter request through this view cancelled this one")
         }
         return built
     }
 
     /// Takes a filter ticket before waiting for the session lock. Only a request whose
-    /// view must be built takes a new one, and so cancels a build still running for an
-    /// older request; naming a kept view cancels nothing.
-    func ticket(_ filter: FilterQuery?, _ sid: String) -> Int {
-        guard let filter, configuration.otherInstance(named: sid) == nil, let session = registry.lookup(sid) else { return 0 }
-        if session.keptFilters.withLock({ $0.contains(filter) }) {
-            return session.filterTicket.load(ordering: .relaxed)
+    /// filtered rows must be built takes a new one, and so cancels a build still running
+    /// for an older request through the same view; naming kept rows cancels nothing, and
+    /// views do not cancel each other's builds.
+    func ticket(_ view: ViewRef, _ session: Session) -> Int {
+        guard let filter = view.filter else { return 0 }
+        return session.filterTickets.withLock { tickets in
+            if session.keptFilters.withLock({ $0[view.view]?.contains(filter) == true }) { return tickets[view.view] ?? 0 }
+            let ticket = session.filterTicket.add(1, ordering: .relaxed).newValue
+            tickets[view.view] = ticket
+            return ticket
         }
-        return session.filterTicket.add(1, ordering: .relaxed).newValue
     }
 
     /// Gives the nodes a deletion removed back to the server's budget; `accounted` is the

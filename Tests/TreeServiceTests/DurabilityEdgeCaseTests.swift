@@ -191,7 +191,7 @@ extension DurabilityTests {
         try withService { h in
             let session = try #require(h.service.registry.lookup(sid))
             let before = session.filterTicket.load(ordering: .relaxed)
-            _ = h.service.ticket(FilterQuery("ce"), sid)
+            _ = h.service.ticket(ViewRef(nil, filter: FilterQuery("ce")), session)
             #expect(session.filterTicket.load(ordering: .relaxed) == before)
         }
     }
@@ -233,7 +233,7 @@ extension DurabilityTests {
             let session = try #require(h.service.registry.lookup(sid))
             // The change under the lock, as mutateSession makes it...
             let (response, mark) = try h.service.withSession(session) { session, state throws(ServiceError) in
-                try h.service.change(nil, session, &state, ticket: 0) { _ throws(ServiceError) in (.expandAll, .expandAll) }
+                try h.service.change(ViewRef(), session, &state, ticket: 0) { _ throws(ServiceError) in (.expandAll, .expandAll) }
             }
             #expect(response.status == 200)
             // ...then a DELETE, before the change's response has waited for its fsync.

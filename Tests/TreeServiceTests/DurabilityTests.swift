@@ -343,7 +343,7 @@ import TreeStorage
             // The image's format version (bytes 6 and 7), with its header's checksum made right
             // again: only the version is unknown.
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: snapshot)))
-            bytes[6] = 2
+            bytes[6] = 99  // a version no reader knows
             let crc = CRC32C.checksum(bytes[0 ..< 44])
             withUnsafeBytes(of: crc.littleEndian) { for i in 0 ..< 4 { bytes[44 + i] = $0[i] } }
             try Data(bytes).write(to: URL(fileURLWithPath: snapshot))

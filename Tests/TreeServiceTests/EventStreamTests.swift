@@ -132,7 +132,7 @@ import TreeStorage
             _ = s.wait(forCount: 1)
             s.stream.cancel()
             h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"expanded":true}"#)
-            let keeps = h.service.registry.lookup(sid)!.events.followedViews.contains(FilterQuery("ce"))
+            let keeps = h.service.registry.lookup(sid)!.events.followedViews.contains(ViewRef(nil, filter: FilterQuery("ce")))
             #expect(keeps == (linger > .zero))
             let resumed = try #require(h.openStream(events(sid, "?filter=ce"), headers: [("Last-Event-ID", "1")]).1)
             #expect(resumed.wait(forCount: 1)[0].name == (linger > .zero ? "change" : "reset"))

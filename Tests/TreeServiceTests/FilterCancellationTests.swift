@@ -8,12 +8,12 @@ import TreeEngine
         let h = ServiceHarness()
         let sid = h.createSample()
         let session = try #require(h.service.registry.lookup(sid))
-        let stale = h.service.ticket(FilterQuery("Grid"), sid)
-        let newer = h.service.ticket(FilterQuery("List"), sid)
+        let stale = h.service.ticket(ViewRef(nil, filter: FilterQuery("Grid")), session)
+        let newer = h.service.ticket(ViewRef(nil, filter: FilterQuery("List")), session)
         #expect(newer == stale + 1)
         let outcome: ServiceError? = session.state.withLock { state in
             do throws(ServiceError) {
-                try h.service.prepare(FilterQuery("Grid"), session, &state, ticket: stale)
+                try h.service.prepare(ViewRef(nil, filter: FilterQuery("Grid")), session, &state, ticket: stale)
                 return nil
             } catch { return error }
         }
@@ -29,11 +29,11 @@ import TreeEngine
         let h = ServiceHarness()
         let sid = h.createSample()
         let session = try #require(h.service.registry.lookup(sid))
-        let stale = h.service.ticket(FilterQuery("Grid"), sid)
-        _ = h.service.ticket(FilterQuery("List"), sid)
+        let stale = h.service.ticket(ViewRef(nil, filter: FilterQuery("Grid")), session)
+        _ = h.service.ticket(ViewRef(nil, filter: FilterQuery("List")), session)
         let outcome: ServiceError? = session.state.withLock { state in
             do throws(ServiceError) {
-                _ = try h.service.change(FilterQuery("Grid"), session, &state, ticket: stale) { _ throws(ServiceError) in
+                _ = try h.service.change(ViewRef(nil, filter: FilterQuery("Grid")), session, &state, ticket: stale) { _ throws(ServiceError) in
                     (.expandAll, .expandAll)
                 }
                 return nil
@@ -48,8 +48,9 @@ import TreeEngine
         let h = ServiceHarness()
         let sid = h.createSample()
         _ = h.call("GET", "/sessions/\(sid)/rows?filter=Grid&limit=0")
-        let before = h.service.ticket(FilterQuery("List"), sid)
-        #expect(h.service.ticket(FilterQuery("Grid"), sid) == before)
-        #expect(h.service.ticket(FilterQuery("Other"), sid) == before + 1)
+        let session = h.service.registry.lookup(sid)!
+        let before = h.service.ticket(ViewRef(nil, filter: FilterQuery("List")), session)
+        #expect(h.service.ticket(ViewRef(nil, filter: FilterQuery("Grid")), session) == before)
+        #expect(h.service.ticket(ViewRef(nil, filter: FilterQuery("Other")), session) == before + 1)
     }
 }

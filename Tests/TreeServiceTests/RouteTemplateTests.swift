@@ -5,7 +5,7 @@ import Testing
 /// metrics label requests with exactly these templates.
 @Suite struct RouteTemplateTests {
     static func path(_ template: Route.Template) -> String {
-        template.rawValue.replacingOccurrences(of: "{sid}", with: "s1").replacingOccurrences(of: "{itemId}", with: "i1")
+        template.rawValue.replacingOccurrences(of: "{sid}", with: "s1").replacingOccurrences(of: "{itemId}", with: "i1").replacingOccurrences(of: "{vid}", with: "v1")
     }
 
     @Test(arguments: Route.Template.allCases)
@@ -40,7 +40,7 @@ import Testing
 
     @Test(arguments: [
         (["sessions", "healthz"], Route.session("healthz")),
-        (["sessions", "s1", "items", "items"], Route.item("s1", "items")),
+        (["sessions", "s1", "items", "items"], Route.item("s1", "items", view: nil)),
     ])
     func aPlaceholderTakesAnySegment(segments: [String], route: Route) {
         #expect(Route(segments) == route)

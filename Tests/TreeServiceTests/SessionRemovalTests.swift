@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import Synchronization
 import Testing
+import TreeEngine
 @testable import TreeService
 
 /// Removing a session while requests hold it: the node budget stays exact, and a request
@@ -27,7 +28,7 @@ import Testing
                                   headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array((body ?? "").utf8))
         var status = 0
         do {
-            let response = try h.service.mutateSession(request, session, view: nil, ticket: 0) { store throws(ServiceError) in
+            let response = try h.service.mutateSession(request, session, view: ViewRef(), ticket: 0) { store throws(ServiceError) in
                 if method == "DELETE" { return (.delete(ItemID("1.1")), .delete(ItemID("1.1"))) }
                 let (fragment, members) = try h.service.parseNodes(request, into: store)
                 return (.insert(fragment, try SessionOperation.insertionPoint(members)), .insertNodes(request.body))

@@ -20,8 +20,14 @@ public struct ServiceConfiguration: Sendable {
     public var token: String? = nil
     /// Origins allowed by CORS; `*` allows any. Empty: no CORS headers.
     public var corsOrigins: [String] = []
-    /// Filtered views kept per session (the most recently used).
+    /// Filtered rows kept per view (the most recently used filters).
     public var filteredViewsPerSession: Int = 4
+    /// Idle time after which a view (`POST /sessions/{sid}/views`) is dropped, while no event
+    /// stream follows it; zero: never; nil: the session's TTL (`ttl` of its upload, else
+    /// `sessionTTL`).
+    public var viewTTL: Duration? = nil
+    /// Most views in one session besides its default view (429 beyond).
+    public var maxViewsPerSession: Int = 10_000
     /// Most operations in one batch (413 beyond).
     public var maxBatchOperations: Int = 100_000
     /// A session's journal is compacted into a fresh snapshot once it grows past the larger

@@ -6,14 +6,14 @@ import TreeEngine
 /// superset: the rows of the nodes an operation touched and of all their ancestors, or every
 /// row of a view whose whole expansion changed.
 struct ReloadHint {
-    /// Views in which every row may have changed.
-    private var wholeViews: Set<FilterQuery?> = []
+    /// Views (rows of one view: unfiltered or filtered) in which every row may have changed.
+    private var wholeViews: Set<ViewRef> = []
     /// Nodes whose rows, and whose ancestors' rows, may have changed: in every view, or
     /// (a change of expansion) only in the view named.
-    private var nodes: [(id: ItemID, onlyIn: FilterQuery??)] = []
+    private var nodes: [(id: ItemID, onlyIn: ViewRef?)] = []
 
     /// Every row of `view` (an expansion of the whole view).
-    static func everything(_ view: FilterQuery?) -> ReloadHint {
+    static func everything(_ view: ViewRef) -> ReloadHint {
         ReloadHint(wholeViews: [view])
     }
 
@@ -23,7 +23,7 @@ struct ReloadHint {
     }
 
     /// The rows of `node` and of its ancestors in `view` alone (a change of its expansion).
-    static func path(_ node: NodeHandle, _ forest: Forest, in view: FilterQuery?) -> ReloadHint {
+    static func path(_ node: NodeHandle, _ forest: Forest, in view: ViewRef) -> ReloadHint {
         ReloadHint(nodes: [(ItemID(forest.id(of: node).description), .some(view))])
     }
 
@@ -36,7 +36,7 @@ struct ReloadHint {
     /// The rows of the hint in a kept view, as sorted disjoint ranges (nodes no longer in
     /// the tree, or hidden in that view, have none).
     /// - Complexity: O(nodes · depth · log n)
-    func ranges(in store: TreeStore, _ view: FilterQuery?) -> [(index: Int, count: Int)] {
+    func ranges(in store: TreeStore, _ view: ViewRef) -> [(index: Int, count: Int)] {
         let total = store.keptRowCount(view)!
         if wholeViews.contains(view) { return total > 0 ? [(0, total)] : [] }
         let forest = store.forest

@@ -1,50 +1,220 @@
+import Foundation
 import TreeEngine
 import TreeFormats
 
-/// A session's tree, its kept views and its version, and the one way they change: an
-/// operation whose items were looked up (`ResolvedOperation`) is checked (`problem(of:in:)`)
-/// and then applied (`apply`), which cannot fail. No HTTP, no files, no clock: the service
-/// journals a change between the check and the apply, and publishes its events and renders
-/// its response from the outcome.
+/// A session's tree, its views and their versions, and the one way they change: an
+/// operation whose items and views were looked up (`ResolvedOperation`) is checked
+/// (`problem(of:in:)`) and then applied (`apply`), which cannot fail. No HTTP, no files, no
+/// clock: the service journals a change between the check and the apply, and publishes its
+/// events and renders its response from the outcome.
+///
+/// **Views.** Besides the *default view* (`ViewID?` nil: the routes without `/views/{vid}`,
+/// whose version is the session's), a session holds any number of views, made and dropped
+/// by `createView` and `deleteView` operations like every other change.
+///
+/// **Versions.** A view's version steps with every change it can see: every tree edit (a
+/// batch: one step), and every change of its own state (its expansion, in its unfiltered or
+/// filtered rows, and a reset of a filtered state it names again). So that a tree edit costs
+/// O(1) however many views there are, a view's version is `base + treeEdits`: an edit steps
+/// `treeEdits`, a change of one view's state its `base`. A new view starts at version 1.
 struct SessionCore: Sendable {
     var store: TreeStore
-    /// Steps by one with every change (a batch: once), and with every reset of a view.
-    var version = 1
-    /// Filtered views that may differ from a fresh build of themselves: their expansion
-    /// was changed, or an edit updated them (a node that left the ancestors of matches
-    /// keeps its expansion, a fresh build collapses it). Naming one after it was dropped
-    /// from the store's cache builds it anew: a reset, a change.
-    var changedFilters: Set<FilterQuery> = []
+    /// Version steps that edited the tree (a batch: one): every view's version counts them.
+    private(set) var treeEdits = 0
+    /// The default view's version less `treeEdits`.
+    private var defaultBase = 1
+    /// The views other than the default one.
+    private(set) var views: [ViewID: ViewEntry] = [:]
+    /// What each view's filtered states were through (see `FilterBook`), by view.
+    private var filterBooks: [ViewID?: FilterBook] = [:]
+    /// Views made so far: the next one's id is made from this count (`nextViewID`).
+    private(set) var viewSerial: UInt64 = 0
+    /// The key that scatters the serials into view ids (random per session).
+    let viewKey: UInt64
 
-    init(store: TreeStore) {
+    /// A view other than the default one.
+    struct ViewEntry: Sendable {
+        /// Its version less `treeEdits`.
+        var base: Int
+        /// When it was made, on the wall clock (the operation carries it: no clock here).
+        let createdAt: Date
+        /// Its place in the order of creation (`viewSerial` when it was made).
+        let serial: UInt64
+    }
+
+    /// A view's filtered states and how they differ from a fresh build of themselves: a
+    /// state that was changed (its expansion, or an edit updated it while kept: a node that
+    /// left the ancestors of matches keeps its expansion, a fresh build collapses it) and
+    /// then dropped from the view's kept states comes back in its initial state when it is
+    /// named again: a reset, a change of that view. O(1) per tree edit: an edit is seen by
+    /// comparing `treeEdits` with the count when a state was built.
+    private struct FilterBook: Sendable {
+        /// The kept states, with `treeEdits` when each was built.
+        var builtAt: [FilterQuery: Int] = [:]
+        /// Kept states whose expansion was changed.
+        var expansionChanged: Set<FilterQuery> = []
+        /// Dropped states that had changed: naming one again resets it.
+        var changedDropped: Set<FilterQuery> = []
+
+        /// Whether the kept state of `filter` differs from a fresh build.
+        func hasChanged(_ filter: FilterQuery, treeEdits: Int) -> Bool {
+            expansionChanged.contains(filter) || (builtAt[filter] ?? .min) < treeEdits
+        }
+    }
+
+    init(store: TreeStore, viewKey: UInt64 = .random(in: .min ... .max)) {
         self.store = store
+        self.viewKey = viewKey
     }
 
-    /// Applies a single checked operation in the named view, and steps the version.
-    mutating func apply(_ operation: ResolvedOperation, in view: FilterQuery?) -> ChangeOutcome {
-        let outcome = Self.apply(operation, view, to: &store)
-        noteChange(editsTree: operation.editsTree, changesExpansion: !operation.editsTree, in: view)
-        version += 1
-        return outcome
+    // MARK: Views and versions
+
+    /// The session's version: the default view's.
+    var version: Int {
+        get { defaultBase + treeEdits }
+        set { defaultBase = newValue - treeEdits }
     }
 
-    /// Records what changes made: the expansion of the named view, or the tree (which
-    /// updated every kept filtered view).
-    mutating func noteChange(editsTree: Bool, changesExpansion: Bool, in view: FilterQuery?) {
-        if editsTree { changedFilters.formUnion(store.keptFilters) }
-        if changesExpansion, let view { changedFilters.insert(view) }
+    /// The version of `view` (nil: the default view); the view exists.
+    /// - Complexity: O(1)
+    func version(of view: ViewID?) -> Int {
+        guard let view else { return version }
+        return views[view]!.base + treeEdits
     }
 
-    /// Whether naming `view`, just built, reset it: it had changed before it was dropped, so
-    /// it comes back in its initial state, and the version steps.
-    mutating func resetIfChanged(_ view: FilterQuery?, built: Bool) -> Bool {
-        guard let view, built, changedFilters.remove(view) != nil else { return false }
-        version += 1
-        return true
+    /// Whether `view` exists (the default view always does).
+    func contains(_ view: ViewID?) -> Bool { view.map { views[$0] != nil } ?? true }
+
+    /// The views other than the default one, in the order they were made.
+    /// - Complexity: O(v log v)
+    var viewsInOrder: [(id: ViewID, entry: ViewEntry)] {
+        views.map { ($0.key, $0.value) }.sorted { $0.entry.serial < $1.entry.serial }
+    }
+
+    /// The id the next `createView` takes: the serial scattered by the session's key through
+    /// a bijection of 64-bit integers, so that no id is ever given twice in the session
+    /// (until 2^64 views) and consecutive ones look unrelated.
+    var nextViewID: ViewID { ViewID(Self.scatter((viewSerial &+ 1) ^ viewKey)) }
+
+    /// SplitMix64's finalizer: each step (xor with a shift, multiplication by an odd
+    /// number) is invertible, so it is a bijection.
+    static func scatter(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Which views' versions a change stepped.
+    enum Stepped: Equatable {
+        /// Every view's (a tree edit).
+        case every
+        /// One view's (a change of its own state).
+        case one(ViewID?)
+        /// None (a view made or dropped).
+        case none
+
+        /// Whether `view`'s version stepped.
+        func includes(_ view: ViewID?) -> Bool {
+            switch self {
+            case .every: true
+            case .one(let v): v == view
+            case .none: false
+            }
+        }
+    }
+
+    private mutating func stepOwnVersion(_ view: ViewID?) {
+        if let view { views[view]!.base += 1 } else { defaultBase += 1 }
+    }
+
+    // MARK: Changes
+
+    /// Applies a single checked operation through the named view, and steps the versions it
+    /// changes: every view's for a tree edit, the named view's for a change of its state,
+    /// none for a view made or dropped.
+    mutating func apply(_ operation: ResolvedOperation, in view: ViewRef) -> (ChangeOutcome, Stepped) {
+        switch operation {
+        case .createView(let id, let start, let createdAt):
+            precondition(views[id] == nil && id == nextViewID, "a view is made with the next id")
+            store.createView(id, start)
+            viewSerial += 1
+            views[id] = ViewEntry(base: 1 - treeEdits, createdAt: createdAt, serial: viewSerial)
+            if case .copy(let source) = start, var book = filterBooks[source] {
+                // The copy keeps the source's kept states as they are, changed or not.
+                book.changedDropped = []
+                filterBooks[id] = book
+            }
+            return (ChangeOutcome(splices: [], subject: .createdView(id), reload: ReloadHint()), .none)
+        case .deleteView(let id):
+            store.deleteView(id)
+            views[id] = nil
+            filterBooks[id] = nil
+            return (ChangeOutcome(splices: [], subject: .removed, reload: ReloadHint()), .none)
+        default:
+            let outcome = Self.apply(operation, view, to: &store)
+            return (outcome, step(editsTree: operation.editsTree, changesExpansion: !operation.editsTree, in: view))
+        }
+    }
+
+    /// Steps the versions after a change through `view` (a batch: all its operations) and
+    /// records what it did to the view's filtered state: a tree edit steps every view, a
+    /// change of expansion only the named one.
+    mutating func step(editsTree: Bool, changesExpansion: Bool, in view: ViewRef) -> Stepped {
+        if changesExpansion, let filter = view.filter { filterBooks[view.view, default: FilterBook()].expansionChanged.insert(filter) }
+        if editsTree {
+            treeEdits += 1
+            return .every
+        }
+        guard changesExpansion else { return .none }
+        stepOwnVersion(view.view)
+        return .one(view.view)
+    }
+
+    /// Records that the named view's filtered state was prepared (`built`: it was not kept;
+    /// `keptBefore`: the view's kept filters before): the states the build dropped, and
+    /// whether the build was a *reset*, a state that had changed and been dropped coming
+    /// back in its initial state, which steps the view's version.
+    /// - Complexity: O(kept filtered states of the view)
+    mutating func notePrepared(_ view: ViewRef, built: Bool, keptBefore: [FilterQuery]) -> Bool {
+        guard built, let filter = view.filter else { return false }
+        var book = filterBooks[view.view] ?? FilterBook()
+        let kept = store.keptFilters(in: view.view)
+        for query in keptBefore where !kept.contains(query) {
+            if book.hasChanged(query, treeEdits: treeEdits) { book.changedDropped.insert(query) }
+            book.builtAt[query] = nil
+            book.expansionChanged.remove(query)
+        }
+        book.builtAt[filter] = treeEdits
+        book.expansionChanged.remove(filter)
+        let reset = book.changedDropped.remove(filter) != nil
+        filterBooks[view.view] = book
+        if reset { stepOwnVersion(view.view) }
+        return reset
+    }
+
+    /// The default view's filtered states that may differ from a fresh build of themselves,
+    /// kept or dropped (what a snapshot keeps); set when a session is loaded, with its
+    /// kept states in the store.
+    var changedFilters: Set<FilterQuery> {
+        get {
+            let book = filterBooks[nil] ?? FilterBook()
+            return book.changedDropped.union(book.builtAt.keys.filter { book.hasChanged($0, treeEdits: treeEdits) })
+        }
+        set {
+            var book = FilterBook()
+            let kept = store.keptFilters(in: nil)
+            for query in kept {
+                book.builtAt[query] = treeEdits
+                if newValue.contains(query) { book.expansionChanged.insert(query) }
+            }
+            book.changedDropped = newValue.subtracting(kept)
+            filterBooks[nil] = book
+        }
     }
 }
 
-/// An operation with its items looked up in the store.
+/// An operation with its items and views looked up in the store.
 enum ResolvedOperation {
     case expandAll
     case collapseAll
@@ -56,11 +226,14 @@ enum ResolvedOperation {
     case insert(Forest, InsertPlacement)
     case insertGroups([FragmentGroup])
     case delete(NodeHandle)
+    /// A new view with this id (the session's `nextViewID`), made at `createdAt`.
+    case createView(ViewID, ViewStart, createdAt: Date)
+    case deleteView(ViewID)
 
-    /// Whether it edits the forest (every kept view follows) rather than the expansion of one view.
+    /// Whether it edits the forest (every view follows) rather than the state of one view.
     var editsTree: Bool {
         switch self {
-        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal: false
+        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView: false
         case .move, .update, .insert, .insertGroups, .delete: true
         }
     }
@@ -83,14 +256,16 @@ struct ChangeOutcome {
     var reload: ReloadHint
 
     enum Subject {
-        /// The whole session (no `index` in the response).
+        /// The whole view (no `index` in the response).
         case session
         /// An item still in the tree (`index`: its row, or null when hidden).
         case item(NodeHandle)
-        /// A deleted item (`index`: null).
+        /// A deleted item (`index`: null), or a dropped view.
         case removed
         /// Inserted roots (201, `ids`, `index` of the first, `Location`).
         case inserted([NodeHandle])
+        /// A view made (201, its summary, `Location`).
+        case createdView(ViewID)
     }
 }
 
@@ -105,9 +280,10 @@ extension SessionCore {
         }
     }
 
-    /// Applies a checked operation to the named view of `store` (also inside a transaction
-    /// of it: a batch's operations).
-    static func apply(_ operation: ResolvedOperation, _ view: FilterQuery?, to store: inout TreeStore) -> ChangeOutcome {
+    /// Applies a checked operation of a view's state or of the tree through the named view
+    /// of `store` (also inside a transaction of it: a batch's operations). Views are made and
+    /// dropped by `apply(_:in:)` alone.
+    static func apply(_ operation: ResolvedOperation, _ view: ViewRef, to store: inout TreeStore) -> ChangeOutcome {
         switch operation {
         case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session, reload: .everything(view))
         case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session, reload: .everything(view))
@@ -137,11 +313,13 @@ extension SessionCore {
         case .delete(let node):
             let parent = store.forest.parent(of: node)
             return ChangeOutcome(splices: store.delete(node, view), subject: .removed, reload: .paths(parent.map { [$0] } ?? [], store.forest))
+        case .createView, .deleteView:
+            preconditionFailure("views are made and dropped by SessionCore.apply(_:in:), never in a batch")
         }
     }
 
     /// Inserts checked fragments one after another.
-    private static func insert(_ parts: [(Forest, InsertPlacement)], _ view: FilterQuery?, _ store: inout TreeStore) -> ChangeOutcome {
+    private static func insert(_ parts: [(Forest, InsertPlacement)], _ view: ViewRef, _ store: inout TreeStore) -> ChangeOutcome {
         let rowsBefore = parts.count > 1 ? store.keptRowCount(view)! : 0
         var splices: [Splice] = [], roots: [NodeHandle] = []
         for (fragment, placement) in parts {

@@ -9,8 +9,8 @@ struct ItemID: Hashable, Sendable, CustomStringConvertible {
     var description: String { text }
 }
 
-/// One change to a session's tree or expansion, decoded from a request and naming items by
-/// id: what a batch lists and an event stream announces (the journal records it as a
+/// One change to a session's tree, to the state of one of its views, or to its set of
+/// views, decoded from a request and naming items by id and views by `ViewID`: what a batch lists and an event stream announces (the journal records it as a
 /// `RecordedOperation`). `TreeService.mutateSession` is the one place that applies it.
 enum SessionOperation: Sendable {
     /// `PATCH /sessions/{sid}` `{"expandAll": true}`
@@ -36,6 +36,12 @@ enum SessionOperation: Sendable {
     case insertGroups([FragmentGroup])
     /// `DELETE .../items/{itemId}`: the item and its subtree.
     case delete(ItemID)
+    /// `POST /sessions/{sid}/views`: a new view, starting as `start` says (a copy names
+    /// its source, nil: the default view). Its id is the session's next (`SessionCore.nextViewID`).
+    case createView(ViewStart)
+    /// `DELETE /sessions/{sid}/views/{vid}`, and (`expired`) a view's expiry: the view and
+    /// its streams end.
+    case deleteView(ViewID, expired: Bool)
 
     /// Where inserted nodes go, by id.
     enum InsertionPoint: Sendable, Equatable {
@@ -45,11 +51,19 @@ enum SessionOperation: Sendable {
         case after(ItemID)
     }
 
+    /// Whether the operation makes or drops a view.
+    var isViewChange: Bool {
+        switch self {
+        case .createView, .deleteView: true
+        default: false
+        }
+    }
+
     /// Whether the operation edits the forest (every kept view follows it) rather
     /// than changing the expansion of one view.
     var editsTree: Bool {
         switch self {
-        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal: return false
+        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView: return false
         case .move, .update, .insert, .insertGroups, .delete: return true
         }
     }

@@ -58,17 +58,22 @@ extension TreeService {
         }
     }
 
-    /// Journals a single change's record, and prepares the view it is made in: a view the
-    /// store does not keep is built first, in one transaction of the store with the
-    /// record, so that a build a newer filter request cancels (409) or a record the disk
-    /// refuses (507) leaves no view built and none dropped. Whether the view was built.
-    func record(_ record: ChangeRecord, preparing view: FilterQuery?, _ session: Session, _ state: inout Session.State,
+    /// Journals a single change's record (nil: it has none, a view's own change), and
+    /// prepares the view's rows it is made in: filtered rows the view does not keep are built
+    /// first, in one transaction of the store with the record, so that a build a newer
+    /// filter request cancels (409) or a record the disk refuses (507) leaves nothing built
+    /// and nothing dropped. Whether the rows were built.
+    func record(_ record: ChangeRecord?, preparing view: ViewRef, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (built: Bool, mark: JournalMark?) {
+        guard let record else {
+            // Nothing to journal: the build alone (a cancelled one keeps nothing).
+            return (try prepare(view, session, &state.core.store, ticket: ticket), nil)
+        }
         let files = try filesForRecord(session, &state)
         let version = state.core.version, time = registry.clock.wallNow
         var mark: JournalMark?
         let built: Bool
-        if let view, !state.core.store.hasView(view) {
+        if view.filter != nil, !state.core.store.isKept(view) {
             // A cancelled build keeps nothing: the transaction ends without a rollback (which
             // would re-index every view), and the cancellation is answered after it.
             var cancelled: ServiceError?
@@ -85,7 +90,7 @@ extension TreeService {
             built = true
         } else {
             mark = try appendChange(record, to: files, version: version, at: time)
-            // A kept view only becomes the most recently used (as the record's replay makes it).
+            // Kept rows only become the most recently used (as the record's replay makes them).
             _ = try prepare(view, session, &state.core.store, ticket: ticket)
             built = false
         }

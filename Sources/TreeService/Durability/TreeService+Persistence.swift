@@ -212,6 +212,10 @@ extension TreeService {
         }
         var store = image.store
         store.filteredViewCapacity = configuration.filteredViewsPerSession
+        // The image holds the views the store had, but the session's block does not hold them
+        // yet (their ids, versions and times: issue 35, persistence): until it does, a loaded
+        // session starts with its default view only, so that no view follows edits unseen.
+        for view in store.views { store.deleteView(view) }
         // Announced with another count (its header could not be read): the budget follows the snapshot.
         try? registry.reserve(store.forest.count - announced, force: true)  // forced: never refused
         let clock = registry.clock
@@ -238,7 +242,7 @@ extension TreeService {
             state.replaying = false
             state.journaledViews = state.core.store.keptFilters
             let kept = Set(state.core.store.keptFilters)
-            session.keptFilters.withLock { $0 = kept }
+            session.keptFilters.withLock { $0[nil] = kept }
             state.recordedUse = lastUse
             state.files = stored.files
             if let lost = stored.lost { passLostVersions(lost, session, &state) }
@@ -290,22 +294,22 @@ extension TreeService {
         do throws(ServiceError) {
             switch entry {
             case .operations(let record) where record.isBatch:
-                _ = try change(record.view, Batch(record.operations), session, &state, ticket: 0)
+                _ = try change(ViewRef(nil, filter: record.view), Batch(record.operations), session, &state, ticket: 0)
             case .operations(let record):
                 let operation = record.operations[0]
-                _ = try change(record.view, session, &state, ticket: 0) { store throws(ServiceError) in
+                _ = try change(ViewRef(nil, filter: record.view), session, &state, ticket: 0) { store throws(ServiceError) in
                     if let decoded = operation.operation { return (decoded, operation) }
                     return (try insertion(operation, in: store, replaying: true), operation)
                 }
             case .change(let recorded) where recorded.route == .batch:
-                _ = try change(recorded.view, try Batch(recorded.body, maxOperations: .max, maxDepth: .max), session, &state, ticket: 0)
+                _ = try change(ViewRef(nil, filter: recorded.view), try Batch(recorded.body, maxOperations: .max, maxDepth: .max), session, &state, ticket: 0)
             case .change(let recorded):
-                _ = try change(recorded.view, session, &state, ticket: 0) { store throws(ServiceError) in
+                _ = try change(ViewRef(nil, filter: recorded.view), session, &state, ticket: 0) { store throws(ServiceError) in
                     try decoded(recorded, in: store)
                 }
             case .views(let order):
                 for query in order where !state.core.store.hasView(query) {
-                    try prepare(query, session, &state, ticket: 0)
+                    try prepare(ViewRef(nil, filter: query), session, &state, ticket: 0)
                 }
                 state.core.store.arrangeViews(order)
             case .touch:

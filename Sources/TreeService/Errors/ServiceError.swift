@@ -27,6 +27,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case tooManySessions = "too-many-sessions"
     case tooManyNodes = "too-many-nodes"
     case tooManyStreams = "too-many-streams"
+    case tooManyViews = "too-many-views"
     case headersTooLarge = "headers-too-large"
     case internalError = "internal-error"
     case notImplemented = "not-implemented"
@@ -55,7 +56,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         case .unsupportedMediaType: 415
         case .expectationFailed: 417
         case .invalidNode: 422
-        case .tooManySessions, .tooManyNodes, .tooManyStreams: 429
+        case .tooManySessions, .tooManyNodes, .tooManyStreams, .tooManyViews: 429
         case .headersTooLarge: 431
         case .sessionQuarantined: 410
         case .internalError, .storageError: 500

@@ -5,15 +5,19 @@ import TreeEngine
 import TreeFormats
 import TreeStorage
 
-/// The event streams of one session (`GET /sessions/{sid}/events`): who follows which
-/// view, the recent events of each followed view, and their delivery in version order.
+/// The event streams of one session (`GET /sessions/{sid}/events` for its default view,
+/// `GET /sessions/{sid}/views/{vid}/events` for another): who follows which rows of which
+/// view (`ViewRef`: a view, and its unfiltered or filtered rows), the recent events of each
+/// followed rows, and their delivery in version order.
 ///
-/// Every version step of the session is published here under the session's exclusive
-/// lock, as one event per followed view: `change` with that view's splices, or `reset`
-/// when the view's splices are not known (it was dropped from the store's cache, or rebuilt
-/// in a version step). A view is followed from its first subscription while the store keeps
-/// it: its backlog lasts that long, so a client that reconnects with `Last-Event-ID` gets
-/// what it missed even when it was the view's only subscriber.
+/// Every version step is published here under the session's exclusive lock, to the views it
+/// stepped (every view for a tree edit, one view for a change of its state), as one event per
+/// followed rows of those views, at that view's version: `change` with those rows' splices,
+/// or `reset` when their splices are not known (the view dropped them, or rebuilt them in a
+/// version step). Rows are followed from their first subscription while their view keeps
+/// them: their backlog lasts that long, so a client that reconnects with `Last-Event-ID` gets
+/// what it missed even when it was their only subscriber. A view dropped (deleted, expired)
+/// ends its streams with `end`.
 ///
 /// Delivery runs off the session's lock, one drainer at a time, in publication order; a
 /// publication whose journal entry is not yet durable waits for it (the session's
@@ -109,10 +113,13 @@ final class EventHub: Sendable {
     }
 
     private enum Action {
-        /// Send to every subscriber of the view at this point of the order.
-        case send(FilterQuery?, [UInt8])
-        /// Send the first bytes to the stream, which then joins the view's subscribers.
-        case attach(FilterQuery?, HTTPPushStream, [UInt8])
+        /// Send to every subscriber of the view's rows at this point of the order.
+        case send(ViewRef, [UInt8])
+        /// Send the first bytes to the stream, which then joins the subscribers of the view's rows.
+        case attach(ViewRef, HTTPPushStream, [UInt8])
+        /// Send to every subscriber of one view (its rows, filtered or not), then end its
+        /// streams: the view is gone.
+        case endView(ViewID, [UInt8])
         /// Send to every subscriber, then end every stream.
         case end([UInt8])
     }
@@ -124,7 +131,13 @@ final class EventHub: Sendable {
     }
 
     private struct State {
-        var views: [FilterQuery?: View] = [:]
+        /// The followed rows, by view, then by filter (nil: the view's unfiltered rows), so
+        /// that a change of one view's state visits that view's streams alone.
+        var views: [ViewID?: [FilterQuery?: View]] = [:]
+        /// Views whose `end` is queued: nothing more is published to them.
+        var ended: Set<ViewID> = []
+        /// Steps whenever the set of followed rows changes (`followedViews(changedSince:)`).
+        var generation = 0
         var queue: [Publication] = []
         var nextSequence = 0
         var draining = false
@@ -135,6 +148,21 @@ final class EventHub: Sendable {
         /// The journal entry of the last version step: a stream starts at that version, so
         /// not before it is durable.
         var lastMark: JournalMark?
+
+        subscript(_ ref: ViewRef) -> View? {
+            get { views[ref.view]?[ref.filter] }
+            set {
+                let known = views[ref.view]?[ref.filter] != nil
+                if let newValue {
+                    views[ref.view, default: [:]][ref.filter] = newValue
+                    if !known { generation += 1 }
+                } else if known {
+                    views[ref.view]![ref.filter] = nil
+                    if views[ref.view]!.isEmpty { views[ref.view] = nil }
+                    generation += 1
+                }
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -148,8 +176,28 @@ final class EventHub: Sendable {
         self.linger = linger
     }
 
-    /// The views whose events are published (their splices must be recorded).
-    var followedViews: Set<FilterQuery?> { state.withLock { Set($0.views.keys) } }
+    /// The rows whose events are published (their splices must be recorded).
+    /// - Complexity: O(followed)
+    var followedViews: Set<ViewRef> {
+        state.withLock { s in Set(s.views.flatMap { view, rows in rows.keys.map { ViewRef(view, filter: $0) } }) }
+    }
+
+    /// `followedViews` when they changed since `generation` (which then moves to now); nil
+    /// when they did not, in O(1): a change of one view need not give the store the set again.
+    func followedViews(changedSince generation: inout Int) -> Set<ViewRef>? {
+        let now = state.withLock { $0.generation }
+        guard now != generation else { return nil }
+        generation = now
+        return followedViews
+    }
+
+    /// Whether a stream follows `view` (its rows, filtered or not), or is being attached to
+    /// it: an open stream keeps a view alive.
+    func hasStreams(_ view: ViewID) -> Bool {
+        state.withLock { s in
+            s.views[view]?.values.contains { !$0.subscribers.isEmpty || $0.attaching > 0 } ?? false
+        }
+    }
 
     // MARK: Under the session's exclusive lock
 
@@ -168,14 +216,15 @@ final class EventHub: Sendable {
         state.withLock { $0.streams -= 1 }
     }
 
-    /// Subscribes a stream (which holds a slot) to `view`, kept by `store`. It gets
-    /// `retry`, then the events after `lastEventID` from the backlog, or a `reset`; or, when
-    /// the session has ended, `end`. It gives back its slot, and runs `onEnd`, when it ends.
-    func subscribe(_ stream: HTTPPushStream, view: FilterQuery?, lastEventID: Int?, store: TreeStore,
+    /// Subscribes a stream (which holds a slot) to `view`, kept by `store`, at `version` (that
+    /// view's). It gets `retry`, then the events after `lastEventID` from the backlog, or a
+    /// `reset`; or, when the session has ended, `end`. It gives back its slot, and runs
+    /// `onEnd`, when it ends.
+    func subscribe(_ stream: HTTPPushStream, view: ViewRef, lastEventID: Int?, store: TreeStore,
                    version: Int, mark: JournalMark?, onEnd: @escaping @Sendable () -> Void) {
         let id = ObjectIdentifier(stream)
         let mark = state.withLock { s -> JournalMark? in
-            var followed = s.views[view] ?? View(backlog: Backlog(start: version))
+            var followed = s[view] ?? View(backlog: Backlog(start: version))
             var first = ServerSentEvent.retry
             if let lastEventID, followed.intact, let missed = followed.backlog.events(after: lastEventID, current: version) {
                 first += missed
@@ -184,7 +233,7 @@ final class EventHub: Sendable {
             }
             followed.attaching += 1
             followed.idleSince = nil
-            s.views[view] = followed
+            s[view] = followed
             let pending = (mark ?? s.lastMark).flatMap { $0.files.isDurable($0.position) ? nil : $0 }
             enqueue(&s, mark: pending, [.attach(view, stream, first)])
             return pending
@@ -192,52 +241,76 @@ final class EventHub: Sendable {
         stream.onEnd { [self] in
             state.withLock { s in
                 s.streams -= 1
-                s.views[view]?.subscribers[id] = nil
-                if s.views[view]?.subscribers.isEmpty == true { s.views[view]?.idleSince = .now }
+                guard var followed = s[view] else { return }
+                followed.subscribers[id] = nil
+                if followed.subscribers.isEmpty { followed.idleSince = .now }
+                s[view] = followed
             }
             onEnd()
         }
         afterEnqueue(mark)
     }
 
-    /// Publishes a version step: `event` gives each followed view that is kept and intact
-    /// its event (it may read that view with the store's `kept…` accessors); the others get
-    /// a `reset`. A view without subscribers stops being followed once it is no longer kept,
-    /// or nobody has followed it for `linger`.
-    func publish(version: Int, mark: JournalMark?, store: TreeStore, _ event: (FilterQuery?) -> Event) {
+    /// Publishes a version step of the views `stepped` names: `event` gives each of their
+    /// followed rows that are kept and intact its event (it may read them with the store's
+    /// `kept…` accessors), at that view's version (`version`); the others get a `reset`.
+    /// Rows without subscribers stop being followed once they are no longer kept, or nobody
+    /// has followed them for `linger`.
+    /// - Complexity: O(followed rows of the views that stepped)
+    func publish(_ stepped: SessionCore.Stepped, mark: JournalMark?, store: TreeStore, version: (ViewID?) -> Int,
+                 _ event: (ViewRef) -> Event) {
         let published = state.withLock { s -> Bool in
             if let mark { s.lastMark = mark }
-            guard !s.views.isEmpty else { return false }
+            let views: [ViewID?]
+            switch stepped {
+            case .none: return false
+            case .every: views = Array(s.views.keys)
+            case .one(let view): views = s.views[view] == nil ? [] : [view]
+            }
             var actions: [Action] = []
             let now = ContinuousClock.now
-            for (query, var view) in s.views {
-                let kept = query.map { store.hasView($0) } ?? true
-                if view.subscribers.isEmpty && view.attaching == 0 && (!kept || view.idleSince.map { now - $0 >= linger } ?? false) {
-                    s.views[query] = nil
-                    continue
-                }
-                var data: [UInt8]? = nil
-                if kept && view.intact, case .change(let change) = event(query) { data = change }
-                let bytes: [UInt8]
-                if let data, data.count <= EventHub.maxEventBytes {
-                    bytes = ServerSentEvent.bytes("change", id: version, data: data)
-                    view.backlog.append(version, bytes)
-                } else {
-                    bytes = EventHub.reset(data == nil ? .view : .large, version: version, total: store.keptRowCount(query))
-                    view.backlog.restart(at: version)
-                    view.intact = kept
-                }
-                if view.subscribers.isEmpty && view.attaching == 0 {
-                    s.views[query] = view
-                } else {
-                    s.views[query] = view
-                    actions.append(.send(query, bytes))
+            for view in views {
+                if let view, s.ended.contains(view) { continue }
+                let at = version(view)
+                for (filter, var followed) in s.views[view] ?? [:] {
+                    let ref = ViewRef(view, filter: filter)
+                    let kept = store.isKept(ref)
+                    let unattended = followed.subscribers.isEmpty && followed.attaching == 0
+                    if unattended && (!kept || followed.idleSince.map { now - $0 >= linger } ?? false) {
+                        s[ref] = nil
+                        continue
+                    }
+                    var data: [UInt8]? = nil
+                    if kept && followed.intact, case .change(let change) = event(ref) { data = change }
+                    let bytes: [UInt8]
+                    if let data, data.count <= EventHub.maxEventBytes {
+                        bytes = ServerSentEvent.bytes("change", id: at, data: data)
+                        followed.backlog.append(at, bytes)
+                    } else {
+                        bytes = EventHub.reset(data == nil ? .view : .large, version: at, total: store.keptRowCount(ref))
+                        followed.backlog.restart(at: at)
+                        followed.intact = kept
+                    }
+                    s[ref] = followed
+                    if !unattended { actions.append(.send(ref, bytes)) }
                 }
             }
             if !actions.isEmpty { enqueue(&s, mark: mark, actions) }
             return !actions.isEmpty
         }
         if published { afterEnqueue(mark) }
+    }
+
+    /// A view is dropped (deleted, or expired): its streams get `end` (after the events
+    /// before it) and end.
+    func end(view: ViewID, _ reason: EndReason) {
+        let queued = state.withLock { s -> Bool in
+            guard s.end == nil, s.views[view] != nil, s.ended.insert(view).inserted else { return false }
+            let end = ServerSentEvent.bytes("end", id: nil, data: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
+            enqueue(&s, mark: nil, [.endView(view, end)])
+            return true
+        }
+        if queued { afterEnqueue(nil) }
     }
 
     /// The session is removed: every stream gets `end` (after the events before it) and ends,
@@ -256,7 +329,7 @@ final class EventHub: Sendable {
 
     /// Sends the heartbeat comment to every stream.
     func heartbeat() {
-        let streams = state.withLock { s in s.views.values.flatMap { $0.subscribers.values } }
+        let streams = state.withLock { s in s.views.values.flatMap { $0.values.flatMap { $0.subscribers.values } } }
         for stream in streams { stream.send(ServerSentEvent.heartbeat) }
     }
 
@@ -343,22 +416,35 @@ final class EventHub: Sendable {
     /// The streams an action goes to, as of its place in the order.
     private func resolve(_ action: Action, _ s: inout State, into out: inout [Delivery]) {
         switch action {
-        case .send(let query, let bytes):
-            guard let subscribers = s.views[query]?.subscribers, !subscribers.isEmpty else { return }
+        case .send(let ref, let bytes):
+            guard let subscribers = s[ref]?.subscribers, !subscribers.isEmpty else { return }
             out.append(Delivery(streams: Array(subscribers.values), bytes: bytes))
-        case .attach(let query, let stream, let bytes):
+        case .attach(let ref, let stream, let bytes):
             if let end = s.end {
                 out.append(Delivery(streams: [stream], bytes: bytes + end, finish: true))
                 return
             }
-            s.views[query]!.attaching -= 1
+            guard var followed = s[ref] else {
+                // Its view ended before the stream was attached (it is queued first, so this
+                // does not happen; an ended stream is the safe answer).
+                out.append(Delivery(streams: [stream], bytes: bytes, finish: true))
+                return
+            }
+            followed.attaching -= 1
             // Ended meanwhile (its end handler has run, or runs after this and removes it).
+            if stream.isOpen { followed.subscribers[ObjectIdentifier(stream)] = stream }
+            s[ref] = followed
             guard stream.isOpen else { return }
-            s.views[query]!.subscribers[ObjectIdentifier(stream)] = stream
             out.append(Delivery(streams: [stream], bytes: bytes))
+        case .endView(let view, let bytes):
+            let streams = (s.views[view] ?? [:]).values.flatMap { $0.subscribers.values }
+            for filter in Array((s.views[view] ?? [:]).keys) { s[ViewRef(view, filter: filter)] = nil }
+            s.ended.remove(view)
+            out.append(Delivery(streams: streams, bytes: bytes, finish: true))
         case .end(let bytes):
-            let all = s.views.values.flatMap { $0.subscribers.values }
+            let all = s.views.values.flatMap { $0.values.flatMap { $0.subscribers.values } }
             s.views = [:]
+            s.generation += 1
             out.append(Delivery(streams: all, bytes: bytes, finish: true))
         }
     }

@@ -4,21 +4,32 @@ import TreeEngine
 
 /// Publishing the session's version steps to its event streams (see `EventHub`).
 extension TreeService {
-    /// Publishes the version step just made (under the session's exclusive lock): `event`
-    /// gives the change data of a followed view, from the store and version given to it;
-    /// then the store records the splices of exactly the views followed from now on.
-    func publish(_ session: Session, _ state: inout Session.State, mark: JournalMark?,
-                 _ event: (_ view: FilterQuery?, _ store: TreeStore, _ version: Int) -> EventHub.Event) {
-        let store = state.core.store, version = state.core.version
-        session.events.publish(version: version, mark: mark, store: store) { event($0, store, version) }
-        state.core.store.observedViews = Set(session.events.followedViews.map { ViewRef(filter: $0) })
+    /// Publishes the version step just made (under the session's exclusive lock) to the
+    /// streams of the views it stepped: `event` gives the change data of followed rows, from
+    /// the store and that view's version given to it; then the store records the splices of
+    /// exactly the rows followed from now on.
+    func publish(_ session: Session, _ state: inout Session.State, _ stepped: SessionCore.Stepped, mark: JournalMark?,
+                 _ event: (_ view: ViewRef, _ store: TreeStore, _ version: Int) -> EventHub.Event) {
+        let core = state.core, store = state.core.store
+        session.events.publish(stepped, mark: mark, store: store, version: { core.version(of: $0) }) {
+            event($0, store, core.version(of: $0.view))
+        }
+        observeFollowedViews(session, &state)
     }
 
-    /// Publishes a version step that rebuilt `filter`'s view (it had changed, then been
-    /// dropped): its streams reset; nothing changed in the other views.
-    func publishViewReset(_ filter: FilterQuery, _ session: Session, _ state: inout Session.State, mark: JournalMark?) {
-        publish(session, &state, mark: mark) { view, store, version in
-            view == filter ? .reset : .change(ResponseJSON.changes(version: version, total: store.keptRowCount(view)!, [], reload: [], index: .absent))
+    /// Gives the store the rows the session's streams follow, when they changed.
+    func observeFollowedViews(_ session: Session, _ state: inout Session.State) {
+        if let followed = session.events.followedViews(changedSince: &state.observedGeneration) {
+            state.core.store.observedViews = followed
+        }
+    }
+
+    /// Publishes a version step of `view` that rebuilt its filtered rows (they had changed,
+    /// then been dropped): their streams reset; nothing changed in the view's other rows,
+    /// nor in any other view.
+    func publishViewReset(_ view: ViewRef, _ session: Session, _ state: inout Session.State, mark: JournalMark?) {
+        publish(session, &state, .one(view.view), mark: mark) { ref, store, version in
+            ref == view ? .reset : .change(ResponseJSON.changes(version: version, total: store.keptRowCount(ref)!, [], reload: [], index: .absent))
         }
     }
 

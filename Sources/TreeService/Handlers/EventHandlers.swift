@@ -4,20 +4,23 @@ import TreeFormats
 
 extension TreeService {
     /// `GET /sessions/{sid}/events?filter=&match=&caseSensitive=` (with `Last-Event-ID`, or
-    /// `lastEventId`): the session's version steps as server-sent events in the named view
-    /// (see `EventHub`).
+    /// `lastEventId`), and `GET /sessions/{sid}/views/{vid}/events`: the version steps of the
+    /// view as server-sent events in its named rows (see `EventHub`). A stream keeps its
+    /// view alive (it does not expire while one is open).
     ///
     /// Everything that can fail is checked before the head is sent: the view is built (as
     /// a read builds it: 409 when a newer filter request cancels the build), and the stream
     /// takes a slot of the server's and of the session's (429 when none is free). Once the
     /// head is sent, the stream is subscribed under the session's lock.
-    func events(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+    func events(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
         let lastEventID = try request.lastEventID()
-        let ticket = ticket(filter, sid)
         let session = try liveSession(sid)
-        let reset = try withSession(session) { session, state throws(ServiceError) in
-            try prepare(filter, session, &state, ticket: ticket)
+        let view = try liveView(ViewName(id: vid, filter: filter), in: session)
+        let ticket = ticket(view, session)
+        let reset = try withSession(session, view: view.view) { session, state throws(ServiceError) in
+            try requireView(view.view, state)
+            return try prepare(view, session, &state, ticket: ticket)
         }
         waitUntilDurable(read: reset, session)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
@@ -25,7 +28,7 @@ extension TreeService {
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
         try takeStreamSlot(session)
         return HTTPResponse(status: 200, headers: headers, body: .push { [self] stream in
-            subscribe(stream, session, filter, lastEventID: lastEventID)
+            subscribe(stream, session, view, lastEventID: lastEventID)
         })
     }
 
@@ -58,19 +61,23 @@ extension TreeService {
         }
     }
 
-    /// Subscribes a stream whose head is sent (it holds its slots). When the session was
-    /// removed meanwhile, or a newer filter request cancelled the view's rebuild, the stream
-    /// just ends: the client reconnects and learns what happened.
-    private func subscribe(_ stream: HTTPPushStream, _ session: Session, _ filter: FilterQuery?, lastEventID: Int?) {
-        let ticket = ticket(filter, session.id)
+    /// Subscribes a stream whose head is sent (it holds its slots). When the session or the
+    /// view was removed meanwhile, or a newer filter request cancelled the rows' rebuild, the
+    /// stream just ends: the client reconnects and learns what happened.
+    private func subscribe(_ stream: HTTPPushStream, _ session: Session, _ view: ViewRef, lastEventID: Int?) {
+        let ticket = ticket(view, session)
         do throws(ServiceError) {
-            try withSession(session) { session, state throws(ServiceError) in
-                let reset = try prepare(filter, session, &state, ticket: ticket)
-                session.events.subscribe(stream, view: filter, lastEventID: lastEventID, store: state.core.store,
-                                         version: state.core.version, mark: reset) { [self] in
+            try withSession(session, view: view.view) { session, state throws(ServiceError) in
+                try requireView(view.view, state)
+                let reset = try prepare(view, session, &state, ticket: ticket)
+                session.events.subscribe(stream, view: view, lastEventID: lastEventID, store: state.core.store,
+                                         version: state.core.version(of: view.view), mark: reset) { [self] in
                     openStreams.subtract(1, ordering: .relaxed)
+                    // The view stays alive for its TTL after its last stream ends (a client
+                    // reconnects after `retry`).
+                    if let id = view.view { session.views.touch(id, now: registry.clock.now) }
                 }
-                state.core.store.observedViews = Set(session.events.followedViews.map { ViewRef(filter: $0) })
+                observeFollowedViews(session, &state)
             }
         } catch {
             session.events.releaseSlot()

@@ -3,33 +3,37 @@ import TreeEngine
 import TreeFormats
 
 extension TreeService {
-    /// `GET /sessions/{sid}/items/{itemId}?filter=`
+    /// `GET /sessions/{sid}/items/{itemId}?filter=` (and under `/sessions/{sid}/views/{vid}/`)
     ///
-    /// In a view the session keeps, read beside other readers; a filtered view that must
-    /// be built first takes the session's exclusive lock.
-    func itemInfo(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
+    /// In rows the view keeps, read beside other readers; filtered rows that must be built
+    /// first take the session's exclusive lock.
+    func itemInfo(_ request: HTTPRequest, _ sid: String, _ itemID: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
-        // nil when the view must be built first, which needs the exclusive lock.
-        let read: HTTPResponse? = try readingSession(sid) { _, state throws(ServiceError) in
-            try item(request, state, itemID, filter)
+        let session = try liveSession(sid)
+        let view = try liveView(ViewName(id: vid, filter: filter), in: session)
+        // nil when the rows must be built first, which needs the exclusive lock.
+        let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
+            try requireView(view.view, state)
+            return try item(request, state, itemID, view)
         }
         if let read { return read }
-        let ticket = ticket(filter, sid)
-        let session = try liveSession(sid)
-        let (response, reset) = try withSession(session) { session, state throws(ServiceError) in
-            let reset = try prepare(filter, session, &state, ticket: ticket)
-            return (try item(request, state, itemID, filter)!, reset)
+        let ticket = ticket(view, session)
+        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
+            try requireView(view.view, state)
+            let reset = try prepare(view, session, &state, ticket: ticket)
+            return (try item(request, state, itemID, view)!, reset)
         }
         waitUntilDurable(read: reset, session)
         return response
     }
 
-    /// The item in a kept view (or 304), nil when the view would have to be built.
-    private func item(_ request: HTTPRequest, _ state: Session.State, _ itemID: String, _ filter: FilterQuery?) throws(ServiceError) -> HTTPResponse? {
-        guard state.core.store.keptRowCount(filter) != nil else { return nil }
+    /// The item in a view's kept rows (or 304), nil when they would have to be built.
+    private func item(_ request: HTTPRequest, _ state: Session.State, _ itemID: String, _ view: ViewRef) throws(ServiceError) -> HTTPResponse? {
+        guard state.core.store.isKept(view) else { return nil }
         let node = try self.node(itemID, in: state.core.store)
-        if let notModified = notModified(request, version: state.core.version) { return notModified }
-        let placement = state.core.store.keptPlacement(of: node, filter)!
+        let version = state.core.version(of: view.view)
+        if let notModified = notModified(request, version: version) { return notModified }
+        let placement = state.core.store.keptPlacement(of: node, view)!
         let forest = state.core.store.forest
         var out = JSONWriter(reservingCapacity: 256)
         out.raw("{\"id\":")
@@ -53,7 +57,7 @@ extension TreeService {
         out.bool(placement.expanded)
         out.raw(",\"index\":")
         if let index = placement.index { out.int(index) } else { out.null() }
-        if filter != nil {
+        if view.filter != nil {
             out.raw(",\"match\":")
             out.bool(placement.match)
         }
@@ -62,24 +66,25 @@ extension TreeService {
             forest.writeData(of: node, to: &out)
         }
         out.raw("}")
-        return json(200, out.bytes, headers: [("ETag", ETag.of(state.core.version))])
+        return json(200, out.bytes, headers: [("ETag", ETag.of(version))])
     }
 
-    /// `PATCH /sessions/{sid}/items/{itemId}?filter=`: expand/collapse, reveal, update, or move.
-    func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
-        let view = try request.filterQuery()
+    /// `PATCH /sessions/{sid}/items/{itemId}?filter=` (and under `/sessions/{sid}/views/{vid}/`):
+    /// expand/collapse, reveal, update, or move.
+    func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
+        let filter = try request.filterQuery()
         let operation = try SessionOperation.itemPatch(ItemID(itemID), Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, view: view, operation)
+        return try mutateSession(request, sid, view: ViewName(id: vid, filter: filter), operation)
     }
 
-    /// `POST /sessions/{sid}/items?filter=`: `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
+    /// `POST /sessions/{sid}/items?filter=` (and under `/sessions/{sid}/views/{vid}/`): `{"nodes": [...], "parentId", "index"}` or `"before"` / `"after"`;
     /// or CSV / NDJSON rows whose `parentId` names a node of the body or of the session; or
     /// a path list under the node the query's `parentId` names. Nodes and rows are read
     /// before the session is locked, and checked against it under the lock (the body's own
     /// errors come first); a path list is read under the lock, as the paths it meets in the
     /// session decide which nodes it adds.
-    func insertItems(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let view = try request.filterQuery()
+    func insertItems(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
+        let filter = try request.filterQuery()
         let format = try request.uploadFormat()
         let parent = request.queryValue("parentId").map(ItemID.init)
         switch format {
@@ -92,12 +97,16 @@ extension TreeService {
         case .nodes, .paths:
             break
         }
-        // The session (404) and `If-Match` (412) come before the body; `If-Match` is
-        // checked again under the lock.
-        let ticket = ticket(view, sid)
+        // The session and the view (404) and `If-Match` (412) come before the body; they
+        // are checked again under the lock.
         let session = try liveSession(sid)
+        let view = try liveView(ViewName(id: vid, filter: filter), in: session)
+        let ticket = ticket(view, session)
         if request.headers["if-match"] != nil {
-            try readingSession(session) { _, state throws(ServiceError) in try request.checkIfMatch(version: state.core.version) }
+            try readingSession(session) { _, state throws(ServiceError) in
+                try requireView(view.view, state)
+                try request.checkIfMatch(version: state.core.version(of: view.view))
+            }
         }
         if format == .nodes {
             let read = try withParseBudget(request, peak: 2 * request.body.count) { () throws(ServiceError) in
@@ -128,9 +137,9 @@ extension TreeService {
         }
     }
 
-    /// `DELETE /sessions/{sid}/items/{itemId}?filter=`
-    func deleteItem(_ request: HTTPRequest, _ sid: String, _ itemID: String) throws(ServiceError) -> HTTPResponse {
-        let view = try request.filterQuery()
-        return try mutateSession(request, sid, view: view, .delete(ItemID(itemID)))
+    /// `DELETE /sessions/{sid}/items/{itemId}?filter=` (and under `/sessions/{sid}/views/{vid}/`)
+    func deleteItem(_ request: HTTPRequest, _ sid: String, _ itemID: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
+        let filter = try request.filterQuery()
+        return try mutateSession(request, sid, view: ViewName(id: vid, filter: filter), .delete(ItemID(itemID)))
     }
 }

@@ -2,32 +2,37 @@ import HTTP1
 import TreeEngine
 
 extension TreeService {
-    /// `GET /sessions/{sid}/matches?filter=&match=&caseSensitive=&after=|before=&limit=&wrap=`:
-    /// the view's matches in tree order from a place (after or before an item, exclusive;
-    /// neither: from the first), `limit` of them (default 1), going on from the other end
-    /// with `wrap`. `before` lists the nearest first. O(log n) a match.
+    /// `GET /sessions/{sid}/matches?filter=&match=&caseSensitive=&after=|before=&limit=&wrap=`
+    /// (and under `/sessions/{sid}/views/{vid}/`): the matches of the view's filtered rows in
+    /// tree order from a place (after or before an item, exclusive; neither: from the first),
+    /// `limit` of them (default 1), going on from the other end with `wrap`. `before` lists
+    /// the nearest first. O(log n) a match.
     ///
-    /// Read beside other readers when the view is kept with its match index (made once per
-    /// version of the tree); else built under the session's exclusive lock.
-    func matches(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+    /// Read beside other readers when the view keeps the filtered rows with their match
+    /// index (made once per version of the tree); else built under the session's exclusive lock.
+    func matches(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
         guard let filter = try request.filterQuery() else {
-            throw .badQueryParameter("query parameter filter is required: the matches of which filtered view")
+            throw .badQueryParameter("query parameter filter is required: the matches of which filtered rows")
         }
         let after = request.queryValue("after"), before = request.queryValue("before")
         if after != nil && before != nil { throw .badQueryParameter("give query parameter after or before, not both") }
         let limit = try request.integerQuery("limit", default: 1, maximum: configuration.maxPageLimit)
         let wrap = try request.booleanQuery("wrap") ?? false
+        let session = try liveSession(sid)
+        let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         func page(_ state: Session.State) throws(ServiceError) -> HTTPResponse? {
-            guard state.core.store.hasMatchIndex(filter) else { return nil }
-            if let notModified = notModified(request, version: state.core.version) { return notModified }
+            try requireView(view.view, state)
+            guard state.core.store.hasMatchIndex(view) else { return nil }
+            let version = state.core.version(of: view.view)
+            if let notModified = notModified(request, version: version) { return notModified }
             let store = state.core.store
-            let count = store.keptMatchCount(filter)!
+            let count = store.keptMatchCount(view)!
             var next: Int, step: Int
             if let after {
-                next = store.keptMatchRank(of: try node(after, in: store), including: true, filter)
+                next = store.keptMatchRank(of: try node(after, in: store), including: true, view)
                 step = 1
             } else if let before {
-                next = store.keptMatchRank(of: try node(before, in: store), filter) - 1
+                next = store.keptMatchRank(of: try node(before, in: store), view) - 1
                 step = -1
             } else {
                 (next, step) = (0, 1)
@@ -41,15 +46,15 @@ extension TreeService {
                 ordinals.append(next)
                 next += step
             }
-            let body = ResponseJSON.matches(ordinals, store: store, filter: filter, version: state.core.version)
-            return json(200, body, headers: [("ETag", ETag.of(state.core.version))])
+            let body = ResponseJSON.matches(ordinals, store: store, view: view, version: version)
+            return json(200, body, headers: [("ETag", ETag.of(version))])
         }
-        if let read = try readingSession(sid, { (_, state) throws(ServiceError) in try page(state) }) { return read }
-        let ticket = ticket(filter, sid)
-        let session = try liveSession(sid)
-        let (response, reset) = try withSession(session) { session, state throws(ServiceError) in
-            let reset = try prepare(filter, session, &state, ticket: ticket)
-            state.core.store.prepareMatchIndex(filter)
+        if let read = try readingSession(session, { (_, state) throws(ServiceError) in try page(state) }) { return read }
+        let ticket = ticket(view, session)
+        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
+            try requireView(view.view, state)
+            let reset = try prepare(view, session, &state, ticket: ticket)
+            state.core.store.prepareMatchIndex(view)
             return (try page(state)!, reset)
         }
         waitUntilDurable(read: reset, session)

@@ -89,9 +89,9 @@ extension TreeService {
 
     /// `PATCH /sessions/{sid}?filter=`: one of expandAll, collapseAll, expandDepth.
     func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let view = try request.filterQuery()
+        let filter = try request.filterQuery()
         let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
-        return try mutateSession(request, sid, view: view, operation)
+        return try mutateSession(request, sid, view: ViewName(filter: filter), operation)
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or

@@ -5,24 +5,33 @@ import TreeFormats
 /// The one write path: every change to a session, whichever route asked for it, runs
 /// through `mutateSession`, in this order:
 ///
-/// 1. the session is looked up (404) and locked exclusively (404 too when it was removed
-///    meanwhile);
-/// 2. `If-Match` is checked against its version (412);
+/// 1. the session is looked up (404), and the view the request names (404 for a view that
+///    is not there or expired); the session is locked exclusively (404 too when it, or the
+///    view, was removed meanwhile);
+/// 2. `If-Match` is checked against the version of that view (412): the session's for the
+///    default view;
 /// 3. an insert's body is parsed against the session (400 / 422 / 429, and from the server's
 ///    memory budget 413 when the parse could never fit it, 503 when it cannot now); the ids
-///    the operation names are looked up (404);
+///    the operation names are looked up (404); a new view's place is checked (429 beyond
+///    `--max-views`);
 /// 4. the engine's refusals are checked (409 / 422), and the nodes an insert adds are
-///    reserved in the server's node budget (503); a refused change prepares its view as a
-///    read of it would before it answers (a view built, or reset: a version step);
+///    reserved in the server's node budget (503); a refused change prepares its view's
+///    filtered rows as a read of them would before it answers (a build, or a reset: a
+///    version step of that view);
 /// 5. the change is written to the session's journal (when the server keeps a data
 ///    directory) as the operations it applies (`ChangeRecord`): 507 when the disk refuses
-///    it. The view the change is made in is built first when the store does not keep it
-///    (409 when a newer filter request cancels the build), in a transaction of the store
-///    with the record, so a refused build or record leaves no view built or dropped;
-/// 6. the operation is applied to the store (it cannot fail any more), the change is
-///    recorded (the view's expansion changed, or the tree edited) and the version moves by
-///    one; the events of every view that follows the session are published;
-/// 7. the response lists the splices of that view, with the new version as `ETag`.
+///    it. The filtered rows the change is made in are built first when the view does not
+///    keep them (409 when a newer filter request through the same view cancels the build),
+///    in a transaction of the store with the record, so a refused build or record leaves
+///    nothing built or dropped. (Views live in memory for now: the journal gets the tree
+///    edits made through any view, as edits of the default view's unfiltered rows, which
+///    give the same tree; and the changes of the default view's state. A view's own state,
+///    and views made or dropped, are not journaled yet.)
+/// 6. the operation is applied to the store (it cannot fail any more), and the versions it
+///    changes step by one: every view's for a tree edit, the named view's for a change of
+///    its state, none for a view made or dropped; the events of the streams that follow the
+///    views that stepped are published;
+/// 7. the response lists the splices of the named view, with its new version as `ETag`.
 ///
 /// The response is sent once the record is durable (`--fsync`): with `always` before the
 /// lock is released; with `batch` after, without holding a worker thread, so that the
@@ -30,56 +39,69 @@ import TreeFormats
 /// again from the records, with the session's files detached and without the server's
 /// limits (what was applied is applied again).
 ///
-/// A batch (`mutateSession(_:_:view:batch:)`) builds its view, runs 3, 4 and 6 for each of
-/// its operations in order, then 5, all inside one `TreeStore.transaction` (a refusal, or a
-/// record the disk refuses, rolls everything back), then the version step and 7 once.
+/// A batch (`mutateSession(_:_:view:batch:)`) builds its view's filtered rows, runs 3, 4 and
+/// 6 for each of its operations in order, then 5, all inside one `TreeStore.transaction` (a
+/// refusal, or a record the disk refuses, rolls everything back), then the version step and
+/// 7 once.
 extension TreeService {
-    /// An operation and the record the journal keeps of it.
-    typealias DecodedChange = (operation: SessionOperation, record: RecordedOperation)
+    /// An operation and the record the journal keeps of it (nil: none, a view's own change).
+    typealias DecodedChange = (operation: SessionOperation, record: RecordedOperation?)
 
     /// Applies an operation decoded from the request before the lock (any but an insert).
-    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?, _ operation: SessionOperation) throws(ServiceError) -> HTTPResponse {
-        let record = RecordedOperation(operation)
-        return try mutateSession(request, sid, view: view) { _ throws(ServiceError) in (operation, record) }
+    func mutateSession(_ request: HTTPRequest, _ sid: String, view: ViewName, _ operation: SessionOperation) throws(ServiceError) -> HTTPResponse {
+        let record = operation.isViewChange ? nil : RecordedOperation(operation)
+        let session = try liveSession(sid)
+        let ref = try liveView(view, in: session)
+        return try mutateSession(request, session, view: ref, ticket: ticket(ref, session)) { _ throws(ServiceError) in (operation, record) }
     }
 
-    /// Applies the operation `decode` gives under the lock, after `If-Match` (an insert's
+    /// Applies the change to a session already looked up, through a view already looked up
+    /// (a request holds them from here on, even if they are removed before it gets the
+    /// lock): the operation `decode` gives under the lock, after `If-Match` (an insert's
     /// nodes are checked against the session there: its ids, and for rows and path lists
     /// the parents and paths they meet). The response waits until its record is durable.
-    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?,
+    func mutateSession(_ request: HTTPRequest, _ session: Session, view: ViewRef, ticket: Int,
                        decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> HTTPResponse {
-        let ticket = ticket(view, sid)
-        return try mutateSession(request, try liveSession(sid), view: view, ticket: ticket, decode: decode)
-    }
-
-    /// Applies the change to a session already looked up (a request holds it from here on,
-    /// even if the session is removed before it gets the lock).
-    func mutateSession(_ request: HTTPRequest, _ session: Session, view: FilterQuery?, ticket: Int,
-                       decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> HTTPResponse {
-        try committing(request, session) { session, state throws(ServiceError) in
+        try committing(request, session, view: view.view) { session, state throws(ServiceError) in
             try change(view, session, &state, ticket: ticket, decode: decode)
         }
     }
 
     /// Steps 1, 2 and 7 around a change (`apply`, steps 3 to 6): under the session's lock,
-    /// `If-Match`, then the change; the response once its record is durable.
-    private func committing(_ request: HTTPRequest, _ session: Session,
+    /// the view's presence and `If-Match`, then the change; the response once its record is
+    /// durable.
+    private func committing(_ request: HTTPRequest, _ session: Session, view: ViewID?,
                             _ apply: (Session, inout Session.State) throws(ServiceError) -> (HTTPResponse, JournalMark?)) throws(ServiceError) -> HTTPResponse {
-        let (response, entry) = try withSession(session) { session, state throws(ServiceError) in
-            try request.checkIfMatch(version: state.core.version)
+        let (response, entry) = try withSession(session, view: view) { session, state throws(ServiceError) in
+            try requireView(view, state)
+            try request.checkIfMatch(version: state.core.version(of: view))
             let (response, entry) = try apply(session, &state)
             return (response, try durableUnderLock(entry, session, &state))
         }
         return sentWhenDurable(response, entry, session)
     }
 
+    /// The journal's record of a change through `view`, nil when it keeps none: the default
+    /// view's changes as made; through another view only a tree edit, as an edit of the
+    /// default view's unfiltered rows (views are not journaled yet).
+    private func journalRecord(_ operations: [RecordedOperation?], editsTree: [Bool], view: ViewRef, isBatch: Bool) -> ChangeRecord? {
+        if view.view == nil {
+            let all = operations.compactMap { $0 }
+            guard all.count == operations.count else { return nil }
+            return ChangeRecord(view: view.filter, isBatch: isBatch, operations: all)
+        }
+        let edits = zip(operations, editsTree).compactMap { $1 ? $0 : nil }
+        guard !edits.isEmpty else { return nil }
+        return ChangeRecord(view: nil, isBatch: isBatch, operations: edits)
+    }
+
     /// Steps 3 to 7 of a change, for a request and for its replay from the journal: every
     /// check, then the record (when the session has files), then the change, which
     /// cannot fail by then: a refused change leaves nothing in the journal.
-    func change(_ view: FilterQuery?, _ session: Session, _ state: inout Session.State, ticket: Int,
+    func change(_ view: ViewRef, _ session: Session, _ state: inout Session.State, ticket: Int,
                 decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let (operation, record) = try decode(state.core.store)
-        let resolved = try resolve(operation, in: state.core.store)
+        let resolved = try resolve(operation, in: state.core, session)
         _ = state.core.store.takeObservedSplices()  // what a refused batch left
         let accountedBefore = state.accountedNodes
         do throws(ServiceError) {
@@ -91,28 +113,69 @@ extension TreeService {
             _ = try prepare(view, session, &state, ticket: ticket)
             throw error
         }
+        let keptBefore = state.core.store.keptFilters(in: view.view)
         let prepared: (built: Bool, mark: JournalMark?)
         do throws(ServiceError) {
-            prepared = try self.record(ChangeRecord(view: view, isBatch: false, operations: [record]),
-                                       preparing: view, session, &state, ticket: ticket)
+            let journaled = journalRecord([record], editsTree: [resolved.editsTree], view: view, isBatch: false)
+            prepared = try self.record(journaled, preparing: view, session, &state, ticket: ticket)
         } catch {
             registry.release(state.accountedNodes - accountedBefore)
             state.accountedNodes = accountedBefore
             throw error
         }
         let mark = prepared.mark
-        // A view that was changed and then dropped comes back in its initial state: a
-        // change (the record, with the version before it, replays the build and so the step).
-        if state.core.resetIfChanged(view, built: prepared.built) { publishViewReset(view!, session, &state, mark: mark) }
-        let outcome = state.core.apply(resolved, in: view)
+        // Filtered rows that were changed and then dropped come back in their initial
+        // state: a change (the record, with the version before it, replays the build and so
+        // the step).
+        if state.core.notePrepared(view, built: prepared.built, keptBefore: keptBefore) { publishViewReset(view, session, &state, mark: mark) }
+        let (outcome, stepped) = state.core.apply(resolved, in: view)
         releaseDeletedNodes(state.core.store, accounted: &state.accountedNodes)
-        state.journaledViews = state.core.store.keptFilters
+        state.journaledViews = state.core.store.keptFilters(in: nil)
+        switch resolved {
+        case .createView(let id, _, _):
+            session.views.add(id, now: registry.clock.now)
+            session.keptFilters.withLock { $0[id] = Set(state.core.store.keptFilters(in: id)) }
+            observeFollowedViews(session, &state)
+            return (createdViewResponse(id, session, state), mark)
+        case .deleteView(let id):
+            session.views.remove(id)
+            session.keptFilters.withLock { $0[id] = nil }
+            session.filterTickets.withLock { $0[id] = nil }
+            if case .deleteView(_, let expired) = operation { session.events.end(view: id, expired ? .expired : .deleted) }
+            observeFollowedViews(session, &state)
+            return (HTTPResponse(status: 204), mark)
+        default:
+            break
+        }
         let observed = state.core.store.takeObservedSplices()
-        publish(session, &state, mark: mark) { other, store, version in
-            let splices = other == view ? outcome.splices : observed[ViewRef(filter: other)] ?? []
+        publish(session, &state, stepped, mark: mark) { other, store, version in
+            let splices = other == view ? outcome.splices : observed[other] ?? []
             return .change(changeBody(outcome, splices, store, version: version, view: other))
         }
         return (changeResponse(outcome, session: session, state: state, view: view), mark)
+    }
+
+    /// Looks up the views and the items `operation` names (404 for one that is not in the
+    /// session); a new view gets its id and its time here, and must fit in `--max-views`
+    /// (429; expired views are dropped first).
+    private func resolve(_ operation: SessionOperation, in core: SessionCore, _ session: Session) throws(ServiceError) -> ResolvedOperation {
+        switch operation {
+        case .createView(let start):
+            if case .copy(let source?) = start, !core.contains(source) { throw TreeService.removedView(source.text) }
+            guard core.views.count < configuration.maxViewsPerSession else {
+                let ttl = viewTTL(of: session)
+                throw ServiceError(.tooManyViews,
+                                   detail: "session \(session.id) has its maximum of \(configuration.maxViewsPerSession) views (--max-views)"
+                                       + (ttl == .zero ? "; delete one first" : "; delete one, or wait: a view expires after \(ttl.components.seconds) s without use"),
+                                   headers: [("Retry-After", "60")])
+            }
+            return .createView(core.nextViewID, start, createdAt: registry.clock.wallNow)
+        case .deleteView(let id, _):
+            guard core.contains(id) else { throw TreeService.removedView(id.text) }
+            return .deleteView(id)
+        default:
+            return try resolve(operation, in: core.store)
+        }
     }
 
     /// Looks up the items `operation` names (404 for one that is not in the session).
@@ -148,6 +211,7 @@ extension TreeService {
             }
         case .insertGroups(let groups): return .insertGroups(groups)
         case .delete(let item): return .delete(try node(item))
+        case .createView, .deleteView: preconditionFailure("views are resolved against the session's core")
         }
     }
 
@@ -167,28 +231,36 @@ extension TreeService {
         accounted += needed
     }
 
+    /// The answer to `POST /sessions/{sid}/views`: 201, the view's summary, its `Location`.
+    private func createdViewResponse(_ id: ViewID, _ session: Session, _ state: Session.State) -> HTTPResponse {
+        json(201, viewSummary(id, session, state),
+             headers: [("Location", "/sessions/\(session.id)/views/\(id.text)"), ("ETag", ETag.of(state.core.version(of: id)))])
+    }
+
     /// The change response: the view's splices, total and version, and what the subject needs.
-    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: Session.State, view: FilterQuery?) -> HTTPResponse {
-        let body = changeBody(outcome, outcome.splices, state.core.store, version: state.core.version, view: view)
-        guard case .inserted(let roots) = outcome.subject else { return json(200, body, headers: [("ETag", ETag.of(state.core.version))]) }
-        var created = json(201, body, headers: [("ETag", ETag.of(state.core.version))])
+    private func changeResponse(_ outcome: ChangeOutcome, session: Session, state: Session.State, view: ViewRef) -> HTTPResponse {
+        let version = state.core.version(of: view.view)
+        let body = changeBody(outcome, outcome.splices, state.core.store, version: version, view: view)
+        guard case .inserted(let roots) = outcome.subject else { return json(200, body, headers: [("ETag", ETag.of(version))]) }
+        var created = json(201, body, headers: [("ETag", ETag.of(version))])
         if let first = roots.first {
             let id = state.core.store.forest.id(of: first).description
-            created.headers.add(name: "Location", value: "/sessions/\(session.id)/items/\(PathSegment.encode(id))")
+            let prefix = view.view.map { "/sessions/\(session.id)/views/\($0.text)" } ?? "/sessions/\(session.id)"
+            created.headers.add(name: "Location", value: "\(prefix)/items/\(PathSegment.encode(id))")
         }
         return created
     }
 
-    /// The body of the change response in a kept view: the one the change named, or
-    /// another one an event stream follows (`splices` are then that view's).
-    private func changeBody(_ outcome: ChangeOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: FilterQuery?) -> [UInt8] {
+    /// The body of the change response in a view's kept rows: the ones the change named, or
+    /// other ones an event stream follows (`splices` are then theirs).
+    private func changeBody(_ outcome: ChangeOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: ViewRef) -> [UInt8] {
         let reload = outcome.reload.ranges(in: store, view)
         func body(_ index: ResponseJSON.IndexMember, extra: ((inout JSONWriter) -> Void)? = nil) -> [UInt8] {
             ResponseJSON.changes(version: version, total: store.keptRowCount(view)!, splices, reload: reload, index: index, extra: extra)
         }
         func row(_ node: NodeHandle) -> Int? { store.keptPlacement(of: node, view)!.index }
         switch outcome.subject {
-        case .session:
+        case .session, .createdView:
             return body(.absent)
         case .item(let node):
             return body(.row(row(node)))
@@ -216,9 +288,11 @@ extension TreeService {
     /// operation k fails, its error (pointing into `/operations/k`) is the answer and the
     /// session is exactly as before (tree, every view, version, node budget, journal). One
     /// version step for the whole batch, none for an empty one.
-    func mutateSession(_ request: HTTPRequest, _ sid: String, view: FilterQuery?, batch: Batch) throws(ServiceError) -> HTTPResponse {
-        let ticket = ticket(view, sid)
-        return try committing(request, try liveSession(sid)) { session, state throws(ServiceError) in
+    func mutateSession(_ request: HTTPRequest, _ sid: String, view name: ViewName, batch: Batch) throws(ServiceError) -> HTTPResponse {
+        let session = try liveSession(sid)
+        let view = try liveView(name, in: session)
+        let ticket = ticket(view, session)
+        return try committing(request, session, view: view.view) { session, state throws(ServiceError) in
             try change(view, batch, session, &state, ticket: ticket)
         }
     }
@@ -228,9 +302,10 @@ extension TreeService {
     /// written last inside it: a disk that refuses it rolls the batch back. The record
     /// replays the build and the views it dropped, so no `views` entry follows it; an empty
     /// batch has one too (it may build its view: a reset, a version step).
-    func change(_ view: FilterQuery?, _ batch: Batch, _ session: Session, _ state: inout Session.State,
+    func change(_ view: ViewRef, _ batch: Batch, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         _ = state.core.store.takeObservedSplices()  // what a refused batch left
+        let keptBefore = state.core.store.keptFilters(in: view.view)
         let files = try filesForRecord(session, &state)
         let version = state.core.version, time = registry.clock.wallNow
         let accountedBefore = state.accountedNodes
@@ -243,8 +318,9 @@ extension TreeService {
             outcome = try state.core.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
                 built = try prepare(view, session, &store, ticket: ticket)
                 let outcome = try applyBatch(batch, view, &store, accounted: &accounted, replaying: replaying)
-                let record = ChangeRecord(view: view, isBatch: true, operations: batch.records)
-                mark = try appendChange(record, to: files, version: version, at: time)
+                if let record = journalRecord(batch.records, editsTree: outcome.editsTrees, view: view, isBatch: true) {
+                    mark = try appendChange(record, to: files, version: version, at: time)
+                }
                 return outcome
             }
         } catch {
@@ -256,20 +332,20 @@ extension TreeService {
         if mark != nil { state.recordedUse = max(state.recordedUse, time) }
         releaseDeletedNodes(state.core.store, accounted: &accounted)
         state.accountedNodes = accounted
-        if state.core.resetIfChanged(view, built: built) { publishViewReset(view!, session, &state, mark: mark) }
-        state.core.noteChange(editsTree: outcome.editsTree, changesExpansion: outcome.changesExpansion, in: view)
+        if state.core.notePrepared(view, built: built, keptBefore: keptBefore) { publishViewReset(view, session, &state, mark: mark) }
         let observed = state.core.store.takeObservedSplices()
         if !batch.entries.isEmpty {
-            state.core.version += 1
-            publish(session, &state, mark: mark) { other, store, version in
-                let splices = other == view ? outcome.splices : observed[ViewRef(filter: other)] ?? []
+            let stepped = state.core.step(editsTree: outcome.editsTree, changesExpansion: outcome.changesExpansion, in: view)
+            publish(session, &state, stepped, mark: mark) { other, store, version in
+                let splices = other == view ? outcome.splices : observed[other] ?? []
                 return .change(batchBody(outcome, splices, store, version: version, view: other))
             }
         }
         // The batch's record replays the view it built and the views that dropped.
-        state.journaledViews = state.core.store.keptFilters
-        let body = batchBody(outcome, outcome.splices, state.core.store, version: state.core.version, view: view)
-        return (json(200, body, headers: [("ETag", ETag.of(state.core.version))]), mark)
+        state.journaledViews = state.core.store.keptFilters(in: nil)
+        let versionAfter = state.core.version(of: view.view)
+        let body = batchBody(outcome, outcome.splices, state.core.store, version: versionAfter, view: view)
+        return (json(200, body, headers: [("ETag", ETag.of(versionAfter))]), mark)
     }
 
     /// What a batch did, for the response.
@@ -281,6 +357,8 @@ extension TreeService {
         var results: [BatchResult] = []
         var editsTree = false
         var changesExpansion = false
+        /// Whether each operation edited the tree.
+        var editsTrees: [Bool] = []
     }
 
     /// One operation's entry in `results`.
@@ -297,7 +375,7 @@ extension TreeService {
     }
 
     /// Applies the operations of `batch` in order to `store` (inside its transaction).
-    private func applyBatch(_ batch: Batch, _ view: FilterQuery?, _ store: inout TreeStore,
+    private func applyBatch(_ batch: Batch, _ view: ViewRef, _ store: inout TreeStore,
                             accounted: inout Int, replaying: Bool) throws(ServiceError) -> BatchOutcome {
         var outcome = BatchOutcome()
         outcome.results.reserveCapacity(batch.entries.count)
@@ -323,11 +401,14 @@ extension TreeService {
                 outcome.splices += applied.splices
                 outcome.reload.formUnion(applied.reload)
                 if resolved.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
+                outcome.editsTrees.append(resolved.editsTree)
                 let forest = store.forest
                 switch applied.subject {
                 case .session: outcome.results.append(.session)
                 case .item(let node): outcome.results.append(.item(ItemID(forest.id(of: node).description)))
                 case .removed: outcome.results.append(.removed)
+                case .createdView:
+                    preconditionFailure("a batch makes no view")
                 case .inserted(let roots):
                     var ids = JSONWriter(reservingCapacity: 16 * roots.count + 2)
                     ids.raw("[")
@@ -348,7 +429,7 @@ extension TreeService {
     /// The change response of a batch in a kept view (the named one, or another one an
     /// event stream follows): `splices`, that view's splices of all its operations, as one
     /// change, and `results`, one entry per operation, with rows after the batch.
-    private func batchBody(_ outcome: BatchOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: FilterQuery?) -> [UInt8] {
+    private func batchBody(_ outcome: BatchOutcome, _ splices: [Splice], _ store: TreeStore, version: Int, view: ViewRef) -> [UInt8] {
         func row(_ id: ItemID?) -> Int? {
             guard let id, let node = store.forest.node(withID: id.text) else { return nil }
             return store.keptPlacement(of: node, view)!.index

@@ -15,7 +15,7 @@ enum ResponseJSON {
         out.raw(",\"nodeCount\":")
         out.int(state.core.store.forest.count)
         out.raw(",\"total\":")
-        out.int(state.core.store.keptRowCount(nil)!)  // the unfiltered view is always kept
+        out.int(state.core.store.keptRowCount(ViewRef())!)  // the default view's unfiltered rows are always kept
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
         out.raw(",\"expiresAt\":")
@@ -71,18 +71,19 @@ enum ResponseJSON {
     }
 
     /// `{"version","matchCount","matches":[{"ordinal","id","title","matchRanges","index"}]}`:
-    /// the matches of a kept filtered view with these ordinals (their places among all the
-    /// view's matches in tree order).
-    static func matches(_ ordinals: [Int], store: TreeStore, filter: FilterQuery, version: Int) -> [UInt8] {
+    /// the matches of a view's kept filtered rows with these ordinals (their places among all
+    /// their matches in tree order).
+    static func matches(_ ordinals: [Int], store: TreeStore, view: ViewRef, version: Int) -> [UInt8] {
+        let filter = view.filter!
         let forest = store.forest
         var out = JSONWriter(reservingCapacity: 64 + 128 * ordinals.count)
         out.raw("{\"version\":")
         out.int(version)
         out.raw(",\"matchCount\":")
-        out.int(store.keptMatchCount(filter)!)
+        out.int(store.keptMatchCount(view)!)
         out.raw(",\"matches\":[")
         for (i, ordinal) in ordinals.enumerated() {
-            let node = store.keptMatch(ordinal, filter)
+            let node = store.keptMatch(ordinal, view)
             out.raw(i > 0 ? ",{\"ordinal\":" : "{\"ordinal\":")
             out.int(ordinal)
             out.raw(",\"id\":")
@@ -92,7 +93,7 @@ enum ResponseJSON {
             out.raw(",\"matchRanges\":")
             matchRanges(store.matchRanges(of: node, filter), &out)
             out.raw(",\"index\":")
-            if let row = store.keptPlacement(of: node, filter)!.index { out.int(row) } else { out.null() }
+            if let row = store.keptPlacement(of: node, view)!.index { out.int(row) } else { out.null() }
             out.raw("}")
         }
         out.raw("]}")

@@ -1,7 +1,7 @@
 import HTTP1
 
 extension Route.Template {
-    /// The query parameters that name a view (see `HTTPRequest.filterQuery`).
+    /// The query parameters that name a view's filtered rows (see `HTTPRequest.filterQuery`).
     static let viewParameters: Set<String> = ["filter", "match", "caseSensitive", "diacritics", "leavesOnly"]
 
     /// The query parameters the resource reads for `method` (HEAD reads what GET reads); nil:
@@ -12,13 +12,14 @@ extension Route.Template {
         case .root: return nil
         case .health, .metrics, .openAPI, .eventToken: return []
         case .sessions: return ["format", "separator", "columns", "expand", "ttl"]
-        case .session: return method == "PATCH" ? view : []
-        case .rows: return view.union(["offset", "limit", "positions"])
+        case .session, .view: return method == "PATCH" ? view : []
+        case .views: return method == "GET" ? ["offset", "limit"] : []
+        case .rows, .viewRows: return view.union(["offset", "limit", "positions"])
         case .tree: return ["format", "separator"]
-        case .items: return view.union(["format", "separator", "columns", "parentId"])
-        case .item, .batch: return view
-        case .events: return view.union(["lastEventId", "access_token"])
-        case .matches: return view.union(["after", "before", "limit", "wrap"])
+        case .items, .viewItems: return view.union(["format", "separator", "columns", "parentId"])
+        case .item, .batch, .viewItem, .viewBatch: return view
+        case .events, .viewEvents: return view.union(["lastEventId", "access_token"])
+        case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap"])
         }
     }
 }

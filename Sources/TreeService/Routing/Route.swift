@@ -1,6 +1,8 @@
 import HTTP1
 
-/// The resources of the API, matched from the path segments.
+/// The resources of the API, matched from the path segments. The resources that read or
+/// change a view's state exist twice: for the session's default view, and under
+/// `/sessions/{sid}/views/{vid}/` for a view of its own; `view` is then the `{vid}` segment.
 enum Route: Equatable {
     case root
     case health
@@ -8,14 +10,18 @@ enum Route: Equatable {
     case openAPI
     case sessions
     case session(String)
-    case rows(String)
+    case rows(String, view: String?)
     case tree(String)
-    case items(String)
-    case item(String, String)
-    case batch(String)
-    case events(String)
+    case items(String, view: String?)
+    case item(String, String, view: String?)
+    case batch(String, view: String?)
+    case events(String, view: String?)
     case eventToken(String)
-    case matches(String)
+    case matches(String, view: String?)
+    /// `/sessions/{sid}/views`: the session's views.
+    case views(String)
+    /// `/sessions/{sid}/views/{vid}`: one view (its summary, its expansion as a whole, its removal).
+    case view(String, String)
 
     /// Matches decoded path segments against the templates; nil when no resource has this path.
     init?(_ segments: [String]) {
@@ -30,6 +36,7 @@ enum Route: Equatable {
 
     /// The route of `template` with the values of its placeholders, in order.
     private init(_ template: Template, _ values: [String]) {
+        let view = template.isInView ? values[1] : nil
         switch template {
         case .root: self = .root
         case .health: self = .health
@@ -37,24 +44,31 @@ enum Route: Equatable {
         case .openAPI: self = .openAPI
         case .sessions: self = .sessions
         case .session: self = .session(values[0])
-        case .rows: self = .rows(values[0])
+        case .rows, .viewRows: self = .rows(values[0], view: view)
         case .tree: self = .tree(values[0])
-        case .items: self = .items(values[0])
-        case .item: self = .item(values[0], values[1])
-        case .batch: self = .batch(values[0])
-        case .events: self = .events(values[0])
+        case .items, .viewItems: self = .items(values[0], view: view)
+        case .item: self = .item(values[0], values[1], view: nil)
+        case .viewItem: self = .item(values[0], values[2], view: view)
+        case .batch, .viewBatch: self = .batch(values[0], view: view)
+        case .events, .viewEvents: self = .events(values[0], view: view)
         case .eventToken: self = .eventToken(values[0])
-        case .matches: self = .matches(values[0])
+        case .matches, .viewMatches: self = .matches(values[0], view: view)
+        case .views: self = .views(values[0])
+        case .view: self = .view(values[0], values[1])
         }
     }
 
     /// The 404's detail for a path no resource has. Under `/sessions/{sid}/items/` it is an
     /// item id with a `/` in it, most likely: it says how to write one.
     static func unmatchedDetail(_ segments: [String], path: String) -> String {
-        guard segments.count > 4, segments[0] == "sessions", segments[2] == "items" else { return "no resource at \(path)" }
-        let id = segments[3...].joined(separator: "/")
+        // The item segment's place: /sessions/{sid}/items/…, or /sessions/{sid}/views/{vid}/items/….
+        let inView = segments.count > 6 && segments[2] == "views" && segments[4] == "items"
+        let at = inView ? 5 : 3
+        guard segments.count > at + 1, segments[0] == "sessions", inView || segments[2] == "items" else { return "no resource at \(path)" }
+        let id = segments[at...].joined(separator: "/")
+        let prefix = "/sessions/\(PathSegment.encode(segments[1]))" + (inView ? "/views/\(PathSegment.encode(segments[3]))" : "")
         return "no resource at \(path): an item id containing \"/\" is percent-encoded in the URL, "
-            + "/sessions/\(PathSegment.encode(segments[1]))/items/\(PathSegment.encode(id)) for the item \"\(id)\""
+            + "\(prefix)/items/\(PathSegment.encode(id)) for the item \"\(id)\""
     }
 
     /// The route templates: the one list that logs and metrics label requests with.
@@ -73,6 +87,22 @@ enum Route: Equatable {
         case events = "/sessions/{sid}/events"
         case eventToken = "/sessions/{sid}/events/token"
         case matches = "/sessions/{sid}/matches"
+        case views = "/sessions/{sid}/views"
+        case view = "/sessions/{sid}/views/{vid}"
+        case viewRows = "/sessions/{sid}/views/{vid}/rows"
+        case viewItems = "/sessions/{sid}/views/{vid}/items"
+        case viewItem = "/sessions/{sid}/views/{vid}/items/{itemId}"
+        case viewBatch = "/sessions/{sid}/views/{vid}/batch"
+        case viewEvents = "/sessions/{sid}/views/{vid}/events"
+        case viewMatches = "/sessions/{sid}/views/{vid}/matches"
+
+        /// Whether the template is a view's resource (its second placeholder is `{vid}`).
+        var isInView: Bool {
+            switch self {
+            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches: true
+            default: false
+            }
+        }
 
         /// The template's path segments: a literal, or a `{placeholder}` (nil).
         var segments: [String?] {
@@ -103,9 +133,11 @@ enum Route: Equatable {
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {
             switch self {
-            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches: return ["GET", "HEAD", "OPTIONS"]
-            case .sessions, .items, .batch, .eventToken: return ["POST", "OPTIONS"]
-            case .session, .item: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
+            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches:
+                return ["GET", "HEAD", "OPTIONS"]
+            case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
+            case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
+            case .session, .item, .view, .viewItem: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
             }
         }
     }
@@ -119,14 +151,16 @@ enum Route: Equatable {
         case .openAPI: return .openAPI
         case .sessions: return .sessions
         case .session: return .session
-        case .rows: return .rows
+        case .rows(_, let view): return view == nil ? .rows : .viewRows
         case .tree: return .tree
-        case .items: return .items
-        case .item: return .item
-        case .batch: return .batch
-        case .events: return .events
+        case .items(_, let view): return view == nil ? .items : .viewItems
+        case .item(_, _, let view): return view == nil ? .item : .viewItem
+        case .batch(_, let view): return view == nil ? .batch : .viewBatch
+        case .events(_, let view): return view == nil ? .events : .viewEvents
         case .eventToken: return .eventToken
-        case .matches: return .matches
+        case .matches(_, let view): return view == nil ? .matches : .viewMatches
+        case .views: return .views
+        case .view: return .view
         }
     }
 

@@ -16,13 +16,18 @@ final class Session: Sendable {
     /// Its path-list ids double every backslash: a session stored before the minimal form
     /// (`SessionMetadata` format 1 or 2) keeps the spelling its ids were given.
     let doublesPathBackslashes: Bool
-    /// Bumped by every filter request; a filter build whose ticket is no longer the
-    /// latest gives up, so a newer filter request never waits for a stale one.
+    /// Bumped by every filter request that must build; a filter build whose ticket is no
+    /// longer the latest of its view (`filterTickets`) gives up, so a newer filter request
+    /// through a view never waits for a stale one of the same view.
     let filterTicket = Atomic<Int>(0)
-    /// The filtered views the store keeps, readable without waiting for `state`'s lock
+    /// The newest filter ticket of each view (nil: the default view).
+    let filterTickets = Mutex<[ViewID?: Int]>([:])
+    /// The filtered rows each view keeps, readable without waiting for `state`'s lock
     /// (which a long filter build holds): naming one of them builds nothing, so it
     /// cancels nothing.
-    let keptFilters = Mutex<Set<FilterQuery>>([])
+    let keptFilters = Mutex<[ViewID?: Set<FilterQuery>]>([:])
+    /// The session's views as requests see them before its lock: their last use.
+    let views: ViewUses
     let state: ReadWriteLocked<State>
     /// Answers the session's changes once their journal entries are durable (`--fsync batch`).
     let committer = Committer()
@@ -56,6 +61,8 @@ final class Session: Sendable {
         /// Set while the journal is replayed: what was accepted is accepted again,
         /// whatever the server's node budget.
         var replaying = false
+        /// The generation of the event hub's followed rows the store observes.
+        var observedGeneration = 0
     }
 
     /// A session made now, or (recovered from the data directory) made at `createdAt`
@@ -68,6 +75,7 @@ final class Session: Sendable {
         self.doublesPathBackslashes = doublesPathBackslashes
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
+        views = ViewUses(now: clock.now)
         state = ReadWriteLocked(State(core: SessionCore(store: store), accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }

@@ -19,9 +19,9 @@ SPEC_PATH = Path(__file__).resolve().parents[3] / "openapi.yaml"
 TOKEN = "check-openapi-token"
 # The server under test, with room for every session a run creates.
 MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")
-# Tiny limits and a token, for 401, 413 (body, batch), 429 and 503.
+# Tiny limits and a token, for 401, 413 (body, batch), 429 (sessions, views) and 503.
 LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--max-batch", "2",
-                 "--token", TOKEN)
+                 "--max-views", "1", "--token", TOKEN)
 
 
 def pointer_escape(s):
@@ -96,7 +96,7 @@ class Spec:
                     for error in validator.iter_errors(body):
                         problems.append(f"schema: {error.message} at {list(error.absolute_path)}")
                         break
-                    if not problems and operation.get("operationId") == "getRows" and key == "200":
+                    if not problems and operation.get("operationId") in ("getRows", "getViewRows") and key == "200":
                         problems += rows_page_problems(body)
         elif response.content:
             problems.append(f"undocumented body: {response.text[:200]}")
@@ -218,9 +218,11 @@ class API:
             h.setdefault("Content-Type", "application/json")
         return self.http.request(method, self.bases[server] + path, data=data, headers=h, timeout=30)
 
-    def rows(self, sid, query=""):
-        """(version, [(id, level), ...]) of every row of the view."""
-        r = self.request("GET", f"/sessions/{sid}/rows?limit=1000{query}")
+    def rows(self, sid, query="", vid=None):
+        """(version, [(id, level), ...]) of every row of the view (`vid`; None: the default
+        view), filtered by `query` (`&filter=...`)."""
+        view = f"/views/{vid}" if vid is not None else ""
+        r = self.request("GET", f"/sessions/{sid}{view}/rows?limit=1000{query}")
         assert r.status_code == 200, r.text
         page = r.json()
         return page["version"], [(row["id"], row["level"]) for row in page["rows"]]

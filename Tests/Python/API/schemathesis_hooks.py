@@ -15,6 +15,9 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
 * `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
   parameter is left out when the body has the member.
 
+The routes under `/sessions/{sid}/views/{vid}/` are treated as the default view's routes they
+repeat.
+
 Only values that are valid are rewritten, so a request that breaks the schema still does.
 """
 import itertools
@@ -81,7 +84,8 @@ def before_call(context, case, kwargs):
     operation = context.operation
     if operation is None:
         return
-    route = (operation.method.upper(), operation.path)
+    # A view's routes take what the default view's take.
+    route = (operation.method.upper(), operation.path.replace("/views/{vid}/", "/"))
     body = case.body
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
         if isinstance(case.query, dict):

@@ -233,3 +233,35 @@ def test_scenario(tsc, client):
     problem = response.parsed
     assert isinstance(problem, Problem)
     assert (problem.type_, problem.status, problem.pointer) == ("urn:treesessions:problem:invalid-node", 422, "/1/id")
+
+
+def test_views(tsc, client):
+    """A view through the generated client: made fresh and as a copy, listed, read, changed
+    on its own (the default view does not move), and deleted."""
+    from tree_sessions_client.api.rows import get_rows
+    from tree_sessions_client.api.sessions import create_session
+    from tree_sessions_client.api.views import (
+        create_view, delete_view, get_view, get_view_rows, list_views, patch_view_item)
+    from tree_sessions_client.models import (
+        CreateViewBody, ItemChangeResponse, Node, RowsPage, SessionUpload, SetExpanded, ViewList, ViewSummary)
+
+    sid = create_session.sync(client=client, body=SessionUpload(nodes=[
+        Node(title="Documents", id="docs", children=[Node(title="Face")]), Node(title="Pictures", id="pics")])).id
+    view = create_view.sync(sid, client=client)
+    assert isinstance(view, ViewSummary) and (view.version, view.total) == (1, 2)
+    expanded = create_view.sync(sid, client=client, body=CreateViewBody(expand="all"))
+    assert isinstance(expanded, ViewSummary) and expanded.total == 3
+    copy = create_view.sync(sid, client=client, body=CreateViewBody(from_=expanded.id))
+    assert isinstance(copy, ViewSummary) and copy.total == 3
+    listed = list_views.sync(sid, client=client)
+    assert isinstance(listed, ViewList) and [v.id for v in listed.views] == [view.id, expanded.id, copy.id]
+
+    changed = patch_view_item.sync(sid, view.id, "docs", client=client, body=SetExpanded(expanded=True))
+    assert isinstance(changed, ItemChangeResponse) and (changed.version, changed.total) == (2, 3)
+    page = get_view_rows.sync(sid, view.id, client=client)
+    assert isinstance(page, RowsPage) and page.version == 2 and [r.id for r in page.rows] == ["docs", "~1", "pics"]
+    assert get_rows.sync(sid, client=client).version == 1
+    assert get_view.sync(sid, expanded.id, client=client).version == 1
+
+    assert delete_view.sync_detailed(sid, view.id, client=client).status_code == 204
+    assert get_view.sync_detailed(sid, view.id, client=client).status_code == 404

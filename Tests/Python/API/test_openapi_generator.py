@@ -126,3 +126,25 @@ def test_event_stream(oag, api):
     assert json.loads(events[1]["data"]) == json.loads(changed.to_json())
     for event in events:
         assert not api.spec.event_problems(event), (event, api.spec.event_problems(event))
+
+
+def test_views(oag, api):
+    """A view through the generated client: made, changed on its own, read, and deleted."""
+    from tree_sessions_oag.models import CreateSessionBody, CreateViewBody, Node, NodeId, PatchItemBody, SessionUpload, SetExpanded
+
+    client = oag.ApiClient(oag.Configuration(host=api.bases["main"]))
+    sessions, rows, views = oag.SessionsApi(client), oag.RowsApi(client), oag.ViewsApi(client)
+    sid = sessions.create_session(CreateSessionBody(SessionUpload(nodes=[
+        Node(title="Documents", id=NodeId("docs"), children=[Node(title="Face")])]))).id
+    view = views.create_view(sid, create_view_body=CreateViewBody())
+    assert (view.version, view.total) == (1, 1)
+    changed = views.patch_view_item(sid, view.id, "docs", PatchItemBody(SetExpanded(expanded=True)))
+    assert (changed.version, changed.total) == (2, 2)
+    assert [r.id.actual_instance for r in views.get_view_rows(sid, view.id).rows] == ["docs", "~1"]
+    assert rows.get_rows(sid).version == 1
+    assert [v.id for v in views.list_views(sid).views] == [view.id]
+    views.delete_view(sid, view.id)
+    with pytest.raises(oag.ApiException) as raised:
+        views.get_view(sid, view.id)
+    assert raised.value.status == 404
+

@@ -3,10 +3,12 @@
 Each step sends one request and names the status it must get; the response must be documented
 for its operation (status, media type, body schema, required headers; see openapi_check.py).
 Steps with `view` are change requests: their answer must also turn the view's rows before into
-its rows after (version + 1, ETag = version, the splices). The steps run in order against one
+its rows after (version + 1, ETag = version, the splices); `through` names the state's key of
+the view (a `vid`) they are made through, none the session's default view. The steps run in order against one
 session, so a step sees what the steps before it did.
 """
 import json
+import re
 
 import pytest
 
@@ -30,10 +32,10 @@ class Step:
     the scenario state; `path` and header values are formatted with it ({sid}, {first})."""
 
     def __init__(self, label, method, path, status, *, body=None, raw=None, headers=None,
-                 server="main", view=None, expect=None, save=None):
+                 server="main", view=None, through=None, expect=None, save=None):
         self.label, self.method, self.path, self.status = label, method, path, status
         self.body, self.raw, self.headers, self.server = body, raw, headers, server
-        self.view, self.expect, self.save = view, expect, save
+        self.view, self.through, self.expect, self.save = view, through, expect, save
 
     def __repr__(self):
         return self.label
@@ -46,12 +48,13 @@ def resolve(value, state):
 def run(step, api, state):
     path = resolve(step.path, state).format(**state)
     headers = {k: v.format(**state) for k, v in (resolve(step.headers, state) or {}).items()}
-    before = api.rows(state["sid"], step.view) if step.view is not None else None
+    vid = state[step.through] if step.through is not None else None
+    before = api.rows(state["sid"], step.view, vid) if step.view is not None else None
     response = api.request(step.method, path, server=step.server, body=resolve(step.body, state),
                            raw=step.raw, headers=headers)
     body, problems = api.spec.problems(step.method, response, step.status)
     if not problems and before is not None:
-        problems = splice_problems(response, body, before, api.rows(state["sid"], step.view)[1])
+        problems = splice_problems(response, body, before, api.rows(state["sid"], step.view, vid)[1])
     if not problems and step.expect is not None:
         try:
             step.expect(response, body, state)
@@ -354,6 +357,163 @@ def test_batch(step, api, state):
     run(step, api, state)
 
 
+# -- views ---------------------------------------------------------------------------------
+VIEWS = "/sessions/{sid}/views"
+VIEW = "/sessions/{sid}/views/{vid}"
+NO_VIEW = "/sessions/{sid}/views/0000000000000000"
+
+
+def view_made(r, b, s):
+    expect(r.headers["Location"] == f"/sessions/{s['sid']}/views/{b['id']}" and r.headers["ETag"] == '"1"'
+           and b["version"] == 1 and re.fullmatch("[0-9a-f]{16}", b["id"]), f"Location/ETag/version/id: {b}")
+
+
+def view_version(s, key="vid"):
+    return s["api"].rows(s["sid"], vid=s[key])[0]
+
+
+def made_from(key):
+    """A view made as a copy starts with its source's rows."""
+    def check(r, b, s):
+        source = s["api"].rows(s["sid"], vid=s[key] if key else None)[1]
+        expect(s["api"].rows(s["sid"], vid=b["id"])[1] == source, "the copy's rows are not its source's")
+    return check
+
+
+def default_view_unchanged(r, b, s):
+    expect(s["api"].rows(s["sid"]) == s["default_rows"], "a change in a view changed the default view")
+
+
+@steps(
+    Step("create view", "POST", VIEWS, 201, expect=view_made,
+         save=lambda s, r, b: s.update(vid=b["id"], default_rows=s["api"].rows(s["sid"]))),
+    Step("create view: expand all", "POST", VIEWS, 201, body={"expand": "all"}, save=lambda s, r, b: s.update(vid2=b["id"])),
+    Step("create view: expand depth", "POST", VIEWS, 201, body={"expand": 1}),
+    Step("create view: none", "POST", VIEWS, 201, body={"expand": "none"}),
+    Step("create view: copy of the default view", "POST", VIEWS, 201, body={"from": "default"}, expect=made_from(None)),
+    Step("create view: copy of a view", "POST", VIEWS, 201, body=lambda s: {"from": s["vid2"]}, expect=made_from("vid2")),
+    Step("create view: If-Match of its source", "POST", VIEWS, 201, body=lambda s: {"from": s["vid2"]},
+         headers={"If-Match": '"1"'}),
+    Step("create view: If-Match stale", "POST", VIEWS, 412, headers={"If-Match": '"0"'}),
+    Step("create view: unknown source", "POST", VIEWS, 404, body={"from": "0000000000000000"}),
+    Step("create view: expand and from", "POST", VIEWS, 422, body={"expand": 1, "from": "default"}),
+    Step("create view: bad expand", "POST", VIEWS, 422, body={"expand": "some"}),
+    Step("create view: bad from", "POST", VIEWS, 422, body={"from": "x"}),
+    Step("create view: unknown member", "POST", VIEWS, 422, body={"colour": 1}),
+    Step("create view: malformed", "POST", VIEWS, 400, raw=b"{", headers=JSON),
+    Step("create view: no content type", "POST", VIEWS, 415, raw=b"{}"),
+    Step("create view: unknown session", "POST", f"/sessions/{UNKNOWN}/views", 404),
+    Step("list views", "GET", VIEWS, 200,
+         expect=lambda r, b, s: expect(b["total"] == 7 and b["views"][0]["id"] == s["vid"]
+                                       and b["views"][1]["id"] == s["vid2"], f"list {b}")),
+    Step("list views: a page", "GET", VIEWS + "?offset=1&limit=2", 200,
+         expect=lambda r, b, s: expect(len(b["views"]) == 2 and b["views"][0]["id"] == s["vid2"], f"list {b}")),
+    Step("list views head", "HEAD", VIEWS, 200),
+    Step("list views: bad limit", "GET", VIEWS + "?limit=1001", 400),
+    Step("list views: unknown parameter", "GET", VIEWS + "?filter=a", 400),
+    Step("list views: unknown session", "GET", f"/sessions/{UNKNOWN}/views", 404),
+    Step("view summary", "GET", VIEW, 200,
+         expect=lambda r, b, s: expect(b["id"] == s["vid"] and r.headers["ETag"] == '"1"', f"summary {b}")),
+    Step("view summary: If-None-Match", "GET", VIEW, 304, headers={"If-None-Match": '"1"'}),
+    Step("view summary head", "HEAD", VIEW, 200),
+    Step("view: unknown", "GET", NO_VIEW, 404),
+    Step("view: not a view id", "GET", VIEWS + "/default", 404),
+    Step("view rows", "GET", VIEW + "/rows", 200,
+         expect=lambda r, b, s: expect(all(row["level"] == 0 and not row["expanded"] for row in b["rows"]), f"rows {b['rows']}")),
+    Step("view rows: filtered", "GET", VIEW + "/rows?filter=ce&limit=2", 200,
+         expect=lambda r, b, s: expect(b["filter"] == "ce" and "matchCount" in b, f"page {b}")),
+    Step("view rows: If-None-Match", "GET", VIEW + "/rows", 304, headers={"If-None-Match": '"1"'}),
+    Step("view rows head", "HEAD", VIEW + "/rows", 200),
+    Step("view rows: bad limit", "GET", VIEW + "/rows?limit=1001", 400),
+    Step("view rows: unknown view", "GET", NO_VIEW + "/rows", 404),
+    Step("view item", "GET", VIEW + "/items/docs", 200, expect=item_is(expanded=False)),
+    Step("view item head", "HEAD", VIEW + "/items/docs", 200),
+    Step("view item: unknown item", "GET", VIEW + "/items/nope", 404),
+    Step("view item: unknown view", "GET", NO_VIEW + "/items/docs", 404),
+    Step("view matches", "GET", VIEW + "/matches?filter=ce&limit=2", 200),
+    Step("view matches head", "HEAD", VIEW + "/matches?filter=ce", 200),
+    Step("view matches: no filter", "GET", VIEW + "/matches", 400),
+    Step("view matches: unknown view", "GET", NO_VIEW + "/matches?filter=ce", 404),
+    Step("expand in a view", "PATCH", VIEW + "/items/docs", 200, view="", through="vid", body={"expanded": True},
+         expect=default_view_unchanged),
+    Step("view item expanded", "GET", VIEW + "/items/docs", 200, expect=item_is(expanded=True)),
+    Step("reveal in a view", "PATCH", VIEW + "/items/new1", 200, view="", through="vid", body={"reveal": True}),
+    Step("collapse all in a view's filtered rows", "PATCH", VIEW + "?filter=ce", 200, view="&filter=ce", through="vid",
+         body={"collapseAll": True}),
+    Step("expand all in a view", "PATCH", VIEW, 200, view="", through="vid", body={"expandAll": True}),
+    Step("expand depth in a view", "PATCH", VIEW, 200, view="", through="vid", body={"expandDepth": 1},
+         expect=default_view_unchanged),
+    Step("patch view: If-Match stale", "PATCH", VIEW, 412, body={"collapseAll": True}, headers={"If-Match": '"1"'}),
+    Step("patch view: If-Match current", "PATCH", VIEW, 200, body={"collapseAll": True},
+         headers=lambda s: {"If-Match": f'"{view_version(s)}"'}),
+    Step("patch view: two members", "PATCH", VIEW, 422, body={"expandAll": True, "collapseAll": True}),
+    Step("patch view: no content type", "PATCH", VIEW, 415, raw=b"{}"),
+    Step("patch view: unknown view", "PATCH", NO_VIEW, 404, body={"expandAll": True}),
+    Step("insert through a view", "POST", VIEW + "/items", 201, view="", through="vid",
+         body={"nodes": [{"title": "Via a view", "id": "vv1"}], "parentId": None, "index": 0},
+         expect=lambda r, b, s: expect(r.headers["Location"] == f"/sessions/{s['sid']}/views/{s['vid']}/items/vv1",
+                                       f"Location {r.headers.get('Location')}")),
+    Step("insert through a view (filtered)", "POST", VIEW + "/items?filter=ce", 201, view="&filter=ce", through="vid",
+         body={"nodes": [{"title": "Nice view", "id": "vv2"}], "after": "vv1"}),
+    Step("the edit reaches the other views", "GET", "/sessions/{sid}/views/{vid2}/items/vv2", 200,
+         expect=item_is(index=1)),
+    Step("update through a view", "PATCH", VIEW + "/items/vv1", 200, view="", through="vid", body={"title": "Via a view, renamed"}),
+    Step("move through a view", "PATCH", VIEW + "/items/vv2", 200, view="", through="vid", body={"parentId": "vv1"}),
+    Step("move through a view: into its own subtree", "PATCH", VIEW + "/items/vv1", 409, body={"parentId": "vv2"}),
+    Step("delete through a view", "DELETE", VIEW + "/items/vv2", 200, view="", through="vid"),
+    Step("delete through a view: gone", "DELETE", VIEW + "/items/vv2", 404),
+    Step("batch through a view", "POST", VIEW + "/batch", 200, view="", through="vid", body={"operations": [
+        {"op": "insert", "nodes": [{"title": "In a view's batch", "id": "vv3"}], "parentId": "vv1"},
+        {"op": "expand", "id": "vv1", "expanded": True},
+        {"op": "update", "id": "vv3", "title": "Renamed in a view's batch"},
+    ]}, expect=batch_results({"index": 1, "ids": ["vv3"]}, {"index": 0}, {"index": 1})),
+    Step("batch through a view (filtered)", "POST", VIEW + "/batch?filter=ce", 200, view="&filter=ce", through="vid",
+         body={"operations": [{"op": "expandAll"}]}),
+    Step("batch through a view: If-Match stale", "POST", VIEW + "/batch", 412, body={"operations": []},
+         headers={"If-Match": '"1"'}),
+    Step("batch through a view: unknown view", "POST", NO_VIEW + "/batch", 404, body={"operations": []}),
+    Step("insert through a view: If-Match stale", "POST", VIEW + "/items", 412, body=[{"title": "x"}],
+         headers={"If-Match": '"1"'}),
+    Step("insert through a view: unknown view", "POST", NO_VIEW + "/items", 404, body=[{"title": "x"}]),
+    Step("delete view: If-Match stale", "DELETE", "/sessions/{sid}/views/{vid2}", 412, headers={"If-Match": '"999"'}),
+    Step("delete view", "DELETE", "/sessions/{sid}/views/{vid2}", 204),
+    Step("delete view: gone", "DELETE", "/sessions/{sid}/views/{vid2}", 404),
+    Step("a deleted view's rows", "GET", "/sessions/{sid}/views/{vid2}/rows", 404),
+)
+def test_views(step, api, state):
+    run(step, api, state)
+
+
+def test_view_events(api):
+    """A view's stream: its reset, a change of its own state (the response, byte for byte),
+    nothing of another view's state, a tree edit made elsewhere at its own version, and `end`
+    when the view is deleted."""
+    sid = api.request("POST", "/sessions", body=TREE).json()["id"]
+    a = api.request("POST", f"/sessions/{sid}/views").json()["id"]
+    b = api.request("POST", f"/sessions/{sid}/views").json()["id"]
+    with api.http.get(f"{api.bases['main']}/sessions/{sid}/views/{a}/events", stream=True, timeout=10) as stream:
+        _, problems = api.spec.problems("GET", stream, 200)
+        assert not problems, problems
+        events = events_of(stream)
+        reset = next(events)
+        assert reset["event"] == "reset" and reset["id"] == "1", reset
+        assert api.request("PATCH", f"/sessions/{sid}/views/{b}/items/docs", body={"expanded": True}).status_code == 200
+        change = api.request("PATCH", f"/sessions/{sid}/views/{a}/items/pics", body={"expanded": False})
+        assert change.status_code == 200 and change.json()["version"] == 2, change.text
+        event = next(events)
+        assert event["event"] == "change" and event["id"] == "2", event
+        assert json.loads(event["data"]) == change.json(), event
+        edit = api.request("PATCH", f"/sessions/{sid}/items/docs", body={"title": "Docs"})
+        assert edit.status_code == 200 and edit.json()["version"] == 2, edit.text
+        event = next(events)
+        assert event["event"] == "change" and event["id"] == "3", event
+        assert not api.spec.event_problems(event), api.spec.event_problems(event)
+        assert api.request("DELETE", f"/sessions/{sid}/views/{a}").status_code == 204
+        end = next(events)
+        assert end["event"] == "end" and json.loads(end["data"]) == {"reason": "deleted"}, end
+    assert api.request("DELETE", f"/sessions/{sid}").status_code == 204
+
+
 # -- methods -------------------------------------------------------------------------------
 @pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("GET", "/sessions"), ("POST", "/sessions/{sid}"),
                                           ("DELETE", "/sessions/{sid}/rows")])
@@ -405,6 +565,10 @@ LIMITED = dict(server="limited")
          expect=lambda r, b, s: expect(b["type"] == "urn:treesessions:problem:too-many-operations", f"problem {b}"), **LIMITED),
     Step("limited: batch at --max-batch", "POST", "/sessions/{first}/batch", 200, headers=AUTH,
          body={"operations": [{"op": "collapseAll"}] * 2}, **LIMITED),
+    Step("limited: create view", "POST", "/sessions/{first}/views", 201, headers=AUTH, **LIMITED),
+    Step("limited: too many views", "POST", "/sessions/{first}/views", 429, headers=AUTH,
+         expect=lambda r, b, s: expect(b["type"] == "urn:treesessions:problem:too-many-views"
+                                       and r.headers.get("Retry-After"), f"problem {b}"), **LIMITED),
 )
 def test_limits(step, api, state):
     run(step, api, state)
