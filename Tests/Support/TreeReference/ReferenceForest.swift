@@ -71,10 +71,13 @@ struct RefRow: Equatable, CustomStringConvertible {
     var hasChildren: Bool
     var parentID: String?
     var isMatch: Bool
+    /// Filtered rows: the matches among the node's descendants; nil where not compared.
+    var matchesBelow: Int? = nil
 
     var key: RefKey { RefKey(id: id, level: level) }
     var description: String {
-        "(\(id) L\(level)\(expanded ? " exp" : "")\(hasChildren ? " kids" : "") p=\(parentID ?? "-")\(isMatch ? " M" : ""))"
+        "(\(id) L\(level)\(expanded ? " exp" : "")\(hasChildren ? " kids" : "") p=\(parentID ?? "-")\(isMatch ? " M" : "")"
+            + "\(matchesBelow.map { " below=\($0)" } ?? ""))"
     }
 }
 
@@ -87,14 +90,20 @@ struct RefKey: Equatable, CustomStringConvertible {
 
 /// The reference model: the forest as objects, and each view's expansion as a set,
 /// computed recursively by the definitions and nothing cleverer.
+///
+/// The default view (`ViewRef(nil)`) keeps its unfiltered expansion in the nodes'
+/// `expanded` flags; every other view (issue 35, `ReferenceForest+Views.swift`) is a
+/// `RefView`. Each view keeps its own filtered rows (`RefFilteredStates`).
 final class ReferenceForest {
     var roots: [RefNode]
-    /// How many filtered views the engine keeps (`TreeStore.filteredViewCapacity`).
+    /// How many filtered views the engine keeps per view (`TreeStore.filteredViewCapacity`).
     var capacity: Int
-    /// Filtered views the engine keeps, most recently used last.
-    private(set) var kept: [FilterQuery] = []
-    /// Expansion of each kept filtered view.
-    private var filterExpanded: [FilterQuery: Set<ObjectIdentifier>] = [:]
+    /// The default view's filtered rows.
+    var defaultFiltered = RefFilteredStates()
+    /// The views besides the default one.
+    var views: [ViewID: RefView] = [:]
+    /// Filtered views the default view keeps, most recently used last.
+    var kept: [FilterQuery] { defaultFiltered.kept }
 
     /// The forest as the last edit left it (or as uploaded): each node's parent and title,
     /// by node. Holds the nodes, so no identifier of a node known here is reused by a new one.
@@ -181,24 +190,31 @@ final class ReferenceForest {
 
     /// The expansion of a filtered view as the engine would see it now (a dropped
     /// view is rebuilt fresh), without counting as a use.
-    func expandedSet(_ f: FilterQuery) -> Set<ObjectIdentifier> { filterExpanded[f] ?? ancestorSet(f) }
+    func expandedSet(_ f: FilterQuery) -> Set<ObjectIdentifier> { expandedSet(ViewRef(nil, filter: f)) }
+
+    /// `expandedSet` of a view's filtered rows (`ref.filter` not nil).
+    func expandedSet(_ ref: ViewRef) -> Set<ObjectIdentifier> { filteredStates(ref.view).expanded[ref.filter!] ?? ancestorSet(ref.filter!) }
 
     /// Mirrors the engine naming the view (`prepareView`): most recently used, built when not kept.
-    func use(_ f: FilterQuery?) { use(f, builtWith: ancestorSet) }
+    func use(_ f: FilterQuery?) { use(ViewRef(nil, filter: f)) }
+
+    /// `use` in any view: its unfiltered rows need no build; its filtered rows as above.
+    func use(_ ref: ViewRef) { use(ref, builtWith: ancestorSet) }
 
     /// `use`, building the view's expansion (A) with `ancestors`.
-    private func use(_ f: FilterQuery?, builtWith ancestors: (FilterQuery) -> Set<ObjectIdentifier>) {
-        guard let f else { return }
-        if let i = kept.firstIndex(of: f) {
-            kept.append(kept.remove(at: i))
-            return
+    func use(_ ref: ViewRef, builtWith ancestors: (FilterQuery) -> Set<ObjectIdentifier>) {
+        guard let f = ref.filter else { return }
+        if let v = ref.view {
+            views[v]!.filtered.use(f, capacity: capacity, builtWith: ancestors)
+        } else {
+            defaultFiltered.use(f, capacity: capacity, builtWith: ancestors)
         }
-        kept.append(f)
-        filterExpanded[f] = ancestors(f)
-        while kept.count > capacity { filterExpanded[kept.removeFirst()] = nil }
     }
 
     func isKept(_ f: FilterQuery) -> Bool { kept.contains(f) }
+
+    /// The filtered rows a view keeps (nil: the default view's).
+    func filteredStates(_ view: ViewID?) -> RefFilteredStates { view.map { views[$0]!.filtered } ?? defaultFiltered }
 
     /// After an edit (insert, delete, move, update; already applied to the nodes) named
     /// with `f`: every kept filtered view is updated in place, none is dropped or rebuilt.
@@ -208,26 +224,47 @@ final class ReferenceForest {
     /// ancestors of matches before and after the edit: a node in A_new \ A_old becomes
     /// expanded, an inserted node not in A_new is collapsed, every other node keeps its
     /// bit (moved and renamed nodes too).
-    func editDone(_ f: FilterQuery?) {
-        use(f, builtWith: ancestorSetBeforeEdit)
+    func editDone(_ f: FilterQuery?) { editDone(ViewRef(nil, filter: f)) }
+
+    /// `editDone` for an edit named with `ref`, in every view: each view's kept filtered
+    /// rows follow as above; a view's explicit expansion loses the deleted nodes and, when
+    /// `moved` (the root of a moved subtree) is given, the entries of the subtree's nodes
+    /// (all of them changed level) that now equal the view's rule at their new level.
+    func editDone(_ ref: ViewRef, moved: RefNode? = nil) {
+        use(ref, builtWith: ancestorSetBeforeEdit)
         let nodes = allNodes
-        for g in kept {
-            let before = ancestorSetBeforeEdit(g), after = ancestorSet(g)
-            let bits = filterExpanded[g]!
-            var updated = Set<ObjectIdentifier>()
-            for n in nodes {
-                let id = ObjectIdentifier(n)
-                let expanded: Bool
-                if synced[id] == nil {
-                    expanded = after.contains(id)  // inserted
-                } else if after.contains(id) && !before.contains(id) {
-                    expanded = true
-                } else {
-                    expanded = bits.contains(id)
+        var ancestors: [FilterQuery: (before: Set<ObjectIdentifier>, after: Set<ObjectIdentifier>)] = [:]
+        func follow(_ states: inout RefFilteredStates) {
+            for g in states.kept {
+                if ancestors[g] == nil { ancestors[g] = (ancestorSetBeforeEdit(g), ancestorSet(g)) }
+                let (before, after) = ancestors[g]!
+                let bits = states.expanded[g]!
+                var updated = Set<ObjectIdentifier>()
+                for n in nodes {
+                    let id = ObjectIdentifier(n)
+                    let expanded: Bool
+                    if synced[id] == nil {
+                        expanded = after.contains(id)  // inserted
+                    } else if after.contains(id) && !before.contains(id) {
+                        expanded = true
+                    } else {
+                        expanded = bits.contains(id)
+                    }
+                    if expanded { updated.insert(id) }
                 }
-                if expanded { updated.insert(id) }
+                states.expanded[g] = updated
             }
-            filterExpanded[g] = updated
+        }
+        follow(&defaultFiltered)
+        let alive = Set(nodes.map(ObjectIdentifier.init))
+        let movedNodes = moved?.subtree ?? []
+        for v in views.keys {
+            follow(&views[v]!.filtered)
+            views[v]!.explicit = views[v]!.explicit.filter { alive.contains($0.key) }
+            for n in movedNodes {
+                let id = ObjectIdentifier(n)
+                if views[v]!.explicit[id] == views[v]!.rule.expands(level: n.level) { views[v]!.explicit[id] = nil }
+            }
         }
         sync()
     }
@@ -239,15 +276,15 @@ final class ReferenceForest {
         fileprivate var roots: [RefNode]
         fileprivate var nodes: [(node: RefNode, id: NodeID?, title: String, children: [RefNode], parent: RefNode?,
                                  expanded: Bool, declaresChildren: Bool, data: [UInt8]?)]
-        fileprivate var kept: [FilterQuery]
-        fileprivate var filterExpanded: [FilterQuery: Set<ObjectIdentifier>]
+        fileprivate var defaultFiltered: RefFilteredStates
+        fileprivate var views: [ViewID: RefView]
         fileprivate var synced: [ObjectIdentifier: Synced]
     }
 
     func checkpoint() -> Checkpoint {
         Checkpoint(roots: roots,
                    nodes: allNodes.map { ($0, $0.id, $0.title, $0.children, $0.parent, $0.expanded, $0.declaresChildren, $0.data) },
-                   kept: kept, filterExpanded: filterExpanded, synced: synced)
+                   defaultFiltered: defaultFiltered, views: views, synced: synced)
     }
 
     /// Puts everything back as it was at `checkpoint` (the same node objects).
@@ -262,31 +299,48 @@ final class ReferenceForest {
             n.node.declaresChildren = n.declaresChildren
             n.node.data = n.data
         }
-        kept = c.kept
-        filterExpanded = c.filterExpanded
+        defaultFiltered = c.defaultFiltered
+        views = c.views
         synced = c.synced
     }
 
-    func isExpanded(_ node: RefNode, _ f: FilterQuery?) -> Bool {
-        guard let f else { return node.expanded }
-        return expandedSet(f).contains(ObjectIdentifier(node))
+    func isExpanded(_ node: RefNode, _ f: FilterQuery?) -> Bool { isExpanded(node, ViewRef(nil, filter: f)) }
+
+    /// `isExpanded` of the node in a view's rows (shown or not).
+    func isExpanded(_ node: RefNode, _ ref: ViewRef) -> Bool {
+        if ref.filter != nil { return expandedSet(ref).contains(ObjectIdentifier(node)) }
+        return ref.view.map { views[$0]!.isExpanded(node) } ?? node.expanded
     }
 
     /// The visible rows of a view, by the definitions.
-    func rows(_ f: FilterQuery?) -> [RefRow] {
+    func rows(_ f: FilterQuery?) -> [RefRow] { rows(ViewRef(nil, filter: f), matchesBelow: false) }
+
+    /// The visible rows of a view, by the definitions; with `matchesBelow`, the rows of
+    /// filtered rows count the matches among the node's descendants.
+    func rows(_ ref: ViewRef, matchesBelow: Bool = true) -> [RefRow] {
         var out: [RefRow] = []
-        guard let f else {
+        guard let f = ref.filter else {
+            let view = ref.view.map { views[$0]! }
             func visit(_ node: RefNode, _ level: Int) {
-                out.append(RefRow(id: node.key, level: level, expanded: node.expanded, hasChildren: node.hasChildren,
-                                  parentID: node.parent?.key, isMatch: false))
-                if node.expanded { for c in node.children { visit(c, level + 1) } }
+                out.append(RefRow(id: node.key, level: level, expanded: view?.isExpanded(node, level: level) ?? node.expanded,
+                                  hasChildren: node.hasChildren, parentID: node.parent?.key, isMatch: false))
+                if view?.opens(node, level: level) ?? node.expanded { for c in node.children { visit(c, level + 1) } }
             }
             for r in roots { visit(r, 0) }
             return out
         }
         let q = RefQuery(f)
         let a = ancestorSet(f)
-        let expanded = expandedSet(f)
+        let expanded = expandedSet(ref)
+        /// The matches among each node's descendants.
+        var below: [ObjectIdentifier: Int] = [:]
+        /// The matches in the subtree of `node`, itself included.
+        func count(_ node: RefNode) -> Int {
+            let inside = node.children.reduce(0) { $0 + count($1) }
+            below[ObjectIdentifier(node)] = inside
+            return inside + (Self.matches(node, q) ? 1 : 0)
+        }
+        if matchesBelow { for r in roots { _ = count(r) } }
         func visit(_ node: RefNode, _ level: Int, parentInA: Bool) {
             let id = ObjectIdentifier(node)
             let inA = a.contains(id)
@@ -294,8 +348,10 @@ final class ReferenceForest {
             let included = parentInA ? (inA || match) : true
             guard included else { return }
             let exp = expanded.contains(id)
-            out.append(RefRow(id: node.key, level: level, expanded: exp, hasChildren: node.hasChildren,
-                              parentID: node.parent?.key, isMatch: match))
+            var row = RefRow(id: node.key, level: level, expanded: exp, hasChildren: node.hasChildren,
+                             parentID: node.parent?.key, isMatch: match)
+            if matchesBelow { row.matchesBelow = below[id] }
+            out.append(row)
             if exp { for c in node.children { visit(c, level + 1, parentInA: inA) } }
         }
         for r in roots { visit(r, 0, parentInA: true) }
@@ -306,39 +362,63 @@ final class ReferenceForest {
 
     // MARK: Expansion (the caller has called `use`)
 
-    private func setFlag(_ node: RefNode, _ value: Bool, _ f: FilterQuery?) {
-        guard let f else { node.expanded = value; return }
-        let id = ObjectIdentifier(node)
-        if value { filterExpanded[f]!.insert(id) } else { filterExpanded[f]!.remove(id) }
+    /// Sets one node's expansion in a view's rows (unfiltered or filtered).
+    private func setFlag(_ node: RefNode, _ value: Bool, _ ref: ViewRef) {
+        switch (ref.view, ref.filter) {
+        case (nil, nil): node.expanded = value
+        case (nil, let f?): defaultFiltered.set(node, value, f)
+        case (let v?, nil): views[v]!.set(node, value)
+        case (let v?, let f?): views[v]!.filtered.set(node, value, f)
+        }
     }
 
     /// Recursive: expanding opens every descendant that has children; collapsing
     /// collapses every descendant, leaves included (as `collapseAll` does).
     func setExpanded(_ node: RefNode, _ value: Bool, recursive: Bool, _ f: FilterQuery?) {
-        use(f)
-        setFlag(node, value, f)
-        guard recursive else { return }
-        for q in node.subtree.dropFirst() where q.hasChildren || !value { setFlag(q, value, f) }
+        setExpanded(node, value, recursive: recursive, ViewRef(nil, filter: f))
     }
 
-    func reveal(_ node: RefNode, _ f: FilterQuery?) {
-        use(f)
-        for a in node.path { setFlag(a, true, f) }
+    func setExpanded(_ node: RefNode, _ value: Bool, recursive: Bool, _ ref: ViewRef) {
+        use(ref)
+        setFlag(node, value, ref)
+        guard recursive else { return }
+        for q in node.subtree.dropFirst() where q.hasChildren || !value { setFlag(q, value, ref) }
+    }
+
+    func reveal(_ node: RefNode, _ f: FilterQuery?) { reveal(node, ViewRef(nil, filter: f)) }
+
+    func reveal(_ node: RefNode, _ ref: ViewRef) {
+        use(ref)
+        for a in node.path { setFlag(a, true, ref) }
     }
 
     /// expandAll (`depth` nil) or expand(toDepth:).
-    func expand(toDepth depth: Int?, _ f: FilterQuery?) {
-        use(f)
+    func expand(toDepth depth: Int?, _ f: FilterQuery?) { expand(toDepth: depth, ViewRef(nil, filter: f)) }
+
+    /// In a view's unfiltered rows, its rule becomes expanded or depth(N) and its explicit
+    /// expansion is emptied; elsewhere each node is set.
+    func expand(toDepth depth: Int?, _ ref: ViewRef) {
+        use(ref)
+        if let v = ref.view, ref.filter == nil {
+            views[v]!.reset(to: depth.map { .depth($0) } ?? .expanded)
+            return
+        }
         func visit(_ node: RefNode, _ level: Int) {
-            setFlag(node, node.hasChildren && (depth.map { level < $0 } ?? true), f)
+            setFlag(node, node.hasChildren && (depth.map { level < $0 } ?? true), ref)
             for c in node.children { visit(c, level + 1) }
         }
         for r in roots { visit(r, 0) }
     }
 
-    func collapseAll(_ f: FilterQuery?) {
-        use(f)
-        for node in allNodes { setFlag(node, false, f) }
+    func collapseAll(_ f: FilterQuery?) { collapseAll(ViewRef(nil, filter: f)) }
+
+    func collapseAll(_ ref: ViewRef) {
+        use(ref)
+        if let v = ref.view, ref.filter == nil {
+            views[v]!.reset(to: .collapsed)
+            return
+        }
+        for node in allNodes { setFlag(node, false, ref) }
     }
 
     // MARK: Edits

@@ -16,7 +16,8 @@ extension ModelRun {
 
     /// What an engine shows, read without naming a view: the forest (ids, titles, data,
     /// structure, unfiltered expansion), the kept filtered views in order, and each kept
-    /// view's rows, matchCount and every node's placement (row, expansion, match).
+    /// view's rows, matchCount and every node's placement (row, expansion, match); the
+    /// same for every view besides the default one (issue 35).
     /// Lines compare by their UTF-8 bytes (String equality would take "é" for "e\u{301}").
     struct EngineState {
         var forest: [String]
@@ -45,6 +46,21 @@ extension ModelRun {
             }
             views.append(v)
         }
+        // Issue 35: every other view, each kept row list of it.
+        views.append(["views \(store.views)"])
+        for id in store.views {
+            views.append(["view \(id) keeps \(store.keptFilters(in: id).map { "[\($0)]" })"])
+            for ref in [ViewRef(id)] + store.keptFilters(in: id).map({ ViewRef(id, filter: $0) }) {
+                let count = store.keptRowCount(ref) ?? -1
+                var v = ["\(viewName(ref)): \(count) rows, \(ref.filter == nil ? 0 : store.keptMatchCount(ref) ?? -1) matches"]
+                v += (store.keptRows(ref, offset: 0, limit: max(0, count)) ?? []).map { refRowWithMatches($0).description }
+                v += nodes.map { h in
+                    store.keptPlacement(of: h, ref).map { "\(forest.id(of: h)): row \($0.index.map(String.init) ?? "-") expanded \($0.expanded) match \($0.match)" }
+                        ?? "\(forest.id(of: h)): no placement"
+                }
+                views.append(v)
+            }
+        }
         return EngineState(forest: lines, kept: store.keptFilters, views: views)
     }
 
@@ -70,23 +86,23 @@ extension ModelRun {
         }
     }
 
-    /// One batch of 1–8 operations named with view `view`.
-    func batchStep(_ view: Int) {
-        let f = filter(view)
-        let old = model.rows(f).map(\.key)
+    /// One batch of 1–8 operations named with `ref`.
+    func batchStep(_ ref: ViewRef) {
+        treeEdit = true
+        let old = model.rows(ref, matchesBelow: false).map(\.key)
         let count = rng.int(1 ... 8)
         let invalidAt: Int? = rng.chance(0.35) ? rng.int(0 ... count - 1) : nil
         let before = invalidAt == nil ? nil : engineState()
         let checkpoint = model.checkpoint()
-        record("batch of \(count) operations in \(viewName(view))" + (invalidAt.map { ", operation \($0) invalid" } ?? ""))
+        record("batch of \(count) operations in \(viewName(ref))" + (invalidAt.map { ", operation \($0) invalid" } ?? ""))
         var all: [Splice] = []
         batchDeleted = []
         do {
             try store.transaction { (s: inout TreeStore) throws(BatchAbort) -> Void in
                 for k in 0 ..< count {
-                    let rowsBefore = model.rows(f).map(\.key)
-                    let splices = try batchOperation(&s, view, k, invalid: k == invalidAt)
-                    checkSplices(splices, old: rowsBefore, new: model.rows(f).map(\.key), "batch operation \(k)")
+                    let rowsBefore = model.rows(ref, matchesBelow: false).map(\.key)
+                    let splices = try batchOperation(&s, ref, k, invalid: k == invalidAt)
+                    checkSplices(splices, old: rowsBefore, new: model.rows(ref, matchesBelow: false).map(\.key), "batch operation \(k)")
                     all += splices
                 }
             }
@@ -102,7 +118,7 @@ extension ModelRun {
             return
         }
         if let invalidAt { problem("the batch succeeded with operation \(invalidAt) invalid"); return }
-        checkSplices(Splice.sequence(all, oldTotal: old.count), old: old, new: model.rows(f).map(\.key),
+        checkSplices(Splice.sequence(all, oldTotal: old.count), old: old, new: model.rows(ref, matchesBelow: false).map(\.key),
                      "batch: Splice.sequence of \(all.count) splices")
     }
 
@@ -113,8 +129,8 @@ extension ModelRun {
 
     /// Operation `k` of a batch on store `s`, mirrored in the reference; returns its splices.
     /// `invalid`: make it fail (and check that it does, with the expected error).
-    private func batchOperation(_ s: inout TreeStore, _ view: Int, _ k: Int, invalid: Bool) throws(BatchAbort) -> [Splice] {
-        let f = filter(view), vn = viewName(view)
+    private func batchOperation(_ s: inout TreeStore, _ ref: ViewRef, _ k: Int, invalid: Bool) throws(BatchAbort) -> [Splice] {
+        let vn = viewName(ref)
         let nodes = model.allNodes
         var kind = rng.int(0 ... 99)
         if nodes.isEmpty { kind = 0 }
@@ -139,7 +155,7 @@ extension ModelRun {
                 record("  \(k): move(\(node.key), to: \(target.key)) in \(vn): into its own subtree")
                 let h = try engineHandle(s, node), t = try engineHandle(s, target)
                 do throws(EditError) {
-                    _ = try s.move(h, to: t, index: nil, f)
+                    _ = try s.move(h, to: t, index: nil, ref)
                 } catch {
                     if error.kind != .cycle { throw .unexpected("batch: move into own subtree refused with \(error.kind)") }
                     throw .invalid("cycle")
@@ -158,10 +174,10 @@ extension ModelRun {
                 do throws(EditError) {
                     if let nodeHandle {
                         record("  \(k): move(\(node!.key), to: \(parent?.key ?? "nil"), index: \(index)) in \(vn): index out of range")
-                        _ = try s.move(nodeHandle, to: parentHandle, index: index, f)
+                        _ = try s.move(nodeHandle, to: parentHandle, index: index, ref)
                     } else {
                         record("  \(k): insert at .child(of: \(parent?.key ?? "nil"), index: \(index)) in \(vn): index out of range")
-                        _ = try s.insert(fragment, .child(of: parentHandle, index: index), f)
+                        _ = try s.insert(fragment, .child(of: parentHandle, index: index), ref)
                     }
                 } catch {
                     if error.kind != .indexOutOfRange { throw .unexpected("batch: index \(index) refused with \(error.kind)") }
@@ -181,15 +197,15 @@ extension ModelRun {
         }
         switch kind {
         case 0 ..< 20:
-            return try batchInsert(&s, f, k, vn)
+            return try batchInsert(&s, ref, k, vn)
         case 20 ..< 32:
-            let node = randomNode(visibleIn: view)!
+            let node = randomNode(visibleIn: ref)!
             record("  \(k): delete(\(node.key)) in \(vn)")
             let h = try engineHandle(s, node)
-            let splices = s.delete(h, f)
+            let splices = s.delete(h, ref)
             batchDeleted += node.subtree.map(\.key)
             model.delete(node)
-            model.editDone(f)
+            model.editDone(ref)
             return splices
         case 32 ..< 50:
             let node = rng.pick(nodes)
@@ -201,9 +217,9 @@ extension ModelRun {
             let h = try engineHandle(s, node)
             let p = try parent.map { (p) throws(BatchAbort) in try engineHandle(s, p) }
             let splices: [Splice]
-            do { splices = try s.move(h, to: p, index: index, f) } catch { throw .unexpected("batch: move refused: \(error)") }
+            do { splices = try s.move(h, to: p, index: index, ref) } catch { throw .unexpected("batch: move refused: \(error)") }
             if let failure = model.move(node, to: parent, index: index) { throw .unexpected("batch: the reference refused the move: \(failure)") }
-            model.editDone(f)
+            model.editDone(ref, moved: node)
             return splices
         case 50 ..< 65:
             let node = rng.pick(nodes)
@@ -211,41 +227,41 @@ extension ModelRun {
             let data = title == nil || rng.chance(0.3) ? rng.pick(RandomTrees.dataValues) : nil
             record("  \(k): update(\(node.key), title: \(title.map { $0.debugDescription } ?? "nil"), data: \(data ?? "nil")) in \(vn)")
             let h = try engineHandle(s, node)
-            let splices = s.update(h, title: title, data: data.map { Array($0.utf8) }, f)
+            let splices = s.update(h, title: title, data: data.map { Array($0.utf8) }, ref)
             if let title { node.title = title }
             if let data { node.data = Array(data.utf8) }
-            model.editDone(f)
+            model.editDone(ref)
             return splices
         case 65 ..< 80:
             let node = rng.pick(nodes)
             let value = rng.chance(0.5), recursive = rng.chance(0.2)
             record("  \(k): setExpanded(\(node.key), \(value), recursive: \(recursive)) in \(vn)")
             let h = try engineHandle(s, node)
-            let splices = s.setExpanded(h, value, recursive: recursive, f)
-            model.setExpanded(node, value, recursive: recursive, f)
+            let splices = s.setExpanded(h, value, recursive: recursive, ref)
+            model.setExpanded(node, value, recursive: recursive, ref)
             return splices
         case 80 ..< 87:
             let node = rng.pick(nodes)
             record("  \(k): reveal(\(node.key)) in \(vn)")
             let h = try engineHandle(s, node)
-            let splices = s.reveal(h, f)
-            model.reveal(node, f)
+            let splices = s.reveal(h, ref)
+            model.reveal(node, ref)
             return splices
         default:
             switch rng.int(0 ... 2) {
             case 0:
                 record("  \(k): expandAll in \(vn)")
-                model.expand(toDepth: nil, f)
-                return s.expandAll(f)
+                model.expand(toDepth: nil, ref)
+                return s.expandAll(ref)
             case 1:
                 record("  \(k): collapseAll in \(vn)")
-                model.collapseAll(f)
-                return s.collapseAll(f)
+                model.collapseAll(ref)
+                return s.collapseAll(ref)
             default:
                 let depth = rng.int(0 ... 3)
                 record("  \(k): expand(toDepth: \(depth)) in \(vn)")
-                model.expand(toDepth: depth, f)
-                return s.expand(toDepth: depth, f)
+                model.expand(toDepth: depth, ref)
+                return s.expand(toDepth: depth, ref)
             }
         }
     }
@@ -258,7 +274,7 @@ extension ModelRun {
         return try result.get()
     }
 
-    private func batchInsert(_ s: inout TreeStore, _ f: FilterQuery?, _ k: Int, _ vn: String) throws(BatchAbort) -> [Splice] {
+    private func batchInsert(_ s: inout TreeStore, _ ref: ViewRef, _ k: Int, _ vn: String) throws(BatchAbort) -> [Splice] {
         let existing = model.allNodes
         var used = Set(existing.map(\.key))
         var gen = RandomTrees.forest(&rng, nodes: rng.int(1 ... 4), used: &used, extraTilde: existing.count + 4)
@@ -287,7 +303,7 @@ extension ModelRun {
             placement = .child(of: try parent.map { (p) throws(BatchAbort) in try engineHandle(s, p) }, index: index)
         }
         let result: (splices: [Splice], roots: [NodeHandle])
-        do { result = try s.insert(fragment, placement, f) } catch { throw .unexpected("batch: insert refused: \(error)") }
+        do { result = try s.insert(fragment, placement, ref) } catch { throw .unexpected("batch: insert refused: \(error)") }
         let nodes = gen.map { $0.refNode(parent: nil) }
         if let anchor {
             if anchor.before { model.insert(nodes, before: anchor.node) } else { model.insert(nodes, after: anchor.node) }
@@ -295,7 +311,7 @@ extension ModelRun {
             _ = model.insert(nodes, parent: parent, index: index)
         }
         adoptIDs(nodes, result.roots, "batch: inserted nodes", forest: s.forest)
-        model.editDone(f)
+        model.editDone(ref)
         return result.splices
     }
 }

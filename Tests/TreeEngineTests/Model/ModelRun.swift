@@ -9,6 +9,10 @@ import TreeFormats
 /// naming it: rows, matchCount, each node's row, expansion and match, the kept list in
 /// order), some views by naming them, and the splices of each step. Steps are
 /// expansion changes, edits (which keep every filtered view, issue 10) and batches.
+///
+/// With `views` (issue 35, `ModelRun+Views.swift`) the run also creates and deletes views
+/// besides the default one, names random views in its steps, observes every view's rows
+/// and checks every view after each step.
 final class ModelRun {
     let seed: UInt64
     var rng: SeededRandom
@@ -23,10 +27,15 @@ final class ModelRun {
     let verbose: Bool
     /// Check every view after each step (else the named one and a few others).
     let checkAllViews: Bool
+    /// Views besides the default one (issue 35): created, deleted and named by the steps.
+    let viewsMode: Bool
+    /// The number the next view created gets.
+    var nextViewID: UInt64 = 1
 
     /// Loads a random tree. Problems are recorded (see `failed`).
-    init(seed: UInt64, size: Int? = nil, verbose: Bool = false) {
+    init(seed: UInt64, size: Int? = nil, views: Bool = false, verbose: Bool = false) {
         self.seed = seed
+        viewsMode = views
         self.verbose = verbose
         rng = SeededRandom(seed: seed)
         var used = Set<String>()
@@ -112,6 +121,10 @@ final class ModelRun {
 
     func filter(_ view: Int) -> FilterQuery? { view == 0 ? nil : filters[view - 1] }
     func viewName(_ view: Int) -> String { view == 0 ? "unfiltered" : "[\(filters[view - 1])]" }
+    /// "unfiltered" or "[query]" in the default view, "view N …" in another.
+    func viewName(_ ref: ViewRef) -> String {
+        (ref.view.map { "view \($0) " } ?? "") + (ref.filter.map { "[\($0)]" } ?? "unfiltered")
+    }
 
     func handle(_ node: RefNode) -> NodeHandle? { store.forest.node(withID: node.key) }
 
@@ -166,9 +179,9 @@ final class ModelRun {
     }
 
     /// A random node, preferring one visible in the view.
-    func randomNode(visibleIn view: Int? = nil) -> RefNode? {
-        if let view, rng.chance(0.7) {
-            let rows = model.rows(filter(view))
+    func randomNode(visibleIn ref: ViewRef? = nil) -> RefNode? {
+        if let ref, rng.chance(0.7) {
+            let rows = model.rows(ref, matchesBelow: false)
             if !rows.isEmpty {
                 let id = rng.pick(rows).id
                 return model.allNodes.first { $0.key == id }
@@ -392,11 +405,14 @@ final class ModelRun {
     /// Runs `steps` random operations, checking after each; stops at the first problem.
     func run(steps: Int) {
         if failed { return }
+        if viewsMode { createViews() }
         checkAll("after upload", namedView: 0)
+        if viewsMode { checkViews("after upload") }
         for step in 0 ..< steps {
             if failed { return }
             let inserts = insertCount
-            let observed = observeViews()
+            let observed = viewsMode ? observeEveryView() : observeViews()
+            treeEdit = false
             let edited = randomStep()
             if failed { return }
             checkObservedSplices(observed, "after op \(log.count - 1)")
@@ -405,6 +421,10 @@ final class ModelRun {
             if failed { return }
             checkAll("after op \(log.count - 1)", namedView: 0, forest: edited || rng.chance(0.1),
                      lookups: insertCount != inserts || rng.chance(0.1))
+            if viewsMode && !failed {
+                checkViews("after op \(log.count - 1)")
+                if !failed { checkNamed("after op \(log.count - 1)") }
+            }
             if bigPayloads {
                 let forest = store.forest
                 poolSizes.append((forest.titles.bytes.count, forest.dataPool.bytes.count, forest.ids.pool.bytes.count))
@@ -415,19 +435,28 @@ final class ModelRun {
 
     /// Before a step: observes a random choice of the views kept (the unfiltered one
     /// among them), with their rows now.
-    func observeViews() -> [(FilterQuery?, [RefKey])] {
-        let views = ([nil] + model.kept.map { Optional($0) }).filter { _ in rng.chance(0.7) }
-        store.observedViews = Set(views.map { ViewRef(filter: $0) })
+    func observeViews() -> [(ViewRef, [RefKey])] {
+        let views = ([nil] + model.kept.map { Optional($0) }).filter { _ in rng.chance(0.7) }.map { ViewRef(nil, filter: $0) }
+        store.observedViews = Set(views)
         _ = store.takeObservedSplices()
-        return views.map { ($0, model.rows($0).map(\.key)) }
+        return views.map { ($0, model.rows($0, matchesBelow: false).map(\.key)) }
     }
 
     /// After a step: the splices recorded for each observed view it did not name, still
     /// kept, turn its rows before the step into its rows now (none recorded: no change).
-    func checkObservedSplices(_ observed: [(FilterQuery?, [RefKey])], _ context: String) {
+    /// A step that edits nothing (expansion, a filter named, a view created or deleted)
+    /// records no splice for any view but the one it names (issue 35: isolation).
+    func checkObservedSplices(_ observed: [(ViewRef, [RefKey])], _ context: String) {
         let recorded = store.takeObservedSplices()
-        for (f, old) in observed where f != namedFilter && (f.map { model.isKept($0) } ?? true) {
-            checkSplices(recorded[ViewRef(filter: f)] ?? [], old: old, new: model.rows(f).map(\.key), "\(context): observed view \(f.map { "[\($0)]" } ?? "unfiltered")")
+        if !treeEdit {
+            for (ref, splices) in recorded where ref != named && !splices.isEmpty {
+                problem("\(context): the step edited nothing, yet \(viewName(ref)) recorded splices \(splices)")
+                return
+            }
+        }
+        for (ref, old) in observed where ref != named && model.isKept(ref) {
+            checkSplices(recorded[ref] ?? [], old: old, new: model.rows(ref, matchesBelow: false).map(\.key),
+                         "\(context): observed \(viewName(ref))")
             if failed { return }
         }
     }
@@ -436,33 +465,45 @@ final class ModelRun {
     /// (or an expansion in the unfiltered view, which lives in the forest's flags).
     @discardableResult
     func randomStep() -> Bool {
+        if viewsMode {
+            named = Self.noView
+            if viewStep() { return false }
+            return step(randomRef())
+        }
         let view = rng.chance(0.4) ? 0 : rng.int(1 ... filters.count)
-        let f = filter(view)
-        namedFilter = f
-        let vn = viewName(view)
-        let old = model.rows(f).map(\.key)
+        return step(ViewRef(nil, filter: filter(view)))
+    }
+
+    /// One random operation named with `ref` (see `randomStep`).
+    func step(_ ref: ViewRef) -> Bool {
+        let f = ref.filter
+        named = ref
+        let vn = viewName(ref)
+        let old = model.rows(ref, matchesBelow: false).map(\.key)
         let hasNodes = !model.roots.isEmpty
+        /// Whether a change of expansion is one of the forest's flags (the default view's).
+        let inForest = ref == ViewRef()
         let roll = bigPayloads && rng.chance(0.5) ? rng.pick([95, 95, 95, 66, 50]) : rng.int(0 ... 109)
         switch roll {
         case 100 ..< 110:
-            batchStep(view)
+            batchStep(ref)
             return true
         case 0 ..< 30 where hasNodes:
-            let node = randomNode(visibleIn: view)!
+            let node = randomNode(visibleIn: ref)!
             let value = rng.chance(0.5)
             let recursive = rng.chance(0.25)
             record("setExpanded(\(node.key), \(value), recursive: \(recursive)) in \(vn)")
-            let splices = store.setExpanded(handle(node)!, value, recursive: recursive, f)
-            model.setExpanded(node, value, recursive: recursive, f)
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "setExpanded")
-            return view == 0
+            let splices = store.setExpanded(handle(node)!, value, recursive: recursive, ref)
+            model.setExpanded(node, value, recursive: recursive, ref)
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "setExpanded")
+            return inForest
         case 30 ..< 36 where hasNodes:
             let node = randomNode()!
             record("reveal(\(node.key)) in \(vn)")
-            let splices = store.reveal(handle(node)!, f)
-            model.reveal(node, f)
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "reveal")
-            return view == 0
+            let splices = store.reveal(handle(node)!, ref)
+            model.reveal(node, ref)
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "reveal")
+            return inForest
         case 36 ..< 45:
             let kind = rng.int(0 ... 2)
             let depth = rng.int(0 ... 4)
@@ -470,45 +511,52 @@ final class ModelRun {
             switch kind {
             case 0:
                 record("expandAll in \(vn)")
-                splices = store.expandAll(f)
-                model.expand(toDepth: nil, f)
+                splices = store.expandAll(ref)
+                model.expand(toDepth: nil, ref)
             case 1:
                 record("collapseAll in \(vn)")
-                splices = store.collapseAll(f)
-                model.collapseAll(f)
+                splices = store.collapseAll(ref)
+                model.collapseAll(ref)
             default:
                 record("expand(toDepth: \(depth)) in \(vn)")
-                splices = store.expand(toDepth: depth, f)
-                model.expand(toDepth: depth, f)
+                splices = store.expand(toDepth: depth, ref)
+                model.expand(toDepth: depth, ref)
             }
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "bulk expansion")
-            return view == 0
+            let new = model.rows(ref, matchesBelow: false).map(\.key)
+            checkSplices(splices, old: old, new: new, "bulk expansion")
+            // A view's unfiltered rows: its rule changes, and one splice replaces every row.
+            if ref.view != nil && f == nil {
+                expectEqual(splices, old.isEmpty && new.isEmpty ? [] : [Splice(index: 0, removed: old.count, inserted: new.count)],
+                            "bulk expansion of \(vn): splices")
+            }
+            return inForest
         case 45 ..< 47 where f != nil:
-            let f = f!
             record("prepareView(\(vn), cancelled)")
             do {
-                try store.prepareView(f, isCancelled: { true })
-                if !model.isKept(f) { problem("a cancelled build of a view that is not kept did not throw") }
-                model.use(f)
+                try store.prepareView(ref, isCancelled: { true })
+                if !model.isKept(ref) { problem("a cancelled build of a view that is not kept did not throw") }
+                model.use(ref)
             } catch {
-                if model.isKept(f) { problem("prepareView of a kept view threw") }
+                if model.isKept(ref) { problem("prepareView of a kept view threw") }
             }
             return false
         case 47 ..< 65:
-            insertStep(view, old)
+            insertStep(ref, old)
             return true
         case 65 ..< 72 where hasNodes:
+            treeEdit = true
             let node = randomNode()!
             record("delete(\(node.key)) [subtree \(node.subtree.count)] in \(vn)")
-            let splices = store.delete(handle(node)!, f)
+            let splices = store.delete(handle(node)!, ref)
             model.delete(node)
-            model.editDone(f)
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "delete")
+            model.editDone(ref)
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "delete")
             return true
         case 72 ..< 90 where hasNodes:
-            moveStep(view, old)
+            moveStep(ref, old)
             return true
         case 90 ..< 100 where hasNodes:
+            treeEdit = true
             let node = randomNode()!
             var title = rng.chance(0.6) ? rng.chance(0.4) ? matchingTitle() : RandomTrees.title(&rng) : nil
             var data = rng.chance(0.4) ? rng.pick(RandomTrees.dataValues) : nil
@@ -517,14 +565,14 @@ final class ModelRun {
                 data = data.map { "[" + String(repeating: $0 + ",", count: rng.int(1000 ... 4000)) + "0]" }
             }
             record("update(\(node.key), title: \(title.map { "\"\($0.prefix(40))\" (\($0.utf8.count) bytes)" } ?? "nil"), data: \(data.map { "\($0.prefix(40)) (\($0.utf8.count) bytes)" } ?? "nil")) in \(vn)")
-            let splices = store.update(handle(node)!, title: title, data: data.map { Array($0.utf8) }, f)
+            let splices = store.update(handle(node)!, title: title, data: data.map { Array($0.utf8) }, ref)
             if let title { node.title = title }
             if let data { node.data = Array(data.utf8) }
-            model.editDone(f)
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "update")
+            model.editDone(ref)
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "update")
             return true
         default:
-            insertStep(view, old)
+            insertStep(ref, old)
             return true
         }
     }
@@ -535,11 +583,14 @@ final class ModelRun {
     /// Inserts that succeeded (ids are then looked up in full).
     var insertCount = 0
     /// The view the current step names.
-    var namedFilter: FilterQuery?
+    var named = ViewRef()
+    /// Whether the current step tried to edit the forest (or the store's views: created
+    /// or deleted one); else no view but the named one may record a splice.
+    var treeEdit = false
 
-    func insertStep(_ view: Int, _ old: [RefKey]) {
-        let f = filter(view)
-        let vn = viewName(view)
+    func insertStep(_ ref: ViewRef, _ old: [RefKey]) {
+        treeEdit = true
+        let vn = viewName(ref)
         let existing = model.allNodes
         var used = Set(existing.map(\.key))
         let size = rng.chance(0.1) ? 0 : rng.chance(0.8) ? rng.int(1 ... 4) : rng.int(5 ... 12)
@@ -639,7 +690,7 @@ final class ModelRun {
         }
         let result: (splices: [Splice], roots: [NodeHandle])
         do {
-            result = try store.insert(fragment, placement, f)
+            result = try store.insert(fragment, placement, ref)
         } catch {
             if expectedFailure == nil { problem("insert refused: \(error)") }
             if expectedFailure == .indexOutOfRange && error.kind != .indexOutOfRange { problem("insert refused with \(error.kind)") }
@@ -651,7 +702,7 @@ final class ModelRun {
         } else {
             _ = model.insert(nodes, parent: parent, index: index)
         }
-        model.editDone(f)
+        model.editDone(ref)
         insertCount += 1
         adoptIDs(nodes, result.roots, "inserted nodes")
         let keys = model.allNodes.map(\.key)
@@ -660,23 +711,23 @@ final class ModelRun {
             problem("after insert, several nodes have the ids \(dup)")
         }
         if failed { return }
-        checkSplices(result.splices, old: old, new: model.rows(f).map(\.key), "insert")
+        checkSplices(result.splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "insert")
     }
 
-    func moveStep(_ view: Int, _ old: [RefKey]) {
-        let f = filter(view)
+    func moveStep(_ ref: ViewRef, _ old: [RefKey]) {
+        treeEdit = true
         let all = model.allNodes
-        let node = randomNode(visibleIn: view)!
+        let node = viewsMode && rng.chance(0.4) ? nodeAboveAnException() ?? randomNode(visibleIn: ref)! : randomNode(visibleIn: ref)!
         let parent: RefNode? = rng.chance(0.2) ? nil : rng.chance(0.3) ? node.parent : rng.pick(all)
         let count = model.siblings(of: parent).filter { $0 !== node }.count
         let index: Int? = rng.chance(0.3) ? nil : rng.chance(0.1) ? rng.pick([-1, count + 1, count + 2]) : rng.int(0 ... count)
-        record("move(\(node.key), to: \(parent?.key ?? "nil"), index: \(index.map(String.init) ?? "nil")) in \(viewName(view))")
+        record("move(\(node.key), to: \(parent?.key ?? "nil"), index: \(index.map(String.init) ?? "nil")) in \(viewName(ref))")
         let expected = model.move(node, to: parent, index: index)
         do {
-            let splices = try store.move(handle(node)!, to: parent.flatMap(handle), index: index, f)
+            let splices = try store.move(handle(node)!, to: parent.flatMap(handle), index: index, ref)
             if let expected { problem("move accepted, expected \(expected)"); return }
-            model.editDone(f)
-            checkSplices(splices, old: old, new: model.rows(f).map(\.key), "move")
+            model.editDone(ref, moved: node)
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "move")
         } catch {
             switch (expected, error.kind) {
             case (.cycle?, .cycle), (.indexOutOfRange?, .indexOutOfRange): break

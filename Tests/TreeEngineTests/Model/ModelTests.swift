@@ -25,8 +25,18 @@ import TreeFormats
     static let parts = 8
 
     static func seeds(part: Int) -> [UInt64] {
-        if let singleSeed { return part == 0 ? [singleSeed] : [] }
+        if let singleSeed { return part == 0 && singleSeed < viewSeedBase ? [singleSeed] : [] }
         return stride(from: part, to: seedCount, by: parts).map { UInt64($0) }
+    }
+
+    /// Issue 35: seeds of `randomViewOperations` start here (`MODEL_SEED` picks the test).
+    static let viewSeedBase: UInt64 = 3_000_000
+    /// `VIEW_SEEDS=N` runs N seeds of `randomViewOperations`.
+    static let viewSeedCount = environment["VIEW_SEEDS"].flatMap { Int($0) } ?? 120
+
+    static func viewSeeds(part: Int) -> [UInt64] {
+        if let singleSeed { return part == 0 && singleSeed >= viewSeedBase ? [singleSeed] : [] }
+        return stride(from: part, to: viewSeedCount, by: parts).map { viewSeedBase + UInt64($0) }
     }
 
     @Test(arguments: 0 ..< parts)
@@ -45,6 +55,30 @@ import TreeFormats
             // Mostly shorter sequences; long ones on small and middling trees.
             let n = run.model.allNodes.count
             let steps = n > 100 ? run.rng.int(20 ... 50) : run.rng.chance(0.25) ? run.rng.int(100 ... 200) : run.rng.int(20 ... 80)
+            run.run(steps: steps)
+            if run.failed {
+                Issue.record(Comment(rawValue: run.report))
+                failures += 1
+                if failures >= 2 { return }
+            }
+        }
+    }
+
+    /// Issue 35: views besides the default one (`ModelRun+Views.swift`): 1–6 views with
+    /// random starts, created and deleted on the way; expansion, filters and edits through
+    /// random views; every view and each of its kept filtered states checked after each
+    /// step, every view's splices observed, and no splice where nothing was edited.
+    @Test(arguments: 0 ..< parts)
+    func randomViewOperations(part: Int) {
+        var failures = 0
+        var ops = 0, views = 0
+        let seeds = Self.viewSeeds(part: part)
+        defer { print("randomViewOperations part \(part): \(seeds.count) seeds, \(ops) operations, \(views) views at the end") }
+        for seed in seeds {
+            let run = ModelRun(seed: seed, views: true, verbose: Self.verbose)
+            defer { ops += run.log.count - 1; views += run.model.views.count }
+            let n = run.model.allNodes.count
+            let steps = n > 100 ? run.rng.int(15 ... 30) : run.rng.int(20 ... 60)
             run.run(steps: steps)
             if run.failed {
                 Issue.record(Comment(rawValue: run.report))

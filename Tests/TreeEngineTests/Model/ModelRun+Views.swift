@@ -1,0 +1,216 @@
+@testable import TreeEngine
+@testable import TreeReference
+
+/// Issue 35: views besides the default one, each with its own expansion and kept filtered
+/// rows over the one forest (`RefView` in the reference). Steps name random views; every
+/// view (its unfiltered rows and every kept filtered state) is checked after each step,
+/// and every view's rows are observed, so each one's splices are checked too.
+extension ModelRun {
+    /// At most this many views besides the default one.
+    static let maximumViews = 6
+    /// What `named` is in a step that names no view's rows (a view created or deleted).
+    static let noView = ViewRef(ViewID(.max))
+
+    /// 1–6 views with random starts.
+    func createViews() {
+        for _ in 0 ..< rng.int(1 ... Self.maximumViews) { createView() }
+    }
+
+    /// A random start: collapsed, expanded, a depth, or a copy of a view or of the default view.
+    func randomStart() -> ViewStart {
+        let ids = model.viewIDs
+        switch rng.int(0 ... 9) {
+        case 0, 1: return .collapsed
+        case 2, 3: return .expanded
+        case 4, 5: return .depth(rng.int(0 ... 3))
+        case 6 ... 7 where !ids.isEmpty: return .copy(of: rng.pick(ids))
+        default: return .copy(of: nil)
+        }
+    }
+
+    func createView() {
+        nextViewID += UInt64(rng.chance(0.2) ? rng.int(1 ... 3) : 0)  // numbers need not be dense
+        let id = ViewID(nextViewID)
+        nextViewID += 1
+        let start = randomStart()
+        record("createView(\(id), \(start))")
+        store.createView(id, start)
+        model.createView(id, start)
+    }
+
+    /// With some chance a step of views alone (returns true): a view created or deleted,
+    /// or a filter named in a view (a new query, one the view keeps, one another view
+    /// keeps), sometimes with a build that is cancelled.
+    func viewStep() -> Bool {
+        let ids = model.viewIDs
+        switch rng.int(0 ... 99) {
+        case 0 ..< 4 where ids.count < Self.maximumViews:
+            createView()
+            return true
+        case 4 ..< 6 where !ids.isEmpty:
+            let id = rng.pick(ids)
+            record("deleteView(\(id))")
+            store.deleteView(id)
+            model.deleteView(id)
+            if store.contains(view: id) { problem("view \(id) is still there after deleteView") }
+            return true
+        case 6 ..< 16:
+            let view: ViewID? = ids.isEmpty || rng.chance(0.2) ? nil : rng.pick(ids)
+            let ref = ViewRef(view, filter: switchedFilter(in: view))
+            named = ref
+            let cancelled = rng.chance(0.15)
+            record("prepareView(\(viewName(ref))\(cancelled ? ", cancelled" : ""))")
+            let wasKept = model.isKept(ref)
+            expectEqual(store.isKept(ref), wasKept, "before prepareView(\(viewName(ref))): isKept")
+            do {
+                try store.prepareView(ref, isCancelled: { cancelled })
+                if cancelled && !wasKept { problem("a cancelled build of a view that is not kept did not throw") }
+                model.use(ref)
+            } catch {
+                if !cancelled || wasKept { problem("prepareView(\(viewName(ref))) threw") }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The filter a view switches to: a new query (the run's list grows), one the view
+    /// keeps, one another view keeps (the same query in two views), or one of the run's.
+    func switchedFilter(in view: ViewID?) -> FilterQuery {
+        let mine = model.keptFilters(in: view)
+        let others = ([nil] + model.viewIDs.map(Optional.some)).filter { $0 != view }.flatMap { model.keptFilters(in: $0) }
+        switch rng.int(0 ... 9) {
+        case 0 where filters.count < 8:
+            let f = randomFilter()
+            if !filters.contains(f) { filters.append(f) }
+            return f
+        case 1 ... 3 where !mine.isEmpty: return rng.pick(mine)
+        case 4 ... 6 where !others.isEmpty: return rng.pick(others)
+        default: return rng.pick(filters)
+        }
+    }
+
+    /// The view a step names: the default view (a filter of the run's or none), or a
+    /// view with its unfiltered rows, a filter it keeps, or one of the run's.
+    func randomRef() -> ViewRef {
+        let ids = model.viewIDs
+        if ids.isEmpty || rng.chance(0.25) {
+            return ViewRef(nil, filter: rng.chance(0.4) ? nil : rng.pick(filters))
+        }
+        let view = rng.pick(ids)
+        let kept = model.keptFilters(in: view)
+        switch rng.int(0 ... 9) {
+        case 0 ..< 5: return ViewRef(view)
+        case 5 ..< 8 where !kept.isEmpty: return ViewRef(view, filter: rng.pick(kept))
+        default: return ViewRef(view, filter: rng.pick(filters))
+        }
+    }
+
+    /// A node whose subtree holds a node with an explicit expansion in a view under a depth
+    /// rule (so that moving it may make the rule say what the entry says), or nil.
+    func nodeAboveAnException() -> RefNode? {
+        let views = model.views.values.filter { if case .depth = $0.rule { !$0.explicit.isEmpty } else { false } }
+        guard !views.isEmpty else { return nil }
+        let explicit = rng.pick(views).explicit
+        let nodes = model.allNodes.filter { explicit[ObjectIdentifier($0)] != nil }
+        guard !nodes.isEmpty else { return nil }
+        let node = rng.pick(nodes)
+        return rng.pick(node.path + [node])
+    }
+
+    /// Before a step: observes every row list of every view (the default one's too).
+    func observeEveryView() -> [(ViewRef, [RefKey])] {
+        let refs = ([nil] + model.viewIDs.map(Optional.some)).flatMap { model.refs(of: $0) }
+        store.observedViews = Set(refs)
+        _ = store.takeObservedSplices()
+        return refs.map { ($0, model.rows($0, matchesBelow: false).map(\.key)) }
+    }
+
+    func refRowWithMatches(_ row: Row) -> RefRow {
+        var r = refRow(row)
+        r.matchesBelow = row.matchesBelow
+        return r
+    }
+
+    /// Every view, read without naming it: the views, each one's kept filters in order,
+    /// and for each of its row lists all rows (with `matchesBelow`), the counts, and each
+    /// node's row index, expansion and match.
+    func checkViews(_ context: String) {
+        expectEqual(store.views, model.viewIDs, "\(context): views")
+        if failed { return }
+        let nodes = model.allNodes
+        for view in [nil] + model.viewIDs.map(Optional.some) {
+            if let view, !store.contains(view: view) { problem("\(context): no view \(view)"); return }
+            expectEqual(store.keptFilters(in: view), model.keptFilters(in: view),
+                        "\(context): filters kept in view \(view.map(String.init(describing:)) ?? "default") (least recently used first)")
+            if failed { return }
+            for ref in model.refs(of: view) {
+                checkRows(ref, nodes: nodes, context)
+                if failed { return }
+            }
+        }
+    }
+
+    /// One row list of a view as it is kept (no build, no change of order).
+    func checkRows(_ ref: ViewRef, nodes: [RefNode], _ context: String) {
+        let what = "\(context), \(viewName(ref))"
+        let expected = model.rows(ref)
+        expectEqual(store.isKept(ref), true, "\(what): isKept")
+        expectEqual(store.keptRowCount(ref), expected.count, "\(what): rowCount")
+        guard let rows = store.keptRows(ref, offset: 0, limit: expected.count + 1) else {
+            problem("\(what): not kept")
+            return
+        }
+        let got = rows.map(refRowWithMatches)
+        if got != expected {
+            problem("\(what): rows differ\n    engine    \(got)\n    reference \(expected)")
+            return
+        }
+        for (i, row) in rows.enumerated() where row.index != i { problem("\(what): row \(i) has index \(row.index)") }
+        var rowOf: [String: Int] = [:]
+        for (i, r) in expected.enumerated() { rowOf[r.id] = i }
+        var matches = Set<ObjectIdentifier>()
+        if let f = ref.filter {
+            matches = model.matchSet(f)
+            expectEqual(store.keptMatchCount(ref), matches.count, "\(what): matchCount")
+        }
+        for node in nodes {
+            guard let h = handle(node), let placement = store.keptPlacement(of: h, ref) else {
+                problem("\(what): no placement of \(node.key)")
+                return
+            }
+            expectEqual(placement.index, rowOf[node.key], "\(what): row index of \(node.key)")
+            expectEqual(placement.expanded, model.isExpanded(node, ref), "\(what): expanded of \(node.key) (shown or not)")
+            expectEqual(placement.match, matches.contains(ObjectIdentifier(node)), "\(what): isMatch of \(node.key)")
+            if failed { return }
+        }
+    }
+
+    /// The view the step named, through the readers that name it (and may build it):
+    /// counts, a random page, and a few nodes' row index, expansion and match.
+    func checkNamed(_ context: String) {
+        let ref = named
+        if let view = ref.view, model.views[view] == nil { return }
+        let what = "\(context), named \(viewName(ref))"
+        model.use(ref)
+        let expected = model.rows(ref)
+        expectEqual(store.rowCount(ref), expected.count, "\(what): rowCount")
+        let offset = rng.int(0 ... expected.count + 2), limit = rng.int(0 ... 8)
+        let page = store.rows(ref, offset: offset, limit: limit)
+        let slice = offset >= expected.count ? [] : Array(expected[offset ..< min(expected.count, offset + limit)])
+        expectEqual(page.map(refRowWithMatches), slice, "\(what): page \(offset), \(limit)")
+        expectEqual(page.map(\.index), Array(offset ..< offset + slice.count), "\(what): page indexes")
+        if let f = ref.filter { expectEqual(store.matchCount(ref), model.matchCount(f), "\(what): matchCount") }
+        let nodes = model.allNodes
+        guard !nodes.isEmpty else { return }
+        for _ in 0 ..< 4 {
+            let node = rng.pick(nodes)
+            guard let h = handle(node) else { problem("\(what): no node \(node.key)"); continue }
+            expectEqual(store.rowIndex(of: h, ref), expected.firstIndex { $0.id == node.key }, "\(what): rowIndex of \(node.key)")
+            expectEqual(store.isExpanded(h, ref), model.isExpanded(node, ref), "\(what): isExpanded of \(node.key)")
+            expectEqual(store.isMatch(h, ref), ref.filter.map { ReferenceForest.matches(node, $0) } ?? false,
+                        "\(what): isMatch of \(node.key)")
+        }
+    }
+}
