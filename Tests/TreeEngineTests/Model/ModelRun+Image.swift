@@ -5,8 +5,8 @@ import TreeStorage
 /// Issue 11: a random store through its snapshot image and back.
 extension ModelRun {
     /// Writes the store's image (in chunks of a random size, with random caller bytes),
-    /// loads it, and compares the loaded store with the store (every node, the
-    /// unfiltered rows, every kept filtered view) and with the reference; the image of
+    /// loads it, and compares the loaded store with the store (every node, and of the
+    /// default view and every other view the unfiltered rows and every kept filtered view) and with the reference; the image of
     /// the loaded store must be the same bytes. The run then goes on with the loaded store.
     func checkImage(_ context: String) {
         let caller = (0 ..< rng.int(0 ... 40)).map { _ in UInt8(rng.int(0 ... 255)) }
@@ -63,26 +63,33 @@ extension ModelRun {
             expectEqual(b.forest.hasChildren(hb), a.forest.hasChildren(ha), "\(what): hasChildren")
             if failed { return }
         }
-        func rows(_ s: TreeStore, _ f: FilterQuery?) -> [RefRow]? {
-            guard let count = s.keptRowCount(f), let rows = s.keptRows(f, offset: 0, limit: count + 1) else { return nil }
+        func rows(_ s: TreeStore, _ v: ViewRef) -> [RefRow]? {
+            guard let count = s.keptRowCount(v), let rows = s.keptRows(v, offset: 0, limit: count + 1) else { return nil }
             return rows.map { r in
                 RefRow(id: s.forest.id(of: r.node).description, level: r.level, expanded: r.isExpanded,
                        hasChildren: r.hasChildren, parentID: r.parent.map { s.forest.id(of: $0).description }, isMatch: r.isMatch)
             }
         }
-        expectEqual(rows(b, nil), rows(a, nil), "\(context): unfiltered rows")
-        expectEqual(b.keptFilters, a.keptFilters, "\(context): kept filtered views (least recently used first)")
-        guard b.keptFilters == a.keptFilters else { return }
-        for f in a.keptFilters {
-            let what = "\(context), kept view [\(f)]"
-            expectEqual(b.keptMatchCount(f), a.keptMatchCount(f), "\(what): matchCount")
-            expectEqual(rows(b, f), rows(a, f), "\(what): rows")
-            for ((ha, _), (hb, _)) in zip(nodesA, nodesB) {
-                let pa = a.keptPlacement(of: ha, f), pb = b.keptPlacement(of: hb, f)
-                expectEqual(pb?.expanded, pa?.expanded, "\(what): expansion of \(a.forest.id(of: ha))")
-                expectEqual(pb?.match, pa?.match, "\(what): match of \(a.forest.id(of: ha))")
-                expectEqual(pb?.index, pa?.index, "\(what): row of \(a.forest.id(of: ha))")
-                if failed { return }
+        // The default view (nil), then every other view: the unfiltered rows, then each kept filter's.
+        expectEqual(b.views, a.views, "\(context): views")
+        guard b.views == a.views else { return }
+        for view in [nil] + a.views.map(Optional.some) {
+            let name = view.map { "view \($0)" } ?? "the default view"
+            expectEqual(rows(b, ViewRef(view)), rows(a, ViewRef(view)), "\(context): unfiltered rows of \(name)")
+            expectEqual(b.keptFilters(in: view), a.keptFilters(in: view), "\(context): kept filtered views of \(name) (least recently used first)")
+            guard b.keptFilters(in: view) == a.keptFilters(in: view) else { return }
+            for f in a.keptFilters(in: view) {
+                let ref = ViewRef(view, filter: f)
+                let what = "\(context), \(name), kept filter [\(f)]"
+                expectEqual(b.keptMatchCount(ref), a.keptMatchCount(ref), "\(what): matchCount")
+                expectEqual(rows(b, ref), rows(a, ref), "\(what): rows")
+                for ((ha, _), (hb, _)) in zip(nodesA, nodesB) {
+                    let pa = a.keptPlacement(of: ha, ref), pb = b.keptPlacement(of: hb, ref)
+                    expectEqual(pb?.expanded, pa?.expanded, "\(what): expansion of \(a.forest.id(of: ha))")
+                    expectEqual(pb?.match, pa?.match, "\(what): match of \(a.forest.id(of: ha))")
+                    expectEqual(pb?.index, pa?.index, "\(what): row of \(a.forest.id(of: ha))")
+                    if failed { return }
+                }
             }
         }
     }
