@@ -201,6 +201,9 @@ extension TreeStore {
         if let relocation { relocate(relocation) }
         forest.put(run, at: start, parent: parent?.slot)
         updateBases(start ..< start + run.count)
+        // The ancestors whose last node was the one before the run end with it now.
+        let before = forest.endOfNodes(before: start).offset - 1
+        if before >= 0 { refreshCovers(before ..< before + 1) }
         return start ..< start + run.count
     }
 
@@ -213,6 +216,16 @@ extension TreeStore {
             for j in userViews.values[i].filtered.indices { userViews.values[i].filtered[j].view.relocate(relocation) }
         }
         updateBases(relocation.range)
+        // A resize moved every node (old positions may lie past the new columns' end).
+        refreshCovers(relocation.resized ? 0 ..< Int(UInt32.max) : relocation.range.lowerBound.offset ..< relocation.range.upperBound.offset)
+    }
+
+    /// The views' boundaries cached at the positions `range` read their positions again
+    /// (`SparseCover.refreshPositions`).
+    private mutating func refreshCovers(_ range: Range<Int>) {
+        for i in userViews.values.indices where !isSuspended(userViews.keys[i]) {
+            userViews.values[i].cover.refreshPositions(in: range, forest)
+        }
     }
 
     /// What the views keep of a subtree taking out: each dense view's departure in the
@@ -237,8 +250,11 @@ extension TreeStore {
             departures.sparse[id] = departure
             return departure.splice
         }
+        let last = forest.subtreeEnd(of: p).offset - 1
         let run = forest.takeOut(p)
         updateBases(positions)
+        // The ancestors whose last node was the subtree's end before it now.
+        refreshCovers(last ..< last + 1)
         var i = 0
         splices += updateViews(view) { view, forest, splices in
             view.departed(positions, run, parent: parent, &departures.dense[i], deleted: deleting, in: forest, splices: &splices)

@@ -26,9 +26,13 @@ struct SparseCover: Sendable {
     /// The cover of a position that holds no node, and the minimum of an empty range.
     static let infinite: Int32 = 1 << 28
 
-    /// A boundary: 32 bytes.
+    /// A boundary: 36 bytes.
     struct Node: Sendable {
         var slot: Int32
+        /// The position its key names (`SparseCover.key`), cached: kept right by
+        /// `refreshPositions` wherever the forest moves nodes, so that comparing keys reads
+        /// the forest only when two positions are equal.
+        var q: UInt32
         /// The base's minimum cover over this boundary's interval (29 bits: at most
         /// `SparseCover.infinite`), then the kind, the value and the sign of κ.
         private var bits: UInt32
@@ -42,8 +46,9 @@ struct SparseCover: Sendable {
         private static let mMask: UInt32 = (1 << 29) - 1
         private static let closeBit: UInt32 = 1 << 29, expandedBit: UInt32 = 1 << 30, negativeBit: UInt32 = 1 << 31
 
-        init(slot: Int32, kind: UInt8, expanded: Bool, kappa: Int8, m: Int32, c: Int32) {
+        init(slot: Int32, q: Int, kind: UInt8, expanded: Bool, kappa: Int8, m: Int32, c: Int32) {
             self.slot = slot
+            self.q = UInt32(q)
             bits = 0
             self.c = c
             self.kind = kind
@@ -111,14 +116,23 @@ struct SparseCover: Sendable {
     /// The position a key names.
     @inline(__always) static func position(_ key: UInt64) -> Int { Int(key >> 32) }
 
+    /// The key of boundary `i`: its cached position, and for a close the depth from the forest.
     @inline(__always) private func key(_ i: Int32, _ forest: Forest) -> UInt64 {
-        SparseCover.key(slot: nodes[Int(i)].slot, kind: nodes[Int(i)].kind, forest)
+        let node = nodes[Int(i)]
+        guard node.kind == 1 else { return UInt64(node.q) << 32 }
+        return UInt64(node.q) << 32 | 0x8000_0000 | UInt64(0x7FFF_FFFF - forest.depth[Int(forest.positionOf[Int(node.slot)])])
+    }
+
+    /// Whether boundary `i`'s key is below `key`: the cached positions decide, the forest
+    /// only when they are equal.
+    @inline(__always) private func isBelow(_ i: Int32, _ key: UInt64, _ forest: Forest) -> Bool {
+        let q = UInt64(nodes[Int(i)].q)
+        if q != key >> 32 { return q < key >> 32 }
+        return self.key(i, forest) < key
     }
 
     /// The first position of the interval after boundary `i`.
-    @inline(__always) private func start(after i: Int32, _ forest: Forest) -> Int {
-        SparseCover.position(key(i, forest)) + 1
-    }
+    @inline(__always) private func start(after i: Int32, _ forest: Forest) -> Int { Int(nodes[Int(i)].q) + 1 }
 
     @inline(__always) private static func priority(_ slot: Int32, _ kind: UInt8) -> UInt32 {
         var x = (UInt32(bitPattern: slot) << 1 | UInt32(kind)) &* 0x9E37_79B1
@@ -169,7 +183,7 @@ struct SparseCover: Sendable {
     /// Splits the treap `t` into the boundaries with keys below `key` and the others.
     private mutating func split(_ t: Int32, _ key: UInt64, _ forest: Forest) -> (Int32, Int32) {
         if t < 0 { return (-1, -1) }
-        if self.key(t, forest) < key {
+        if isBelow(t, key, forest) {
             let (a, b) = split(nodes[Int(t)].right, key, forest)
             nodes[Int(t)].right = a
             pull(t)
@@ -242,9 +256,8 @@ struct SparseCover: Sendable {
         /// The interval's first position and its k.
         var start = 0
         var k: Int32 = 0
-        /// The boundary that ends the interval (-1: none) and its key.
+        /// The boundary that ends the interval (-1: none).
         var successor: Int32 = -1
-        var successorKey = UInt64.max
         /// The boundary whose interval it is (-1: the head).
         fileprivate var boundary: Int32 = -1
     }
@@ -260,13 +273,12 @@ struct SparseCover: Sendable {
             if let path, depth < path.count { path[depth] = i }
             depth += 1
             let node = nodes[Int(i)]
-            let k = self.key(i, forest)
-            if k < key {
+            if isBelow(i, key, forest) {
                 let l = node.left
                 let kHere = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
                 rows += visible(l, prefix)
                 found.rowsBefore = rows
-                found.start = SparseCover.position(k) + 1
+                found.start = Int(node.q) + 1
                 found.k = kHere
                 found.boundary = i
                 pathLength?.pointee = depth
@@ -275,7 +287,6 @@ struct SparseCover: Sendable {
                 i = node.right
             } else {
                 found.successor = i
-                found.successorKey = k
                 i = node.left
             }
         }
@@ -290,7 +301,7 @@ struct SparseCover: Sendable {
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 128) { path in
             var length = 0
             let place = self.place(before: key, forest, path: path, pathLength: &length)
-            let end = place.successor >= 0 ? SparseCover.position(place.successorKey) + 1 : forest.capacity
+            let end = place.successor >= 0 ? start(after: place.successor, forest) : forest.capacity
             guard place.boundary >= 0 else {
                 var mc = (headMinimum, headCount)
                 change(&mc, place, end)
@@ -382,12 +393,12 @@ struct SparseCover: Sendable {
     /// The open boundary of the exception of `slot`, or -1.
     /// - Complexity: O(log |X|)
     private func openBoundary(_ slot: Slot, _ forest: Forest) -> Int32 {
-        let key = SparseCover.key(at: Int(forest.positionOf[slot.index]))
+        let p = Int(forest.positionOf[slot.index])
+        let key = SparseCover.key(at: p)
         var i = root
         while i >= 0 {
-            let k = self.key(i, forest)
-            if k == key { return i }
-            i = k < key ? nodes[Int(i)].right : nodes[Int(i)].left
+            if nodes[Int(i)].q == UInt32(p) && nodes[Int(i)].kind == 0 { return i }
+            i = isBelow(i, key, forest) ? nodes[Int(i)].right : nodes[Int(i)].left
         }
         return -1
     }
@@ -464,7 +475,7 @@ struct SparseCover: Sendable {
         let start = SparseCover.position(key) + 1
         let end = b >= 0 ? self.start(after: first(b), forest) : forest.capacity
         let (m, c) = base.minimumAndCount(start, end, forest)
-        let node = newNode(Node(slot: slot, kind: kind, expanded: expanded, kappa: kappa, m: m, c: c))
+        let node = newNode(Node(slot: slot, q: SparseCover.position(key), kind: kind, expanded: expanded, kappa: kappa, m: m, c: c))
         // The interval it splits now ends at the new boundary.
         if a >= 0 {
             let (m, c) = base.minimumAndCount(self.start(after: last(a), forest), start, forest)
@@ -508,6 +519,26 @@ struct SparseCover: Sendable {
 
     // MARK: Following edits of the forest
 
+    /// After the forest moved nodes: the boundaries whose cached position is in `range`
+    /// (old positions) take their positions from the forest again. Their order does not
+    /// change: the forest keeps pre-order, and no boundary lies where positions were
+    /// gaps. Called for a window the forest spread or resized, and for the closes of the
+    /// ancestors whose last node changed when nodes were put or taken out after it.
+    /// - Complexity: O(log |X| + the boundaries refreshed)
+    mutating func refreshPositions(in range: Range<Int>, _ forest: Forest) {
+        func refresh(_ t: Int32) {
+            guard t >= 0 else { return }
+            let q = Int(nodes[Int(t)].q)
+            if q >= range.lowerBound { refresh(nodes[Int(t)].left) }
+            if range.contains(q) {
+                let p = Int(forest.positionOf[Int(nodes[Int(t)].slot)])
+                nodes[Int(t)].q = UInt32(nodes[Int(t)].kind == 0 ? p : Int(forest.endAt[p]) - 1)
+            }
+            if q < range.upperBound { refresh(nodes[Int(t)].right) }
+        }
+        refresh(root)
+    }
+
     /// After nodes were put at the positions `range` (none of them has an exception here),
     /// `run` being the base's (m, c) over them: the interval holding them, and the splice of
     /// their rows.
@@ -543,7 +574,9 @@ struct SparseCover: Sendable {
         let p = Int(forest.positionOf[slot.index])
         let place = place(before: SparseCover.key(at: p), forest)
         let after = place.successor >= 0 ? (nodes[Int(place.successor)].slot, nodes[Int(place.successor)].kind) : nil
-        guard place.successorKey > SparseCover.key(slot: slot.rawValue, kind: 1, forest) else { return removingExceptions(slot, base, forest) }
+        if place.successor >= 0 && isBelow(place.successor, SparseCover.key(slot: slot.rawValue, kind: 1, forest) + 1, forest) {
+            return removingExceptions(slot, base, forest)
+        }
         // No exception inside: the subtree is part of one interval.
         let t = -place.k
         guard subtree.0 == t, subtree.1 > 0 else { return Departure(splice: nil, exceptions: [], after: after, subtree: subtree) }
@@ -634,7 +667,8 @@ extension SparseCover {
         var previous: UInt64? = nil
         for (n, i) in order.enumerated() {
             let node = nodes[Int(i)]
-            let key = self.key(i, forest)
+            let key = SparseCover.key(slot: node.slot, kind: node.kind, forest)
+            precondition(self.key(i, forest) == key, "sparse cover: the cached position of slot \(node.slot)'s boundary \(node.kind) is \(node.q), the forest's \(SparseCover.position(key))")
             if let previous { precondition(previous < key, "sparse cover boundaries out of order") }
             previous = key
             let slot = Slot(rawValue: node.slot)
