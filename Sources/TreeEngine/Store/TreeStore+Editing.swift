@@ -191,7 +191,7 @@ extension TreeStore {
             }
         }
         ready(&filtered, forest)
-        for i in userViews.values.indices { ready(&userViews.values[i].filtered, forest) }
+        for i in userViews.indexList { ready(&userViews.values[i].filtered, forest) }
     }
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views
@@ -212,7 +212,7 @@ extension TreeStore {
     mutating func relocate(_ relocation: Relocation) {
         unfiltered.relocate(relocation)
         for i in filtered.indices { filtered[i].view.relocate(relocation) }
-        for i in userViews.values.indices {
+        for i in userViews.indexList {
             for j in userViews.values[i].filtered.indices { userViews.values[i].filtered[j].view.relocate(relocation) }
         }
         updateBases(relocation.range)
@@ -223,7 +223,7 @@ extension TreeStore {
     /// The views' boundaries cached at the positions `range` read their positions again
     /// (`SparseCover.refreshPositions`).
     private mutating func refreshCovers(_ range: Range<Int>) {
-        for i in userViews.values.indices where !isSuspended(userViews.keys[i]) {
+        for i in userViews.indexList where !isSuspended(userViews.keys[i]) {
             userViews.values[i].cover.refreshPositions(in: range, forest)
         }
     }
@@ -287,7 +287,7 @@ extension TreeStore {
             body(&filtered[i].view, forest, &splices)
             keep(splices, of: rows, named: view, in: &result)
         }
-        for i in userViews.values.indices {
+        for i in userViews.indexList {
             let id = userViews.keys[i]
             for j in userViews.values[i].filtered.indices {
                 let rows = ViewRef(id, filter: userViews.values[i].filtered[j].query)
@@ -304,11 +304,12 @@ extension TreeStore {
     private mutating func updateCovers(_ view: ViewRef,
                                        _ body: (inout SparseCover, DepthBase, Forest, ViewID) -> Splice?) -> [Splice] {
         var result: [Splice] = []
-        for i in userViews.values.indices {
+        for i in userViews.indexList {
             let id = userViews.keys[i]
             if isSuspended(id) { continue }
             let rows = ViewRef(id)
-            let splice = body(&userViews.values[i].cover, depthBases[userViews.values[i].depth]!.base, forest, id)
+            let base = depthBases[userViews.values[i].depth]!.base
+            let splice = body(&userViews.values[i].cover, base, forest, id)
             if recordsSplices(of: rows, named: view) { keep(splice.map { [$0] } ?? [], of: rows, named: view, in: &result) }
         }
         return result

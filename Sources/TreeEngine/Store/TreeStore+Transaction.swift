@@ -25,7 +25,7 @@ extension TreeStore {
             forest.releaseHeld()
             resumeViews(suspended)
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
-            for i in userViews.values.indices where userViews.values[i].filtered.count > filteredViewCapacity {
+            for i in userViews.indexList where userViews.values[i].filtered.count > filteredViewCapacity {
                 userViews.values[i].filtered.removeFirst(userViews.values[i].filtered.count - filteredViewCapacity)
             }
             return result

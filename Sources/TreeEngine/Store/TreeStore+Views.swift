@@ -124,7 +124,7 @@ extension TreeStore {
     /// The bases follow a change of the nodes at `range` (their number of positions unchanged).
     /// - Complexity: O(range · bases)
     mutating func updateBases(_ range: Range<Position>) {
-        for i in depthBases.values.indices { depthBases.values[i].base.update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
+        for i in depthBases.indexList { depthBases.values[i].base.update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
     }
 
     // MARK: Reading a view's unfiltered rows

@@ -134,6 +134,9 @@ struct DepthBase: Sendable {
         return scanSelect(t, &k, last << DepthBase.blockShift, r, forest)!
     }
 
+    /// Where the index is stored (see `CoverIndex.storageAddresses`).
+    var storageAddresses: [UInt] { [minimum, minimumCount].map(\.storageAddress) }
+
     /// Bytes held.
     var bytes: Int { (minimum.capacity + minimumCount.capacity) * 4 }
 

@@ -95,6 +95,9 @@ struct SparseCover: Sendable {
         (headMinimum, headCount) = base.minimumAndCount(0, forest.capacity, forest)
     }
 
+    /// Where the boundaries are stored (see `CoverIndex.storageAddresses`).
+    var storageAddresses: [UInt] { [nodes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }] }
+
     /// Bytes held.
     var bytes: Int { nodes.capacity * MemoryLayout<Node>.stride + freeNodes.capacity * 4 + MemoryLayout<SparseCover>.size }
 
