@@ -2,7 +2,8 @@
 # The kill test of issue 11 (Tests/Python/Durability/kill_test.py): random changes on several
 # sessions from several client threads, SIGKILL of the server at a random moment, restart on the same
 # data directory, and every acknowledged change must be there, equal to a memory-only
-# reference server in every view the session keeps; a change in flight is wholly there or not
+# reference server in every view the session keeps (a third of the requests go through random
+# views, created and deleted at random: issue 35); a change in flight is wholly there or not
 # at all. Several seeds; each also runs under --fsync always, batch and off. Exits non-zero on
 # any mismatch, printing the seed, the session's step log and the difference.
 #

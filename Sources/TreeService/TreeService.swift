@@ -263,7 +263,7 @@ public final class TreeService: HTTPResponder {
 
     /// Builds the named filtered rows of a view if needed, as a read does (409 when a newer
     /// filter request through the same view cancels the build), and journals the order of
-    /// the default view's kept filtered rows when it changed (built, dropped, or used). When
+    /// the view's kept filtered rows when it changed (built, dropped, or used). When
     /// the build was a reset (a change of that view), where its entry ended: a read that
     /// answers with its version waits until it is durable, as a change does.
     @discardableResult
@@ -273,9 +273,8 @@ public final class TreeService: HTTPResponder {
         let built = try prepare(view, session, &state.core.store, ticket: ticket)
         // Filtered rows that were changed and then dropped come back in their initial state:
         // that is a change, so the view's version moves and stale ETags and splices are
-        // refused. (The journal's entry has the version before it: its replay moves it again.
-        // Views other than the default one are not journaled yet.)
-        let mark = view.view == nil ? journalViewOrder(session, &state) : nil
+        // refused. (The journal's entry has the version before it: its replay moves it again.)
+        let mark = journalViewOrder(view.view, session, &state)
         guard state.core.notePrepared(view, built: built, keptBefore: keptBefore) else { return nil }
         publishViewReset(view, session, &state, mark: mark)
         return mark

@@ -598,19 +598,19 @@ extension DurabilityTests {
             .change(RecordedChange(route: .itemPatch, view: FilterQuery("x", mode: .fuzzy, diacriticInsensitive: true), item: ItemID("7"), body: [])),
             .views([]),
             .touch,
-            .operations(ChangeRecord(view: nil, isBatch: false, operations: [.expandAll])),
-            .operations(ChangeRecord(view: FilterQuery("é", mode: .words), isBatch: true, operations: [
+            .operations(ChangeRecord(filter: nil, isBatch: false, operations: [.expandAll])),
+            .operations(ChangeRecord(filter: FilterQuery("é", mode: .words), isBatch: true, operations: [
                 .collapseAll, .expandToDepth(3), .setExpanded(ItemID("7"), expanded: true, recursive: false),
                 .setExpanded(ItemID(""), expanded: false, recursive: true), .reveal(ItemID("é")),
                 .move(ItemID("a"), parent: nil, index: nil), .move(ItemID("a"), parent: ItemID(""), index: 0),
                 .update(ItemID("a"), title: "t", data: nil), .update(ItemID("a"), title: nil, data: Array("null".utf8)),
                 .delete(ItemID("~3")), .insertNodes(Array(#"{"op":"insert","nodes":[]}"#.utf8)),
             ])),
-            .operations(ChangeRecord(view: nil, isBatch: true, operations: [])),
-            .operations(ChangeRecord(view: nil, isBatch: false, operations: [
+            .operations(ChangeRecord(filter: nil, isBatch: true, operations: [])),
+            .operations(ChangeRecord(filter: nil, isBatch: false, operations: [
                 .insertRows(Array("id,title\n".utf8), RowsUpload(format: .csv(CSVDialect(delimiter: UInt8(ascii: ";"), columns: ["title": "name"])), parent: nil)),
             ])),
-            .operations(ChangeRecord(view: nil, isBatch: false, operations: [
+            .operations(ChangeRecord(filter: nil, isBatch: false, operations: [
                 .insertRows(Array("a/b".utf8), RowsUpload(format: .paths(separator: "/"), parent: ItemID(""))),
             ])),
         ]
@@ -627,13 +627,13 @@ extension DurabilityTests {
         #expect(JournalEntry.decode(bytes + [0]) == nil)
         #expect(JournalEntry.decode([9] + bytes.dropFirst()) == nil)
         // A change record: cut anywhere, of another format, a single change of two operations.
-        let record = JournalEntry.operations(ChangeRecord(view: nil, isBatch: false, operations: [.delete(ItemID("x"))])).encoded(at: Date())
+        let record = JournalEntry.operations(ChangeRecord(filter: nil, isBatch: false, operations: [.delete(ItemID("x"))])).encoded(at: Date())
         for n in 0 ..< record.count { #expect(JournalEntry.decode(Array(record.prefix(n))) == nil) }
         #expect(JournalEntry.decode(record) != nil)
         var otherFormat = record
-        otherFormat[9] = 3
+        otherFormat[9] = 4
         #expect(JournalEntry.decode(otherFormat) == nil)
-        let two = JournalEntry.operations(ChangeRecord(view: nil, isBatch: false, operations: [.expandAll, .expandAll])).encoded(at: Date())
+        let two = JournalEntry.operations(ChangeRecord(filter: nil, isBatch: false, operations: [.expandAll, .expandAll])).encoded(at: Date())
         #expect(JournalEntry.decode(two) == nil)
         // A route without an item, with one.
         let withItem = JournalEntry.change(RecordedChange(route: .sessionPatch, view: nil, item: ItemID("1"), body: [])).encoded(at: Date())
@@ -647,7 +647,13 @@ extension DurabilityTests {
         let meta = SessionMetadata(version: 42, createdAt: Date(timeIntervalSince1970: 1_700_000_000.5),
                                    lastUse: Date(timeIntervalSince1970: 1_700_000_100.25),
                                    changedFilters: [FilterQuery("x"), FilterQuery("y", mode: .exact, caseSensitive: true),
-                                                    FilterQuery("x", leavesOnly: true), FilterQuery("x", mode: .words, diacriticInsensitive: true)])
+                                                    FilterQuery("x", leavesOnly: true), FilterQuery("x", mode: .words, diacriticInsensitive: true)],
+                                   views: SessionMetadata.Views(key: 0xDEAD_BEEF, serial: 9, views: [
+                                       SessionMetadata.View(id: ViewID(7), serial: 2, version: 5, createdAt: Date(timeIntervalSince1970: 1_700_000_001.5),
+                                                            lastUse: Date(timeIntervalSince1970: 1_700_000_050.125), changedFilters: []),
+                                       SessionMetadata.View(id: ViewID(.max), serial: 9, version: 1, createdAt: Date(timeIntervalSince1970: 1_700_000_002),
+                                                            lastUse: Date(timeIntervalSince1970: 1_700_000_003), changedFilters: [FilterQuery("x"), FilterQuery("é", mode: .fuzzy)]),
+                                   ]))
         #expect(SessionMetadata(meta.encoded) == meta)
         for n in 0 ..< meta.encoded.count { #expect(SessionMetadata(Array(meta.encoded.prefix(n))) == nil) }
         var doubling = meta

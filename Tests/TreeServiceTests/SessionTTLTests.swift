@@ -83,10 +83,14 @@ import Testing
     /// as a session with the server's.
     @Test func aSnapshotOfTheFormerFormatIsRead() throws {
         let meta = SessionMetadata(version: 3, createdAt: Date(timeIntervalSince1970: 1000), lastUse: Date(timeIntervalSince1970: 2000),
-                                   changedFilters: [], ttl: .seconds(60))
+                                   changedFilters: [], ttl: .seconds(60), views: SessionMetadata.Views(key: 1, serial: 0))
         var bytes = meta.encoded
-        #expect(bytes[0] == 3)
+        #expect(bytes[0] == 4)
         #expect(SessionMetadata(bytes) == meta)
+        bytes[0] = 3
+        bytes.removeLast(20)  // format 3 ends after the flags: no views
+        let withoutViews = try #require(SessionMetadata(bytes))
+        #expect(withoutViews.views == nil && withoutViews.ttl == .seconds(60) && !withoutViews.doublesPathBackslashes)
         bytes[0] = 2
         bytes.removeLast(1)  // format 2 ends after the TTL
         let former = try #require(SessionMetadata(bytes))

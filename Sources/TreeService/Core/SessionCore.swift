@@ -197,21 +197,54 @@ struct SessionCore: Sendable {
     /// kept or dropped (what a snapshot keeps); set when a session is loaded, with its
     /// kept states in the store.
     var changedFilters: Set<FilterQuery> {
-        get {
-            let book = filterBooks[nil] ?? FilterBook()
-            return book.changedDropped.union(book.builtAt.keys.filter { book.hasChanged($0, treeEdits: treeEdits) })
-        }
-        set {
-            var book = FilterBook()
-            let kept = store.keptFilters(in: nil)
-            for query in kept {
-                book.builtAt[query] = treeEdits
-                if newValue.contains(query) { book.expansionChanged.insert(query) }
-            }
-            book.changedDropped = newValue.subtracting(kept)
-            filterBooks[nil] = book
-        }
+        get { changedFilters(in: nil) }
+        set { setChangedFilters(newValue, in: nil) }
     }
+
+    /// The filtered states of `view` (nil: the default view) that may differ from a fresh
+    /// build of themselves, kept or dropped (what a snapshot keeps of its `FilterBook`).
+    /// - Complexity: O(filtered states the view keeps or dropped changed)
+    func changedFilters(in view: ViewID?) -> Set<FilterQuery> {
+        let book = filterBooks[view] ?? FilterBook()
+        return book.changedDropped.union(book.builtAt.keys.filter { book.hasChanged($0, treeEdits: treeEdits) })
+    }
+
+    /// Sets what `changedFilters(in:)` gives, with the view's kept states in the store (a
+    /// session loaded from a snapshot).
+    mutating func setChangedFilters(_ changed: Set<FilterQuery>, in view: ViewID?) {
+        var book = FilterBook()
+        let kept = store.keptFilters(in: view)
+        for query in kept {
+            book.builtAt[query] = treeEdits
+            if changed.contains(query) { book.expansionChanged.insert(query) }
+        }
+        book.changedDropped = changed.subtracting(kept)
+        filterBooks[view] = book
+    }
+
+    // MARK: Loading
+
+    /// Gives back a view the store holds (a session loaded from a snapshot): its version,
+    /// when it was made, its serial and its changed filtered states. Views are given back
+    /// in the order they were made, after `restoreViewSerial`.
+    /// - Precondition: the store holds the view; the core does not know it yet.
+    mutating func restoreView(_ id: ViewID, version: Int, createdAt: Date, serial: UInt64, changedFilters: Set<FilterQuery>) {
+        precondition(store.contains(view: id) && views[id] == nil && serial <= viewSerial, "a stored view is given back once")
+        views[id] = ViewEntry(base: version - treeEdits, createdAt: createdAt, serial: serial)
+        setChangedFilters(changedFilters, in: id)
+    }
+
+    /// Moves every view's version (the default one's not) `steps` further, at most to
+    /// `most`: records lost after damage may have stepped them, and the versions they reached
+    /// were issued to clients.
+    /// - Complexity: O(views)
+    mutating func passViewVersions(by steps: Int, most: Int) {
+        for id in views.keys { views[id]!.base = min(most, views[id]!.base + treeEdits + steps) - treeEdits }
+    }
+
+    /// Sets the number of views made so far (a session loaded from a snapshot), which the
+    /// next view's id is made from.
+    mutating func restoreViewSerial(_ serial: UInt64) { viewSerial = serial }
 }
 
 /// An operation with its items and views looked up in the store.

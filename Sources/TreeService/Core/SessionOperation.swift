@@ -1,3 +1,4 @@
+import Foundation
 import TreeEngine
 import TreeFormats
 
@@ -37,8 +38,9 @@ enum SessionOperation: Sendable {
     /// `DELETE .../items/{itemId}`: the item and its subtree.
     case delete(ItemID)
     /// `POST /sessions/{sid}/views`: a new view, starting as `start` says (a copy names
-    /// its source, nil: the default view). Its id is the session's next (`SessionCore.nextViewID`).
-    case createView(ViewStart)
+    /// its source, nil: the default view). Its id is the session's next (`SessionCore.nextViewID`);
+    /// it is made now, or (replaying its journal entry) at the time `at` gives.
+    case createView(ViewStart, at: Date? = nil)
     /// `DELETE /sessions/{sid}/views/{vid}`, and (`expired`) a view's expiry: the view and
     /// its streams end.
     case deleteView(ViewID, expired: Bool)

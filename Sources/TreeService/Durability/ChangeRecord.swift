@@ -1,16 +1,21 @@
 import TreeEngine
 import TreeFormats
 
-/// A change as the journal keeps it (record format 2): the view it was made in and the
-/// operations that were applied, items named by id. Only what was applied is recorded
-/// (after every check, the engine's refusals and the node budget's included), so replay
-/// applies each record whatever the server's limits are then.
+/// A change as the journal keeps it (record format 3): the view it was made through (a
+/// session's view, nil for the default one, and its filtered rows, nil for its unfiltered
+/// ones) and the operations that were applied, items named by id. Only what was applied is
+/// recorded (after every check, the engine's refusals and the node budget's included), so
+/// replay applies each record whatever the server's limits are then. Format 2, written
+/// before views were journaled, is format 3 without the view: the default view's.
 ///
 /// Inserted nodes are kept in the format they came in, the most compact form they have:
 /// replay reads them again against the session as it was then, which gives the same
 /// nodes and the same generated ids.
 struct ChangeRecord: Equatable, Sendable {
-    var view: FilterQuery?
+    /// The view (nil: the default view).
+    var view: ViewID? = nil
+    /// Its filtered rows (nil: its unfiltered rows).
+    var filter: FilterQuery?
     /// A batch: its view is built and its operations applied inside one transaction of the
     /// store, and it steps the version once (an empty batch only when it resets its view).
     var isBatch: Bool
@@ -47,7 +52,7 @@ enum RecordedOperation: Equatable, Sendable {
         case .update(let item, let title, let data): self = .update(item, title: title, data: data)
         case .delete(let item): self = .delete(item)
         case .insert, .insertGroups: preconditionFailure("an insert is recorded with the nodes as they came")
-        case .createView, .deleteView: preconditionFailure("views are not journaled yet (issue 35: they live in memory)")
+        case .createView, .deleteView: preconditionFailure("a view made or dropped has a journal entry of its own")
         }
     }
 
@@ -72,20 +77,31 @@ enum RecordedOperation: Equatable, Sendable {
 
 extension ChangeRecord {
     /// The record format this version writes; docs/STORAGE.md shows it byte by byte.
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
+    /// The record format before views were journaled: no view id (the default view's).
+    static let formatWithoutViews: UInt8 = 2
 
-    /// The fields after a payload's kind and time.
-    func encode(to out: inout ByteWriter) {
-        out.u8(ChangeRecord.format)
-        out.view(view)
+    /// The fields after a payload's kind and time; `format` 2 (the record of a release
+    /// before views were journaled, for tests of replay) only for the default view.
+    func encode(to out: inout ByteWriter, format: UInt8 = ChangeRecord.format) {
+        precondition(format == ChangeRecord.format || (format == ChangeRecord.formatWithoutViews && view == nil))
+        out.u8(format)
+        if format == ChangeRecord.format { out.optional(view) { $0.u64($1.rawValue) } }
+        out.view(filter)
         out.u8(isBatch ? 1 : 0)
         out.u32(UInt32(operations.count))
         for operation in operations { operation.encode(to: &out) }
     }
 
-    /// What `encode` wrote; nil when malformed or of another format.
+    /// What `encode` wrote, or a record of format 2; nil when malformed or of another format.
     init?(_ input: inout ByteReader) {
-        guard input.u8() == ChangeRecord.format, let view = input.view(), let batch = input.u8(), batch <= 1,
+        guard let format = input.u8(), format == ChangeRecord.format || format == ChangeRecord.formatWithoutViews else { return nil }
+        var id: ViewID?
+        if format == ChangeRecord.format {
+            guard let read = input.optional({ $0.u64() }) else { return nil }
+            id = read.map(ViewID.init)
+        }
+        guard let filter = input.view(), let batch = input.u8(), batch <= 1,
               let count = input.u32() else { return nil }
         var operations: [RecordedOperation] = []
         for _ in 0 ..< count {
@@ -93,7 +109,7 @@ extension ChangeRecord {
             operations.append(operation)
         }
         guard input.atEnd, batch == 1 || count == 1 else { return nil }
-        self.init(view: view, isBatch: batch == 1, operations: operations)
+        self.init(view: id, filter: filter, isBatch: batch == 1, operations: operations)
     }
 }
 

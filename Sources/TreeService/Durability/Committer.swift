@@ -5,7 +5,8 @@ import TreeStorage
 /// Group commit without a thread per waiting request: a change's response registers here
 /// and returns its worker; one task at a time waits for the fsyncs (`SessionFiles.waitDurable`)
 /// and answers every change its fsync covered. The changes that arrive while an fsync runs
-/// share the next one.
+/// share the next one, under every fsync mode: with `--fsync always` the entries of views'
+/// own changes come here (`JournalMark.grouped`), and one fsync answers all of them.
 final class Committer: Sendable {
     private struct Waiter {
         let mark: JournalMark
@@ -36,10 +37,11 @@ final class Committer: Sendable {
             defer { s.waiting = [] }
             return s.waiting
         }) {
-            // The first wait runs the fsync; it covers the others, which return at once.
+            // The first wait runs the fsync; it covers the others, which return at once
+            // (under `--fsync always`, where every wait syncs, they are not waited for).
             for waiter in batch {
                 do throws(StorageError) {
-                    try waiter.mark.files.waitDurable(waiter.mark.position)
+                    if !waiter.mark.files.isDurable(waiter.mark.position) { try waiter.mark.files.waitDurable(waiter.mark.position) }
                     waiter.done(nil)
                 } catch {
                     waiter.done(error)

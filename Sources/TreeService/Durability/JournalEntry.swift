@@ -7,13 +7,14 @@ import TreeStorage
 /// (which frames it with its length, CRC-32C and the session's version before it).
 ///
 /// A change is recorded after every check and before it is applied, as the operations
-/// it applies (`ChangeRecord`, record format 2); replay applies them again through the
-/// same functions, so it gives the same tree, views, generated ids and version. Releases
-/// before record format 2 recorded the request instead (`RecordedChange`): such records
-/// are still read, and replayed by decoding the request again. Everything else that
-/// changes what a session is gets a record of its own: the order of the filtered views
-/// it keeps (a view built, used or dropped: naming a dropped view again may reset it, a
-/// version step) and the wall-clock time of its last use (its expiry clock).
+/// it applies and the view they were made through (`ChangeRecord`, record format 3);
+/// replay applies them again through the same functions, so it gives the same tree, views,
+/// generated ids and versions. Releases before record format 2 recorded the request instead
+/// (`RecordedChange`): such records are still read, and replayed by decoding the request
+/// again. Everything else that changes what a session is gets a record of its own: a view
+/// made or dropped, the order of the filtered rows a view keeps (built, used or dropped:
+/// naming dropped rows again may reset them, a version step of that view), and the
+/// wall-clock time of the last use of the session and of its views (their expiry clocks).
 ///
 /// Layout (little-endian): a kind byte, the wall-clock time in milliseconds since 1970
 /// (Int64), then the kind's fields; docs/STORAGE.md shows it byte by byte.
@@ -22,13 +23,39 @@ enum JournalEntry: Equatable {
     case operations(ChangeRecord)
     /// A change request of record format 1 (read only: written by releases before format 2).
     case change(RecordedChange)
-    /// The filtered views kept after a view was built or used, least recently used first.
+    /// The filtered rows the default view keeps after some were built or used, least
+    /// recently used first.
     case views([FilterQuery])
     /// The session was used (read) at the entry's time.
     case touch
+    /// A view made at the entry's time, with the id it was given and how it started.
+    case viewCreated(ViewID, ViewStart)
+    /// A view dropped: deleted, or (`expired`) idle past its TTL.
+    case viewDeleted(ViewID, expired: Bool)
+    /// The filtered rows a view keeps after some were built or used, least recently used first.
+    case viewFilters(ViewID, [FilterQuery])
+    /// The session was used at the entry's time, and each of these views at its time
+    /// (reads, batched: at most one entry a minute names a view).
+    case viewUses([ViewUse])
+
+    /// A view's last use in a `viewUses` entry.
+    struct ViewUse: Equatable, Sendable {
+        var view: ViewID
+        /// On the wall clock, to the millisecond.
+        var time: Date
+    }
 
     enum Kind: UInt8 {
-        case change = 1, views = 2, touch = 3, operations = 4
+        case change = 1, views = 2, touch = 3, operations = 4, viewCreated = 5, viewDeleted = 6, viewFilters = 7, viewUses = 8
+    }
+
+    /// The view the entry is about (nil: the default view, or none).
+    var view: ViewID? {
+        switch self {
+        case .operations(let record): record.view
+        case .viewCreated(let id, _), .viewDeleted(let id, _), .viewFilters(let id, _): id
+        case .change, .views, .touch, .viewUses: nil
+        }
     }
 
     /// What a change's record holds besides its request's body, at most: the kind, time and
@@ -50,8 +77,12 @@ enum JournalEntry: Equatable {
         case .change: out.u8(Kind.change.rawValue)
         case .views: out.u8(Kind.views.rawValue)
         case .touch: out.u8(Kind.touch.rawValue)
+        case .viewCreated: out.u8(Kind.viewCreated.rawValue)
+        case .viewDeleted: out.u8(Kind.viewDeleted.rawValue)
+        case .viewFilters: out.u8(Kind.viewFilters.rawValue)
+        case .viewUses: out.u8(Kind.viewUses.rawValue)
         }
-        out.i64(Int64((time.timeIntervalSince1970 * 1000).rounded()))
+        out.i64(JournalEntry.milliseconds(time))
         switch self {
         case .operations(let record):
             record.encode(to: &out)
@@ -72,15 +103,61 @@ enum JournalEntry: Equatable {
             for query in queries { out.view(query) }
         case .touch:
             break
+        case .viewCreated(let id, let start):
+            out.u64(id.rawValue)
+            switch start {
+            case .collapsed: out.u8(0)
+            case .expanded: out.u8(1)
+            case .depth(let depth):
+                out.u8(2)
+                out.i64(Int64(depth))
+            case .copy(of: nil): out.u8(3)
+            case .copy(of: let source?):
+                out.u8(4)
+                out.u64(source.rawValue)
+            }
+        case .viewDeleted(let id, let expired):
+            out.u64(id.rawValue)
+            out.u8(expired ? 1 : 0)
+        case .viewFilters(let id, let queries):
+            out.u64(id.rawValue)
+            out.u32(UInt32(queries.count))
+            for query in queries { out.view(query) }
+        case .viewUses(let uses):
+            out.u32(UInt32(uses.count))
+            for use in uses {
+                out.u64(use.view.rawValue)
+                out.i64(JournalEntry.milliseconds(use.time))
+            }
         }
         return out.bytes
+    }
+
+    /// A wall-clock time as an entry keeps it: whole milliseconds since 1970.
+    static func milliseconds(_ time: Date) -> Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The time of `milliseconds(_:)`.
+    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    /// `time` to the millisecond, as an entry gives it back.
+    static func wholeMilliseconds(_ time: Date) -> Date { date(milliseconds: milliseconds(time)) }
+
+    /// Reads a list of kept filtered rows, least recently used first.
+    private static func filters(_ input: inout ByteReader) -> [FilterQuery]? {
+        guard let count = input.u32(), count <= 1 << 16 else { return nil }
+        var queries: [FilterQuery] = []
+        for _ in 0 ..< count {
+            guard let query = input.view(), let query else { return nil }
+            queries.append(query)
+        }
+        return queries
     }
 
     /// Decodes a payload; nil when it is not one this version writes.
     static func decode(_ bytes: [UInt8]) -> (entry: JournalEntry, time: Date)? {
         var input = ByteReader(bytes)
         guard let kind = input.u8().flatMap(Kind.init(rawValue:)), let millis = input.i64() else { return nil }
-        let time = Date(timeIntervalSince1970: Double(millis) / 1000)
+        let time = date(milliseconds: millis)
         switch kind {
         case .operations:
             return ChangeRecord(&input).map { (.operations($0), time) }
@@ -100,15 +177,41 @@ enum JournalEntry: Equatable {
             let change = RecordedChange(route: route, view: view, item: route.namesItem ? ItemID(item) : nil, body: input.rest(), rows: rows)
             return (.change(change), time)
         case .views:
-            guard let count = input.u32(), count <= 1 << 16 else { return nil }
-            var queries: [FilterQuery] = []
-            for _ in 0 ..< count {
-                guard let query = input.view(), let query else { return nil }
-                queries.append(query)
-            }
+            guard let queries = filters(&input) else { return nil }
             return input.atEnd ? (.views(queries), time) : nil
         case .touch:
             return input.atEnd ? (.touch, time) : nil
+        case .viewCreated:
+            guard let id = input.u64().map(ViewID.init), let code = input.u8() else { return nil }
+            let start: ViewStart
+            switch code {
+            case 0: start = .collapsed
+            case 1: start = .expanded
+            case 2:
+                // A depth of 0 is `collapsed`: one start, one spelling.
+                guard let depth = input.i64(), depth > 0 else { return nil }
+                start = .depth(Int(depth))
+            case 3: start = .copy(of: nil)
+            case 4:
+                guard let source = input.u64().map(ViewID.init), source != id else { return nil }
+                start = .copy(of: source)
+            default: return nil
+            }
+            return input.atEnd ? (.viewCreated(id, start), time) : nil
+        case .viewDeleted:
+            guard let id = input.u64().map(ViewID.init), let expired = input.u8(), expired <= 1, input.atEnd else { return nil }
+            return (.viewDeleted(id, expired: expired == 1), time)
+        case .viewFilters:
+            guard let id = input.u64().map(ViewID.init), let queries = filters(&input), input.atEnd else { return nil }
+            return (.viewFilters(id, queries), time)
+        case .viewUses:
+            guard let count = input.u32() else { return nil }
+            var uses: [ViewUse] = []
+            for _ in 0 ..< count {
+                guard let id = input.u64().map(ViewID.init), let millis = input.i64() else { return nil }
+                uses.append(ViewUse(view: id, time: date(milliseconds: millis)))
+            }
+            return input.atEnd ? (.viewUses(uses), time) : nil
         }
     }
 }

@@ -7,6 +7,40 @@ import TreeStorage
 struct JournalMark: Sendable {
     let files: SessionFiles
     let position: JournalPosition
+    /// The entry of a change of one view's own state (its expansion, its filtered rows, the
+    /// view made or dropped): its fsync is waited for off the session's lock, shared with
+    /// every entry that arrives meanwhile, under every fsync mode (`--fsync always` included),
+    /// so that many views' changes never hold the lock that edits wait for.
+    var grouped = false
+}
+
+extension Session.State {
+    /// Notes that the files know `entry`, written at `time`: the session's last use, and
+    /// the view's it names (its last use, and the order of its kept filtered rows after a
+    /// change through it or a view made from another: replaying the entry gives that order).
+    mutating func noteJournaled(_ entry: JournalEntry, at time: Date) {
+        recordedUse = max(recordedUse, time)
+        switch entry {
+        case .viewDeleted(let id, _):
+            recordedViewUse[id] = nil
+            journaledFilters[id] = nil
+        case .viewUses(let uses):
+            for use in uses where core.contains(use.view) { recordedViewUse[use.view] = max(recordedViewUse[use.view] ?? use.time, use.time) }
+        case .operations, .viewCreated, .viewFilters:
+            guard let id = entry.view else { break }
+            recordedViewUse[id] = max(recordedViewUse[id] ?? time, time)
+        case .change, .views, .touch:
+            break
+        }
+    }
+
+    /// Notes that the files hold every view as it is now (a snapshot was taken, with the
+    /// views' last uses `viewUses`).
+    mutating func noteSnapshot(viewUses: [ViewID: Date]) {
+        journaledFilters = [nil: core.store.keptFilters(in: nil)]
+        for id in core.views.keys { journaledFilters[id] = core.store.keptFilters(in: id) }
+        recordedViewUse = viewUses
+    }
 }
 
 extension TreeService {
@@ -24,7 +58,7 @@ extension TreeService {
         } catch {
             throw durability.failure(error, writing: "the change")
         }
-        if mark != nil { state.recordedUse = max(state.recordedUse, now) }
+        if mark != nil { state.noteJournaled(entry, at: now) }
         return mark
     }
 
@@ -49,28 +83,24 @@ extension TreeService {
         return JournalMark(files: files, position: try files.append(version: UInt64(version), payload: entry.encoded(at: time)))
     }
 
-    /// Appends a change's record (`append`): 507 when the disk refuses it.
-    func appendChange(_ record: ChangeRecord, to files: SessionFiles?, version: Int, at time: Date) throws(ServiceError) -> JournalMark? {
+    /// Appends a change's entry (`append`): 507 when the disk refuses it.
+    func appendChange(_ entry: JournalEntry, to files: SessionFiles?, version: Int, at time: Date) throws(ServiceError) -> JournalMark? {
         do {
-            return try append(.operations(record), to: files, version: version, at: time)
+            return try append(entry, to: files, version: version, at: time)
         } catch {
             throw durability.failure(error, writing: "the change")
         }
     }
 
-    /// Journals a single change's record (nil: it has none, a view's own change), and
-    /// prepares the view's rows it is made in: filtered rows the view does not keep are built
-    /// first, in one transaction of the store with the record, so that a build a newer
-    /// filter request cancels (409) or a record the disk refuses (507) leaves nothing built
-    /// and nothing dropped. Whether the rows were built.
-    func record(_ record: ChangeRecord?, preparing view: ViewRef, _ session: Session, _ state: inout Session.State,
+    /// Journals a single change's entry (made at `time`), and prepares the view's rows it is
+    /// made in: filtered rows the view does not keep are built first, in one transaction of
+    /// the store with the entry, so that a build a newer filter request cancels (409) or an
+    /// entry the disk refuses (507) leaves nothing built and nothing dropped. Whether the
+    /// rows were built.
+    func record(_ record: JournalEntry, at time: Date, preparing view: ViewRef, _ session: Session, _ state: inout Session.State,
                 ticket: Int) throws(ServiceError) -> (built: Bool, mark: JournalMark?) {
-        guard let record else {
-            // Nothing to journal: the build alone (a cancelled one keeps nothing).
-            return (try prepare(view, session, &state.core.store, ticket: ticket), nil)
-        }
         let files = try filesForRecord(session, &state)
-        let version = state.core.version, time = registry.clock.wallNow
+        let version = state.core.version
         var mark: JournalMark?
         let built: Bool
         if view.filter != nil, !state.core.store.isKept(view) {
@@ -94,27 +124,30 @@ extension TreeService {
             _ = try prepare(view, session, &state.core.store, ticket: ticket)
             built = false
         }
-        if mark != nil { state.recordedUse = max(state.recordedUse, time) }
+        if mark != nil { state.noteJournaled(record, at: time) }
         return (built, mark)
     }
 
-    /// Journals the order of the kept filtered views when it differs from what the files
-    /// know. A view is not a change: when the entry cannot be written the request goes
-    /// on, and the next change writes a fresh snapshot first. Where the entry ended (nil
-    /// when none was written).
+    /// Journals the order of a view's kept filtered rows (nil: the default view's) when it
+    /// differs from what the files know. Reading filtered rows is not a change: when the
+    /// entry cannot be written the request goes on, and the next change writes a fresh
+    /// snapshot first. Where the entry ended (nil when none was written); the entry of a
+    /// view other than the default one is `grouped`.
     @discardableResult
-    func journalViewOrder(_ session: Session, _ state: inout Session.State) -> JournalMark? {
+    func journalViewOrder(_ view: ViewID?, _ session: Session, _ state: inout Session.State) -> JournalMark? {
         // With a fresh snapshot due, no entry: the snapshot would be taken here, in the
         // middle of a reset (the view built, the version not yet stepped), and the entry
         // replayed over it would not step it. The next change's snapshot holds the views.
         guard state.files != nil, !state.needsSnapshot else { return nil }
-        let order = state.core.store.keptFilters
-        guard order != state.journaledViews else { return nil }
+        let order = state.core.store.keptFilters(in: view)
+        guard order != state.journaledFilters[view] else { return nil }
         do {
             let now = registry.clock.wallNow
-            let mark = try append(.views(order), to: state.files, version: state.core.version, at: now)
-            state.recordedUse = max(state.recordedUse, now)
-            state.journaledViews = order
+            let entry: JournalEntry = view.map { .viewFilters($0, order) } ?? .views(order)
+            var mark = try append(entry, to: state.files, version: state.core.version, at: now)
+            mark?.grouped = view != nil
+            state.noteJournaled(entry, at: now)
+            state.journaledFilters[view] = order
             return mark
         } catch {
             durability.log("storage: could not journal the views of session \(session.id) (\(error)); its next change writes a fresh snapshot first")
@@ -129,7 +162,7 @@ extension TreeService {
     /// and journaled but not known durable, so the session's next change writes a fresh
     /// snapshot first.
     func durableUnderLock(_ mark: JournalMark?, _ session: Session, _ state: inout Session.State) throws(ServiceError) -> JournalMark? {
-        guard let mark, durability.directory?.fsync == .always else { return mark }
+        guard let mark, durability.directory?.fsync == .always, !mark.grouped else { return mark }
         do {
             try mark.files.waitDurable(mark.position)
         } catch {
@@ -139,14 +172,16 @@ extension TreeService {
         return mark
     }
 
-    /// The response to a change, sent once its entry is durable: with `--fsync batch` the
-    /// session's committer waits for the fsync off the request's thread, so the changes
-    /// that arrive meanwhile share the next one (`always` waited under the lock, `off` does
-    /// not wait); then a compaction starts when the journal has outgrown its snapshot. 507
+    /// The response to a change, sent once its entry is durable: with `--fsync batch`, and
+    /// for a `grouped` entry (a view's own change) with `always` too, the session's committer
+    /// waits for the fsync off the request's thread, so the changes that arrive meanwhile
+    /// share the next one (`always` waited under the lock for the others, `off` does not
+    /// wait); then a compaction starts when the journal has outgrown its snapshot. 507
     /// instead when the fsync fails (see `durableUnderLock`).
     func sentWhenDurable(_ response: HTTPResponse, _ mark: JournalMark?, _ session: Session) -> HTTPResponse {
         guard let mark else { return response }
-        guard durability.directory?.fsync == .batch else {
+        let fsync = durability.directory?.fsync
+        guard fsync == .batch || (fsync == .always && mark.grouped) else {
             compactIfDue(session, mark.files)
             return response
         }

@@ -9,11 +9,21 @@ import TreeStorage
 extension TreeService {
     // MARK: Snapshots
 
-    /// What the snapshot keeps of the session beside its store.
+    /// What the snapshot keeps of the session beside its store: its version, times and
+    /// flags, and what the service knows of each view (its version, times and changed
+    /// filtered rows: the store's image keeps its expansion and kept filtered rows).
+    /// - Complexity: O(views log views)
     func metadata(_ session: Session, _ state: Session.State) -> SessionMetadata {
-        SessionMetadata(version: state.core.version, createdAt: session.createdAt,
-                        lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters, ttl: session.ttl,
-                        doublesPathBackslashes: session.doublesPathBackslashes)
+        let uses = session.views.lastUses
+        let views = state.core.viewsInOrder.map { id, entry in
+            SessionMetadata.View(id: id, serial: entry.serial, version: state.core.version(of: id), createdAt: entry.createdAt,
+                                 lastUse: uses[id].map { registry.clock.wallTime(of: $0) } ?? entry.createdAt,
+                                 changedFilters: state.core.changedFilters(in: id))
+        }
+        return SessionMetadata(version: state.core.version, createdAt: session.createdAt,
+                               lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters, ttl: session.ttl,
+                               doublesPathBackslashes: session.doublesPathBackslashes,
+                               views: SessionMetadata.Views(key: state.core.viewKey, serial: state.core.viewSerial, views: views))
     }
 
     /// Writes a new session's first snapshot, durably, before its 201. 507 (and no session)
@@ -22,12 +32,13 @@ extension TreeService {
         guard let directory = durability.directory else { return }
         do {
             try session.state.withLock { (state) throws(StorageError) in
-                let caller = metadata(session, state).encoded
+                let meta = metadata(session, state)
+                let caller = meta.encoded
                 let store = state.core.store
                 state.files = try directory.create(session.id) { sink in
                     _ = try StoreImage.write(store, caller: caller, to: sink)
                 }
-                state.journaledViews = store.keptFilters
+                state.noteSnapshot(viewUses: meta.viewUses)
                 state.recordedUse = registry.clock.wallNow
             }
         } catch {
@@ -44,9 +55,9 @@ extension TreeService {
         // A compaction running on another thread (`compactIfDue`) ends first: only one at a time.
         files.waitForCompaction()
         let compaction = try files.beginCompaction()
-        let store = state.core.store, caller = metadata(session, state).encoded
+        let store = state.core.store, meta = metadata(session, state), caller = meta.encoded
         try files.finishCompaction(compaction) { sink in _ = try StoreImage.write(store, caller: caller, to: sink) }
-        state.journaledViews = store.keptFilters
+        state.noteSnapshot(viewUses: meta.viewUses)
         state.needsSnapshot = false
     }
 
@@ -70,8 +81,9 @@ extension TreeService {
                 durability.log("storage: compaction of session \(session.id) could not start: \(error)")
                 return nil
             }
-            state.journaledViews = state.core.store.keptFilters
-            return (compaction, state.core.store, metadata(session, state).encoded)
+            let meta = metadata(session, state)
+            state.noteSnapshot(viewUses: meta.viewUses)
+            return (compaction, state.core.store, meta.encoded)
         }
         guard let (compaction, store, caller) = start else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -87,8 +99,9 @@ extension TreeService {
 
     // MARK: Upkeep
 
-    /// Records the last use of sessions that were only read since their last entry, so a
-    /// restart keeps their expiry clock (at most a minute behind). Run every 10 s.
+    /// Records the last use of sessions, and of their views, that were only read since their
+    /// last entry, so a restart keeps their expiry clocks (at most a minute behind): one entry
+    /// per session names every such view, and names a view at most once a minute. Run every 10 s.
     public func recordUse() {
         guard let directory = durability.directory else { return }
         for failure in directory.removeLeftovers() { durability.log("storage: \(failure)") }
@@ -97,10 +110,28 @@ extension TreeService {
         for session in registry.all {
             let used = registry.clock.wallTime(of: session.lastUsed)
             session.state.withLock { state in
-                guard state.files != nil, !state.removed, used.timeIntervalSince(state.recordedUse) > 60 else { return }
-                _ = try? journal(.touch, session, &state, at: used)
+                guard state.files != nil, !state.removed else { return }
+                journalUses(session, &state, used: used, olderThan: 60)
             }
         }
+    }
+
+    /// Journals the last use of the session and of its views when the files know one more
+    /// than `margin` seconds older: a `touch`, or `viewUses` naming those views.
+    /// - Complexity: O(views)
+    private func journalUses(_ session: Session, _ state: inout Session.State, used: Date, olderThan margin: TimeInterval) {
+        var views: [JournalEntry.ViewUse] = []
+        if !state.core.views.isEmpty {
+            for (id, instant) in session.views.lastUses where state.core.contains(id) {
+                let time = JournalEntry.wholeMilliseconds(registry.clock.wallTime(of: instant))
+                if time.timeIntervalSince(state.recordedViewUse[id] ?? .distantPast) > margin { views.append(JournalEntry.ViewUse(view: id, time: time)) }
+            }
+        }
+        guard used.timeIntervalSince(state.recordedUse) > margin || !views.isEmpty else { return }
+        views.sort { $0.view < $1.view }
+        // A view is used after its session's lookup: the entry's time is the latest.
+        let time = views.reduce(used) { max($0, $1.time) }
+        _ = try? journal(views.isEmpty ? .touch : .viewUses(views), session, &state, at: time)
     }
 
     /// Shutdown: records every session's last use, compacts the journals worth it (so the
@@ -112,8 +143,7 @@ extension TreeService {
         for session in registry.all {
             session.state.withLock { state in
                 guard let files = state.files, !state.removed else { return }
-                let used = registry.clock.wallTime(of: session.lastUsed)
-                if used > state.recordedUse { _ = try? journal(.touch, session, &state, at: used) }
+                journalUses(session, &state, used: registry.clock.wallTime(of: session.lastUsed), olderThan: 0)
                 // A journal over a tenth of its snapshot (at least 4 KiB) or over 1 MiB,
                 // or a session whose files may lack something (an entry not written, or not made durable).
                 if state.needsSnapshot || files.journalBytes > min(1 << 20, max(4096, files.snapshotBytes / 10)) {
@@ -212,10 +242,17 @@ extension TreeService {
         }
         var store = image.store
         store.filteredViewCapacity = configuration.filteredViewsPerSession
-        // The image holds the views the store had, but the session's block does not hold them
-        // yet (their ids, versions and times: issue 35, persistence): until it does, a loaded
-        // session starts with its default view only, so that no view follows edits unseen.
-        for view in store.views { store.deleteView(view) }
+        if let views = meta.views {
+            guard Set(views.views.map(\.id)) == Set(store.views) else {
+                stored.files.close()
+                return quarantine(id, because: "its snapshot's session block and its image hold different views")
+            }
+        } else {
+            // A session block from before views were durable (format 3 and earlier) does not
+            // know the views an image may hold: the session starts with its default view
+            // only, so that no view follows edits unseen.
+            for view in store.views { store.deleteView(view) }
+        }
         // Announced with another count (its header could not be read): the budget follows the snapshot.
         try? registry.reserve(store.forest.count - announced, force: true)  // forced: never refused
         let clock = registry.clock
@@ -224,11 +261,20 @@ extension TreeService {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse),
-                              ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, linger: configuration.eventBacklogLinger)
+                              ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, viewKey: meta.views?.key,
+                              linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
             state.core.version = meta.version
             state.core.changedFilters = meta.changedFilters
+            var viewUses = meta.viewUses
+            if let views = meta.views {
+                state.core.restoreViewSerial(views.serial)
+                for view in views.views {
+                    state.core.restoreView(view.id, version: view.version, createdAt: view.createdAt, serial: view.serial,
+                                           changedFilters: view.changedFilters)
+                }
+            }
             state.replaying = true
             for (k, record) in stored.records.enumerated() {
                 guard let (entry, time) = JournalEntry.decode(record.payload), Int(record.version) == state.core.version else {
@@ -236,13 +282,22 @@ extension TreeService {
                     state.needsSnapshot = true
                     break
                 }
+                if let problem = replay(entry, at: time, session, &state, index: k) {
+                    durability.count(.replayStopped, "session \(id): journal entry \(k) of \(stored.records.count) does not follow (\(problem)); the session is served as the entries before it left it")
+                    state.needsSnapshot = true
+                    break
+                }
                 lastUse = max(lastUse, time)
-                replay(entry, session, &state, index: k)
+                Self.noteUses(entry, at: time, &viewUses)
             }
             state.replaying = false
-            state.journaledViews = state.core.store.keptFilters
-            let kept = Set(state.core.store.keptFilters)
-            session.keptFilters.withLock { $0[nil] = kept }
+            let uses = viewUses.filter { state.core.contains($0.key) }
+            for (view, used) in uses { session.views.add(view, now: instant(used)) }
+            state.noteSnapshot(viewUses: uses)
+            session.keptFilters.withLock { kept in
+                kept[nil] = Set(state.core.store.keptFilters)
+                for view in uses.keys { kept[view] = Set(state.core.store.keptFilters(in: view)) }
+            }
             state.recordedUse = lastUse
             state.files = stored.files
             if let lost = stored.lost { passLostVersions(lost, session, &state) }
@@ -281,6 +336,8 @@ extension TreeService {
         guard issued > state.core.version else { return }
         durability.log("storage: session \(session.id) lost records after damage; its version goes from \(state.core.version) to \(issued), past every version they could have reached")
         state.core.version = issued
+        // Each lost record may have stepped a view's version once (its own change, or an edit).
+        state.core.passViewVersions(by: min(most, max(1, lost.atMost)), most: most)
         state.needsSnapshot = true
         do {
             try writeSnapshot(session, &state)
@@ -289,15 +346,42 @@ extension TreeService {
         }
     }
 
-    /// Applies one journal entry again.
-    private func replay(_ entry: JournalEntry, _ session: Session, _ state: inout Session.State, index: Int) {
+    /// The last use of the views `entry`, made at `time`, names: a view made, a change
+    /// through it, its filtered rows' order, its uses; a view dropped has none.
+    private static func noteUses(_ entry: JournalEntry, at time: Date, _ uses: inout [ViewID: Date]) {
+        switch entry {
+        case .viewDeleted(let id, _): uses[id] = nil
+        case .viewUses(let list): for use in list where uses[use.view] != nil { uses[use.view] = max(uses[use.view]!, use.time) }
+        case .viewCreated(let id, _): uses[id] = time
+        case .operations, .viewFilters:
+            if let id = entry.view { uses[id] = max(uses[id] ?? time, time) }
+        case .change, .views, .touch: break
+        }
+    }
+
+    /// Applies one journal entry, made at `time`, again. Why it does not follow the entries
+    /// before it (it names a view the session does not have, or makes one with another id
+    /// than the next), nil when it does: replay stops at such an entry.
+    private func replay(_ entry: JournalEntry, at time: Date, _ session: Session, _ state: inout Session.State, index: Int) -> String? {
+        // The views an entry names were made by entries before it.
+        switch entry {
+        case .operations, .viewDeleted, .viewFilters:
+            if let view = entry.view, !state.core.contains(view) { return "it names view \(view.text), which the session does not have" }
+        case .viewCreated(let id, let start):
+            if id != state.core.nextViewID { return "it makes view \(id.text), not the next one, \(state.core.nextViewID.text)" }
+            if case .copy(of: let source?) = start, !state.core.contains(source) {
+                return "it copies view \(source.text), which the session does not have"
+            }
+        default:
+            break
+        }
         do throws(ServiceError) {
             switch entry {
             case .operations(let record) where record.isBatch:
-                _ = try change(ViewRef(nil, filter: record.view), Batch(record.operations), session, &state, ticket: 0)
+                _ = try change(ViewRef(record.view, filter: record.filter), Batch(record.operations), session, &state, ticket: 0)
             case .operations(let record):
                 let operation = record.operations[0]
-                _ = try change(ViewRef(nil, filter: record.view), session, &state, ticket: 0) { store throws(ServiceError) in
+                _ = try change(ViewRef(record.view, filter: record.filter), session, &state, ticket: 0) { store throws(ServiceError) in
                     if let decoded = operation.operation { return (decoded, operation) }
                     return (try insertion(operation, in: store, replaying: true), operation)
                 }
@@ -308,19 +392,34 @@ extension TreeService {
                     try decoded(recorded, in: store)
                 }
             case .views(let order):
-                for query in order where !state.core.store.hasView(query) {
-                    try prepare(ViewRef(nil, filter: query), session, &state, ticket: 0)
-                }
-                state.core.store.arrangeViews(order)
-            case .touch:
+                try arrange(nil, order, session, &state)
+            case .viewFilters(let view, let order):
+                try arrange(view, order, session, &state)
+            case .viewCreated(_, let start):
+                let source: ViewID? = if case .copy(of: let source) = start { source } else { nil }
+                _ = try change(ViewRef(source), session, &state, ticket: 0) { _ throws(ServiceError) in (.createView(start, at: time), nil) }
+            case .viewDeleted(let view, let expired):
+                _ = try change(ViewRef(view), session, &state, ticket: 0) { _ throws(ServiceError) in (.deleteView(view, expired: expired), nil) }
+            case .touch, .viewUses:
                 break
             }
         } catch {
             // A record of format 1 whose change was refused after it was written, and whose
-            // take-back was lost: it is refused again, as it was. (A record of format 2 is
-            // written only for what was applied.)
+            // take-back was lost: it is refused again, as it was. (A record of a later format
+            // is written only for what was applied.)
             durability.count(.refusedOnReplay, "session \(session.id): journal entry \(index) is refused again (\(error.detail))")
         }
+        return nil
+    }
+
+    /// Replays an order of a view's kept filtered rows: builds each one it names that is not
+    /// kept (through the same `prepare` as a read: a reset steps the version as it did),
+    /// then keeps exactly those, in that order.
+    private func arrange(_ view: ViewID?, _ order: [FilterQuery], _ session: Session, _ state: inout Session.State) throws(ServiceError) {
+        for query in order where !state.core.store.isKept(ViewRef(view, filter: query)) {
+            try prepare(ViewRef(view, filter: query), session, &state, ticket: 0)
+        }
+        state.core.store.arrangeViews(order, in: view)
     }
 
     /// The operation of an insert's record, its nodes read against `store` (`replaying`:

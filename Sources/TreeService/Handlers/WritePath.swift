@@ -1,3 +1,4 @@
+import Foundation
 import HTTP1
 import TreeEngine
 import TreeFormats
@@ -19,14 +20,12 @@ import TreeFormats
 ///    filtered rows as a read of them would before it answers (a build, or a reset: a
 ///    version step of that view);
 /// 5. the change is written to the session's journal (when the server keeps a data
-///    directory) as the operations it applies (`ChangeRecord`): 507 when the disk refuses
-///    it. The filtered rows the change is made in are built first when the view does not
-///    keep them (409 when a newer filter request through the same view cancels the build),
-///    in a transaction of the store with the record, so a refused build or record leaves
-///    nothing built or dropped. (Views live in memory for now: the journal gets the tree
-///    edits made through any view, as edits of the default view's unfiltered rows, which
-///    give the same tree; and the changes of the default view's state. A view's own state,
-///    and views made or dropped, are not journaled yet.)
+///    directory) as the operations it applies and the view it is made through
+///    (`ChangeRecord`), or as the view made or dropped: 507 when the disk refuses it. The
+///    filtered rows the change is made in are built first when the view does not keep them
+///    (409 when a newer filter request through the same view cancels the build), in a
+///    transaction of the store with the record, so a refused build or record leaves nothing
+///    built or dropped.
 /// 6. the operation is applied to the store (it cannot fail any more), and the versions it
 ///    changes step by one: every view's for a tree edit, the named view's for a change of
 ///    its state, none for a view made or dropped; the events of the streams that follow the
@@ -35,16 +34,19 @@ import TreeFormats
 ///
 /// The response is sent once the record is durable (`--fsync`): with `always` before the
 /// lock is released; with `batch` after, without holding a worker thread, so that the
-/// changes arriving meanwhile share one fsync. Replaying the journal runs steps 3 to 6
-/// again from the records, with the session's files detached and without the server's
-/// limits (what was applied is applied again).
+/// changes arriving meanwhile share one fsync. A change of one view's own state (not the
+/// default view's: its expansion, the view made or dropped) shares fsyncs that way under
+/// `always` too (`JournalMark.grouped`), so many users' views never hold the lock edits
+/// need. Replaying the journal runs steps 3 to 6 again from the records, with the session's
+/// files detached and without the server's limits (what was applied is applied again).
 ///
 /// A batch (`mutateSession(_:_:view:batch:)`) builds its view's filtered rows, runs 3, 4 and
 /// 6 for each of its operations in order, then 5, all inside one `TreeStore.transaction` (a
 /// refusal, or a record the disk refuses, rolls everything back), then the version step and
 /// 7 once.
 extension TreeService {
-    /// An operation and the record the journal keeps of it (nil: none, a view's own change).
+    /// An operation and the record the journal keeps of it (nil: a view made or dropped,
+    /// which has an entry of its own).
     typealias DecodedChange = (operation: SessionOperation, record: RecordedOperation?)
 
     /// Applies an operation decoded from the request before the lock (any but an insert).
@@ -81,18 +83,19 @@ extension TreeService {
         return sentWhenDurable(response, entry, session)
     }
 
-    /// The journal's record of a change through `view`, nil when it keeps none: the default
-    /// view's changes as made; through another view only a tree edit, as an edit of the
-    /// default view's unfiltered rows (views are not journaled yet).
-    private func journalRecord(_ operations: [RecordedOperation?], editsTree: [Bool], view: ViewRef, isBatch: Bool) -> ChangeRecord? {
-        if view.view == nil {
-            let all = operations.compactMap { $0 }
-            guard all.count == operations.count else { return nil }
-            return ChangeRecord(view: view.filter, isBatch: isBatch, operations: all)
+    /// The journal's entry of a change through `view`: the operations as applied (a view made
+    /// or dropped has an entry of its own), made at `time`.
+    private func journalEntry(_ operation: SessionOperation, _ resolved: ResolvedOperation, _ record: RecordedOperation?,
+                              view: ViewRef) -> (entry: JournalEntry, time: Date) {
+        switch resolved {
+        case .createView(let id, let start, let createdAt):
+            return (.viewCreated(id, start), createdAt)
+        case .deleteView(let id):
+            let expired = if case .deleteView(_, let expired) = operation { expired } else { false }
+            return (.viewDeleted(id, expired: expired), registry.clock.wallNow)
+        default:
+            return (.operations(ChangeRecord(view: view.view, filter: view.filter, isBatch: false, operations: [record!])), registry.clock.wallNow)
         }
-        let edits = zip(operations, editsTree).compactMap { $1 ? $0 : nil }
-        guard !edits.isEmpty else { return nil }
-        return ChangeRecord(view: nil, isBatch: isBatch, operations: edits)
     }
 
     /// Steps 3 to 7 of a change, for a request and for its replay from the journal: every
@@ -101,7 +104,7 @@ extension TreeService {
     func change(_ view: ViewRef, _ session: Session, _ state: inout Session.State, ticket: Int,
                 decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let (operation, record) = try decode(state.core.store)
-        let resolved = try resolve(operation, in: state.core, session)
+        let resolved = try resolve(operation, in: state.core, session, replaying: state.replaying)
         _ = state.core.store.takeObservedSplices()  // what a refused batch left
         let accountedBefore = state.accountedNodes
         do throws(ServiceError) {
@@ -116,28 +119,34 @@ extension TreeService {
         let keptBefore = state.core.store.keptFilters(in: view.view)
         let prepared: (built: Bool, mark: JournalMark?)
         do throws(ServiceError) {
-            let journaled = journalRecord([record], editsTree: [resolved.editsTree], view: view, isBatch: false)
-            prepared = try self.record(journaled, preparing: view, session, &state, ticket: ticket)
+            let (entry, time) = journalEntry(operation, resolved, record, view: view)
+            prepared = try self.record(entry, at: time, preparing: view, session, &state, ticket: ticket)
         } catch {
             registry.release(state.accountedNodes - accountedBefore)
             state.accountedNodes = accountedBefore
             throw error
         }
-        let mark = prepared.mark
+        var mark = prepared.mark
+        // A change of a view's own state waits for a shared fsync, off the lock.
+        mark?.grouped = view.view != nil && !resolved.editsTree
         // Filtered rows that were changed and then dropped come back in their initial
         // state: a change (the record, with the version before it, replays the build and so
         // the step).
         if state.core.notePrepared(view, built: prepared.built, keptBefore: keptBefore) { publishViewReset(view, session, &state, mark: mark) }
         let (outcome, stepped) = state.core.apply(resolved, in: view)
         releaseDeletedNodes(state.core.store, accounted: &state.accountedNodes)
-        state.journaledViews = state.core.store.keptFilters(in: nil)
+        // The record replays the build and the rows it dropped.
+        if state.core.contains(view.view) { state.journaledFilters[view.view] = state.core.store.keptFilters(in: view.view) }
         switch resolved {
         case .createView(let id, _, _):
+            state.journaledFilters[id] = state.core.store.keptFilters(in: id)
             session.views.add(id, now: registry.clock.now)
             session.keptFilters.withLock { $0[id] = Set(state.core.store.keptFilters(in: id)) }
             observeFollowedViews(session, &state)
             return (createdViewResponse(id, session, state), mark)
         case .deleteView(let id):
+            state.journaledFilters[id] = nil
+            state.recordedViewUse[id] = nil
             session.views.remove(id)
             session.keptFilters.withLock { $0[id] = nil }
             session.filterTickets.withLock { $0[id] = nil }
@@ -156,20 +165,22 @@ extension TreeService {
     }
 
     /// Looks up the views and the items `operation` names (404 for one that is not in the
-    /// session); a new view gets its id and its time here, and must fit in `--max-views`
-    /// (429; expired views are dropped first).
-    private func resolve(_ operation: SessionOperation, in core: SessionCore, _ session: Session) throws(ServiceError) -> ResolvedOperation {
+    /// session); a new view gets its id and its time (to the millisecond, as its journal
+    /// entry keeps it) here, and must fit in `--max-views` (429; expired views are dropped
+    /// first), unless `replaying` its entry.
+    private func resolve(_ operation: SessionOperation, in core: SessionCore, _ session: Session,
+                         replaying: Bool) throws(ServiceError) -> ResolvedOperation {
         switch operation {
-        case .createView(let start):
+        case .createView(let start, let time):
             if case .copy(let source?) = start, !core.contains(source) { throw TreeService.removedView(source.text) }
-            guard core.views.count < configuration.maxViewsPerSession else {
+            guard replaying || core.views.count < configuration.maxViewsPerSession else {
                 let ttl = viewTTL(of: session)
                 throw ServiceError(.tooManyViews,
                                    detail: "session \(session.id) has its maximum of \(configuration.maxViewsPerSession) views (--max-views)"
                                        + (ttl == .zero ? "; delete one first" : "; delete one, or wait: a view expires after \(ttl.components.seconds) s without use"),
                                    headers: [("Retry-After", "60")])
             }
-            return .createView(core.nextViewID, start, createdAt: registry.clock.wallNow)
+            return .createView(core.nextViewID, start, createdAt: time ?? JournalEntry.wholeMilliseconds(registry.clock.wallNow))
         case .deleteView(let id, _):
             guard core.contains(id) else { throw TreeService.removedView(id.text) }
             return .deleteView(id)
@@ -318,9 +329,9 @@ extension TreeService {
             outcome = try state.core.store.transaction { (store) throws(ServiceError) -> BatchOutcome in
                 built = try prepare(view, session, &store, ticket: ticket)
                 let outcome = try applyBatch(batch, view, &store, accounted: &accounted, replaying: replaying)
-                if let record = journalRecord(batch.records, editsTree: outcome.editsTrees, view: view, isBatch: true) {
-                    mark = try appendChange(record, to: files, version: version, at: time)
-                }
+                // Every operation was applied (an invalid one threw): the record can be made.
+                let record = ChangeRecord(view: view.view, filter: view.filter, isBatch: true, operations: batch.records)
+                mark = try appendChange(.operations(record), to: files, version: version, at: time)
                 return outcome
             }
         } catch {
@@ -329,7 +340,9 @@ extension TreeService {
             registry.release(accounted - accountedBefore)
             throw error
         }
-        if mark != nil { state.recordedUse = max(state.recordedUse, time) }
+        if mark != nil { state.noteJournaled(.operations(ChangeRecord(view: view.view, filter: view.filter, isBatch: true, operations: [])), at: time) }
+        // A batch of a view's own state only waits for a shared fsync, off the lock.
+        mark?.grouped = view.view != nil && !outcome.editsTree
         releaseDeletedNodes(state.core.store, accounted: &accounted)
         state.accountedNodes = accounted
         if state.core.notePrepared(view, built: built, keptBefore: keptBefore) { publishViewReset(view, session, &state, mark: mark) }
@@ -341,8 +354,8 @@ extension TreeService {
                 return .change(batchBody(outcome, splices, store, version: version, view: other))
             }
         }
-        // The batch's record replays the view it built and the views that dropped.
-        state.journaledViews = state.core.store.keptFilters(in: nil)
+        // The batch's record replays the rows it built and the ones that dropped.
+        state.journaledFilters[view.view] = state.core.store.keptFilters(in: view.view)
         let versionAfter = state.core.version(of: view.view)
         let body = batchBody(outcome, outcome.splices, state.core.store, version: versionAfter, view: view)
         return (json(200, body, headers: [("ETag", ETag.of(versionAfter))]), mark)

@@ -50,14 +50,18 @@ final class Session: Sendable {
         /// The session's files in the data directory; nil in the memory-only mode, and
         /// while a stored session is replayed.
         var files: SessionFiles?
-        /// The order of the kept filtered views as the files know it (the last snapshot or
-        /// `views` entry); a change of the order is journaled before the next change.
-        var journaledViews: [FilterQuery] = []
+        /// The order of each view's kept filtered rows as the files know it (the last
+        /// snapshot, change or `views` entry; nil: the default view); a change of the order
+        /// is journaled before the next change.
+        var journaledFilters: [ViewID?: [FilterQuery]] = [:]
         /// Set when the session changed in a way its journal lacks (an entry that could not
         /// be written or made durable): the next entry is preceded by a fresh snapshot.
         var needsSnapshot = false
         /// The last use the files know of, on the wall clock.
         var recordedUse: Date
+        /// The last use of each view (other than the default one) the files know of, on
+        /// the wall clock.
+        var recordedViewUse: [ViewID: Date] = [:]
         /// Set while the journal is replayed: what was accepted is accepted again,
         /// whatever the server's node budget.
         var replaying = false
@@ -67,16 +71,19 @@ final class Session: Sendable {
 
     /// A session made now, or (recovered from the data directory) made at `createdAt`
     /// and last used at `lastUsed`.
-    /// - Parameter linger: how long a view nobody follows keeps its events (`EventHub`).
+    /// - Parameters:
+    ///   - linger: how long a view nobody follows keeps its events (`EventHub`).
+    ///   - viewKey: the key its view ids are made with (`SessionCore.viewKey`); nil: a new one.
     init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil,
-         ttl: Duration? = nil, doublesPathBackslashes: Bool = false, linger: Duration) {
+         ttl: Duration? = nil, doublesPathBackslashes: Bool = false, viewKey: UInt64? = nil, linger: Duration) {
         self.id = id
         self.ttl = ttl
         self.doublesPathBackslashes = doublesPathBackslashes
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
         views = ViewUses(now: clock.now)
-        state = ReadWriteLocked(State(core: SessionCore(store: store), accountedNodes: store.forest.count, recordedUse: clock.wallNow))
+        let core = viewKey.map { SessionCore(store: store, viewKey: $0) } ?? SessionCore(store: store)
+        state = ReadWriteLocked(State(core: core, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }
 

@@ -28,6 +28,10 @@ final class ViewUses: Sendable {
     /// When `view` was last used; nil when there is no such view.
     func lastUse(of view: ViewID) -> ContinuousClock.Instant? { table.withLock { $0[view]?.lastUse } }
 
+    /// Every view's last use.
+    /// - Complexity: O(views)
+    var lastUses: [ViewID: ContinuousClock.Instant] { table.withLock { $0.mapValues(\.lastUse) } }
+
     /// Marks `view` used at `now` (never back in time); false when there is no such view.
     @discardableResult
     func touch(_ view: ViewID, now: ContinuousClock.Instant) -> Bool {

@@ -8,7 +8,10 @@ driven at once) send the randomized operation mix to both, the same requests in 
 order: expand and collapse (also recursive), reveal, expandAll / collapseAll / expandDepth,
 insert, delete, move, update, batches (some failing as a whole), reads of rows, items,
 summaries and trees, in the unfiltered view and in more filtered views than a session keeps,
-with If-Match and If-None-Match now and then. Every answer of S must equal R's (status, ETag,
+with If-Match and If-None-Match now and then. Sessions also get views of their own (issue 35):
+made (collapsed, expanded, to a depth, copies of the default view or of another view) and
+deleted, and a third of the requests go through one of them (`/sessions/{sid}/views/{vid}/...`:
+expansion, filtered rows, tree edits, batches, reads). Every answer of S must equal R's (status, ETag,
 Location, content type and body, session ids mapped): a differential check on its own.
 
 A request goes to S first and to R only once S answered, so at the moment S gets SIGKILL (after
@@ -16,10 +19,12 @@ a random number of operations) each session has an acknowledged version and at m
 request in flight. S restarts on the same directory (with the next `--fsync` mode: batch,
 always, off in turn); sessions may answer 503 with Retry-After while they load, never 404. Then,
 per session: S's version is the acknowledged one, or the in-flight request landed wholly (it is
-replayed on R, and the versions must agree); the summary, every page of the unfiltered view and
+replayed on R, and the versions must agree; for a request through a view that edits no tree,
+the view's version, or the list of views, tells whether it landed); the summary, every page of the unfiltered view and
 of each filtered view the session keeps, and the tree must equal R's; a change with
 `If-Match` naming the version from before the restart succeeds, a stale one answers 412;
-deleted sessions stay deleted. Some restarts are killed again while they load. The run goes on
+deleted sessions stay deleted; every view is there with its version, its summary, its rows and
+its rows in every filter the run uses (times left out, ids mapped). Some restarts are killed again while they load. The run goes on
 (more operations, another kill) for ROUNDS rounds, ends with a SIGTERM (exit status 0) and one
 more restart and comparison, and repeats for each seed.
 
@@ -218,9 +223,26 @@ class Request:
         self.method, self.path, self.body = method, path, body
         self.headers = headers or {}
         self.kind, self.view, self.label = kind, view, label
+        # Through a session's view: its id on S ({vid} in the path); a view a new one copies
+        # ({vfrom} in the body).
+        self.vid = self.vfrom = None
 
-    def path_for(self, sid):
-        return self.path.replace("{sid}", sid)
+    def path_for(self, sid, views=None):
+        """The path for one server: `views` maps S's view ids to that server's (None: S)."""
+        path = self.path.replace("{sid}", sid)
+        if self.vid is not None:
+            path = path.replace("{vid}", self.vid if views is None else views.get(self.vid, "-"))
+        return path
+
+    def body_for(self, views=None):
+        if self.vfrom is None or self.body is None:
+            return self.body
+        return self.body.replace(b"{vfrom}", (self.vfrom if views is None else views.get(self.vfrom, "-")).encode())
+
+    @property
+    def through_view(self):
+        """Whether it reads or changes a session's view, or makes or deletes one."""
+        return self.vid is not None or self.label == "create view"
 
     def describe(self):
         body = ""
@@ -321,6 +343,8 @@ class Session:
         self.in_flight = None
         self.log = []
         self.counter = 0
+        self.views = {}        # the session's views: S's id -> R's id, in the order they were made
+        self.view_acks = {}    # S's view id -> its acknowledged version
 
     @property
     def alive(self):
@@ -359,7 +383,7 @@ class Session:
         rolls the preparation back. Single requests here never fail later than that with 422
         (their `index` is 0 or absent)."""
         view = request.view
-        if view is None or status in (400, 415):
+        if view is None or status in (400, 415) or request.through_view:
             return
         if request.method == "GET":
             used = view not in self.kept
@@ -384,14 +408,24 @@ def compare(request, rs, rr, session):
     location_s = rs.headers["Location"]
     if session.sid_s and location_s:
         location_s = location_s.replace(session.sid_s, session.sid_r or "")
+    for mine, theirs in session.views.items():
+        location_s = location_s and location_s.replace(mine, theirs)
     if location_s != rr.headers["Location"]:
         problems.append(f"Location: S {rs.headers['Location']!r}, R {rr.headers['Location']!r}")
     body_s, body_r = rs.body, rr.body
     if session.sid_s and session.sid_r:
         body_s = body_s.replace(session.sid_s.encode(), session.sid_r.encode())
+    for mine, theirs in session.views.items():
+        body_s = body_s.replace(mine.encode(), theirs.encode())
     summary = (request.method == "POST" and request.path == "/sessions") or \
               (request.method == "GET" and request.path == "/sessions/{sid}")
-    if summary and rs.status in (200, 201) and rr.status == rs.status:
+    if "/views" in request.path and (rs.headers["Content-Type"] or "").startswith("application/json") \
+            and rr.status == rs.status:
+        # A view's summary and the list of views show wall-clock times of their own.
+        a, b = strip_times(json.loads(body_s)), strip_times(json.loads(body_r))
+        if a != b:
+            problems.append("body:\n" + text_diff(a, b))
+    elif summary and rs.status in (200, 201) and rr.status == rs.status:
         a, b = json.loads(rs.body), json.loads(rr.body)
         for d in (a, b):
             d.pop("createdAt", None)
@@ -402,6 +436,15 @@ def compare(request, rs, rr, session):
     elif body_s != body_r:
         problems.append("body:\n" + text_diff(body_s, body_r))
     return "\n".join(problems) or None
+
+
+def strip_times(value):
+    """`value` without the members that are wall-clock times (createdAt, lastUse, expiresAt)."""
+    if isinstance(value, dict):
+        return {k: strip_times(v) for k, v in value.items() if k not in ("createdAt", "lastUse", "expiresAt")}
+    if isinstance(value, list):
+        return [strip_times(v) for v in value]
+    return value
 
 
 def text_diff(a, b):
@@ -485,18 +528,25 @@ class World:
         session.in_flight = request
         sid_s = session.sid_s or "-"
         try:
-            rs = cs.send(request.method, request.path_for(sid_s), request.body, request.headers)
+            rs = cs.send(request.method, request.path_for(sid_s), request.body_for(), request.headers)
         except CONNECTION_ERRORS as e:
             if expect_kill and self.killed.is_set():
                 session.note(f"IN FLIGHT at the kill: {request.describe()}")
                 return None
             raise Failure(f"S did not answer ({type(e).__name__}: {e}) to {request.describe()}", session)
         session.in_flight = None
-        rr = cr.send(request.method, request.path_for(session.sid_r or "-"), request.body, request.headers)
+        rr = self.send_r(session, request, cr)
         return self.settle(session, request, rs, rr)
+
+    def send_r(self, session, request, cr):
+        """Sends `request` to R, its session and view ids mapped."""
+        return cr.send(request.method, request.path_for(session.sid_r or "-", session.views),
+                       request.body_for(session.views), request.headers)
 
     def settle(self, session, request, rs, rr):
         """Checks S's answer against R's and moves the client's state on with R's answer."""
+        if request.label == "create view" and rs.status == 201 and rr.status == 201:
+            session.views[rs.json()["id"]] = rr.json()["id"]
         version = rr.headers["ETag"]
         session.note(f"{request.label or request.kind}: {request.describe()} -> {rr.status}"
                      f"{' v' + version.strip(chr(34)) if version else ''}")
@@ -513,6 +563,8 @@ class World:
         session.track(request, rr.status)
         if request.kind == "delete-session":
             return rr
+        if request.through_view:
+            return self.after_view(session, request, rr)
         ctype = rr.headers["Content-Type"] or ""
         data = None
         if rr.body and ctype.startswith("application/json"):
@@ -537,6 +589,33 @@ class World:
             summary = self.r_summary(session)
             if summary is not None:
                 session.ack = summary
+        return rr
+
+    def after_view(self, session, request, rr):
+        """Client bookkeeping after R answered a request through a view (its ETag is the
+        view's version; the session's is asked for, a tree edit through the view steps it)."""
+        if request.label == "delete view" and rr.status == 204:
+            session.views.pop(request.vid, None)
+            session.view_acks.pop(request.vid, None)
+        elif rr.status == 404 and request.vid is not None and "view" in rr.body.decode(errors="replace"):
+            pass
+        elif rr.headers["ETag"] and rr.status < 300:
+            if request.label == "create view":
+                mine = [k for k, v in session.views.items() if v == rr.json()["id"]]
+                if mine:
+                    session.view_acks[mine[0]] = int(rr.headers["ETag"].strip('"'))
+            elif request.vid in session.views:
+                session.view_acks[request.vid] = int(rr.headers["ETag"].strip('"'))
+        if rr.body and (rr.headers["Content-Type"] or "").startswith("application/json"):
+            data = rr.json()
+            if request.method == "GET" and "/rows" in request.path and isinstance(data, dict):
+                session.learn_rows(request.view, data)
+            if isinstance(data, dict) and "ids" in data:
+                for node_id in data["ids"]:
+                    session.ids[str(node_id)] = node_id
+        summary = self.r_summary(session)
+        if summary is not None:
+            session.ack = summary
         return rr
 
     def r_summary(self, session):
@@ -577,6 +656,7 @@ class World:
         session.created_s = a["createdAt"]
         session.ack = a["version"]
         session.kept, session.visible, session.counter = [], {}, session.counter
+        session.views, session.view_acks = {}, {}
         session.note(f"upload ({len(request.body)} bytes) -> S {session.sid_s} R {session.sid_r} v{a['version']}")
         diff = compare(request, rs, rr, session)
         if diff:
@@ -692,7 +772,47 @@ class World:
         return Request("PATCH", with_query(f"/sessions/{{sid}}/items/{quote_id(op['id'])}", query),
                        body(rest, rng), kind="change", view=view, label=kind)
 
+    def view_request(self, session, rng):
+        """A view made (sometimes a copy of another) or deleted; None for neither."""
+        r = rng.random()
+        if r < 0.04 or (not session.views and r < 0.12):
+            start = rng.choice([None, {}, {"expand": "none"}, {"expand": "all"}, {"expand": rng.randrange(4)},
+                                {"from": "default"}, {"from": "{vfrom}"}])
+            request = Request("POST", "/sessions/{sid}/views", None if start is None else body(start, rng),
+                              kind="change", label="create view")
+            if start == {"from": "{vfrom}"}:
+                if not session.views:
+                    request.body = body({"from": "default"}, rng)
+                else:
+                    request.vfrom = rng.choice(list(session.views))
+            return request
+        if session.views and r < 0.055:
+            request = Request("DELETE", "/sessions/{sid}/views/{vid}", kind="change", label="delete view")
+            request.vid = rng.choice(list(session.views))
+            if rng.random() < 0.2:
+                request.headers["If-Match"] = f'"{session.view_acks.get(request.vid, 1)}"'
+            return request
+        return None
+
     def next_request(self, session, rng):
+        if not self.big:
+            request = self.view_request(session, rng)
+            if request is not None:
+                return request
+        request = self.next_session_request(session, rng)
+        # A third of the requests go through one of the session's views.
+        if session.views and not self.big and rng.random() < 0.35 and not request.path.endswith("/tree"):
+            request.vid = rng.choice(list(session.views))
+            request.path = request.path.replace("/sessions/{sid}", "/sessions/{sid}/views/{vid}", 1)
+            request.label = "view " + request.label
+            ack = session.view_acks.get(request.vid, 1)
+            if "If-Match" in request.headers:
+                request.headers["If-Match"] = rng.choice([f'"{ack}"', f'"{ack}"', '*', f'"{ack - 1}"'])
+            if "If-None-Match" in request.headers:
+                request.headers["If-None-Match"] = rng.choice([f'"{ack}"', '"1"'])
+        return request
+
+    def next_session_request(self, session, rng):
         view = self.pick_view(rng)
         if self.big and session.index == 0 and rng.random() < 0.6 and session.ids:
             node_id = session.ids[rng.choice(list(session.ids)[:3])]
@@ -863,7 +983,7 @@ class World:
                 raise Failure(f"version {version} after the restart, acknowledged {session.ack}, nothing in flight "
                               + ("(an acknowledged change was lost)" if version < session.ack else ""), session)
             acknowledged = session.ack
-            rr = cr.send(request.method, request.path_for(session.sid_r), request.body, request.headers)
+            rr = self.send_r(session, request, cr)
             session.note(f"in flight, landed on S (v{version}); replayed on R: {request.describe()} -> {rr.status}")
             self.stats["in flight, landed"] += 1
             self.after(session, request, rr)
@@ -871,6 +991,8 @@ class World:
                 raise Failure(f"version {version} after the restart: acknowledged {acknowledged}, and the "
                               f"in-flight request replayed on R gives {session.ack}: not wholly there or not at all",
                               session)
+        elif request is not None and request.through_view:
+            self.view_in_flight(session, request, cs, cr, round_no, rng)
         elif request is not None:
             session.note(f"in flight, not landed (v{version}): {request.describe()}")
             self.stats["in flight, not there" if request.kind != "read" else "read in flight"] += 1
@@ -900,6 +1022,84 @@ class World:
                         {"If-Match": f'"{before}"'}, kind="change", label="If-Match")
         if self.exchange(session, fresh, cs, cr).status != 200:
             raise Failure(f"If-Match \"{before}\" (the version before the restart) did not succeed", session)
+        self.compare_views(session, cs, cr, rng)
+
+    def view_in_flight(self, session, request, cs, cr, round_no, rng):
+        """A request in flight that made, deleted, read or changed a view (no tree edit: the
+        session's version did not move): whether it landed on S is told by S's list of views
+        or by the view's version on S against R's; landed, it is replayed on R."""
+        def landed():
+            rr = self.send_r(session, request, cr)
+            session.note(f"in flight, landed on S; replayed on R: {request.describe()} -> {rr.status}")
+            self.stats["in flight, landed (view)"] += 1
+            return rr
+
+        def not_landed():
+            session.note(f"in flight, not landed: {request.describe()}")
+            self.stats["in flight, not there (view)"] += 1
+
+        if request.label == "create view":
+            listed = cs.send("GET", f"/sessions/{session.sid_s}/views?limit={MAX_PAGE}")
+            new = [v["id"] for v in listed.json()["views"] if v["id"] not in session.views]
+            if not new:
+                return not_landed()
+            rr = landed()
+            if rr.status != 201:
+                raise Failure(f"a view made on S before the kill is refused on R: {rr.status} {rr.body[:300]!r}", session)
+            session.views[new[0]] = rr.json()["id"]
+            self.after(session, request, rr)
+            return
+        if request.vid not in session.views:
+            return not_landed()
+        rs = cs.send("GET", f"/sessions/{session.sid_s}/views/{request.vid}")
+        rr = cr.send("GET", f"/sessions/{session.sid_r}/views/{session.views[request.vid]}")
+        if request.label == "delete view":
+            if rs.status == 404 and rr.status == 200:
+                self.after(session, request, landed())
+            else:
+                not_landed()
+            return
+        if rs.status == 200 and rr.status == 200 and rs.json()["version"] > rr.json()["version"]:
+            self.after(session, request, landed())
+            return
+        not_landed()
+        if request.view is not None:
+            # Whether it built filtered rows of the view is unknown: name fresh filters through
+            # it on both, so that both keep the same ones again.
+            for k in range(CAPACITY):
+                view = (f"zz-flush-{round_no}-{k}", "contains", False)
+                flush = Request("GET", with_query("/sessions/{sid}/views/{vid}/rows?limit=0", view_query(view, rng)),
+                                view=view, label="flush")
+                flush.vid = request.vid
+                self.exchange(session, flush, cs, cr)
+
+    def compare_views(self, session, cs, cr, rng):
+        """Every view of the session on S against R: the list, each summary, and each view's
+        rows unfiltered and in every filter of the run (reads that build and drop filtered
+        rows alike on both)."""
+        listed = self.exchange(session, Request("GET", f"/sessions/{{sid}}/views?limit={MAX_PAGE}", label="views"), cs, cr)
+        if listed.status != 200:
+            raise Failure(f"the list of views: {listed.status} {listed.body[:300]!r}", session)
+        theirs = [v["id"] for v in listed.json()["views"]]
+        if theirs != list(session.views.values()):
+            raise Failure(f"views {theirs} on R, expected {list(session.views.values())}", session)
+        for vid in list(session.views):
+            summary = Request("GET", "/sessions/{sid}/views/{vid}", label="view summary")
+            summary.vid = vid
+            self.exchange(session, summary, cs, cr)
+            for view in [None] + self.filters:
+                offset = 0
+                while True:
+                    path = with_query(f"/sessions/{{sid}}/views/{{vid}}/rows?offset={offset}&limit={MAX_PAGE}",
+                                      view_query(view, rng))
+                    rows = Request("GET", path, view=view, label="check view rows")
+                    rows.vid = vid
+                    rr = self.exchange(session, rows, cs, cr)
+                    if rr.status != 200:
+                        raise Failure(f"rows of view {vid} {view}: {rr.status} {rr.body[:300]!r}", session)
+                    offset += MAX_PAGE
+                    if offset >= rr.json()["total"]:
+                        break
 
     def compare_view(self, session, view, cs, cr, rng):
         offset, limit = 0, rng.choice([MAX_PAGE, MAX_PAGE, 97])
