@@ -122,6 +122,18 @@ final class ReferenceForest {
         sync()
     }
 
+    /// A reference holding the nodes of `forest` as they are (ids, titles, expansion, data).
+    convenience init(mirroring forest: Forest, capacity: Int) {
+        func node(_ h: NodeHandle, _ parent: RefNode?) -> RefNode {
+            let n = RefNode(id: forest.id(of: h), title: forest.title(of: h), expanded: forest.isExpandedUnfiltered(h),
+                            declaresChildren: forest.declaresChildren(h), data: forest.data(of: h))
+            n.parent = parent
+            n.children = forest.children(of: h).map { node($0, n) }
+            return n
+        }
+        self.init(roots: forest.children(of: nil).map { node($0, nil) }, capacity: capacity)
+    }
+
     /// Remembers the forest as it is now: the "before" of the next edit.
     private func sync() {
         synced.removeAll(keepingCapacity: true)

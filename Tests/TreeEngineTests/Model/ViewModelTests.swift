@@ -25,15 +25,7 @@ import TreeFormats
 
         init() throws {
             store = TreeStore(forest: try Forest.parse(Array(ViewModelTests.tree.utf8)).forest)
-            let forest = store.forest
-            func node(_ h: NodeHandle, _ parent: RefNode?) -> RefNode {
-                let n = RefNode(id: forest.id(of: h), title: forest.title(of: h), expanded: forest.isExpandedUnfiltered(h),
-                                declaresChildren: forest.declaresChildren(h), data: forest.data(of: h))
-                n.parent = parent
-                n.children = forest.children(of: h).map { node($0, n) }
-                return n
-            }
-            model = ReferenceForest(roots: forest.children(of: nil).map { node($0, nil) }, capacity: 4)
+            model = ReferenceForest(mirroring: store.forest, capacity: 4)
         }
 
         func ref(_ id: String) -> RefNode { model.allNodes.first { $0.key == id }! }
