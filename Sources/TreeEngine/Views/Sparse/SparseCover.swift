@@ -161,6 +161,14 @@ struct SparseCover: Sendable {
     }
 
     @inline(__always) private mutating func pull(_ i: Int32) {
+        let (sum, minimum, count) = aggregates(of: i)
+        nodes[Int(i)].aggregateMinimum = minimum
+        nodes[Int(i)].aggregateCount = count
+        nodes[Int(i)].sum = sum
+    }
+
+    /// What `pull` stores for boundary `i`, from its own fields and its children's aggregates.
+    @inline(__always) private func aggregates(of i: Int32) -> (sum: Int32, minimum: Int32, count: Int32) {
         let j = Int(i)
         let l = nodes[j].left, r = nodes[j].right
         var minimum = SparseCover.infinite, count: Int32 = 0
@@ -178,9 +186,7 @@ struct SparseCover: Sendable {
             let v = nodes[Int(r)].aggregateMinimum &+ prefix
             if v < minimum { minimum = v; count = nodes[Int(r)].aggregateCount } else if v == minimum { count &+= nodes[Int(r)].aggregateCount }
         }
-        nodes[j].aggregateMinimum = minimum
-        nodes[j].aggregateCount = count
-        nodes[j].sum = prefix &+ (r >= 0 ? nodes[Int(r)].sum : 0)
+        return (prefix &+ (r >= 0 ? nodes[Int(r)].sum : 0), minimum, count)
     }
 
     /// Splits the treap `t` into the boundaries with keys below `key` and the others.
@@ -655,11 +661,8 @@ extension SparseCover {
             guard t >= 0 else { return }
             checkAggregates(nodes[Int(t)].left)
             checkAggregates(nodes[Int(t)].right)
-            var copy = self
-            let before = (nodes[Int(t)].sum, nodes[Int(t)].aggregateMinimum, nodes[Int(t)].aggregateCount)
-            copy.pull(t)
-            let after = (copy.nodes[Int(t)].sum, copy.nodes[Int(t)].aggregateMinimum, copy.nodes[Int(t)].aggregateCount)
-            precondition(before == after, "sparse cover aggregates of boundary \(t)")
+            let stored = (nodes[Int(t)].sum, nodes[Int(t)].aggregateMinimum, nodes[Int(t)].aggregateCount)
+            precondition(stored == aggregates(of: t), "sparse cover aggregates of boundary \(t)")
         }
         checkAggregates(root)
         let headEnd = order.first.map { start(after: $0, forest) } ?? forest.capacity
