@@ -6,10 +6,12 @@ import Foundation
 /// (`embedInCode` in Package.swift). `index.html` refers to the others as a browser would; the
 /// page served puts each one in place of the tag that refers to it.
 ///
-/// The page talks to the API of `docs/API.md` only: it creates or attaches to a session, shows its
-/// visible rows in a virtualized ARIA tree, patches its row cache from the `changes` splices of
-/// its own change responses and of its view's event stream (`GET /sessions/{sid}/events`), and
-/// edits the tree (rename, insert, delete, move) with `If-Match`.
+/// The page talks to the API of `docs/API.md` only: it creates or attaches to a session, makes a
+/// view of its own for each browser tab (`POST /sessions/{sid}/views`, kept in the tab's
+/// `sessionStorage`) and goes through it for everything else: it shows the view's rows in a
+/// virtualized ARIA tree, patches its row cache from the `changes` splices of its own change
+/// responses and of the view's event stream (`GET /sessions/{sid}/views/{vid}/events`), and
+/// edits the shared tree (rename, insert, delete, move) with `If-Match`.
 enum DemoPage {
     /// The whole page, UTF-8. Built once.
     static let html: [UInt8] = Array(assemble(

@@ -1,10 +1,15 @@
 // The TreeSessions demo: the script of index.html, served inline in the page at GET /.
-// It talks to the API of docs/API.md only. State lives in `S`; the row cache `S.rows` has one
-// slot per visible row of the current view (null: not loaded), is filled by offset pages and
-// patched from the `changes` splices of every change response and of every `change` event of
-// the view's event stream (GET /sessions/{sid}/events), so that tabs on one session stay in
-// step. Edits (rename, insert, delete, move) carry `If-Match` with the version the page holds.
-// Only the rows near the viewport are in the DOM.
+// It talks to the API of docs/API.md only. Each tab has a view of its own over the session's
+// shared tree (`POST /sessions/{sid}/views`, its id kept in the tab's sessionStorage), and every
+// request for rows, every change and the event stream go through it
+// (`/sessions/{sid}/views/{vid}/…`): what one tab expands or collapses stays in that tab, while
+// an edit of the tree made in any tab reaches every other one as that tab's own splices.
+// State lives in `S`; the row cache `S.rows` has one slot per row shown (this view's unfiltered
+// rows, or its filtered rows for the search text; null: not loaded), is filled by offset pages
+// and patched from the `changes` splices of every change response and of every `change` event
+// of the view's event stream (GET …/views/{vid}/events). Edits (rename, insert, delete, move)
+// carry `If-Match` with the view's version the page holds. Only the rows near the viewport are
+// in the DOM.
 "use strict";
 (() => {
 const ROW_H = 26;              // px, must match --row
@@ -89,6 +94,9 @@ const indent = (level) => INDENT_START + INDENT * level;
 
 const S = {
   sid: null, own: false, nodeCount: 0,
+  vid: null,        // this tab's view of session `sid` (see `ensureView`)
+  rule: null,       // how a new view of this session starts: its `expand` rule, or null: a copy of the default view
+  remade: false,    // a view was made for one that was gone, and has not shown rows yet
   filter: "", match: "contains", caseSensitive: false, diacritics: false, leavesOnly: false, viewKey: "",
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
@@ -151,7 +159,9 @@ async function api(method, path, body, quiet, headers) {
 }
 
 const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
-const itemPath = (id) => sessionPath() + "/items/" + encodeURIComponent(String(id));
+/** This tab's view of the session (`S.vid`): every read, change and event stream of rows goes through it. */
+const viewPath = () => sessionPath() + "/views/" + encodeURIComponent(S.vid);
+const itemPath = (id) => viewPath() + "/items/" + encodeURIComponent(String(id));
 /** The path with the current view's query (filter and its options) and `extra`. */
 function inView(path, extra) {
   const q = [];
@@ -357,6 +367,7 @@ function updateCounts() {
     ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
     : `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"} of ${fmt(S.nodeCount)} nodes`;
   ui.view.textContent = S.sid ? `v${S.version}` : "";
+  ui.view.title = S.vid ? `The version of this tab's view (${S.vid}): it steps with every edit of the tree and every change of this view` : "";
 }
 
 // ---------------------------------------------------------------- states and details
@@ -578,7 +589,7 @@ function ensureRows() {
 function fetchRows(from, to) {
   const gen = S.gen, req = { from, to };
   S.inflight.push(req);
-  api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`)).then((page) => {
+  api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`)).then((page) => {
     if (gen !== S.gen || S.mutating > 0) return;
     if (page.version !== S.version) {
       if (page.version > S.version) resync(page);
@@ -590,7 +601,7 @@ function fetchRows(from, to) {
     scheduleRender();
   }).catch((e) => {
     if (gen !== S.gen) return;
-    if (e.status === 404) { lost(e); return; }
+    if (e.status === 404) { viewGone(e); return; }
     if (superseded(e)) { S.retryAt = performance.now() + 100; return; }
     showMessage(`Could not load rows ${fmt(from)}–${fmt(to - 1)}: ${e.message}`, true);
     S.retryAt = performance.now() + 2000;
@@ -629,10 +640,10 @@ async function reload(note) {
   const [a] = visibleRange();
   const from = Math.max(0, a - OVERSCAN);
   try {
-    const page = await api("GET", inView(sessionPath() + "/rows", `offset=${from}&limit=200&positions=true`));
+    const page = await api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=200&positions=true`));
     if (gen === S.gen) resync(page); else ensureRows();
   } catch (e) {
-    if (e.status === 404) { lost(e); return; }
+    if (e.status === 404) { viewGone(e); return; }
     showMessage("Could not reload the rows: " + e.message, true);
   }
   if (note) showNotice(note);
@@ -732,9 +743,9 @@ function change(method, path, body, opts = {}) {
         drainEvents();
         return null;
       }
-      if (e.status === 404 && !opts.item && !opts.ifMatch) lost(e);
-      else if (opts.ifMatch) showNotice(`${opts.what || method} failed: ${e.message}`);
-      else showMessage(`${method} failed: ${e.message}`, true);
+      if (opts.ifMatch) showNotice(`${opts.what || method} failed: ${e.message}`);
+      else if (e.status !== 404 || opts.item) showMessage(`${method} failed: ${e.message}`, true);
+      if (e.status === 404) viewGone(e);  // the item (gone elsewhere), this tab's view, or the session
       drainEvents();
       return null;
     }
@@ -766,14 +777,14 @@ function unsubscribe(state, detail) {
 }
 
 /**
- * Subscribes to the current view (`filter` and its options as the rows requests
- * name it). `resume`: the last event id seen, after the stream failed for good.
+ * Subscribes to this tab's view: the rows shown (`filter` and its options as the rows requests
+ * name them). `resume`: the last event id seen, after the stream failed for good.
  */
 function subscribe(resume) {
   unsubscribe("connecting");
   if (!S.sid || typeof EventSource !== "function") { setLive("offline"); return; }
   if (!resume) S.lastEventId = null;
-  const es = new EventSource(inView(sessionPath() + "/events", resume != null ? "lastEventId=" + encodeURIComponent(resume) : ""));
+  const es = new EventSource(inView(viewPath() + "/events", resume != null ? "lastEventId=" + encodeURIComponent(resume) : ""));
   S.es = es;
   const mine = (f) => (e) => { if (S.es === es) f(e); };
   es.addEventListener("open", mine(() => setLive("live")));
@@ -790,19 +801,19 @@ function subscribe(resume) {
   es.addEventListener("end", mine((e) => {
     let reason = "";
     try { reason = JSON.parse(e.data).reason || ""; } catch (err) { /* none */ }
-    lost(new Error(reason || "ended"), reason === "deleted" ? "deleted" : "gone");
+    viewGone(new Error(reason || "ended"), reason === "deleted" ? "deleted" : "gone");
   }));
   es.addEventListener("error", mine(() => {
     if (es.readyState !== EventSource.CLOSED) { setLive("connecting"); return; }  // EventSource retries by itself
-    // Refused (404, 429, 503...): is the session still there? Then try again a little later.
+    // Refused (404, 429, 503...): is this tab's view still there? Then try again a little later.
     setLive("offline");
     const sid = S.sid, resumeAt = S.lastEventId;
-    api("GET", sessionPath(), undefined, true).then(() => {
+    api("GET", viewPath(), undefined, true).then(() => {
       if (S.es !== es || S.sid !== sid) return;
       S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
     }).catch((err) => {
       if (S.es !== es || S.sid !== sid) return;
-      if (err.status === 404) lost(err);
+      if (err.status === 404) viewGone(err);
       else S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
     });
   }));
@@ -852,7 +863,7 @@ function toggle(i, expanded, recursive) {
 }
 
 function sessionWide(body) {
-  change("PATCH", inView(sessionPath()), body, { keepFocusVisible: false });
+  change("PATCH", inView(viewPath()), body, { keepFocusVisible: false });
 }
 
 // ---------------------------------------------------------------- focus and keys
@@ -915,7 +926,7 @@ function editDue(what, make) {
 }
 
 const batchSpec = (operations, opts) =>
-  ["POST", inView(sessionPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts)];
+  ["POST", inView(viewPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts)];
 
 /** The request that moves item `id` under `parentId` at `index` (undefined: at the end); `expand`: that parent is expanded too. */
 function moveSpec(id, parentId, index, expand) {
@@ -1002,11 +1013,11 @@ function renameInserted(res, index, level) {
 async function newSibling() {
   let level = 0;
   const res = await editDue("New sibling", async () => {
-    if (S.total === 0) return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }] }];
+    if (S.total === 0) return ["POST", inView(viewPath() + "/items"), { nodes: [{ title: NEW_TITLE }] }];
     const row = await dueRow("New sibling");
     if (!row) return null;
     level = row.level;
-    return ["POST", inView(sessionPath() + "/items"), { nodes: [{ title: NEW_TITLE }], after: row.id }];
+    return ["POST", inView(viewPath() + "/items"), { nodes: [{ title: NEW_TITLE }], after: row.id }];
   });
   if (res) renameInserted(res, res.index, level);
 }
@@ -1047,7 +1058,7 @@ function deleteFocused() {
 /** The row at index j, fetched when it is not loaded (or stale). */
 async function rowAt(j) {
   if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
-  const page = await api("GET", inView(sessionPath() + "/rows", `offset=${j}&limit=1&positions=true`));
+  const page = await api("GET", inView(viewPath() + "/rows", `offset=${j}&limit=1&positions=true`));
   return page.rows[0] || null;
 }
 
@@ -1375,7 +1386,11 @@ new ResizeObserver(() => { scheduleRender(); ensureRows(); }).observe(ui.tree);
 
 // ---------------------------------------------------------------- views
 
-/** Loads the current view from scratch, at `restore` (saved scroll offset and focus) if given. */
+/**
+ * Loads the rows shown (this tab's view: its unfiltered rows, or its filtered rows for the search
+ * text) from scratch, at `restore` (saved scroll offset and focus) if given; makes or finds the
+ * tab's view first when it has none (`ensureView`).
+ */
 async function openView(restore) {
   const gen = ++S.gen;
   unsubscribe("connecting");
@@ -1389,15 +1404,25 @@ async function openView(restore) {
   S.focus = -1;
   scheduleRender();
   updateCounts();
+  if (!S.vid) {
+    try {
+      await ensureView();
+    } catch (e) {
+      if (gen !== S.gen) return;
+      if (e.status === 404) lost(e); else showMessage("Could not make this tab's view: " + e.message, true);
+      return;
+    }
+    if (gen !== S.gen) return;
+  }
   const start = restore ? Math.max(0, Math.floor(restore.top / ROW_H) - OVERSCAN) : 0;
   let page;
   for (let attempt = 1; !page; attempt++) {
     try {
-      page = await api("GET", inView(sessionPath() + "/rows", `offset=${start}&limit=200&positions=true`));
+      page = await api("GET", inView(viewPath() + "/rows", `offset=${start}&limit=200&positions=true`));
     } catch (e) {
       if (gen !== S.gen) return;
       if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
-      if (e.status === 404) lost(e); else showMessage("Could not load rows: " + e.message, true);
+      if (e.status === 404) viewGone(e); else showMessage("Could not load rows: " + e.message, true);
       return;
     }
   }
@@ -1406,6 +1431,7 @@ async function openView(restore) {
   S.matchCount = page.matchCount ?? null;
   store(page.rows);
   S.ready = true;
+  S.remade = false;
   subscribe();  // its first event (reset) names the version: rows older than it are fetched again
   if (S.note) { showMessage(S.note.text, S.note.isError); S.note = null; }
   S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
@@ -1453,7 +1479,7 @@ async function goToMatch(forward) {
   const gen = S.gen;
   let page;
   try {
-    page = await api("GET", inView(sessionPath() + "/matches", "wrap=true" + place));
+    page = await api("GET", inView(viewPath() + "/matches", "wrap=true" + place));
   } catch (e) {
     showNotice(`Next match failed: ${e.message}`);
     return;
@@ -1491,6 +1517,106 @@ ui.expandDepth.addEventListener("click", () => {
   sessionWide({ expandDepth: n });
 });
 
+// ---------------------------------------------------------------- this tab's view of the session
+// A view of its own per tab: its id is kept in the tab's sessionStorage (per session), so a
+// reload finds it again, and another tab, which has a sessionStorage of its own, makes its own.
+
+const viewKey = (sid) => "treesessions.view." + sid;
+function storedView(sid) {
+  try { return sessionStorage.getItem(viewKey(sid)); } catch (e) { return null; }
+}
+function keepView(sid, vid) {
+  try { sessionStorage.setItem(viewKey(sid), vid); } catch (e) { /* not kept: a reload makes another */ }
+}
+function forgetView(sid) {
+  try { sessionStorage.removeItem(viewKey(sid)); } catch (e) { /* nothing kept */ }
+}
+
+/**
+ * Sets `S.vid`: the view kept for this session in the tab's sessionStorage, else a new one.
+ * A new view starts fresh by the session's `expand` rule when the page knows it (this tab loaded
+ * the tree, or the URL names the rule): such a state is shared by every view over that rule on
+ * the server, so the view costs almost nothing whatever the tree's size. Otherwise it starts as
+ * a copy of the session's default view, the layout its upload gave the tree (its nodes' own
+ * `expanded` flags), which costs a pass over the tree and its expanded nodes.
+ */
+async function ensureView() {
+  const sid = S.sid, kept = storedView(sid);
+  if (kept) {
+    S.vid = kept;
+    claimView(kept);
+    return;
+  }
+  const view = await api("POST", sessionPath() + "/views", S.rule != null ? { expand: S.rule } : { from: "default" });
+  if (S.sid !== sid) return;
+  useNewView(view.id);
+}
+
+function useNewView(vid) {
+  S.vid = vid;
+  keepView(S.sid, vid);
+}
+
+/**
+ * A 404 (or the stream's `end`) through this tab's view: the session is gone (`lost`); or only
+ * the view is (it expired while no stream kept it alive, or was deleted): a new one is made and
+ * its rows shown; or neither (an item gone elsewhere): nothing to do.
+ */
+async function viewGone(e, kind = "gone") {
+  const sid = S.sid, vid = S.vid;
+  if (!sid || !vid) { lost(e, kind); return; }
+  const current = () => S.sid === sid && S.vid === vid;  // not replaced meanwhile
+  const status = (path) => api("GET", path, undefined, true).then(() => 200, (err) => err.status);
+  const session = await status(sessionPath());
+  if (!current()) return;
+  if (session === 404) { lost(e, kind); return; }
+  const view = session === 200 ? await status(viewPath()) : session;
+  if (!current() || view === 200) return;  // both are there: the 404 named an item
+  if (view !== 404) { showMessage(`Could not look for this tab's view: ${view ? "HTTP " + view : "network error"}`, true); return; }
+  forgetView(sid);
+  S.vid = null;
+  if (S.remade) {  // the view made for the last one is gone before it showed a row: do not loop
+    S.ready = false;
+    unsubscribe("offline", "This tab's view is gone");
+    showMessage(`This tab's view of session ${sid} is gone (${e.message}); reload the page for a new one.`, true);
+    return;
+  }
+  S.remade = true;
+  S.note = { text: "This tab's view was gone from the server (expired, or deleted): a new one was made.", isError: false };
+  openView();
+}
+
+// A duplicated tab starts with a copy of the original's sessionStorage, so with its view. The
+// tabs of this origin say which view they take (BroadcastChannel): a tab that finds its view
+// taken by another one makes its own, a copy of that one's state (`from`), so it still looks as
+// the tab it was duplicated from.
+const TAB = Math.random().toString(36).slice(2) + Date.now().toString(36);
+const tabChannel = typeof BroadcastChannel === "function" ? new BroadcastChannel("treesessions-views") : null;
+function claimView(vid) {
+  if (tabChannel) tabChannel.postMessage({ sid: S.sid, claim: vid, tab: TAB });
+}
+if (tabChannel) {
+  tabChannel.onmessage = ({ data }) => {
+    if (!data || !S.vid || data.sid !== S.sid) return;
+    if (data.claim === S.vid && data.tab !== TAB) tabChannel.postMessage({ sid: S.sid, taken: S.vid, to: data.tab });
+    else if (data.taken === S.vid && data.to === TAB) forkView(S.vid);
+  };
+}
+
+async function forkView(from) {
+  const sid = S.sid;
+  let view;
+  try {
+    view = await api("POST", sessionPath() + "/views", { from });
+  } catch (e) {
+    showMessage(`Another tab uses this tab's view, and a view of its own could not be made: ${e.message}`, true);
+    return;
+  }
+  if (S.sid !== sid || S.vid !== from) return;
+  useNewView(view.id);
+  openView(S.filter ? null : { top: virtualTop(), focus: S.focus });
+}
+
 // ---------------------------------------------------------------- sessions
 
 /** The seed's `menuItems(targetNestLevel:itemsInSection:)` as upload JSON: "Level L, item: I", depth first. */
@@ -1524,9 +1650,10 @@ function resetSearch() {
 
 /**
  * Opens a session on `body`; `upload` says how it is sent: the path and Content-Type of another
- * format. `label` names it in the status line, `name` in the toolbar.
+ * format. `label` names it in the status line, `name` in the toolbar; `rule` is the `expand`
+ * rule that gives every node its state (null: the nodes' own `expanded` flags may count).
  */
-async function createSession(body, label, name, upload) {
+async function createSession(body, label, name, upload, rule) {
   const size = typeof body === "string" ? body.length : body.size;
   const mb = size / 1048576;
   showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(size) + " bytes"})…`);
@@ -1538,10 +1665,10 @@ async function createSession(body, label, name, upload) {
       upload ? { "Content-Type": upload.type } : undefined);
     // Other formats carry their own `expanded` (or none): the Expanded choice follows.
     const expand = expandChoice();
+    // (The session's default view: a tab that attaches without knowing the rule copies it.)
     if (upload && expand !== "none") {
-      S.sid = summary.id;
       const patch = expand === "all" ? { expandAll: true } : { expandDepth: expand };
-      await api("PATCH", sessionPath(), patch);
+      await api("PATCH", "/sessions/" + encodeURIComponent(summary.id), patch);
     }
   } catch (e) {
     // The reopened view's requests would hide the error: it is shown again once the view is back.
@@ -1550,36 +1677,55 @@ async function createSession(body, label, name, upload) {
     if (S.sid) openView();
     return;
   }
-  if (S.own && S.sid && S.sid !== summary.id) api("DELETE", sessionPath(), undefined, true).catch(() => {});
+  if (S.own && S.sid && S.sid !== summary.id) {
+    api("DELETE", sessionPath(), undefined, true).catch(() => {});
+    forgetView(S.sid);
+  }
   S.note = { text: ui.request.textContent + ` · ${label}`, isError: false };
-  attached(summary, true, name);
+  attached(summary, true, name, rule);
 }
 
-/** Shows session `summary` (`own`: this page made it); `name` says what it holds. */
-function attached(summary, own, name) {
-  S.sid = summary.id;
+/** Makes `id` the session shown; this tab's view of it is found or made by `openView`. */
+function setSession(id) {
+  if (S.sid !== id) S.vid = null;
+  S.sid = id;
+}
+
+/** The page's address for session `id`: with the `expand` rule a new tab's view starts by, when known. */
+function sessionHref(id) {
+  return "/?session=" + encodeURIComponent(id) + (S.rule != null ? "&expand=" + encodeURIComponent(S.rule) : "");
+}
+
+/**
+ * Shows session `summary` (`own`: this page made it); `name` says what it holds; `rule`: the
+ * `expand` rule a new view of it starts by (null: a copy of the default view).
+ */
+function attached(summary, own, name, rule) {
+  setSession(summary.id);
+  S.rule = rule ?? null;
   S.own = own;
   S.gone = null;
   S.nodeCount = summary.nodeCount;
-  history.replaceState(null, "", "?session=" + encodeURIComponent(summary.id));
+  history.replaceState(null, "", sessionHref(summary.id));
   ui.treeName.textContent = `${name || "Session " + summary.id} · ${fmt(summary.nodeCount)} ${summary.nodeCount === 1 ? "node" : "nodes"}`;
   ui.treeName.parentElement.title = ui.treeName.textContent + ": open another tree";
   const link = document.createElement("a");
-  link.href = "/?session=" + encodeURIComponent(summary.id);
+  link.href = sessionHref(summary.id);
   link.textContent = summary.id;
-  link.title = "Open this session in another tab: each view's expansion is kept by the server";
+  link.title = "Open this session in another tab: it gets a view of its own (what it expands stays there), and edits show in both";
   ui.session.replaceChildren(link);
   resetSearch();
   openView();
 }
 
-async function attach(id) {
-  S.sid = id;
+/** Attaches to session `id`; `rule`: the `expand` rule the URL names for a new view of it. */
+async function attach(id, rule) {
+  setSession(id);
   S.gone = null;
   scheduleRender();
   try {
     const summary = await api("GET", sessionPath());
-    attached(summary, false);
+    attached(summary, false, undefined, rule);
   } catch (e) {
     S.gone = { kind: e.status === 404 ? "gone" : "error", sid: id, detail: e.message };
     showMessage(`Cannot attach to session “${id}”: ${e.message}. Load a sample instead.`, true);
@@ -1595,7 +1741,7 @@ async function loadSample(kind = ui.sample.value) {
   const expand = expandChoice();
   if (kind === "file") { ui.file.value = ""; ui.file.click(); return; }
   if (kind === "outline") {
-    await createSession(JSON.stringify({ nodes: outlineSample().nodes, expand }), "the outline sample", "Outline sample");
+    await createSession(JSON.stringify({ nodes: outlineSample().nodes, expand }), "the outline sample", "Outline sample", undefined, expand);
     return;
   }
   const [levels, per] = kind === "gen797k" ? [12, 3] : [10, 3];
@@ -1605,7 +1751,7 @@ async function loadSample(kind = ui.sample.value) {
   const tree = generate(levels, per);
   const ms = Math.round(performance.now() - t0);
   await createSession('{"expand":' + JSON.stringify(expand) + ',"nodes":' + tree.json + "}",
-    `${fmt(tree.count)} generated nodes (made in ${ms} ms)`, "Generated tree");
+    `${fmt(tree.count)} generated nodes (made in ${ms} ms)`, "Generated tree", undefined, expand);
 }
 
 /** How a file is sent, by its name (or type): CSV and NDJSON rows and path lists as they are. */
@@ -1625,11 +1771,14 @@ function isNodesDocument(doc) {
   return nodes !== null && nodes.every((n) => n && typeof n === "object" && typeof n.title === "string");
 }
 
+/** The `expand` rule that gives every node of a file its state: not "none", which keeps the nodes' own flags. */
+const fileRule = (expand) => (expand === "none" ? null : expand);
+
 /** Opens a file of any format: nested JSON nodes, any JSON document, CSV, NDJSON, a path list. */
 async function loadFile(file) {
   const upload = uploadOf(file);
   if (upload) {
-    await createSession(file, `${file.name} (${upload.what})`, file.name, upload);
+    await createSession(file, `${file.name} (${upload.what})`, file.name, upload, fileRule(expandChoice()));
     return;
   }
   let doc;
@@ -1640,13 +1789,14 @@ async function loadFile(file) {
     return;
   }
   if (!isNodesDocument(doc)) {
-    await createSession(file, `${file.name} (a JSON document)`, file.name, { path: "/sessions?format=document", type: "application/json" });
+    await createSession(file, `${file.name} (a JSON document)`, file.name, { path: "/sessions?format=document", type: "application/json" },
+      fileRule(expandChoice()));
     return;
   }
   const expand = expandChoice();
   if (Array.isArray(doc)) doc = { nodes: doc, expand };
   else if (!("expand" in doc)) doc.expand = expand;
-  await createSession(JSON.stringify(doc), file.name, file.name);
+  await createSession(JSON.stringify(doc), file.name, file.name, undefined, fileRule(doc.expand));
 }
 
 // A file dropped anywhere on the page opens it (rows dragged inside the tree are moves).
@@ -1674,16 +1824,19 @@ setInterval(async () => {
   if (!S.ready || S.mutating > 0 || document.hidden || ui.live.dataset.state === "live") return;
   const gen = S.gen;
   try {
-    const page = await api("GET", inView(sessionPath() + "/rows", "limit=0"), undefined, true);
+    const page = await api("GET", inView(viewPath() + "/rows", "limit=0"), undefined, true);
     if (gen === S.gen && S.mutating === 0 && page.version > S.version) resync(page);
   } catch (e) {
-    if (e.status === 404 && gen === S.gen) lost(e);
+    if (e.status === 404 && gen === S.gen) viewGone(e);
   }
 }, POLL_MS);
 
 // A visit creates no session: `?session=ID` attaches to one, Load (or a dropped file) makes one.
 setLive("offline");
-const wanted = new URLSearchParams(location.search).get("session");
-if (wanted) attach(wanted);
+const query = new URLSearchParams(location.search), wanted = query.get("session");
+// `expand` (all, none or a depth): how this tab's view starts when it has none yet.
+const ruleText = query.get("expand") || "";
+const wantedRule = ruleText === "all" || ruleText === "none" ? ruleText : /^\d{1,3}$/.test(ruleText) ? Number(ruleText) : null;
+if (wanted) attach(wanted, wantedRule);
 else { showMessage("No tree open: load one."); scheduleRender(); }
 })();

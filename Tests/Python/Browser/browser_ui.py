@@ -34,3 +34,18 @@ def open_outline(page, base_url):
     page.goto(base_url + "/")
     page.click("#state button.primary")
     page.wait_for_function(OPEN_OUTLINE_DONE)
+
+
+# The path of the page's own view of its session: each tab has one, its id kept in the tab's
+# sessionStorage (demo.js, `ensureView`); null until the page made or found it.
+VIEW_PATH = """() => {
+  const sid = new URLSearchParams(location.search).get('session');
+  const vid = sid && sessionStorage.getItem('treesessions.view.' + sid);
+  return vid ? `/sessions/${encodeURIComponent(sid)}/views/${vid}` : null;
+}"""
+
+
+def view_path(page):
+    """`/sessions/{sid}/views/{vid}`: the page's own view, through which it reads and changes rows."""
+    page.wait_for_function(VIEW_PATH)
+    return page.evaluate(VIEW_PATH)

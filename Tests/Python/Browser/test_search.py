@@ -3,15 +3,15 @@ the search box, F3 and Shift+F3, the buttons; "match N of M"; a match hidden und
 row is revealed; a collapsed row of a filtered view shows how many matches it hides.
 
 Expected answers come from the API itself (the matches in tree order, the rows' matchesBelow),
-so the test checks the page against the server, on the outline sample (38 nodes, all expanded).
+so the test checks the page against the server (the page's own view), on the outline sample
+(38 nodes, all expanded).
 """
 import json
-import re
 import urllib.request
 
 import pytest
 
-from browser_ui import open_outline, reach
+from browser_ui import open_outline, reach, view_path
 
 FOCUSED = "() => { const e = document.querySelector('#tree .row.focused'); return e ? e.dataset.id : null; }"
 
@@ -34,11 +34,11 @@ def idle(page):
 
 
 def test_next_and_previous_match(page, base_url):
-    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    view = view_path(page)
     page.fill("#search", "ce")
     page.wait_for_function("document.getElementById('counts').textContent.startsWith('6 matches')")
     idle(page)
-    everything = get(base_url, f"/sessions/{sid}/matches?filter=ce&limit=100")
+    everything = get(base_url, f"{view}/matches?filter=ce&limit=100")
     ids = [str(m["id"]) for m in everything["matches"]]
     assert len(ids) == everything["matchCount"] == 6
 
@@ -49,7 +49,7 @@ def test_next_and_previous_match(page, base_url):
     # From the focused row (not a match) to the next match, and on, around the end.
     here = page.evaluate(FOCUSED)
     first = 0 if here is None else \
-        get(base_url, f"/sessions/{sid}/matches?filter=ce&wrap=true&after={here}")["matches"][0]["ordinal"]
+        get(base_url, f"{view}/matches?filter=ce&wrap=true&after={here}")["matches"][0]["ordinal"]
     page.press("#search", "Enter")
     expect_at(first)
     for step in range(1, 7):
@@ -66,18 +66,18 @@ def test_next_and_previous_match(page, base_url):
 
 
 def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_url):
-    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    view = view_path(page)
     # Collapse the first root in the filtered view: its matches are hidden, its row counts them.
     page.locator("#row-0 button.disc").click()
     idle(page)
-    rows = get(base_url, f"/sessions/{sid}/rows?filter=ce&limit=100")["rows"]
+    rows = get(base_url, f"{view}/rows?filter=ce&limit=100")["rows"]
     assert rows[0]["expanded"] is False and rows[0]["matchesBelow"] > 0
     badge = page.locator("#row-0 .badge")
     assert badge.text_content() == f"{rows[0]['matchesBelow']} matches"
     assert page.locator("#tree .badge").count() == sum(
         1 for r in rows if r["hasChildren"] and not r["expanded"] and r["matchesBelow"] > 0)
     # The first match is under it: going there reveals it.
-    first = get(base_url, f"/sessions/{sid}/matches?filter=ce")["matches"][0]
+    first = get(base_url, f"{view}/matches?filter=ce")["matches"][0]
     assert first["index"] is None
     page.locator("#row-0").click()
     page.click("#next-match")
@@ -98,14 +98,14 @@ def test_a_hidden_match_is_revealed_and_collapsed_rows_show_a_badge(page, base_u
 ])
 def test_match_modes_and_options(page, base_url, mode, text, diacritics, leaves):
     """The mode and option switches name the view: the page shows the counts the API gives."""
-    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    view = view_path(page)
     reach(page, "#match").select_option(mode)
     reach(page, "#diacritics").set_checked(diacritics)
     reach(page, "#leaves").set_checked(leaves)
     page.fill("#search", text)
     query = f"filter={urllib.request.quote(text)}&match={mode}" \
         + ("&diacritics=insensitive" if diacritics else "") + ("&leavesOnly=true" if leaves else "")
-    expected = get(base_url, f"/sessions/{sid}/rows?{query}&limit=0")
+    expected = get(base_url, f"{view}/rows?{query}&limit=0")
     count = expected["matchCount"]
     text_expected = f"{count:,} {'match' if count == 1 else 'matches'} · {expected['total']:,} {'row' if expected['total'] == 1 else 'rows'}"
     page.wait_for_function("t => document.getElementById('counts').textContent === t", arg=text_expected)
