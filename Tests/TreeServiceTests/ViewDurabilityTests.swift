@@ -268,6 +268,56 @@ extension DurabilityTests {
         }
         try withService { h in #expect(ViewResourceTests.version(h, "/sessions/\(sid)/views/\(vid)") == version) }
     }
+
+    /// A view made in a record lost to damage: its id is never given again (a review found
+    /// the next view got it, and its old client's requests and `If-Match` reached it).
+    @Test func aDamagedJournalGivesNoViewIDTwice() throws {
+        var sid = "", lost = ""
+        try withService(shutdown: false) { h in
+            sid = h.createSample()
+            for k in 0 ..< 10 {
+                #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: "{\"expanded\":\(k % 2 == 0)}").status == 200)
+            }
+            lost = ViewResourceTests.createView(h, sid)
+            #expect(h.call("PATCH", "/sessions/\(sid)/views/\(lost)/items/1", json: #"{"expanded":true}"#).status == 200)
+        }
+        let journal = try #require(try files(of: sid)["journal"])
+        var damaged = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal)))
+        damaged[damaged.count / 3] ^= 0x40
+        try Data(damaged).write(to: URL(fileURLWithPath: journal))
+        try withService { h in
+            #expect(h.service.durability.eventCount(.truncatedTail) == 1)
+            #expect(h.call("GET", "/sessions/\(sid)/views/\(lost)").status == 404, "the view's record was lost")
+            let next = ViewResourceTests.createView(h, sid)
+            #expect(next != lost)
+        }
+    }
+
+    /// Deleting a view answers once its record is durable (under `--fsync always`, off the lock).
+    @Test func aViewIsDeletedOnceDurable() throws {
+        let faults = StorageFaults()
+        try withService(fsync: .always, faults: faults) { h in
+            let sid = h.createSample()
+            let vid = ViewResourceTests.createView(h, sid)
+            faults.holdFsyncs()
+            let response = h.service.respond(to: HTTPRequest(method: "DELETE", target: "/sessions/\(sid)/views/\(vid)"))
+            guard let send = response.deferral else {
+                faults.releaseFsyncs()
+                Issue.record("the delete answered before its record was durable")
+                return
+            }
+            let answered = Mutex<Int?>(nil)
+            let done = DispatchGroup()
+            done.enter()
+            send { response in
+                answered.withLock { $0 = response.status }
+                done.leave()
+            }
+            faults.releaseFsyncs()
+            #expect(done.wait(timeout: .now() + 30) == .success)
+            #expect(answered.withLock { $0 } == 204)
+        }
+    }
 }
 
 /// Data written before views were durable: journals of record format 2 (no view in a

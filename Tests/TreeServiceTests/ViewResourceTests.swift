@@ -226,6 +226,18 @@ import TreeFormats
         #expect(h.call("GET", "/sessions/\(sid)").status == 200, "the session lives on")
     }
 
+    /// At `--max-views`, views that expired make room at once: they do not count, even before
+    /// the periodic sweep drops them (a review found 429 there).
+    @Test func expiredViewsDoNotCountForMaxViews() throws {
+        let h = ServiceHarness { $0.viewTTL = .seconds(1); $0.maxViewsPerSession = 1 }
+        let sid = h.createSample()
+        let old = Self.createView(h, sid)
+        h.clock.advance(.milliseconds(2500))
+        let made = h.call("POST", "/sessions/\(sid)/views")
+        #expect(made.status == 201, "\(made.text)")
+        #expect(h.call("GET", "/sessions/\(sid)/views/\(old)").status == 404)
+    }
+
     @Test func viewsLiveAsLongAsTheirSessionByDefault() throws {
         let h = ServiceHarness { $0.sessionTTL = .seconds(100) }
         let sid = h.createSample()

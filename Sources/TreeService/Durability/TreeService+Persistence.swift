@@ -338,6 +338,8 @@ extension TreeService {
         state.core.version = issued
         // Each lost record may have stepped a view's version once (its own change, or an edit).
         state.core.passViewVersions(by: min(most, max(1, lost.atMost)), most: most)
+        // A lost record may have made a view: its id is never given again.
+        state.core.restoreViewSerial(state.core.viewSerial &+ UInt64(min(most, max(1, lost.atMost))))
         state.needsSnapshot = true
         do {
             try writeSnapshot(session, &state)

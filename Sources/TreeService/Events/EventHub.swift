@@ -302,15 +302,16 @@ final class EventHub: Sendable {
     }
 
     /// A view is dropped (deleted, or expired): its streams get `end` (after the events
-    /// before it) and end.
-    func end(view: ViewID, _ reason: EndReason) {
+    /// before it, once `mark`, the dropping's journal entry, is durable) and end.
+    func end(view: ViewID, _ reason: EndReason, mark: JournalMark?) {
         let queued = state.withLock { s -> Bool in
             guard s.end == nil, s.views[view] != nil, s.ended.insert(view).inserted else { return false }
+            if let mark { s.lastMark = mark }
             let end = ServerSentEvent.bytes("end", id: nil, data: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
-            enqueue(&s, mark: nil, [.endView(view, end)])
+            enqueue(&s, mark: mark, [.endView(view, end)])
             return true
         }
-        if queued { afterEnqueue(nil) }
+        if queued { afterEnqueue(mark) }
     }
 
     /// The session is removed: every stream gets `end` (after the events before it) and ends,

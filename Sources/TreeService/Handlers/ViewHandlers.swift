@@ -45,8 +45,9 @@ extension TreeService {
         guard let text = name.id else { return ViewRef(nil, filter: name.filter) }
         guard let id = ViewID(text: text), let lastUse = session.views.lastUse(of: id) else { throw TreeService.removedView(text) }
         let now = registry.clock.now
+        // An expired view answers 404 at once; the sweep removes it (a request does not
+        // wait for the session's lock to do it).
         if ViewUses.isExpired(lastUse: lastUse, now: now, ttl: viewTTL(of: session), streaming: session.events.hasStreams(id)) {
-            expireViews(session, force: true)
             throw TreeService.removedView(text)
         }
         session.views.touch(id, now: now)
@@ -59,15 +60,21 @@ extension TreeService {
         if let view, !state.core.contains(view) { throw TreeService.removedView(view.text) }
     }
 
-    /// Drops the session's views that have expired, at most every 10 s (`force`: now): each
-    /// one is a change through the write path (`deleteView`), and its streams end with
-    /// `expired`. A view an event stream follows does not expire.
+    /// Drops the session's views that have expired, at most every 10 s and only when the
+    /// session's lock is free (a request passing by never waits for it), or now and
+    /// waiting for the lock with `force` (listing views, making one: a view that expired
+    /// counts for neither). Each is a change through the write path (`deleteView`), and its
+    /// streams end with `expired`. A view an event stream follows does not expire.
     func expireViews(_ session: Session, force: Bool = false) {
         guard session.views.count > 0 else { return }
         let now = registry.clock.now
         let expired = session.views.expired(now: now, ttl: viewTTL(of: session), force: force) { session.events.hasStreams($0) }
         guard !expired.isEmpty else { return }
-        try? withSession(session) { session, state throws(ServiceError) in expireViews(expired, session, &state, now: now) }
+        let sweep = { (state: inout Session.State) in
+            guard !state.removed else { return }
+            self.expireViews(expired, session, &state, now: now)
+        }
+        if force { session.state.withLock(sweep) } else { _ = session.state.withLockIfFree(sweep) }
     }
 
     /// Drops those of `views` that are still expired, under the session's exclusive lock.
@@ -87,6 +94,8 @@ extension TreeService {
     /// "default"}`, or no body (`"expand": "none"`). 201 with the view's summary.
     func createView(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
         let (start, source) = try SessionOperation.viewStart(request.body.isEmpty ? Members([]) : Members(try request.jsonObjectBody()))
+        // Expired views are dropped first: they do not count for --max-views.
+        expireViews(try liveSession(sid), force: true)
         // If-Match compares with the version of the view it starts from (a copy's source;
         // else the session's).
         return try mutateSession(request, sid, view: ViewName(id: source), .createView(start))
@@ -171,8 +180,8 @@ extension TreeService {
             _ = try liveSession(sid)
             throw TreeService.removedView(vid)
         }
-        _ = try mutateSession(request, sid, view: ViewName(id: vid), .deleteView(id, expired: false))
-        return HTTPResponse(status: 204)
+        // The change's 204 waits until the deletion is durable.
+        return try mutateSession(request, sid, view: ViewName(id: vid), .deleteView(id, expired: false))
     }
 
     /// `PATCH /sessions/{sid}/views/{vid}?filter=`: one of expandAll, collapseAll, expandDepth.

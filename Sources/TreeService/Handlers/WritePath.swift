@@ -127,8 +127,9 @@ extension TreeService {
             throw error
         }
         var mark = prepared.mark
-        // A change of a view's own state waits for a shared fsync, off the lock.
-        mark?.grouped = view.view != nil && !resolved.editsTree
+        // A change of a view's own state, and a view made or dropped, waits for a shared
+        // fsync, off the lock.
+        mark?.grouped = (view.view != nil || operation.isViewChange) && !resolved.editsTree
         // Filtered rows that were changed and then dropped come back in their initial
         // state: a change (the record, with the version before it, replays the build and so
         // the step).
@@ -150,7 +151,7 @@ extension TreeService {
             session.views.remove(id)
             session.keptFilters.withLock { $0[id] = nil }
             session.filterTickets.withLock { $0[id] = nil }
-            if case .deleteView(_, let expired) = operation { session.events.end(view: id, expired ? .expired : .deleted) }
+            if case .deleteView(_, let expired) = operation { session.events.end(view: id, expired ? .expired : .deleted, mark: mark) }
             observeFollowedViews(session, &state)
             return (HTTPResponse(status: 204), mark)
         default:

@@ -61,6 +61,16 @@ final class ReadWriteLocked<Value> {
         return try body(value)
     }
 
+    /// Runs `body` alone when the lock is free now (no reader nor writer holds it); nil, at
+    /// once, otherwise.
+    func withLockIfFree<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R? {
+        let result = pthread_rwlock_trywrlock(lock)
+        if result == EBUSY { return nil }
+        ReadWriteLocked.check(result, "pthread_rwlock_trywrlock")
+        defer { ReadWriteLocked.check(pthread_rwlock_unlock(lock), "pthread_rwlock_unlock") }
+        return try body(&value)
+    }
+
     /// Stops the process when a pthread call failed: a lock that is not held cannot be
     /// trusted to protect anything.
     private static func check(_ result: Int32, _ call: StaticString) {
