@@ -27,37 +27,50 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
-def main():
-    port, pid, sid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    count, changes, rate = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
-    before = settled_rss(pid)
+class Streams:
+    """Event streams opened on `paths` and read in one thread: each notes when each event id
+    first arrived (`arrivals`: id -> time), and with `keep` the bytes it received (`raws`)."""
 
-    selector = selectors.DefaultSelector()
-    buffers = [b""] * count
-    arrivals = [dict() for _ in range(count)]  # version -> arrival time
-    opened = time.monotonic()
-    for i in range(count):
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(f"GET /sessions/{sid}/events HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
-        s.setblocking(False)
-        selector.register(s, selectors.EVENT_READ, i)
+    def __init__(self, port, paths, keep=False):
+        self.paths = paths
+        self.selector = selectors.DefaultSelector()
+        self.tails = [b""] * len(paths)
+        self.arrivals = [dict() for _ in paths]
+        self.raws = [bytearray() for _ in paths] if keep else None
+        for i, path in enumerate(paths):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+            s.setblocking(False)
+            self.selector.register(s, selectors.EVENT_READ, i)
 
-    def pump(until, deadline):
+    def pump(self, until, deadline):
         """Reads every stream until until() holds or the deadline passes."""
         while time.monotonic() < deadline and not until():
-            for key, _ in selector.select(timeout=0.05):
+            for key, _ in self.selector.select(timeout=0.05):
                 i = key.data
                 try:
                     data = key.fileobj.recv(65536)
                 except BlockingIOError:
                     continue
                 if not data:
-                    raise SystemExit(f"stream {i} was closed by the server")
+                    raise SystemExit(f"FAIL: the stream {self.paths[i]} was closed by the server")
                 now = time.monotonic()
-                text = buffers[i] + data
+                if self.raws is not None:
+                    self.raws[i] += data
+                text = self.tails[i] + data
                 for match in ID.finditer(text):
-                    arrivals[i].setdefault(int(match.group(1)), now)
-                buffers[i] = text[-32:]  # an id line cut between two reads is found next time
+                    self.arrivals[i].setdefault(int(match.group(1)), now)
+                self.tails[i] = text[-32:]  # an id line cut between two reads is found next time
+
+
+def main():
+    port, pid, sid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    count, changes, rate = int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+    before = settled_rss(pid)
+
+    opened = time.monotonic()
+    streams = Streams(port, [f"/sessions/{sid}/events"] * count)
+    arrivals, pump = streams.arrivals, streams.pump
 
     version = json.loads(api(port, "GET", f"/sessions/{sid}")[1])["version"]
     pump(lambda: all(version in a for a in arrivals), time.monotonic() + 120)
@@ -107,4 +120,5 @@ def api(port, method, path, body=None):
     return response.status, data
 
 
-main()
+if __name__ == "__main__":
+    main()

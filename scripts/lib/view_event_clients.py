@@ -19,23 +19,12 @@ response byte for byte.
 import http.client
 import json
 import random
-import re
-import selectors
-import socket
 import statistics
 import sys
 import time
 
+from event_clients import MB, Streams, percentile
 from process_memory import settled_rss
-
-MB = 1 << 20
-ID = re.compile(rb"\nid: (\d+)\n")
-
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))]
-
 
 class API:
     """Requests over one keep-alive connection."""
@@ -142,34 +131,9 @@ def main():
           f"{(with_views - uploaded) / count / 1024:.2f} KiB per view")
 
     # One stream per view.
-    selector = selectors.DefaultSelector()
-    raws = [bytearray() for _ in range(count)]
-    tails = [b""] * count
-    arrivals = [dict() for _ in range(count)]  # version -> arrival time
     opened = time.monotonic()
-    for i, vid in enumerate(views):
-        s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(f"GET /sessions/{sid}/views/{vid}/events HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
-        s.setblocking(False)
-        selector.register(s, selectors.EVENT_READ, i)
-
-    def pump(until, deadline):
-        """Reads every stream until until() holds or the deadline passes."""
-        while time.monotonic() < deadline and not until():
-            for key, _ in selector.select(timeout=0.05):
-                i = key.data
-                try:
-                    data = key.fileobj.recv(65536)
-                except BlockingIOError:
-                    continue
-                if not data:
-                    raise SystemExit(f"FAIL: the stream of view {views[i]} was closed by the server")
-                now = time.monotonic()
-                raws[i] += data
-                text = tails[i] + data
-                for match in ID.finditer(text):
-                    arrivals[i].setdefault(int(match.group(1)), now)
-                tails[i] = text[-32:]  # an id line cut between two reads is found next time
+    streams = Streams(port, [f"/sessions/{sid}/views/{vid}/events" for vid in views], keep=True)
+    arrivals, raws, pump = streams.arrivals, streams.raws, streams.pump
 
     pump(lambda: all(arrivals), time.monotonic() + 120)
     ready = sum(bool(a) for a in arrivals)

@@ -1,6 +1,9 @@
 """Reaching the demo's controls as a user does: the toolbar keeps its secondary controls in menus
 (<details>), and on narrow screens behind the Menu button; `reach` opens what hides a control."""
 
+import json
+import urllib.request
+
 OPEN_OUTLINE_DONE = "document.getElementById('counts').textContent === '38 rows of 38 nodes'"
 
 
@@ -49,3 +52,14 @@ def view_path(page):
     """`/sessions/{sid}/views/{vid}`: the page's own view, through which it reads and changes rows."""
     page.wait_for_function(VIEW_PATH)
     return page.evaluate(VIEW_PATH)
+
+
+def call(base_url, method, path, body=None, headers=None):
+    """One API request: `body` sent as JSON, the answer's JSON (None when it has no body)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base_url + path, data=data, method=method, headers=dict(headers or {}))
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read()
+        return json.loads(text) if text else None

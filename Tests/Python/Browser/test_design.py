@@ -7,11 +7,10 @@ tree's name in the toolbar, type-ahead; and the screenshots at 1280 and 420 px f
 import json
 import os
 import re
-import urllib.request
 
 import pytest
 
-from browser_ui import OPEN_OUTLINE_DONE, open_outline, reach, view_path
+from browser_ui import OPEN_OUTLINE_DONE, call, open_outline, reach, view_path
 
 INDENT, INDENT_START = 18, 8  # px per level, px before the first level (demo.css, demo.js)
 
@@ -46,16 +45,6 @@ ROWS = """() => [...document.querySelectorAll('#tree [role=treeitem]')]
                badge: e.querySelector('.badge')?.textContent ?? null }))"""
 
 FOCUSED_TITLE = "() => document.querySelector('#tree .row.focused .title')?.textContent"
-
-
-def call(base_url, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base_url + path, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read()
-        return json.loads(text) if text else None
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ its own view's rows (the edit, with B's own expansion) within 1 s without a relo
 aria-posinset/aria-setsize against the tree.
 """
 import json
-import urllib.request
 
 import pytest
 
-from browser_ui import view_path
+from browser_ui import call, view_path
 
 # Alpha (Apple, Apricot, Avocado), Bravo (Banana), Charlie, Delta (Date, collapsed).
 NODES = [
@@ -36,16 +35,6 @@ SHOWS = """(want) => {
   const rows = (""" + DOM_ROWS + """)();
   return JSON.stringify(rows.map(r => [r.title, r.level, r.pos, r.size])) === JSON.stringify(want);
 }"""
-
-
-def call(base_url, method, path, body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base_url + path, data=data, method=method, headers=dict(headers or {}))
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read()
-        return json.loads(text) if text else None
 
 
 def server_rows(base_url, page, view=""):

@@ -9,11 +9,10 @@ follows it, or a stored id the server no longer has) is made anew; a duplicated 
 the original's sessionStorage) makes a view of its own, a copy of the original's.
 """
 import json
-import urllib.request
 
 import pytest
 
-from browser_ui import view_path
+from browser_ui import call, view_path
 
 # Alpha (Apple, Avocado) and Bravo (Banana) expanded, Charlie, Delta (Date) collapsed: a tab
 # that attaches without an `expand` rule copies this layout (the default view's).
@@ -33,16 +32,6 @@ SHOWN = """() => {
     .map(e => [e.querySelector('.title').textContent, +e.getAttribute('aria-level'), e.getAttribute('aria-expanded')]);
 }"""
 SHOWS = "(want) => JSON.stringify((" + SHOWN + ")()) === JSON.stringify(want)"
-
-
-def call(base_url, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base_url + path, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read()
-        return json.loads(text) if text else None
 
 
 def server_rows(base_url, page):
