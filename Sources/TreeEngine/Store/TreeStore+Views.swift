@@ -174,17 +174,17 @@ extension TreeStore {
             checkInvariants()
             return splice.map { [$0] } ?? []
         }
-        let cover = userViews[id]!.cover
-        let row = cover.rowIndex(at: p.offset, base, forest)
-        let inner = forest.descendants(of: p)
-        let before = cover.rows(before: inner.upperBound.offset, base, forest) - cover.rows(before: inner.lowerBound.offset, base, forest)
+        let descendants = forest.descendants(of: p)
+        let inner = descendants.lowerBound.offset ..< descendants.upperBound.offset
+        // Read in place: a copy of the cover held across the changes below would make them copy it.
+        let row = userViews[id]!.cover.rowIndex(at: p.offset, base, forest)
+        let before = userViews[id]!.cover.rows(in: inner, base, forest)
         var changed: [Slot] = []
         forest.forEachPosition(in: forest.subtree(of: p)) { q in
             if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
         }
         for slot in changed { userViews[id]!.cover.setException(slot, value, base, forest) }
-        let after = userViews[id]!.cover.rows(before: inner.upperBound.offset, base, forest)
-            - userViews[id]!.cover.rows(before: inner.lowerBound.offset, base, forest)
+        let after = userViews[id]!.cover.rows(in: inner, base, forest)
         checkInvariants()
         guard let row, before != after else { return [] }
         return [Splice(index: row + 1, removed: before, inserted: after)]

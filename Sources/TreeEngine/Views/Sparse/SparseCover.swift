@@ -334,6 +334,12 @@ struct SparseCover: Sendable {
         return place.rowsBefore + base.count(-place.k, place.start, p, forest)
     }
 
+    /// The number of visible rows at the positions `range`.
+    /// - Complexity: O(log |X| + log n)
+    func rows(in range: Range<Int>, _ base: DepthBase, _ forest: Forest) -> Int {
+        rows(before: range.upperBound, base, forest) - rows(before: range.lowerBound, base, forest)
+    }
+
     /// The row index of the node at position `p`, or nil when it is hidden.
     /// - Complexity: O(log |X| + log n)
     func rowIndex(at p: Int, _ base: DepthBase, _ forest: Forest) -> Int? {
