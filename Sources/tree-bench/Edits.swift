@@ -125,6 +125,8 @@ struct EditBench {
     var restores: [Double] = []
     /// The users' views (see Views.swift), which follow every edit.
     var views: [ViewID] = []
+    /// The views' filtered rows in use (`views.filter.*`).
+    var filtering: [ViewRef] = []
 
     /// Names the four filters, so that each is kept (built when the engine dropped it).
     mutating func keepViews() {

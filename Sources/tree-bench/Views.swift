@@ -42,11 +42,34 @@ extension EditBench {
 
     mutating func randomView() -> ViewRef { ViewRef(views[Int.random(in: 0 ..< views.count, using: &rng)]) }
 
+    /// The first `count` views filter by one of `texts` each (in turn), and each collapses or
+    /// expands 10 random rows of its filtered rows: the time each filter took when another
+    /// view had its text already (its rows over the text's shared state).
+    mutating func addFilters(_ count: Int, texts: [FilterQuery]) -> [Double] {
+        var shared: [Double] = []
+        for (i, id) in views.prefix(count).enumerated() {
+            let rows = ViewRef(id, filter: texts[i % texts.count])
+            let time = seconds { try! store.prepareView(rows) }
+            if i >= texts.count { shared.append(time) }
+            filtering.append(rows)
+            for _ in 0 ..< 10 {
+                let total = store.rowCount(rows)
+                guard total > 0 else { break }
+                let node = store.rows(rows, offset: Int.random(in: 0 ..< total, using: &rng), limit: 1)[0].node
+                _ = store.setExpanded(node, !store.isExpanded(node, rows), rows)
+            }
+        }
+        return shared
+    }
+
+    mutating func randomFiltering() -> ViewRef { filtering[Int.random(in: 0 ..< filtering.count, using: &rng)] }
+
     /// A random visible row of a random view collapsed or expanded, and back: two samples.
-    mutating func viewToggleSamples(_ count: Int) -> [Double] {
+    mutating func viewToggleSamples(_ count: Int, filtered: Bool = false) -> [Double] {
         var samples: [Double] = []
         for _ in 0 ..< count {
-            let view = randomView()
+            let view = filtered ? randomFiltering() : randomView()
+            guard store.rowCount(view) > 0 else { continue }
             let node = store.rows(view, offset: Int.random(in: 0 ..< store.rowCount(view), using: &rng), limit: 1)[0].node
             let expanded = store.isExpanded(node, view)
             samples.append(seconds { _ = store.setExpanded(node, !expanded, view) })
@@ -56,18 +79,18 @@ extension EditBench {
     }
 
     /// Pages of 50 rows at random offsets of random views.
-    mutating func viewPageSamples(_ count: Int) -> [Double] {
+    mutating func viewPageSamples(_ count: Int, filtered: Bool = false) -> [Double] {
         (0 ..< count).map { _ in
-            let view = randomView()
+            let view = filtered ? randomFiltering() : randomView()
             let offset = Int.random(in: 0 ..< max(1, store.rowCount(view) - 50), using: &rng)
             return seconds { _ = store.rows(view, offset: offset, limit: 50) }
         }
     }
 
     /// The row of a random node in a random view.
-    mutating func viewIndexOfSamples(_ count: Int) -> [Double] {
+    mutating func viewIndexOfSamples(_ count: Int, filtered: Bool = false) -> [Double] {
         (0 ..< count).map { _ in
-            let view = randomView()
+            let view = filtered ? randomFiltering() : randomView()
             let node = pool.random(using: &rng)
             return seconds { _ = store.rowIndex(of: node, view) }
         }
@@ -88,6 +111,19 @@ extension EditBench {
     reportWithTail(d, nodes: nodes, op: "views.page", samples: bench.viewPageSamples(1000))
     reportWithTail(d, nodes: nodes, op: "views.indexOf", samples: bench.viewIndexOfSamples(1000))
 
+    // 30% of the views filter, by one of 10 texts.
+    ProcessMemory.returnFreedMemory()
+    let beforeFilters = residentBytes()
+    let filteringCount = count * 3 / 10
+    let shared = bench.addFilters(filteringCount, texts: viewFilterTexts(d))
+    ProcessMemory.returnFreedMemory()
+    let filterBytes = Double(residentBytes() - beforeFilters)
+    let sharedStates = bench.store.sharedFilters
+    reportWithTail(d, nodes: nodes, op: "views.filter.shared", samples: shared, extra: ["views": Double(filteringCount)])
+    reportWithTail(d, nodes: nodes, op: "views.filter.toggle", samples: bench.viewToggleSamples(toggleRuns / 2, filtered: true))
+    reportWithTail(d, nodes: nodes, op: "views.filter.page", samples: bench.viewPageSamples(1000, filtered: true))
+    reportWithTail(d, nodes: nodes, op: "views.filter.indexOf", samples: bench.viewIndexOfSamples(1000, filtered: true))
+
     let edits: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
         ("move", { $0.move($1) }), ("rename", { $0.rename($1) }),
@@ -96,6 +132,15 @@ extension EditBench {
     for (name, edit) in edits {
         reportWithTail(d, nodes: nodes, op: "views.edit." + name, samples: (0 ..< reps).map { _ in edit(&bench, bench.randomView()) },
                        extra: ["views": Double(count)])
+    }
+    let sharedBytes = Double(sharedStates.reduce(0) { $0 + $1.bytes }) / Double(max(1, sharedStates.count))
+    if json {
+        print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.filter.memory\",\"resident_bytes\":\(String(format: "%.0f", filterBytes)),"
+            + "\"shared_bytes_per_node\":\(String(format: "%.2f", sharedBytes / Double(nodes))),\"texts\":\(sharedStates.count),\"views\":\(filteringCount)}")
+    } else {
+        tableRows.append((d.name, "views.filter.memory", String(format: "%.0f MB", filterBytes / 1e6),
+                          String(format: "resident, %d views filtering by %d texts: each text's shared state %.2f B/node", filteringCount,
+                                 sharedStates.count, sharedBytes / Double(nodes))))
     }
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.memory\",\"bytes_per_view\":\(String(format: "%.0f", viewBytes)),"
@@ -106,4 +151,10 @@ extension EditBench {
     }
     for id in bench.views { bench.store.deleteView(id) }
     bench.views = []
+    bench.filtering = []
+}
+
+/// Ten texts of the generated titles that users filter by, from a few matches to many.
+func viewFilterTexts(_ d: Dataset) -> [FilterQuery] {
+    (0 ..< 10).map { i in FilterQuery("Level \(max(0, d.nestLevel - 2 - i)), item: \(1 + i % 3)") }
 }

@@ -184,14 +184,17 @@ extension TreeStore {
         wake(view)
         countTransactionEdit(view)
         if view.filter != nil { try! prepareView(view) }
-        func ready(_ list: inout [(query: FilterQuery, view: ViewState)], _ forest: Forest) {
-            for i in list.indices {
-                list[i].view.prepareForEdits(forest)
-                list[i].view.filter!.matchIndex = nil  // positions and matches are about to move
+        func ready(_ view: inout ViewState, _ forest: Forest) {
+            view.prepareForEdits(forest)
+            view.filter!.matchIndex = nil  // positions and matches are about to move
+        }
+        for i in filtered.indices { ready(&filtered[i].view, forest) }
+        for i in userViews.indexList {
+            for j in userViews.values[i].filtered.indices where userViews.values[i].filtered[j].own != nil {
+                ready(&userViews.values[i].filtered[j].own!, forest)
             }
         }
-        ready(&filtered, forest)
-        for i in userViews.indexList { ready(&userViews.values[i].filtered, forest) }
+        for i in filterBases.indexList { ready(&filterBases.values[i], forest) }
     }
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views
@@ -213,8 +216,11 @@ extension TreeStore {
         unfiltered.relocate(relocation)
         for i in filtered.indices { filtered[i].view.relocate(relocation) }
         for i in userViews.indexList {
-            for j in userViews.values[i].filtered.indices { userViews.values[i].filtered[j].view.relocate(relocation) }
+            for j in userViews.values[i].filtered.indices where userViews.values[i].filtered[j].own != nil {
+                userViews.values[i].filtered[j].own!.relocate(relocation)
+            }
         }
+        for i in filterBases.indexList { filterBases.values[i].relocate(relocation) }
         updateBases(relocation.range)
         // A resize moved every node (old positions may lie past the new columns' end).
         refreshCovers(relocation.resized ? 0 ..< Int(UInt32.max) : relocation.range.lowerBound.offset ..< relocation.range.upperBound.offset)
@@ -225,6 +231,11 @@ extension TreeStore {
     private mutating func refreshCovers(_ range: Range<Int>) {
         for i in userViews.indexList where !isSuspended(userViews.keys[i]) {
             userViews.values[i].cover.refreshPositions(in: range, forest)
+        }
+        for i in filterBases.indexList {
+            for j in filterBases.values[i].followers!.covers.indexList {
+                filterBases.values[i].followers!.covers.values[j].refreshPositions(in: range, forest)
+            }
         }
     }
 
@@ -289,12 +300,28 @@ extension TreeStore {
         }
         for i in userViews.indexList {
             let id = userViews.keys[i]
-            for j in userViews.values[i].filtered.indices {
+            for j in userViews.values[i].filtered.indices where userViews.values[i].filtered[j].own != nil {
                 let rows = ViewRef(id, filter: userViews.values[i].filtered[j].query)
                 splices = recordsSplices(of: rows, named: view) ? [] : nil
-                body(&userViews.values[i].filtered[j].view, forest, &splices)
+                body(&userViews.values[i].filtered[j].own!, forest, &splices)
                 keep(splices, of: rows, named: view, in: &result)
             }
+        }
+        // The shared states, their followers following: each records the splices of the
+        // followers whose rows are named or observed.
+        for i in filterBases.indexList {
+            let query = filterBases.keys[i]
+            var recording: [ViewID: [Splice]] = [:]
+            if let id = view.view, view.filter == query, filterBases.values[i].followers!.covers[id] != nil { recording[id] = [] }
+            for rows in observedViews where rows.filter == query {
+                if let id = rows.view, filterBases.values[i].followers!.covers[id] != nil { recording[id] = [] }
+            }
+            filterBases.values[i].followers!.splices = recording
+            splices = nil
+            body(&filterBases.values[i], forest, &splices)
+            let recorded = filterBases.values[i].followers!.splices
+            filterBases.values[i].followers!.splices = [:]
+            for (id, list) in recorded { keep(list, of: ViewRef(id, filter: query), named: view, in: &result) }
         }
         return result
     }

@@ -187,10 +187,9 @@ package struct CompactStore: Sendable {
     /// The expansion of kept filtered view `v` (least recently used first): bit `i & 7`
     /// of byte `i >> 3` is node `i`; `(count + 7) / 8` bytes, unused bits zero.
     /// - Complexity: O(n)
-    package func expansion(ofKeptView v: Int) -> [UInt8] { expansion(store.filtered[v].view) }
+    package func expansion(ofKeptView v: Int) -> [UInt8] { expansion(store.filtered[v].view.filter!.expanded) }
 
-    private func expansion(_ view: ViewState) -> [UInt8] {
-        let expanded = view.filter!.expanded
+    private func expansion(_ expanded: Bitset) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: (count + 7) >> 3)
         for i in 0 ..< count where expanded.contains(slot(i).index) { bytes[i >> 3] |= 1 << UInt8(i & 7) }
         return bytes
@@ -225,7 +224,9 @@ package struct CompactStore: Sendable {
 
     /// The expansion of view `id`'s kept filtered rows `v`, as `expansion(ofKeptView:)`.
     /// - Complexity: O(n)
-    package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] { expansion(store.userViews[id]!.filtered[v].view) }
+    package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] {
+        expansion(store.filteredExpansion(store.userViews[id]!.filtered[v].query, in: id))
+    }
 }
 
 /// A view other than the default one as compact columns describe it (see
@@ -496,7 +497,12 @@ extension TreeStore {
                 }
                 userViews[view.id]!.cover.setException(slot, change.expanded, base, forest)
             }
-            userViews[view.id]!.filtered = try TreeStore.filteredViews(view.filtered, forest, workers: filterWorkers)
+            var seen: Set<FilterQuery> = []
+            for (query, expansion) in view.filtered {
+                guard seen.insert(query).inserted else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
+                follow(query, view.id, expanded: try TreeStore.expansionBits(expansion, count: n))
+                userViews[view.id]!.filtered.append((query, nil))
+            }
         }
         checkInvariants()
     }
@@ -505,33 +511,40 @@ extension TreeStore {
     private static func filteredViews(_ views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)], _ forest: Forest,
                                       workers: Int?) throws(CompactColumnsError) -> [(query: FilterQuery, view: ViewState)] {
         let n = forest.count
-        let bytes = (n + 7) >> 3
         var result: [(query: FilterQuery, view: ViewState)] = []
         for (query, expansion) in views {
             guard !result.contains(where: { $0.query == query }) else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
-            guard expansion.count == bytes else { throw CompactColumnsError("\(expansion.count) expansion bytes for \(n) nodes") }
-            if n & 7 != 0, expansion[bytes - 1] >> UInt8(n & 7) != 0 {
-                throw CompactColumnsError("expansion bits past the last node")
-            }
+            let expanded = try expansionBits(expansion, count: n)
             var view: ViewState
             do {
                 view = try ViewState.filtered(forest, query: query, workers: workers, isCancelled: { false })
             } catch {
                 throw CompactColumnsError("the filtered view [\(query)] was not built")
             }
-            var expanded = Bitset(count: n)
-            expanded.withWordBuffer { words in
-                for w in 0 ..< words.count {
-                    var word: UInt64 = 0
-                    for b in 0 ..< min(8, bytes - 8 * w) { word |= UInt64(expansion[8 * w + b]) << UInt64(8 * b) }
-                    words[w] = word
-                }
-            }
             view.filter!.expanded = expanded
             view.reindex(forest)
             result.append((query, view))
         }
         return result
+    }
+
+    /// The expansion bytes of a filtered view's `count` nodes (`CompactStore.expansion`) as
+    /// bits by slot (a store built from columns has node i in slot i).
+    private static func expansionBits(_ expansion: UnsafeRawBufferPointer, count n: Int) throws(CompactColumnsError) -> Bitset {
+        let bytes = (n + 7) >> 3
+        guard expansion.count == bytes else { throw CompactColumnsError("\(expansion.count) expansion bytes for \(n) nodes") }
+        if n & 7 != 0, expansion[bytes - 1] >> UInt8(n & 7) != 0 {
+            throw CompactColumnsError("expansion bits past the last node")
+        }
+        var expanded = Bitset(count: n)
+        expanded.withWordBuffer { words in
+            for w in 0 ..< words.count {
+                var word: UInt64 = 0
+                for b in 0 ..< min(8, bytes - 8 * w) { word |= UInt64(expansion[8 * w + b]) << UInt64(8 * b) }
+                words[w] = word
+            }
+        }
+        return expanded
     }
 
     /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates, or

@@ -11,9 +11,26 @@ extension TreeStore {
         for (id, view) in userViews {
             users[view.depth, default: 0] += 1
             if !isSuspended(id) { view.cover.checkInvariants(depthBases[view.depth]!.base, forest) }
-            for entry in view.filtered { checkView(entry.view) }
+            for entry in view.filtered {
+                if let own = entry.own {
+                    precondition(!own.filter!.isShared && own.followers == nil, "a view's own filtered rows are not shared")
+                    checkView(own)
+                } else {
+                    precondition(filterBases[entry.query]?.followers?.covers[id] != nil, "view \(id) follows [\(entry.query)]")
+                }
+            }
         }
         precondition(users == depthBases.mapValues(\.users), "depth bases and their users")
+        for (query, base) in filterBases {
+            precondition(base.filter!.isShared && base.filter!.expanded == base.filter!.ancestors, "a shared state expands exactly A")
+            checkView(base)
+            precondition(!base.followers!.covers.isEmpty, "a shared state nobody follows")
+            for (id, cover) in base.followers!.covers {
+                precondition(userViews[id]?.filtered.contains { $0.query == query && $0.own == nil } == true,
+                             "[\(query)] followed by view \(id), which does not keep it shared")
+                cover.checkInvariants(base, forest)
+            }
+        }
         for entry in depthBases.values { entry.base.checkInvariants(forest) }
         #endif
     }

@@ -25,9 +25,7 @@ extension TreeStore {
             forest.releaseHeld()
             resumeViews(suspended)
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
-            for i in userViews.indexList where userViews.values[i].filtered.count > filteredViewCapacity {
-                userViews.values[i].filtered.removeFirst(userViews.values[i].filtered.count - filteredViewCapacity)
-            }
+            for id in userViews.keys where userViews[id]!.filtered.count > filteredViewCapacity { dropLeastUsedFilters(of: id) }
             return result
         } catch {
             rollBack()
@@ -72,11 +70,7 @@ extension TreeStore {
     /// - Complexity: O(their exceptions · log n)
     mutating func resumeViews(_ suspended: [ViewID: Int]) {
         for (id, oldTotal) in suspended {
-            let base = depthBases[userViews[id]!.depth]!.base
-            var cover = SparseCover(base: base, forest: forest)
-            for exception in userViews[id]!.cover.exceptions where !forest.flags[exception.slot.index].contains(.free) {
-                cover.setException(exception.slot, exception.expanded, base, forest)
-            }
+            let cover = TreeStore.rebuilt(userViews[id]!.cover, over: depthBases[userViews[id]!.depth]!.base, forest)
             userViews[id]!.cover = cover
             let rows = ViewRef(id)
             if observedViews.contains(rows) && (oldTotal > 0 || cover.total > 0) {
@@ -139,15 +133,46 @@ extension TreeStore {
         var users: [Int32: Int] = [:]
         for saved in log.userViews.values { users[saved.depth, default: 0] += 1 }
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
+        // The shared states as they were (one dropped on the way built again), their
+        // followers from their saved exceptions.
+        let current = filterBases
+        filterBases = [:]
+        for saved in log.filterBases {
+            var base = current[saved.query]
+                ?? ViewState.unshared(try! ViewState.filtered(forest, query: saved.query, workers: filterWorkers, isCancelled: { false }))
+            base.restore(expanded: saved.expanded, matches: saved.matches, matchCount: saved.matchCount, in: forest)
+            base.filter!.isShared = true
+            base.followers = Followers()
+            filterBases[saved.query] = base
+        }
         for (id, saved) in log.userViews {
             let base = depthBases[saved.depth]!.base
             userViews[id]!.depth = saved.depth
-            var cover = SparseCover(base: base, forest: forest)
-            for exception in saved.cover.exceptions { cover.setException(exception.slot, exception.expanded, base, forest) }
-            userViews[id]!.cover = cover
-            userViews[id]!.filtered = TreeStore.restored(saved.filtered, from: userViews[id]!.filtered, forest)
+            userViews[id]!.cover = TreeStore.rebuilt(saved.cover, over: base, forest)
+            let now = userViews[id]!.filtered
+            userViews[id]!.filtered = saved.filtered.map { entry in
+                switch entry {
+                case .own(let saved):
+                    var view = now.first { $0.query == saved.query }!.own!
+                    view.restore(expanded: saved.expanded, matches: saved.matches, matchCount: saved.matchCount, in: forest)
+                    return (saved.query, view)
+                case .shared(let query, let cover):
+                    filterBases[query]!.followers!.covers[id] = TreeStore.rebuilt(cover, over: filterBases[query]!, forest)
+                    return (query, nil)
+                }
+            }
         }
         checkInvariants()
+    }
+
+    /// A cover with the exceptions of `saved` over `base` as it is now.
+    /// - Complexity: O(exceptions · (log |X| + log n))
+    static func rebuilt(_ saved: SparseCover, over base: some CoverBase, _ forest: Forest) -> SparseCover {
+        var cover = SparseCover(base: base, forest: forest)
+        for exception in saved.exceptions where !forest.flags[exception.slot.index].contains(.free) {
+            cover.setException(exception.slot, exception.expanded, base, forest)
+        }
+        return cover
     }
 
     /// The filtered rows `saved` lists, in its order, with their saved expansion and matches.
@@ -192,8 +217,15 @@ struct UndoLog: Sendable {
     typealias SavedFilter = (query: FilterQuery, expanded: Bitset, matches: Bitset, matchCount: Int)
     /// The default view's kept filtered rows in order.
     let views: [SavedFilter]
+    /// A view's kept filtered rows: its own, or its exceptions over the shared state.
+    enum SavedViewFilter {
+        case own(SavedFilter)
+        case shared(FilterQuery, SparseCover)
+    }
     /// The other views: their exceptions (copied on their first change) and filtered rows.
-    let userViews: [ViewID: (depth: Int32, cover: SparseCover, filtered: [SavedFilter])]
+    let userViews: [ViewID: (depth: Int32, cover: SparseCover, filtered: [SavedViewFilter])]
+    /// The shared filtered states.
+    let filterBases: [SavedFilter]
     /// The edits made so far.
     var edits = 0
     /// The views that stopped following the edits (see `TreeStore.suspendViews`), with
@@ -208,6 +240,12 @@ struct UndoLog: Sendable {
             list.map { ($0.query, $0.view.filter!.expanded, $0.view.filter!.matches, $0.view.filter!.matchCount) }
         }
         views = saved(store.filtered)
-        userViews = store.userViews.mapValues { ($0.depth, $0.cover, saved($0.filtered)) }
+        userViews = store.userViews.map { id, view in
+            (id, (view.depth, view.cover, view.filtered.map { entry -> SavedViewFilter in
+                guard let own = entry.own else { return .shared(entry.query, store.filterBases[entry.query]!.followers!.covers[id]!) }
+                return .own((entry.query, own.filter!.expanded, own.filter!.matches, own.filter!.matchCount))
+            }))
+        }.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        filterBases = saved(store.filterBases.map { ($0.key, $0.value) })
     }
 }

@@ -36,14 +36,15 @@ struct UserView: Sendable {
     /// The rule of its base (`DepthBase.depth`).
     var depth: Int32
     var cover: SparseCover
-    /// Most recently used last.
-    var filtered: [(query: FilterQuery, view: ViewState)] = []
+    /// Most recently used last; `own` nil: exceptions over the text's shared state
+    /// (`TreeStore+SharedFilters.swift`).
+    var filtered: [(query: FilterQuery, own: ViewState?)] = []
 }
 
-/// A view's unfiltered rows with the base they are read against.
-struct SparseRows {
+/// A view's rows stored as exceptions, with the base they are read against.
+struct SparseRows<Base: CoverBase> {
     var cover: SparseCover
-    var base: DepthBase
+    var base: Base
 }
 
 extension TreeStore {
@@ -64,7 +65,7 @@ extension TreeStore {
 
     /// The bytes the view's unfiltered rows hold (its shared base not counted).
     /// - Complexity: O(1)
-    public func viewBytes(_ view: ViewID) -> Int { userViews[view]!.cover.bytes }
+    public func viewBytes(_ view: ViewID) -> Int { userViews[view]!.cover.bytes + sharedBytes(view) }
 
     /// Adds the view `id` in its start state.
     /// - Precondition: `id` is not a view; the view a copy names exists.
@@ -81,6 +82,9 @@ extension TreeStore {
             let copy = userViews[source]!
             acquireBase(copy.depth)
             userViews[id] = copy
+            for entry in copy.filtered where entry.own == nil {
+                filterBases[entry.query]!.followers!.covers[id] = filterBases[entry.query]!.followers!.covers[source]!
+            }
         case .copy(of: nil):
             var view = freshView(depth: 0)
             let base = depthBases[0]!.base
@@ -88,8 +92,9 @@ extension TreeStore {
                 let slot = forest.slot(at: p)
                 if forest.flags[slot.index].contains(.expanded) { view.cover.setException(slot, true, base, forest) }
             }
-            view.filtered = filtered
+            view.filtered = filtered.map { ($0.query, nil) }
             userViews[id] = view
+            for entry in filtered { follow(entry.query, id, expanded: entry.view.filter!.expanded) }
         }
         checkInvariants()
     }
@@ -101,6 +106,7 @@ extension TreeStore {
         precondition(undo == nil, "views are deleted outside transactions")
         let view = userViews.removeValue(forKey: id)!
         releaseBase(view.depth)
+        for entry in view.filtered where entry.own == nil { unfollow(entry.query, id) }
         observedViews = observedViews.filter { $0.view != id }
         observedSplices = observedSplices.filter { $0.key.view != id }
     }
@@ -130,7 +136,7 @@ extension TreeStore {
     // MARK: Reading a view's unfiltered rows
 
     /// The view's unfiltered rows when `view` names them.
-    func sparse(_ view: ViewRef) -> SparseRows? {
+    func sparse(_ view: ViewRef) -> SparseRows<DepthBase>? {
         guard view.filter == nil, let id = view.view, let user = userViews[id], !isSuspended(id) else { return nil }
         return SparseRows(cover: user.cover, base: depthBases[user.depth]!.base)
     }
@@ -138,28 +144,32 @@ extension TreeStore {
     /// The view whose unfiltered rows `view` names.
     func sparseID(_ view: ViewRef) -> ViewID? { view.filter == nil ? view.view : nil }
 
-    func sparseRows(_ rows: SparseRows, offset: Int, limit: Int) -> [Row] {
+    /// Rows `offset ..< offset + limit` of `rows`; `match` gives what a row reports of its match.
+    func sparseRows<Base>(_ rows: SparseRows<Base>, offset: Int, limit: Int,
+                          match: (Slot, Position) -> (Bool, Int?) = { _, _ in (false, nil) }) -> [Row] {
         var result: [Row] = []
         result.reserveCapacity(max(0, min(limit, rows.cover.total - offset)))
         var index = offset
         rows.cover.forEachRow(from: offset, limit: limit, rows.base, forest) { p in
             let slot = forest.slot(at: Position(p))
             let node = NodeHandle(slot: slot)
+            let (isMatch, below) = match(slot, Position(p))
             result.append(Row(node: node, index: index, level: forest.level(at: Position(p)),
                               isExpanded: sparseIsExpanded(node, rows),
                               hasChildren: forest.hasChildren(atPosition: Position(p)),
-                              parent: forest.parent(ofSlot: slot).map { NodeHandle(slot: $0) }, isMatch: false, matchesBelow: nil))
+                              parent: forest.parent(ofSlot: slot).map { NodeHandle(slot: $0) }, isMatch: isMatch, matchesBelow: below))
             index += 1
         }
         return result
     }
 
-    func sparseRowIndex(of node: NodeHandle, _ rows: SparseRows) -> Int? {
+    func sparseRowIndex<Base>(of node: NodeHandle, _ rows: SparseRows<Base>) -> Int? {
         rows.cover.rowIndex(at: forest.position(of: node).offset, rows.base, forest)
     }
 
-    /// What a row reports: the view's own value, else the base's rule for a node with children.
-    func sparseIsExpanded(_ node: NodeHandle, _ rows: SparseRows) -> Bool {
+    /// What a row reports: the view's own value, else the base's rule for a node with
+    /// children (a filter's rule expands no leaf).
+    func sparseIsExpanded<Base>(_ node: NodeHandle, _ rows: SparseRows<Base>) -> Bool {
         rows.cover.exception(node.slot, forest)
             ?? (rows.base.isExpanded(node.slot, in: forest) && forest.hasChildren(atPosition: forest.position(of: node)))
     }

@@ -23,6 +23,9 @@ public struct TreeStore: Sendable {
     /// The shared bases of the views' unfiltered rows, by their rule's depth, with the
     /// number of views over each.
     var depthBases: [Int32: (base: DepthBase, users: Int)] = [:]
+    /// The shared filtered states of the texts views filter by, each with the views that
+    /// follow it (`TreeStore+SharedFilters.swift`).
+    var filterBases: [FilterQuery: ViewState] = [:]
     /// How many filtered rows each view keeps.
     public var filteredViewCapacity = 4
     /// What a running transaction keeps to roll back.
@@ -57,12 +60,11 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(n + total title length) to build, O(views) when kept
     public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
         guard let filter = view.filter else { return }
-        let narrowed = if let id = view.view {
-            try prepare(filter, in: &userViews[id]!.filtered, isCancelled: isCancelled)
-        } else {
-            try prepare(filter, in: &filtered, isCancelled: isCancelled)
+        if let id = view.view {
+            try prepareShared(filter, in: id, isCancelled: isCancelled)
+        } else if try prepare(filter, in: &filtered, isCancelled: isCancelled) {
+            narrowedBuilds += 1
         }
-        if narrowed { narrowedBuilds += 1 }
     }
 
     /// Makes `filter`'s rows in `list` the most recently used, building them when
@@ -107,7 +109,7 @@ public struct TreeStore: Sendable {
 
     /// The filtered rows the view keeps, least recently used first.
     public func keptFilters(in view: ViewID?) -> [FilterQuery] {
-        (view.map { userViews[$0]!.filtered } ?? filtered).map(\.query)
+        view.map { userViews[$0]!.filtered.map(\.query) } ?? filtered.map(\.query)
     }
 
     /// Keeps exactly the filtered rows of the view that `order` names, in that order
@@ -120,7 +122,13 @@ public struct TreeStore: Sendable {
         func arranged(_ list: [(query: FilterQuery, view: ViewState)]) -> [(query: FilterQuery, view: ViewState)] {
             order.compactMap { query in list.first { $0.query == query } }
         }
-        if let view { userViews[view]!.filtered = arranged(userViews[view]!.filtered) } else { filtered = arranged(filtered) }
+        if let view {
+            let list = userViews[view]!.filtered
+            userViews[view]!.filtered = order.compactMap { query in list.first { $0.query == query } }
+            for entry in list where entry.own == nil && !order.contains(entry.query) { unfollow(entry.query, view) }
+        } else {
+            filtered = arranged(filtered)
+        }
     }
 
     /// Runs `body` on the dense rows `view` names (a filter's, or the default view's
@@ -133,8 +141,8 @@ public struct TreeStore: Sendable {
         try! prepareView(view)
         if let id = view.view {
             let i = userViews[id]!.filtered.count - 1
-            precondition(userViews[id]!.filtered[i].query == filter)
-            return body(&userViews[id]!.filtered[i].view, &forest)
+            precondition(userViews[id]!.filtered[i].query == filter && userViews[id]!.filtered[i].own != nil, "dense filtered rows")
+            return body(&userViews[id]!.filtered[i].own!, &forest)
         }
         return body(&filtered[filtered.count - 1].view, &forest)
     }
@@ -151,18 +159,25 @@ public struct TreeStore: Sendable {
     public mutating func rowCount(_ view: ViewRef) -> Int {
         wake(view)
         if let sparse = sparse(view) { return sparse.cover.total }
+        if let shared = prepareSharedRows(view) { return shared.cover.total }
         return readView(view) { v, _ in v.index.zeroCount }
     }
 
     /// The number of matching nodes (|M|) of filtered rows.
     /// - Complexity: O(1) once the rows are built
-    public mutating func matchCount(_ view: ViewRef) -> Int { readView(view) { v, _ in v.filter!.matchCount } }
+    public mutating func matchCount(_ view: ViewRef) -> Int {
+        if let shared = prepareSharedRows(view) { return shared.base.filter!.matchCount }
+        return readView(view) { v, _ in v.filter!.matchCount }
+    }
 
     /// The visible rows `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
     public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
         wake(view)
         if let rows = keptRows(view, offset: offset, limit: limit) { return rows }
+        if let shared = prepareSharedRows(view) {
+            return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
+        }
         return readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
     }
 
@@ -190,13 +205,15 @@ public struct TreeStore: Sendable {
     /// rows (`sparse`).
     private func keptView(_ view: ViewRef) -> ViewState? {
         guard let filter = view.filter else { return view.view == nil ? unfiltered : nil }
-        let list = view.view.map { userViews[$0]?.filtered ?? [] } ?? filtered
-        return list.last { $0.query == filter }?.view
+        guard let id = view.view else { return filtered.last { $0.query == filter }?.view }
+        return userViews[id]?.filtered.last { $0.query == filter }?.own ?? sharedRows(view)?.base
     }
 
     /// `rowCount` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views)
-    public func keptRowCount(_ view: ViewRef) -> Int? { sparse(view)?.cover.total ?? keptView(view)?.index.zeroCount }
+    public func keptRowCount(_ view: ViewRef) -> Int? {
+        sparse(view)?.cover.total ?? sharedRows(view)?.cover.total ?? keptView(view)?.index.zeroCount
+    }
 
     /// `matchCount` of kept filtered rows, or nil when they would have to be built.
     /// - Complexity: O(views)
@@ -211,6 +228,7 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
     public func keptRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
         if let sparse = sparse(view) { return sparseRows(sparse, offset: offset, limit: limit) }
+        if let shared = sharedRows(view) { return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base)) }
         return keptView(view).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
     }
 
@@ -220,6 +238,9 @@ public struct TreeStore: Sendable {
     public func keptPlacement(of node: NodeHandle, _ view: ViewRef) -> (index: Int?, expanded: Bool, match: Bool)? {
         if let sparse = sparse(view) {
             return (sparseRowIndex(of: node, sparse), sparseIsExpanded(node, sparse), false)
+        }
+        if let shared = sharedRows(view) {
+            return (sparseRowIndex(of: node, shared), sparseIsExpanded(node, shared), shared.base.filter!.matches.contains(node.slot.index))
         }
         guard let state = keptView(view) else { return nil }
         let p = forest.position(of: node)
@@ -231,6 +252,7 @@ public struct TreeStore: Sendable {
     public mutating func rowIndex(of node: NodeHandle, _ view: ViewRef) -> Int? {
         wake(view)
         if let sparse = sparse(view) { return sparseRowIndex(of: node, sparse) }
+        if let shared = prepareSharedRows(view) { return sparseRowIndex(of: node, shared) }
         return readView(view) { view, forest in view.rowIndex(at: forest.position(of: node)) }
     }
 
@@ -239,6 +261,7 @@ public struct TreeStore: Sendable {
     public mutating func isExpanded(_ node: NodeHandle, _ view: ViewRef) -> Bool {
         wake(view)
         if let sparse = sparse(view) { return sparseIsExpanded(node, sparse) }
+        if let shared = prepareSharedRows(view) { return sparseIsExpanded(node, shared) }
         return readView(view) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
     }
 
@@ -246,6 +269,7 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(1)
     public mutating func isMatch(_ node: NodeHandle, _ view: ViewRef) -> Bool {
         guard view.filter != nil else { return false }
+        if let shared = prepareSharedRows(view) { return shared.base.filter!.matches.contains(node.slot.index) }
         return readView(view) { view, forest in view.isMatch(at: forest.position(of: node), in: forest) }
     }
 
@@ -272,7 +296,14 @@ public struct TreeStore: Sendable {
             guard let i = list.lastIndex(where: { $0.query == filter }), list[i].view.filter!.matchIndex == nil else { return }
             list[i].view.filter!.matchIndex = MatchIndex(forest, matches: list[i].view.filter!.matches)
         }
-        if let id = view.view { prepare(&userViews[id]!.filtered, forest) } else { prepare(&filtered, forest) }
+        guard let id = view.view else { return prepare(&filtered, forest) }
+        if let i = userViews[id]!.filtered.lastIndex(where: { $0.query == filter }), userViews[id]!.filtered[i].own != nil {
+            if userViews[id]!.filtered[i].own!.filter!.matchIndex == nil {
+                userViews[id]!.filtered[i].own!.filter!.matchIndex = MatchIndex(forest, matches: userViews[id]!.filtered[i].own!.filter!.matches)
+            }
+        } else if filterBases[filter]?.followers?.covers[id] != nil, filterBases[filter]!.filter!.matchIndex == nil {
+            filterBases[filter]!.filter!.matchIndex = MatchIndex(forest, matches: filterBases[filter]!.filter!.matches)
+        }
     }
 
     private func keptMatchIndex(_ view: ViewRef) -> MatchIndex? { keptView(view)?.filter?.matchIndex }
@@ -303,6 +334,8 @@ public struct TreeStore: Sendable {
                                      _ view: ViewRef) -> [Splice] {
         wake(view)
         if let id = sparseID(view) { return setSparseExpanded(node, value, recursive: recursive, id) }
+        if prepareSharedRows(view) != nil,
+           let splices = setSharedExpanded(node, value, recursive: recursive, view.filter!, view.view!) { return splices }
         let splices = withView(view) { view, forest in
             let p = forest.position(of: node)
             return recursive ? view.setExpandedRecursively(at: p, to: value, in: &forest)
@@ -319,7 +352,7 @@ public struct TreeStore: Sendable {
         wake(view)
         let path = forest.path(of: node)
         var splices: [Splice] = []
-        if sparseID(view) != nil {
+        if sparseID(view) != nil || prepareSharedRows(view) != nil {
             for ancestor in path { splices += setExpanded(ancestor, true, view) }
             return splices
         }
@@ -342,6 +375,7 @@ public struct TreeStore: Sendable {
     private mutating func expand(belowDepth depth: Int?, _ view: ViewRef) -> [Splice] {
         wake(view)
         if let id = sparseID(view) { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
+        if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }
         let splices = withView(view) { view, forest in view.expand(belowDepth: depth, in: &forest) }
         checkInvariants()
         return splices
@@ -352,6 +386,7 @@ public struct TreeStore: Sendable {
     public mutating func collapseAll(_ view: ViewRef) -> [Splice] {
         wake(view)
         if let id = sparseID(view) { return rebase(id, depth: 0) }
+        if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }
         let splices = withView(view) { view, forest in view.collapseAll(in: &forest) }
         checkInvariants()
         return splices

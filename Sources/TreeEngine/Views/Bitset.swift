@@ -32,6 +32,20 @@ struct Bitset: Sendable, Equatable {
     /// - Complexity: O(n / 64)
     var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
+    /// The members of one set and not the other, ascending (the shorter set read as absent past its end).
+    /// - Complexity: O(n / 64 + differences)
+    func differences(from other: Bitset) -> [Int] {
+        var result: [Int] = []
+        for w in 0 ..< max(words.count, other.words.count) {
+            var x = (w < words.count ? words[w] : 0) ^ (w < other.words.count ? other.words[w] : 0)
+            while x != 0 {
+                result.append(w << 6 | x.trailingZeroBitCount)
+                x &= x - 1
+            }
+        }
+        return result
+    }
+
     /// Calls `body` with the words, 64 positions each, lowest position in the lowest bit.
     mutating func withWordBuffer<R>(_ body: (UnsafeMutableBufferPointer<UInt64>) -> R) -> R {
         words.withUnsafeMutableBufferPointer { body($0) }

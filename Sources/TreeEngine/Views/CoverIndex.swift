@@ -31,6 +31,9 @@ struct CoverIndex: Sendable {
     /// changed them in place (for tests that check no operation copies a view).
     var storageAddresses: [UInt] { [cover, minimum, minimumCount, pending].map(\.storageAddress) }
 
+    /// Bytes held.
+    var bytes: Int { (cover.capacity + minimum.capacity + minimumCount.capacity + pending.capacity) * 4 }
+
     /// Builds the index over the given covers.
     /// - Complexity: O(n)
     init(covers: ContiguousArray<Int32>) {
@@ -318,6 +321,113 @@ struct CoverIndex: Sendable {
         var values = ContiguousArray<Int32>(repeating: CoverIndex.gapCover, count: r.source.count)
         for i in values.indices where r.source[i] >= 0 { values[i] = old[Int(r.source[i]) - base] }
         if r.resized { self = CoverIndex(covers: values) } else { setCovers(values, at: r.range.lowerBound) }
+    }
+
+    // MARK: Ranges
+
+    /// The minimum cover over the positions `l ..< r` and how many positions reach it; a
+    /// range of gaps only: (`gapCover`, 0).
+    /// - Complexity: O(log n + 128)
+    func minimumAndCount(_ l: Int, _ r: Int) -> (Int32, Int32) {
+        guard l < r else { return (CoverIndex.gapCover, 0) }
+        let first = l >> CoverIndex.blockShift, last = (r - 1) >> CoverIndex.blockShift
+        var result: (Int32, Int32)
+        if first == last {
+            result = scanMinimum(l ..< r, pathAddition(first))
+        } else {
+            result = combineMinimums(scanMinimum(l ..< (first + 1) << CoverIndex.blockShift, pathAddition(first)),
+                                     scanMinimum(last << CoverIndex.blockShift ..< r, pathAddition(last)))
+            if first + 1 < last { result = combineMinimums(result, nodesMinimum(1, 0, leaves, first + 1, last, 0)) }
+        }
+        return result.0 < CoverIndex.gapCover / 2 ? result : (CoverIndex.gapCover, 0)
+    }
+
+    /// The minimum and its count over the positions of `range` (one block), `addition` being
+    /// the additions pending above it.
+    private func scanMinimum(_ range: Range<Int>, _ addition: Int32) -> (Int32, Int32) {
+        var m = CoverIndex.emptyMinimum, c: Int32 = 0
+        cover.withUnsafeBufferPointer { cover in
+            for q in range {
+                let v = cover[q]
+                if v < m { m = v; c = 1 } else if v == m { c &+= 1 }
+            }
+        }
+        return (m &+ addition, c)
+    }
+
+    /// The minimum and its count over the blocks `lo ..< hi` below tree node `node` (covering
+    /// the blocks `low ..< low + width`), `addition` being the additions pending above it.
+    private func nodesMinimum(_ node: Int, _ low: Int, _ width: Int, _ lo: Int, _ hi: Int, _ addition: Int32) -> (Int32, Int32) {
+        if low + width <= lo || low >= hi { return (CoverIndex.emptyMinimum, 0) }
+        if lo <= low && low + width <= hi { return (minimum[node] &+ addition, minimumCount[node]) }
+        let half = width / 2, below = addition &+ pending[node]
+        return combineMinimums(nodesMinimum(2 * node, low, half, lo, hi, below), nodesMinimum(2 * node + 1, low + half, half, lo, hi, below))
+    }
+
+    /// The `k`-th (from 0) position of `l ..< r` whose cover is `t`, for a `t` not above
+    /// the minimum there; there must be more than `k`.
+    /// - Complexity: O(log n + 128)
+    func select(_ t: Int32, _ k: Int, _ l: Int, _ r: Int) -> Int {
+        var k = k, found = -1
+        func scan(_ range: Range<Int>, _ addition: Int32) -> Bool {
+            cover.withUnsafeBufferPointer { c in
+                for q in range where c[q] &+ addition == t {
+                    if k == 0 { found = q; return true }
+                    k -= 1
+                }
+                return false
+            }
+        }
+        forEachPart(l, r) { part in
+            switch part {
+            case .positions(let range, let addition):
+                return scan(range, addition)
+            case .node(var node, var addition):
+                let here = minimum[node] &+ addition == t ? Int(minimumCount[node]) : 0
+                if k >= here { k -= here; return false }
+                while node < leaves {
+                    addition &+= pending[node]
+                    let left = 2 * node
+                    let inLeft = minimum[left] &+ addition == t ? Int(minimumCount[left]) : 0
+                    if k < inLeft { node = left } else { k -= inLeft; node = left + 1 }
+                }
+                let start = (node - leaves) << CoverIndex.blockShift
+                return scan(start ..< min(count, start + CoverIndex.blockSize), addition &+ pending[node])
+            }
+        }
+        precondition(found >= 0, "select past the range")
+        return found
+    }
+
+    /// A piece of a range of positions: some positions of one block with the additions
+    /// pending above them, or a whole tree node with the additions pending above it (its
+    /// own not included).
+    private enum Part {
+        case positions(Range<Int>, addition: Int32)
+        case node(Int, addition: Int32)
+    }
+
+    /// Calls `body` with the pieces of `l ..< r` in order, until it returns true: the
+    /// partial blocks at the ends as positions, the whole blocks between as the fewest
+    /// tree nodes.
+    private func forEachPart(_ l: Int, _ r: Int, _ body: (Part) -> Bool) {
+        guard l < r else { return }
+        let first = l >> CoverIndex.blockShift, last = (r - 1) >> CoverIndex.blockShift
+        if first == last {
+            _ = body(.positions(l ..< r, addition: pathAddition(first)))
+            return
+        }
+        if body(.positions(l ..< (first + 1) << CoverIndex.blockShift, addition: pathAddition(first))) { return }
+        // The whole blocks first + 1 ..< last, from the root down.
+        func visit(_ node: Int, _ low: Int, _ width: Int, _ addition: Int32) -> Bool {
+            let high = low + width
+            if high <= first + 1 || low >= last { return false }
+            if low >= first + 1 && high <= last { return body(.node(node, addition: addition)) }
+            let half = width / 2, below = addition &+ pending[node]
+            return visit(2 * node, low, half, below) || visit(2 * node + 1, low + half, half, below)
+        }
+        if visit(1, 0, leaves, 0) { return }
+        _ = body(.positions(last << CoverIndex.blockShift ..< r, addition: pathAddition(last)))
     }
 
     // MARK: Internals

@@ -23,10 +23,27 @@ extension ViewState {
         var leftA: [Slot] = []
         /// The parent the subtree left (nil: it was a root), which may have become a leaf.
         var parent: Slot?
+        /// What each follower of a shared state keeps of it.
+        var followers: [ViewID: SparseCover.Departure] = [:]
     }
 
-    /// Range additions to apply together: +1 or -1 over positions.
-    typealias Additions = [(delta: Int32, range: Range<Position>)]
+    /// What an edit changes of a view's covers, applied together (`apply`): range additions
+    /// of +1 or -1 over positions, and in a shared state the nodes whose fresh expansion
+    /// changed, for the views that follow it.
+    struct Changes {
+        var additions: [(delta: Int32, range: Range<Position>)] = []
+        var flips: [Flip] = []
+    }
+
+    /// A node of a shared filtered state that entered A (expanded now) or left it
+    /// (collapsed now). A view following the state gets it expanded when it entered A
+    /// (unless `kept`) and keeps its own expansion otherwise, as a filtered state of its
+    /// own would (`FilterState.propagate`).
+    struct Flip {
+        var slot: Slot
+        var expanded: Bool
+        var kept: Bool
+    }
 
     /// Grows the per-slot state to the forest's slots.
     /// - Complexity: O(added slots), amortized
@@ -97,6 +114,7 @@ extension ViewState {
             if d + 1 < bases.count { bases[d + 1] = below } else { bases.append(below) }
         }
         index.setCovers(covers, at: range.lowerBound)
+        followInsertion(range, in: forest, nil)
         recordInsertion(range, &splices)
         if found > 0, let parent {
             var roots: [Slot] = []
@@ -104,9 +122,9 @@ extension ViewState {
                 let slot = forest.slot(at: p)
                 if filter!.isIncluded(slot) { roots.append(slot) }
             }
-            var additions: Additions = []
-            filter!.propagate(found, from: parent, included: roots, in: forest, &additions)
-            apply(additions, &splices)
+            var changes = Changes()
+            filter!.propagate(found, from: parent, included: roots, in: forest, &changes)
+            apply(changes, in: forest, &splices)
         }
         // The parent has children now: with leaves only, it stops matching.
         if let parent, filter?.matcher.query.leavesOnly == true {
@@ -120,9 +138,18 @@ extension ViewState {
     /// Before the subtree at `p` is taken out: its removal from the rows, its
     /// matches, and with `keepingCovers` its covers relative to its root (for a move).
     /// - Complexity: O(log n), O(subtree positions) when keeping covers
-    func departing(_ p: Position, in forest: Forest, keepingCovers: Bool, splices: inout [Splice]?) -> Departure {
+    mutating func departing(_ p: Position, in forest: Forest, keepingCovers: Bool, splices: inout [Splice]?) -> Departure {
         var departure = Departure()
         let subtree = forest.subtree(of: p)
+        if hasFollowers {
+            let slot = forest.slot(at: p)
+            let mc = index.minimumAndCount(subtree.lowerBound.offset, subtree.upperBound.offset)
+            follow { id, cover, base, _ in
+                let gone = cover.removing(slot, subtree: mc, base, forest)
+                departure.followers[id] = gone
+                return gone.splice
+            }
+        }
         if let filter {
             let slot = forest.slot(at: p)
             departure.matches = Int(filter.matchesBelow![slot.index]) + (filter.matches.contains(slot.index) ? 1 : 0)
@@ -145,6 +172,11 @@ extension ViewState {
     mutating func departed(_ positions: Range<Position>, _ run: Run, parent: Slot?, _ departure: inout Departure,
                            deleted: Bool, in forest: Forest, splices: inout [Splice]?) {
         index.setCovers(ContiguousArray(repeating: CoverIndex.gapCover, count: positions.count), at: positions.lowerBound)
+        let gone = departure.followers
+        follow { id, cover, base, _ in
+            cover.removed(gone[id]!, base, forest)
+            return nil
+        }
         guard filter != nil else { return }
         if deleted {
             filter!.matchCount -= departure.matches
@@ -156,10 +188,10 @@ extension ViewState {
             }
         }
         if departure.matches > 0, let parent {
-            var additions: Additions = []
-            filter!.propagate(-departure.matches, from: parent, included: [], in: forest, &additions,
+            var changes = Changes()
+            filter!.propagate(-departure.matches, from: parent, included: [], in: forest, &changes,
                               changed: &departure.leftA)
-            apply(additions, &splices)
+            apply(changes, in: forest, &splices)
         }
         departure.parent = parent
         // With leaves only, a parent left without children may start matching; its
@@ -180,13 +212,14 @@ extension ViewState {
         let (base, parentInA) = childBase(of: parent, in: forest)
         let cover = base + (parentInA && !(filter?.isIncluded(root) ?? true) ? 1 : 0)
         index.setCovers(ContiguousArray(departure.covers.lazy.map { $0 + cover }), at: range.lowerBound)
+        followInsertion(range, in: forest, departure.followers)
         recordInsertion(range, &splices)
         if departure.matches > 0, let parent {
-            var additions: Additions = []
+            var changes = Changes()
             var entered: [Slot] = []
             filter!.propagate(departure.matches, from: parent, included: filter!.isIncluded(root) ? [root] : [],
-                              in: forest, &additions, keepingExpansionOf: departure.leftA, changed: &entered)
-            apply(additions, &splices)
+                              in: forest, &changes, keepingExpansionOf: departure.leftA, changed: &entered)
+            apply(changes, in: forest, &splices)
         }
         // With leaves only: the new parent stops matching (matches only go away, so its
         // ancestors leave A, if at all, after the subtree's matches came in), then the old
@@ -224,18 +257,18 @@ extension ViewState {
         guard isMatch != filter!.matches.contains(slot.index) else { return }
         filter!.matches.set(slot.index, isMatch)
         filter!.matchCount += isMatch ? 1 : -1
-        var additions: Additions = []
+        var changes = Changes()
         let parent = forest.parent(ofSlot: slot)
         let inA = filter!.isAncestorOfMatch(slot)
         if !inA && (parent.map { filter!.isAncestorOfMatch($0) } ?? true) {
             // Leaves or joins the excluded nodes under a parent in A.
-            additions.append((isMatch ? -1 : 1, forest.subtree(of: forest.position(ofSlot: slot))))
+            changes.additions.append((isMatch ? -1 : 1, forest.subtree(of: forest.position(ofSlot: slot))))
         }
         if let parent {
-            filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &additions,
+            filter!.propagate(isMatch ? 1 : -1, from: parent, included: isMatch && !inA ? [slot] : [], in: forest, &changes,
                               keepingExpansionOf: kept, changed: &changed)
         }
-        apply(additions, &splices)
+        apply(changes, in: forest, &splices)
     }
 
     // MARK: Internals
@@ -249,6 +282,19 @@ extension ViewState {
         return (cover, filter?.isAncestorOfMatch(parent) ?? false)
     }
 
+    /// The followers take the nodes put at `range` (with what they kept of them when they
+    /// arrive from elsewhere).
+    private mutating func followInsertion(_ range: Range<Position>, in forest: Forest,
+                                          _ departures: [ViewID: SparseCover.Departure]?) {
+        guard hasFollowers else { return }
+        let positions = range.lowerBound.offset ..< range.upperBound.offset
+        let run = index.minimumAndCount(positions.lowerBound, positions.upperBound)
+        follow { id, cover, base, _ in
+            if let departure = departures?[id] { return cover.arrived(positions, run: run, departure, base, forest) }
+            return cover.inserted(positions, run: run, base, forest)
+        }
+    }
+
     private func recordInsertion(_ range: Range<Position>, _ splices: inout [Splice]?) {
         guard splices != nil else { return }
         let inserted = index.zeros(in: range)
@@ -256,17 +302,21 @@ extension ViewState {
     }
 
     /// Applies range additions, increases first, recording one splice for each that
-    /// hides or shows rows.
-    private mutating func apply(_ additions: Additions, _ splices: inout [Splice]?) {
-        for (delta, range) in additions where delta > 0 && !range.isEmpty {
+    /// hides or shows rows. The followers follow each, and the flips between the increases
+    /// and the decreases: a node entering A only hides rows of a follower, one leaving it
+    /// only shows them, and one `apply` has flips of one kind; so no cover goes below zero
+    /// on the way.
+    private mutating func apply(_ changes: Changes, in forest: Forest, _ splices: inout [Splice]?) {
+        for (delta, range) in changes.additions where delta > 0 && !range.isEmpty {
             if splices != nil {
                 let removed = index.zeros(in: range)
                 if removed > 0 { splices!.append(Splice(index: index.zeros(before: range.lowerBound), removed: removed, inserted: 0)) }
             }
-            index.add(delta, to: range)
+            add(delta, to: range, in: forest)
         }
-        for (delta, range) in additions where delta < 0 && !range.isEmpty {
-            index.add(delta, to: range)
+        for flip in changes.flips { follow(flip, in: forest) }
+        for (delta, range) in changes.additions where delta < 0 && !range.isEmpty {
+            add(delta, to: range, in: forest)
             recordInsertion(range, &splices)
         }
     }
@@ -283,13 +333,13 @@ extension ViewState.FilterState {
     /// being expanded.
     /// - Complexity: O(depth + keepingExpansionOf)
     mutating func propagate(_ delta: Int, from start: Slot, included: [Slot], in forest: Forest,
-                            _ additions: inout ViewState.Additions, keepingExpansionOf kept: [Slot] = []) {
+                            _ changes: inout ViewState.Changes, keepingExpansionOf kept: [Slot] = []) {
         var changed: [Slot] = []
-        propagate(delta, from: start, included: included, in: forest, &additions, keepingExpansionOf: kept, changed: &changed)
+        propagate(delta, from: start, included: included, in: forest, &changes, keepingExpansionOf: kept, changed: &changed)
     }
 
     mutating func propagate(_ delta: Int, from start: Slot, included: [Slot], in forest: Forest,
-                            _ additions: inout ViewState.Additions, keepingExpansionOf kept: [Slot] = [],
+                            _ changes: inout ViewState.Changes, keepingExpansionOf kept: [Slot] = [],
                             changed: inout [Slot]) {
         var next: Slot? = start
         var children = included
@@ -307,17 +357,28 @@ extension ViewState.FilterState {
                 changed.append(slot)
                 if new > 0 {
                     // One more cover on the descendants, unless a collapsed node starts
-                    // expanded, which takes its own cover off them: no change then.
-                    if !expanded.contains(slot.index) && !kept.contains(slot) {
+                    // expanded, which takes its own cover off them: no change then. A
+                    // shared state expands it always; its followers decide (`Flip`).
+                    if isShared {
+                        expanded.insert(slot.index)
+                        changes.flips.append(ViewState.Flip(slot: slot, expanded: true, kept: kept.contains(slot)))
+                    } else if !expanded.contains(slot.index) && !kept.contains(slot) {
                         expanded.insert(slot.index)
                     } else {
-                        additions.append((1, descendants))
+                        changes.additions.append((1, descendants))
                     }
-                    if excludable { additions.append((-1, subtree)) }
-                    for child in children { additions.append((-1, forest.subtree(of: forest.position(ofSlot: child)))) }
+                    if excludable { changes.additions.append((-1, subtree)) }
+                    for child in children { changes.additions.append((-1, forest.subtree(of: forest.position(ofSlot: child)))) }
                 } else {
-                    additions.append((-1, descendants))
-                    if excludable { additions.append((1, subtree)) }
+                    // One cover less on the descendants; a shared state collapses it, which
+                    // puts it back.
+                    if isShared {
+                        expanded.remove(slot.index)
+                        changes.flips.append(ViewState.Flip(slot: slot, expanded: false, kept: true))
+                    } else {
+                        changes.additions.append((-1, descendants))
+                    }
+                    if excludable { changes.additions.append((1, subtree)) }
                 }
                 children = [slot]
             } else {

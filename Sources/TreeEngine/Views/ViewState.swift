@@ -14,6 +14,8 @@
 struct ViewState: Sendable {
     var filter: FilterState?
     var index: CoverIndex
+    /// The views following this filtered state when it is shared (`ViewState+Followers.swift`).
+    var followers: Followers? = nil
 
     /// What a filtered view knows besides its index, by slot.
     struct FilterState: Sendable {
@@ -31,6 +33,9 @@ struct ViewState: Sendable {
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
         let workers: Int
+        /// A shared state: its expansion is always exactly A (a node entering A is
+        /// expanded, one leaving it collapsed), its followers keep their own differences.
+        var isShared = false
         /// The matches in tree order, for rank and select: built when first asked for,
         /// dropped by every edit of the forest.
         var matchIndex: MatchIndex? = nil
@@ -53,6 +58,13 @@ struct ViewState: Sendable {
         guard let filter else { return index.storageAddresses }
         return index.storageAddresses + [filter.matches.words, filter.expanded.words, filter.ancestors.words].map(\.storageAddress)
             + [filter.matchesBelow?.storageAddress ?? 0]
+    }
+
+    /// Bytes held (its followers not counted).
+    var bytes: Int {
+        guard let filter else { return index.bytes }
+        return index.bytes + [filter.matches, filter.expanded, filter.ancestors].reduce(0) { $0 + $1.words.capacity * 8 }
+            + (filter.matchesBelow?.capacity ?? 0) * 4
     }
 
     /// Signals that a filter build was cancelled.

@@ -38,9 +38,12 @@ import TreeFormats
         for (query, view) in store.filtered { out[query.text] = view.storageAddresses }
         for (id, view) in store.userViews {
             out["view \(id)"] = view.cover.storageAddresses
-            for (query, state) in view.filtered { out["view \(id) \(query.text)"] = state.storageAddresses }
+            for (query, state) in view.filtered {
+                out["view \(id) \(query.text)"] = state?.storageAddresses ?? store.filterBases[query]!.followers!.covers[id]!.storageAddresses
+            }
         }
         for (depth, entry) in store.depthBases { out["base \(depth)"] = entry.base.storageAddresses }
+        for (query, base) in store.filterBases { out["shared \(query.text)"] = base.storageAddresses }
         return out
     }
 
@@ -67,7 +70,7 @@ import TreeFormats
         _ = try store.insert(try Self.fragment(store, "Level 2, item: 2"), .child(of: Self.leaf(store, 0), index: 0), named)
         let capacity = store.forest.capacity
         let before = Self.addresses(store)
-        #expect(before.count == 10 && Set(store.keptFilters) == Set(Self.filters), "the four filtered views are kept")
+        #expect(before.count == 11 && Set(store.keptFilters) == Set(Self.filters), "the four filtered views are kept")
 
         _ = store.update(Self.leaf(store, 1), title: "Level 7, item: 2", data: nil, named)
         #expect(Self.copied(store, since: before) == [], "rename: views copied")

@@ -9,7 +9,7 @@
 /// positions and how many positions reach it. So the index keeps no per-position column:
 /// per block of 64 positions and per node of a complete binary tree over the blocks, the
 /// minimum and its count, 16 bytes per 64 positions, rebuilt where the forest changed.
-struct DepthBase: Sendable {
+struct DepthBase: CoverBase, Sendable {
     static let blockShift = 6
     static let blockSize = 1 << blockShift
     /// The rule that expands every node.
@@ -37,6 +37,9 @@ struct DepthBase: Sendable {
     func isExpanded(_ slot: Slot, in forest: Forest) -> Bool {
         forest.depth[Int(forest.positionOf[slot.index])] < depth
     }
+
+    /// No node is excluded by a depth.
+    func isExcluded(_ slot: Slot, in forest: Forest) -> Bool { false }
 
     /// The base cover at position `p`.
     /// - Complexity: O(1)
@@ -82,25 +85,16 @@ struct DepthBase: Sendable {
         guard l < r else { return (SparseCover.infinite, 0) }
         let first = l >> DepthBase.blockShift, last = (r - 1) >> DepthBase.blockShift
         if first == last { return scan(l, r, forest) }
-        var result = DepthBase.combine(scan(l, (first + 1) << DepthBase.blockShift, forest),
+        var result = combineMinimums(scan(l, (first + 1) << DepthBase.blockShift, forest),
                                        scan(last << DepthBase.blockShift, r, forest))
         var lo = leaves + first + 1, hi = leaves + last
         while lo < hi {
-            if lo & 1 == 1 { result = DepthBase.combine(result, (minimum[lo], minimumCount[lo])); lo += 1 }
-            if hi & 1 == 1 { hi -= 1; result = DepthBase.combine(result, (minimum[hi], minimumCount[hi])) }
+            if lo & 1 == 1 { result = combineMinimums(result, (minimum[lo], minimumCount[lo])); lo += 1 }
+            if hi & 1 == 1 { hi -= 1; result = combineMinimums(result, (minimum[hi], minimumCount[hi])) }
             lo >>= 1
             hi >>= 1
         }
         return result
-    }
-
-    /// The number of positions in `l ..< r` whose base cover is `t`, for a `t` not above
-    /// the minimum there.
-    /// - Complexity: O(log n + 128)
-    @inline(__always)
-    func count(_ t: Int32, _ l: Int, _ r: Int, _ forest: Forest) -> Int {
-        let (m, c) = minimumAndCount(l, r, forest)
-        return m == t ? Int(c) : 0
     }
 
     /// The position of the `k`-th (from 0) position of `l ..< r` whose base cover is `t`,
@@ -140,11 +134,6 @@ struct DepthBase: Sendable {
     /// Bytes held.
     var bytes: Int { (minimum.capacity + minimumCount.capacity) * 4 }
 
-    @inline(__always)
-    static func combine(_ a: (Int32, Int32), _ b: (Int32, Int32)) -> (Int32, Int32) {
-        a.0 < b.0 ? a : b.0 < a.0 ? b : (a.0, a.1 &+ b.1)
-    }
-
     private func scan(_ l: Int, _ r: Int, _ forest: Forest) -> (Int32, Int32) {
         var m = SparseCover.infinite, c: Int32 = 0
         let depth = self.depth
@@ -173,7 +162,7 @@ struct DepthBase: Sendable {
     }
 
     private mutating func pull(_ node: Int) {
-        (minimum[node], minimumCount[node]) = DepthBase.combine((minimum[2 * node], minimumCount[2 * node]),
+        (minimum[node], minimumCount[node]) = combineMinimums((minimum[2 * node], minimumCount[2 * node]),
                                                                  (minimum[2 * node + 1], minimumCount[2 * node + 1]))
     }
 }

@@ -26,7 +26,7 @@ struct SparseCover: Sendable {
     /// The cover of a position that holds no node, and the minimum of an empty range.
     static let infinite: Int32 = 1 << 28
 
-    /// A boundary: 36 bytes.
+    /// A boundary: 40 bytes.
     struct Node: Sendable {
         var slot: Int32
         /// The position its key names (`SparseCover.key`), cached: kept right by
@@ -41,6 +41,9 @@ struct SparseCover: Sendable {
         /// Over the node's treap subtree: Σδ, and the minimum of `m + k` (k relative to the
         /// subtree's start) with its count.
         var sum: Int32 = 0, aggregateMinimum: Int32 = 0, aggregateCount: Int32 = 0
+        /// A shift of the base (`shift`) applied to this boundary and not yet to its
+        /// children's `m` and aggregates.
+        var lazy: Int32 = 0
         var left: Int32 = -1, right: Int32 = -1
 
         private static let mMask: UInt32 = (1 << 29) - 1
@@ -91,7 +94,7 @@ struct SparseCover: Sendable {
 
     /// A view with no exception over `base`.
     /// - Complexity: O(log n)
-    init(base: DepthBase, forest: Forest) {
+    init(base: some CoverBase, forest: Forest) {
         (headMinimum, headCount) = base.minimumAndCount(0, forest.capacity, forest)
     }
 
@@ -172,9 +175,10 @@ struct SparseCover: Sendable {
         let j = Int(i)
         let l = nodes[j].left, r = nodes[j].right
         var minimum = SparseCover.infinite, count: Int32 = 0
+        let lazy = nodes[j].lazy
         let leftSum: Int32 = l >= 0 ? nodes[Int(l)].sum : 0
         if l >= 0 && nodes[Int(l)].aggregateMinimum < SparseCover.infinite / 2 {
-            minimum = nodes[Int(l)].aggregateMinimum
+            minimum = nodes[Int(l)].aggregateMinimum &+ lazy
             count = nodes[Int(l)].aggregateCount
         }
         let prefix = leftSum &+ nodes[j].delta
@@ -183,15 +187,35 @@ struct SparseCover: Sendable {
             if v < minimum { minimum = v; count = nodes[j].c } else if v == minimum { count &+= nodes[j].c }
         }
         if r >= 0 && nodes[Int(r)].aggregateMinimum < SparseCover.infinite / 2 {
-            let v = nodes[Int(r)].aggregateMinimum &+ prefix
+            let v = nodes[Int(r)].aggregateMinimum &+ lazy &+ prefix
             if v < minimum { minimum = v; count = nodes[Int(r)].aggregateCount } else if v == minimum { count &+= nodes[Int(r)].aggregateCount }
         }
         return (prefix &+ (r >= 0 ? nodes[Int(r)].sum : 0), minimum, count)
     }
 
+    /// Adds `delta` to the base minimum of every interval of the treap `t`: at its root now,
+    /// below it when pushed.
+    @inline(__always) private mutating func applyShift(_ t: Int32, _ delta: Int32) {
+        guard t >= 0 else { return }
+        let j = Int(t)
+        if nodes[j].m < SparseCover.infinite / 2 { nodes[j].m &+= delta }
+        if nodes[j].aggregateMinimum < SparseCover.infinite / 2 { nodes[j].aggregateMinimum &+= delta }
+        nodes[j].lazy &+= delta
+    }
+
+    /// Hands boundary `t`'s pending shift to its children.
+    @inline(__always) private mutating func push(_ t: Int32) {
+        let j = Int(t), delta = nodes[j].lazy
+        guard delta != 0 else { return }
+        applyShift(nodes[j].left, delta)
+        applyShift(nodes[j].right, delta)
+        nodes[j].lazy = 0
+    }
+
     /// Splits the treap `t` into the boundaries with keys below `key` and the others.
     private mutating func split(_ t: Int32, _ key: UInt64, _ forest: Forest) -> (Int32, Int32) {
         if t < 0 { return (-1, -1) }
+        push(t)
         if isBelow(t, key, forest) {
             let (a, b) = split(nodes[Int(t)].right, key, forest)
             nodes[Int(t)].right = a
@@ -209,6 +233,8 @@ struct SparseCover: Sendable {
     private mutating func merge(_ a: Int32, _ b: Int32) -> Int32 {
         if a < 0 { return b }
         if b < 0 { return a }
+        push(a)
+        push(b)
         let na = nodes[Int(a)], nb = nodes[Int(b)]
         if SparseCover.priority(na.slot, na.kind) > SparseCover.priority(nb.slot, nb.kind) {
             nodes[Int(a)].right = merge(na.right, b)
@@ -233,23 +259,36 @@ struct SparseCover: Sendable {
         return i
     }
 
-    /// Sets the interval (m, c) of the last boundary of the treap `t`.
-    private mutating func setLast(_ t: Int32, _ m: Int32, _ c: Int32) {
+    /// Changes the interval (m, c) of the last boundary of the treap `t`.
+    private mutating func changeLast(_ t: Int32, _ change: (inout (Int32, Int32)) -> Void) {
+        push(t)
         if nodes[Int(t)].right >= 0 {
-            setLast(nodes[Int(t)].right, m, c)
+            changeLast(nodes[Int(t)].right, change)
         } else {
-            nodes[Int(t)].m = m
-            nodes[Int(t)].c = c
+            var mc = (nodes[Int(t)].m, nodes[Int(t)].c)
+            change(&mc)
+            (nodes[Int(t)].m, nodes[Int(t)].c) = mc
         }
         pull(t)
     }
 
+    /// Sets the interval (m, c) of the last boundary of the treap `t`.
+    private mutating func setLast(_ t: Int32, _ m: Int32, _ c: Int32) { changeLast(t) { $0 = (m, c) } }
+
     // MARK: Counting
 
-    /// The visible rows of treap `t` whose k before its start is `prefix`.
-    @inline(__always) private func visible(_ t: Int32, _ prefix: Int32) -> Int {
+    /// The visible rows of treap `t` whose k before its start is `prefix`, `shift` being the
+    /// shifts pending above it.
+    @inline(__always) private func visible(_ t: Int32, _ prefix: Int32, _ shift: Int32 = 0) -> Int {
         guard t >= 0 else { return 0 }
-        return nodes[Int(t)].aggregateMinimum &+ prefix == 0 ? Int(nodes[Int(t)].aggregateCount) : 0
+        let node = nodes[Int(t)]
+        return node.aggregateMinimum < SparseCover.infinite / 2 && node.aggregateMinimum &+ shift &+ prefix == 0
+            ? Int(node.aggregateCount) : 0
+    }
+
+    /// A boundary's base minimum with the shifts pending above it.
+    @inline(__always) private func minimum(_ node: Node, _ shift: Int32) -> Int32 {
+        node.m < SparseCover.infinite / 2 ? node.m &+ shift : SparseCover.infinite
     }
 
     private var headVisible: Int { headMinimum == 0 ? Int(headCount) : 0 }
@@ -275,23 +314,25 @@ struct SparseCover: Sendable {
     /// - Complexity: O(log |X|)
     private func place(before key: UInt64, _ forest: Forest, path: UnsafeMutableBufferPointer<Int32>? = nil,
                        pathLength: UnsafeMutablePointer<Int>? = nil) -> Place {
-        var i = root, prefix: Int32 = 0, rows = headVisible
+        var i = root, prefix: Int32 = 0, rows = headVisible, shift: Int32 = 0
         var found = Place()
         var depth = 0
         while i >= 0 {
             if let path, depth < path.count { path[depth] = i }
             depth += 1
             let node = nodes[Int(i)]
+            let m = minimum(node, shift)
+            shift &+= node.lazy
             if isBelow(i, key, forest) {
                 let l = node.left
                 let kHere = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
-                rows += visible(l, prefix)
+                rows += visible(l, prefix, shift)
                 found.rowsBefore = rows
                 found.start = Int(node.q) + 1
                 found.k = kHere
                 found.boundary = i
                 pathLength?.pointee = depth
-                if node.m < SparseCover.infinite / 2 && node.m &+ kHere == 0 { rows += Int(node.c) }
+                if m &+ kHere == 0 { rows += Int(node.c) }
                 prefix = kHere
                 i = node.right
             } else {
@@ -317,11 +358,12 @@ struct SparseCover: Sendable {
                 (headMinimum, headCount) = mc
                 return place
             }
+            precondition(length <= path.count, "treap deeper than 128")
+            for d in 0 ..< length { push(path[d]) }
             let j = Int(place.boundary)
             var mc = (nodes[j].m, nodes[j].c)
             change(&mc, place, end)
             (nodes[j].m, nodes[j].c) = mc
-            precondition(length <= path.count, "treap deeper than 128")
             for d in stride(from: length - 1, through: 0, by: -1) { pull(path[d]) }
             return place
         }
@@ -329,20 +371,20 @@ struct SparseCover: Sendable {
 
     /// The number of visible rows at positions before `p`.
     /// - Complexity: O(log |X| + log n)
-    func rows(before p: Int, _ base: DepthBase, _ forest: Forest) -> Int {
+    func rows(before p: Int, _ base: some CoverBase, _ forest: Forest) -> Int {
         let place = place(before: SparseCover.key(at: p), forest)
         return place.rowsBefore + base.count(-place.k, place.start, p, forest)
     }
 
     /// The number of visible rows at the positions `range`.
     /// - Complexity: O(log |X| + log n)
-    func rows(in range: Range<Int>, _ base: DepthBase, _ forest: Forest) -> Int {
+    func rows(in range: Range<Int>, _ base: some CoverBase, _ forest: Forest) -> Int {
         rows(before: range.upperBound, base, forest) - rows(before: range.lowerBound, base, forest)
     }
 
     /// The row index of the node at position `p`, or nil when it is hidden.
     /// - Complexity: O(log |X| + log n)
-    func rowIndex(at p: Int, _ base: DepthBase, _ forest: Forest) -> Int? {
+    func rowIndex(at p: Int, _ base: some CoverBase, _ forest: Forest) -> Int? {
         let place = place(before: SparseCover.key(at: p), forest)
         guard base.cover(at: p, in: forest) == -place.k else { return nil }
         return place.rowsBefore + base.count(-place.k, place.start, p, forest)
@@ -350,19 +392,21 @@ struct SparseCover: Sendable {
 
     /// The position of row `r` and the interval holding it: its end and its target cover.
     /// - Complexity: O(log |X| + log n)
-    func select(_ r: Int, _ base: DepthBase, _ forest: Forest) -> (position: Int, end: Int, target: Int32) {
+    func select(_ r: Int, _ base: some CoverBase, _ forest: Forest) -> (position: Int, end: Int, target: Int32) {
         var r = r
         if r < headVisible {
             let end = root >= 0 ? start(after: first(root), forest) : forest.capacity
             return (base.select(0, r, 0, end, forest), end, 0)
         }
         r -= headVisible
-        var i = root, prefix: Int32 = 0, end = forest.capacity
+        var i = root, prefix: Int32 = 0, end = forest.capacity, shift: Int32 = 0
         while true {
             precondition(i >= 0, "row out of range")
             let node = nodes[Int(i)]
+            let m = minimum(node, shift)
+            shift &+= node.lazy
             let l = node.left
-            let inLeft = visible(l, prefix)
+            let inLeft = visible(l, prefix, shift)
             if r < inLeft {
                 end = start(after: i, forest)
                 i = l
@@ -370,7 +414,7 @@ struct SparseCover: Sendable {
             }
             r -= inLeft
             let k = prefix &+ (l >= 0 ? nodes[Int(l)].sum : 0) &+ node.delta
-            let own = node.m < SparseCover.infinite / 2 && node.m &+ k == 0 ? Int(node.c) : 0
+            let own = m &+ k == 0 ? Int(node.c) : 0
             if r < own {
                 let intervalEnd = node.right >= 0 ? start(after: first(node.right), forest) : end
                 return (base.select(-k, r, start(after: i, forest), intervalEnd, forest), intervalEnd, -k)
@@ -385,20 +429,27 @@ struct SparseCover: Sendable {
     /// end), in order: a select per interval entered, then a walk of the interval's
     /// visible nodes, each collapsed one's subtree skipped in one jump.
     /// - Complexity: O((intervals entered) · (log |X| + log n) + limit + gaps crossed)
-    func forEachRow(from offset: Int, limit: Int, _ base: DepthBase, _ forest: Forest, _ body: (Int) -> Void) {
+    func forEachRow(from offset: Int, limit: Int, _ base: some CoverBase, _ forest: Forest, _ body: (Int) -> Void) {
         let end = min(total, offset + max(0, limit))
         var r = offset
         while r < end {
             var (p, intervalEnd, target) = select(r, base, forest)
-            while true {
+            walk: while true {
                 body(p)
                 r += 1
                 if r == end { return }
                 // Inside an interval no exception starts: the base's rule decides.
-                let next = forest.depth[p] < base.depth ? p + 1 : Int(forest.endAt[p])
-                guard next < intervalEnd else { break }
-                p = forest.nextNode(from: Position(next)).offset
-                guard p < intervalEnd, base.cover(at: p, in: forest) == target else { break }
+                var next = base.isExpanded(Slot(rawValue: forest.slotAt[p]), in: forest) ? p + 1 : Int(forest.endAt[p])
+                // A few hidden subtrees (a filter's excluded nodes) are stepped over; past
+                // them, a new select.
+                for _ in 0 ..< 8 {
+                    guard next < intervalEnd else { break walk }
+                    p = forest.nextNode(from: Position(next)).offset
+                    guard p < intervalEnd else { break walk }
+                    if base.cover(at: p, in: forest) == target { continue walk }
+                    next = Int(forest.endAt[p])
+                }
+                break
             }
         }
     }
@@ -427,7 +478,7 @@ struct SparseCover: Sendable {
 
     /// Whether the node in `slot` is expanded in the view (its children visible when it is).
     /// - Complexity: O(log |X|)
-    func isExpanded(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Bool {
+    func isExpanded(_ slot: Slot, _ base: some CoverBase, _ forest: Forest) -> Bool {
         exception(slot, forest) ?? base.isExpanded(slot, in: forest)
     }
 
@@ -437,7 +488,7 @@ struct SparseCover: Sendable {
 
     /// Sets the view's value of `slot` (an exception when it differs from the base's); no rows counted.
     /// - Complexity: O(log |X| + log n)
-    mutating func setException(_ slot: Slot, _ expanded: Bool, _ base: DepthBase, _ forest: Forest) {
+    mutating func setException(_ slot: Slot, _ expanded: Bool, _ base: some CoverBase, _ forest: Forest) {
         let kappa = SparseCover.kappa(expanded, base: base.isExpanded(slot, in: forest))
         let open = openBoundary(slot, forest)
         if open < 0 {
@@ -457,7 +508,7 @@ struct SparseCover: Sendable {
 
     /// Expands or collapses the node in `slot`; the splice of the rows when they changed.
     /// - Complexity: O(log |X| + log n)
-    mutating func setExpanded(_ slot: Slot, _ expanded: Bool, _ base: DepthBase, _ forest: Forest) -> Splice? {
+    mutating func setExpanded(_ slot: Slot, _ expanded: Bool, _ base: some CoverBase, _ forest: Forest) -> Splice? {
         let p = Int(forest.positionOf[slot.index])
         let row = rowIndex(at: p, base, forest)
         let before = total
@@ -484,7 +535,7 @@ struct SparseCover: Sendable {
     }
 
     private mutating func insertBoundary(_ slot: Int32, kind: UInt8, _ expanded: Bool, _ kappa: Int8,
-                                         _ base: DepthBase, _ forest: Forest) {
+                                         _ base: some CoverBase, _ forest: Forest) {
         let key = SparseCover.key(slot: slot, kind: kind, forest)
         let (a, b) = split(root, key, forest)
         let start = SparseCover.position(key) + 1
@@ -522,11 +573,9 @@ struct SparseCover: Sendable {
         // Its interval joins the one before it.
         let mine = (nodes[Int(n)].m, nodes[Int(n)].c)
         if a >= 0 {
-            let l = last(a)
-            let merged = DepthBase.combine((nodes[Int(l)].m, nodes[Int(l)].c), mine)
-            setLast(a, merged.0, merged.1)
+            changeLast(a) { $0 = combineMinimums($0, mine) }
         } else {
-            (headMinimum, headCount) = DepthBase.combine((headMinimum, headCount), mine)
+            (headMinimum, headCount) = combineMinimums((headMinimum, headCount), mine)
         }
         freeNodes.append(n)
         root = merge(a, rest)
@@ -558,10 +607,10 @@ struct SparseCover: Sendable {
     /// `run` being the base's (m, c) over them: the interval holding them, and the splice of
     /// their rows.
     /// - Complexity: O(log |X| + log n)
-    mutating func inserted(_ range: Range<Int>, run: (Int32, Int32), _ base: DepthBase, _ forest: Forest) -> Splice? {
+    mutating func inserted(_ range: Range<Int>, run: (Int32, Int32), _ base: some CoverBase, _ forest: Forest) -> Splice? {
         var splice: Splice? = nil
         _ = changeInterval(before: SparseCover.key(at: range.lowerBound), forest) { mc, place, _ in
-            mc = DepthBase.combine(mc, run)
+            mc = combineMinimums(mc, run)
             let t = -place.k
             guard run.0 == t, run.1 > 0 else { return }
             splice = Splice(index: place.rowsBefore + base.count(t, place.start, range.lowerBound, forest), removed: 0, inserted: Int(run.1))
@@ -585,7 +634,7 @@ struct SparseCover: Sendable {
     /// Before the subtree of `slot` leaves its positions, `subtree` being the base's (m, c)
     /// over them: its rows, and its exceptions taken out.
     /// - Complexity: O(log |X| + log n), plus O(its exceptions · log |X|)
-    mutating func removing(_ slot: Slot, subtree: (Int32, Int32), _ base: DepthBase, _ forest: Forest) -> Departure {
+    mutating func removing(_ slot: Slot, subtree: (Int32, Int32), _ base: some CoverBase, _ forest: Forest) -> Departure {
         let p = Int(forest.positionOf[slot.index])
         let place = place(before: SparseCover.key(at: p), forest)
         let after = place.successor >= 0 ? (nodes[Int(place.successor)].slot, nodes[Int(place.successor)].kind) : nil
@@ -600,7 +649,7 @@ struct SparseCover: Sendable {
     }
 
     /// `removing` a subtree that holds exceptions: they are split out of the treap.
-    private mutating func removingExceptions(_ slot: Slot, _ base: DepthBase, _ forest: Forest) -> Departure {
+    private mutating func removingExceptions(_ slot: Slot, _ base: some CoverBase, _ forest: Forest) -> Departure {
         let p = Int(forest.positionOf[slot.index]), end = Int(forest.endAt[p])
         let r0 = rows(before: p, base, forest), r1 = rows(before: end, base, forest)
         let (a, b) = split(root, SparseCover.key(at: p), forest)
@@ -626,7 +675,7 @@ struct SparseCover: Sendable {
     /// After the subtree left (the forest and the base updated): the interval that held it
     /// loses its positions.
     /// - Complexity: O(log |X|), plus O(log n) when its minimum's count falls to zero
-    mutating func removed(_ departure: Departure, _ base: DepthBase, _ forest: Forest) {
+    mutating func removed(_ departure: Departure, _ base: some CoverBase, _ forest: Forest) {
         let key = departure.after.map { SparseCover.key(slot: $0.slot, kind: $0.kind, forest) } ?? .max
         _ = changeInterval(before: key, forest) { mc, place, end in
             if let gone = departure.subtree, gone.1 == 0 || gone.0 > mc.0 { return }
@@ -639,12 +688,43 @@ struct SparseCover: Sendable {
     /// its interval, then its exceptions again (one now equal to the base's rule at its new
     /// place is dropped); the splice of its rows.
     /// - Complexity: O((1 + its exceptions) · (log |X| + log n))
-    mutating func arrived(_ range: Range<Int>, run: (Int32, Int32), _ departure: Departure, _ base: DepthBase, _ forest: Forest) -> Splice? {
+    mutating func arrived(_ range: Range<Int>, run: (Int32, Int32), _ departure: Departure, _ base: some CoverBase, _ forest: Forest) -> Splice? {
         guard !departure.exceptions.isEmpty else { return inserted(range, run: run, base, forest) }
-        _ = changeInterval(before: SparseCover.key(at: range.lowerBound), forest) { mc, _, _ in mc = DepthBase.combine(mc, run) }
+        _ = changeInterval(before: SparseCover.key(at: range.lowerBound), forest) { mc, _, _ in mc = combineMinimums(mc, run) }
         for exception in departure.exceptions { setException(exception.slot, exception.expanded, base, forest) }
         let r0 = rows(before: range.lowerBound, base, forest), r1 = rows(before: range.upperBound, base, forest)
         return r1 > r0 ? Splice(index: r0, removed: 0, inserted: r1 - r0) : nil
+    }
+}
+
+extension SparseCover {
+    // MARK: Following changes of the base
+
+    /// After the base's cover of every position in `range` changed by `delta` (a filter's
+    /// base following an edit): the intervals inside follow at once (a shift pending in the
+    /// treap), the two at its ends, partly inside, are read from the base again. The rows
+    /// are not counted: the caller counts them before or after.
+    /// - Complexity: O(log |X| + log n)
+    mutating func shift(_ delta: Int32, _ range: Range<Int>, _ base: some CoverBase, _ forest: Forest) {
+        guard !range.isEmpty else { return }
+        // Boundaries at positions l - 1 ..< r - 1 start the intervals that start in the range.
+        let (before, rest) = split(root, SparseCover.key(at: max(0, range.lowerBound - 1)), forest)
+        let (inside, after) = split(rest, SparseCover.key(at: range.upperBound - 1), forest)
+        let afterStart = after >= 0 ? start(after: first(after), forest) : forest.capacity
+        var insideStart = afterStart
+        if inside >= 0 {
+            insideStart = start(after: first(inside), forest)
+            applyShift(inside, delta)
+            let (m, c) = base.minimumAndCount(start(after: last(inside), forest), afterStart, forest)
+            setLast(inside, m, c)
+        }
+        if before >= 0 {
+            let (m, c) = base.minimumAndCount(start(after: last(before), forest), insideStart, forest)
+            setLast(before, m, c)
+        } else {
+            (headMinimum, headCount) = base.minimumAndCount(0, insideStart, forest)
+        }
+        root = merge(merge(before, inside), after)
     }
 }
 
@@ -654,15 +734,16 @@ extension SparseCover {
     /// interval's (m, c) against the base, the aggregates, and the visible rows against a
     /// walk of the forest with the view's expansion.
     /// - Complexity: O(|X| · log n + positions)
-    func checkInvariants(_ base: DepthBase, _ forest: Forest) {
-        var order: [Int32] = []
-        func visit(_ t: Int32) {
+    func checkInvariants(_ base: some CoverBase, _ forest: Forest) {
+        var order: [Int32] = [], shifts: [Int32] = []
+        func visit(_ t: Int32, _ shift: Int32) {
             guard t >= 0 else { return }
-            visit(nodes[Int(t)].left)
+            visit(nodes[Int(t)].left, shift &+ nodes[Int(t)].lazy)
             order.append(t)
-            visit(nodes[Int(t)].right)
+            shifts.append(shift)
+            visit(nodes[Int(t)].right, shift &+ nodes[Int(t)].lazy)
         }
-        visit(root)
+        visit(root, 0)
         func checkAggregates(_ t: Int32) {
             guard t >= 0 else { return }
             checkAggregates(nodes[Int(t)].left)
@@ -697,7 +778,7 @@ extension SparseCover {
             }
             let end = n + 1 < order.count ? start(after: order[n + 1], forest) : forest.capacity
             let (m, c) = base.minimumAndCount(start(after: i, forest), end, forest)
-            precondition(m == node.m && (m >= SparseCover.infinite / 2 || c == node.c), "sparse cover interval of slot \(slot)")
+            precondition(m == minimum(node, shifts[n]) && (m >= SparseCover.infinite / 2 || c == node.c), "sparse cover interval of slot \(slot)")
             precondition(m >= SparseCover.infinite / 2 || m + k >= 0, "sparse cover negative cover")
         }
         precondition(open.isEmpty && order.count == 2 * exceptionCount, "sparse cover exception count")
@@ -706,10 +787,13 @@ extension SparseCover {
         var p = forest.nextNode(from: Position(0)).offset
         var rows: [Int] = []
         while p < forest.capacity {
-            rows.append(p)
-            visible += 1
             let slot = Slot(rawValue: forest.slotAt[p])
-            p = forest.nextNode(from: Position(isExpanded(slot, base, forest) ? p + 1 : Int(forest.endAt[p]))).offset
+            if !base.isExcluded(slot, in: forest) {
+                rows.append(p)
+                visible += 1
+            }
+            p = forest.nextNode(from: Position(isExpanded(slot, base, forest) && !base.isExcluded(slot, in: forest)
+                ? p + 1 : Int(forest.endAt[p]))).offset
         }
         precondition(visible == total, "sparse cover total \(total), a walk finds \(visible)")
         var seen: [Int] = []
