@@ -13,7 +13,8 @@ import TreeEngine
 /// What an op may grow by across the 9x larger tree.
 let growthLimit = 3.0
 
-/// The users' views kept besides the default view's filtered rows (`views.*` ops).
+/// The users' views kept besides the default view's filtered rows (`views.*` ops), 30% of
+/// them filtering by one of 10 texts (`views.filter.*`).
 let guardViews = 100
 
 /// Set once, by `--complexity`, before anything is timed: every `seconds` evicts the caches
@@ -73,6 +74,9 @@ func guardOps() -> [GuardOp] {
         GuardOp(name: "views.toggle", withViews: true) { $0.viewToggleSamples(20) },
         GuardOp(name: "views.page", withViews: true) { $0.viewPageSamples(40) },
         GuardOp(name: "views.indexOf", withViews: true) { $0.viewIndexOfSamples(40) },
+        GuardOp(name: "views.filter.toggle", withViews: true) { $0.viewToggleSamples(20, filtered: true) },
+        GuardOp(name: "views.filter.page", withViews: true) { $0.viewPageSamples(40, filtered: true) },
+        GuardOp(name: "views.filter.indexOf", withViews: true) { $0.viewIndexOfSamples(40, filtered: true) },
     ] + edits.map { name, edit in
         GuardOp(name: "views." + name, withViews: true) { bench in (0 ..< perRound).map { _ in edit(&bench, bench.randomView()) } }
     }
@@ -91,8 +95,9 @@ func guardOps() -> [GuardOp] {
         // The first edit counts each view's matches below every node and spreads the forest's
         // positions, once (O(n) by design): done before anything is timed.
         _ = bench.insert(ViewRef())
-        // Users' views, which every edit updates (see Views.swift).
+        // Users' views, which every edit updates (see Views.swift); 30% of them filtering.
         _ = bench.addViews(views)
+        _ = bench.addFilters(views * 3 / 10, texts: viewFilterTexts(d))
         return bench
     }
     var benches = sizes.map { bench($0, views: 0) }
@@ -116,13 +121,13 @@ func guardOps() -> [GuardOp] {
     let nodes = benches.map { $0.store.forest.count }
     print("complexity guard: \(nodes[0]) and \(nodes[1]) nodes (\(String(format: "%.1f", Double(nodes[1]) / Double(nodes[0])))x), "
         + "four filtered views kept (views.*: and \(guardViews) views), \(rounds) alternating rounds, cold caches; limit \(growthLimit)x")
-    print("op".padding(toLength: 16, withPad: " ", startingAt: 0) + "   88K median   797K median   growth")
+    print("op".padding(toLength: 21, withPad: " ", startingAt: 0) + "   88K median   797K median   growth")
     var failed: [String] = []
     for (o, op) in ops.enumerated() {
         let small = median(samples[o][0]), large = median(samples[o][1])
         let growth = large / small
         if !(growth <= growthLimit) { failed.append(op.name) }
-        print(op.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+        print(op.name.padding(toLength: 21, withPad: " ", startingAt: 0)
             + String(format: " %10.2f µs %10.2f µs %7.2fx", small * 1e6, large * 1e6, growth)
             + (growth <= growthLimit ? "" : "  FAIL"))
     }

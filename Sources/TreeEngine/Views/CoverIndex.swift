@@ -364,6 +364,9 @@ struct CoverIndex: Sendable {
         return combineMinimums(nodesMinimum(2 * node, low, half, lo, hi, below), nodesMinimum(2 * node + 1, low + half, half, lo, hi, below))
     }
 
+    /// The cover of position `q` without the pending additions above its block (see `pathAddition`).
+    @inline(__always) func rawCover(_ q: Int) -> Int32 { cover[q] }
+
     /// The `k`-th (from 0) position of `l ..< r` whose cover is `t`, for a `t` not above
     /// the minimum there; there must be more than `k`.
     /// - Complexity: O(log n + 128)
@@ -434,7 +437,7 @@ struct CoverIndex: Sendable {
 
     /// The pending additions on the path from `block`'s leaf to the root.
     @inline(__always)
-    private func pathAddition(_ block: Int) -> Int32 {
+    func pathAddition(_ block: Int) -> Int32 {
         var acc: Int32 = 0
         var node = leaves + block
         while node >= 1 { acc &+= pending[node]; node >>= 1 }

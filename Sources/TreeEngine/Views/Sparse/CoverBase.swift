@@ -17,6 +17,11 @@ protocol CoverBase {
     /// The `k`-th (from 0) position of `l ..< r` whose base cover is `t`, for a `t` not
     /// above the minimum there; there must be more than `k`.
     func select(_ t: Int32, _ k: Int, _ l: Int, _ r: Int, _ forest: Forest) -> Int
+    /// Calls `body` with the positions of `p ..< end` whose base cover is `t`, in order, at
+    /// most `limit` (from 1) of them, and returns how many: `p` is one, and they are the
+    /// visible rows of an interval of a view over this base (no exception inside).
+    func forEachPosition(withCover t: Int32, from p: Int, to end: Int, limit: Int, _ forest: Forest,
+                         _ body: (Int) -> Void) -> Int
     /// Whether the node in `slot` hides itself and its subtree whatever the expansion (a
     /// filter's excluded nodes): what invariant checks walk by.
     func isExcluded(_ slot: Slot, in forest: Forest) -> Bool

@@ -38,6 +38,22 @@ struct DepthBase: CoverBase, Sendable {
         forest.depth[Int(forest.positionOf[slot.index])] < depth
     }
 
+    /// A walk of the visible nodes: the next one is the first child of an expanded node, else
+    /// the node after its subtree (its ancestors are visible and expanded).
+    /// - Complexity: O(visited + gaps crossed)
+    func forEachPosition(withCover t: Int32, from p: Int, to end: Int, limit: Int, _ forest: Forest,
+                         _ body: (Int) -> Void) -> Int {
+        var p = p, visited = 0
+        while true {
+            body(p)
+            visited += 1
+            let next = forest.depth[p] < depth ? p + 1 : Int(forest.endAt[p])
+            guard visited < limit, next < end else { return visited }
+            p = forest.nextNode(from: Position(next)).offset
+            guard p < end else { return visited }
+        }
+    }
+
     /// No node is excluded by a depth.
     func isExcluded(_ slot: Slot, in forest: Forest) -> Bool { false }
 

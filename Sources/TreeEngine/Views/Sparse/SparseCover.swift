@@ -426,31 +426,17 @@ struct SparseCover: Sendable {
     }
 
     /// Calls `body` with the positions of rows `offset ..< offset + limit` (fewer at the
-    /// end), in order: a select per interval entered, then a walk of the interval's
-    /// visible nodes, each collapsed one's subtree skipped in one jump.
-    /// - Complexity: O((intervals entered) · (log |X| + log n) + limit + gaps crossed)
+    /// end), in order: a select per interval entered, then the base's positions with the
+    /// interval's target cover (`CoverBase.forEachPosition`).
+    /// - Complexity: O((intervals entered) · (log |X| + log n)), plus the base's walks
     func forEachRow(from offset: Int, limit: Int, _ base: some CoverBase, _ forest: Forest, _ body: (Int) -> Void) {
         let end = min(total, offset + max(0, limit))
         var r = offset
         while r < end {
-            var (p, intervalEnd, target) = select(r, base, forest)
-            walk: while true {
-                body(p)
-                r += 1
-                if r == end { return }
-                // Inside an interval no exception starts: the base's rule decides.
-                var next = base.isExpanded(Slot(rawValue: forest.slotAt[p]), in: forest) ? p + 1 : Int(forest.endAt[p])
-                // A few hidden subtrees (a filter's excluded nodes) are stepped over; past
-                // them, a new select.
-                for _ in 0 ..< 8 {
-                    guard next < intervalEnd else { break walk }
-                    p = forest.nextNode(from: Position(next)).offset
-                    guard p < intervalEnd else { break walk }
-                    if base.cover(at: p, in: forest) == target { continue walk }
-                    next = Int(forest.endAt[p])
-                }
-                break
-            }
+            // Inside an interval no exception starts: its rows are the base's positions
+            // with the interval's target cover.
+            let (p, intervalEnd, target) = select(r, base, forest)
+            r += base.forEachPosition(withCover: target, from: p, to: intervalEnd, limit: end - r, forest, body)
         }
     }
 

@@ -30,6 +30,39 @@ extension ViewState: CoverBase {
     /// - Complexity: O(log n + 128)
     func select(_ t: Int32, _ k: Int, _ l: Int, _ r: Int, _ forest: Forest) -> Int { index.select(t, k, l, r) }
 
+    /// A walk of the visible nodes as `DepthBase`'s, that steps over hidden (excluded)
+    /// subtrees, and past 16 of them in a row selects the next row.
+    /// - Complexity: O(visited + steps over hidden subtrees + (blocks entered + selects) · log n)
+    func forEachPosition(withCover t: Int32, from p: Int, to end: Int, limit: Int, _ forest: Forest,
+                         _ body: (Int) -> Void) -> Int {
+        var p = p, visited = 0
+        var block = -1, addition: Int32 = 0
+        while true {
+            body(p)
+            visited += 1
+            guard visited < limit else { return visited }
+            var next = filter!.expanded.contains(Int(forest.slotAt[p])) ? p + 1 : Int(forest.endAt[p])
+            var hidden = 0
+            while true {
+                guard next < end else { return visited }
+                p = forest.nextNode(from: Position(next)).offset
+                guard p < end else { return visited }
+                if p >> CoverIndex.blockShift != block {
+                    block = p >> CoverIndex.blockShift
+                    addition = index.pathAddition(block)
+                }
+                if index.rawCover(p) &+ addition == t { break }
+                next = Int(forest.endAt[p])
+                hidden += 1
+                if hidden == 16 {
+                    guard next < end, index.minimumAndCount(next, end).0 == t else { return visited }
+                    p = index.select(t, 0, next, end)
+                    break
+                }
+            }
+        }
+    }
+
     /// Excluded: its parent in A (or a root) and itself neither in A nor a match.
     func isExcluded(_ slot: Slot, in forest: Forest) -> Bool {
         guard let filter else { return false }
