@@ -1,0 +1,98 @@
+import Testing
+@testable import TreeEngine
+
+/// Views filtering by one text share one filtered state and keep only their differences
+/// from it (`TreeStore+SharedFilters.swift`). What the rows are is the model test's
+/// (`randomViewOperations`); these check what is shared, what a view holds, and when a
+/// shared state goes away.
+@Suite struct SharedFilterTests {
+    /// Levels 0...5, three items each (1,092 nodes), titled as the seed library's generator does.
+    static func store() throws -> TreeStore {
+        func level(_ l: Int) -> String {
+            guard l < 6 else { return "[]" }
+            return "[" + (1 ... 3).map { #"{"title":"Level \#(l), item: \#($0)","children":\#(level(l + 1))}"# }
+                .joined(separator: ",") + "]"
+        }
+        return TreeStore(forest: try Forest.parse(Array(level(0).utf8)).forest)
+    }
+
+    static let text = FilterQuery("Level 4, item: 2")
+
+    static func shared(_ store: TreeStore) -> [FilterQuery: Int] {
+        Dictionary(uniqueKeysWithValues: store.sharedFilters.map { ($0.query, $0.views) })
+    }
+
+    @Test func viewsFilteringByOneTextShareItsState() throws {
+        var store = try Self.store()
+        for id in 1 ... 3 { store.createView(ViewID(UInt64(id)), .collapsed) }
+        try store.prepareView(ViewRef(ViewID(1), filter: Self.text))
+        let state = store.filterBases[Self.text]!.storageAddresses
+        var polls = 0
+        try store.prepareView(ViewRef(ViewID(2), filter: Self.text), isCancelled: { polls += 1; return false })
+        #expect(polls == 1, "a second view's filter matches no title")
+        #expect(store.filterBases[Self.text]!.storageAddresses == state, "the shared state is not rebuilt")
+        #expect(Self.shared(store) == [Self.text: 2])
+        // A view's own changes are all it holds: a fresh one nearly nothing, a toggle two boundaries.
+        #expect(store.viewBytes(ViewID(2)) < 1024)
+        let row = store.rows(ViewRef(ViewID(2), filter: Self.text), offset: 3, limit: 1)[0]
+        _ = store.setExpanded(row.node, !row.isExpanded, ViewRef(ViewID(2), filter: Self.text))
+        #expect(store.viewBytes(ViewID(2)) < 1024)
+        #expect(store.filterBases[Self.text]!.bytes > 2 * store.forest.count, "the shared state is dense")
+        // The toggle is view 2's alone.
+        #expect(store.isExpanded(row.node, ViewRef(ViewID(2), filter: Self.text)) != row.isExpanded)
+        #expect(store.isExpanded(row.node, ViewRef(ViewID(1), filter: Self.text)) == row.isExpanded)
+        // Deleting views drops the state with the last one that follows it.
+        store.deleteView(ViewID(1))
+        #expect(Self.shared(store) == [Self.text: 1])
+        store.deleteView(ViewID(2))
+        #expect(store.sharedFilters.isEmpty)
+    }
+
+    @Test func aDroppedFilterStopsFollowing() throws {
+        var store = try Self.store()
+        store.filteredViewCapacity = 2
+        store.createView(ViewID(1), .collapsed)
+        store.createView(ViewID(2), .collapsed)
+        try store.prepareView(ViewRef(ViewID(2), filter: Self.text))
+        for text in ["Level 1", "Level 2", "Level 3"] { try store.prepareView(ViewRef(ViewID(1), filter: FilterQuery(text))) }
+        // View 1 keeps its two most recent texts; "Level 1" was dropped and nobody else had it.
+        #expect(Self.shared(store) == [Self.text: 1, FilterQuery("Level 2"): 1, FilterQuery("Level 3"): 1])
+        store.arrangeViews([FilterQuery("Level 3")], in: ViewID(1))
+        #expect(Self.shared(store) == [Self.text: 1, FilterQuery("Level 3"): 1])
+    }
+
+    @Test func aBulkChangeGivesTheViewAStateOfItsOwn() throws {
+        var store = try Self.store()
+        store.createView(ViewID(1), .collapsed)
+        store.createView(ViewID(2), .collapsed)
+        let rows = ViewRef(ViewID(1), filter: Self.text)
+        try store.prepareView(rows)
+        try store.prepareView(ViewRef(ViewID(2), filter: Self.text))
+        let before = store.rowCount(rows)
+        _ = store.expandAll(rows)
+        #expect(Self.shared(store) == [Self.text: 1], "view 1 left the shared state")
+        #expect(store.userViews[ViewID(1)]!.filtered.last!.own != nil)
+        #expect(store.rowCount(rows) > before)
+        #expect(store.rowCount(ViewRef(ViewID(2), filter: Self.text)) == before, "view 2 is as it was")
+        // A recursive change of a few nodes stays shared; of most of the tree it does not.
+        let other = ViewRef(ViewID(2), filter: Self.text)
+        let leafParent = store.rows(other, offset: store.rowCount(other) - 1, limit: 1)[0].parent!
+        _ = store.setExpanded(leafParent, true, recursive: true, other)
+        #expect(Self.shared(store) == [Self.text: 1])
+        _ = store.setExpanded(store.forest.children(of: nil)[0], true, recursive: true, other)
+        #expect(store.sharedFilters.isEmpty)
+    }
+
+    @Test func aCopyOfTheDefaultViewFollowsTheSharedStates() throws {
+        var store = try Self.store()
+        try store.prepareView(Self.text)
+        let first = store.rows(Self.text, offset: 0, limit: 1)[0].node
+        _ = store.setExpanded(first, false, Self.text)
+        store.createView(ViewID(1), .copy(of: nil))
+        #expect(Self.shared(store) == [Self.text: 1])
+        #expect(store.userViews[ViewID(1)]!.filtered.map { $0.own == nil } == [true])
+        let copied = ViewRef(ViewID(1), filter: Self.text)
+        #expect(store.rows(copied, offset: 0, limit: .max) == store.rows(Self.text, offset: 0, limit: .max))
+        #expect(store.viewBytes(ViewID(1)) < 1024, "one change, not a copy of the default view's state")
+    }
+}
