@@ -216,6 +216,7 @@ extension TreeStore {
         unfiltered.relocate(relocation)
         for i in filtered.indices { filtered[i].view.relocate(relocation) }
         for i in userViews.indexList {
+            userViews.values[i].dense?.relocate(relocation)
             for j in userViews.values[i].filtered.indices where userViews.values[i].filtered[j].own != nil {
                 userViews.values[i].filtered[j].own!.relocate(relocation)
             }
@@ -229,7 +230,7 @@ extension TreeStore {
     /// The views' boundaries cached at the positions `range` read their positions again
     /// (`SparseCover.refreshPositions`).
     private mutating func refreshCovers(_ range: Range<Int>) {
-        for i in userViews.indexList where !isSuspended(userViews.keys[i]) {
+        for i in userViews.indexList where !isSuspended(userViews.keys[i]) && userViews.values[i].dense == nil {
             userViews.values[i].cover.refreshPositions(in: range, forest)
         }
         for i in filterBases.indexList {
@@ -300,6 +301,12 @@ extension TreeStore {
         }
         for i in userViews.indexList {
             let id = userViews.keys[i]
+            if userViews.values[i].dense != nil {
+                let rows = ViewRef(id)
+                splices = recordsSplices(of: rows, named: view) ? [] : nil
+                body(&userViews.values[i].dense!, forest, &splices)
+                keep(splices, of: rows, named: view, in: &result)
+            }
             for j in userViews.values[i].filtered.indices where userViews.values[i].filtered[j].own != nil {
                 let rows = ViewRef(id, filter: userViews.values[i].filtered[j].query)
                 splices = recordsSplices(of: rows, named: view) ? [] : nil
@@ -333,7 +340,7 @@ extension TreeStore {
         var result: [Splice] = []
         for i in userViews.indexList {
             let id = userViews.keys[i]
-            if isSuspended(id) { continue }
+            if isSuspended(id) || userViews.values[i].dense != nil { continue }
             let rows = ViewRef(id)
             let base = depthBases[userViews.values[i].depth]!.base
             let splice = body(&userViews.values[i].cover, base, forest, id)

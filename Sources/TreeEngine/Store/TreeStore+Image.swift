@@ -207,7 +207,14 @@ package struct CompactStore: Sendable {
     /// The nodes whose expansion view `id` changed from its rule, ascending: (node, expanded).
     /// - Complexity: O(changes · log n)
     package func changes(ofView id: ViewID) -> [(index: Int, expanded: Bool)] {
-        store.userViews[id]!.cover.exceptions.map { exception in
+        if let own = store.userViews[id]!.dense?.own {
+            return (0 ..< count).compactMap { i in
+                let slot = slot(i), level = store.forest.level(at: Position(Int(positions[i])))
+                let expanded = own.expanded.contains(slot.index)
+                return expanded == own.rule(level: level) ? nil : (i, expanded)
+            }
+        }
+        return store.userViews[id]!.cover.exceptions.map { exception in
             let p = store.forest.positionOf[exception.slot.index]
             // `positions` ascends: node i is at positions[i].
             var lo = 0, hi = positions.count
@@ -491,11 +498,17 @@ extension TreeStore {
                     throw CompactColumnsError("view \(view.id): its changed nodes do not ascend within the \(n) nodes")
                 }
                 previous = change.index
-                let slot = Slot(change.index)
-                guard change.expanded != base.isExpanded(slot, in: forest) else {
+                guard change.expanded != base.isExpanded(Slot(change.index), in: forest) else {
                     throw CompactColumnsError("view \(view.id): node \(change.index) is listed as changed to its rule's value")
                 }
-                userViews[view.id]!.cover.setException(slot, change.expanded, base, forest)
+            }
+            if isTooManyForSparse(view.changes.count) {
+                var bits = Bitset(count: forest.flags.count)
+                for i in 0 ..< n where base.isExpanded(Slot(i), in: forest) { bits.insert(i) }
+                for change in view.changes { bits.set(change.index, change.expanded) }
+                userViews[view.id]!.dense = ViewState.dense(bits, depth: view.depthRule, forest)
+            } else {
+                for change in view.changes { userViews[view.id]!.cover.setException(Slot(change.index), change.expanded, base, forest) }
             }
             var seen: Set<FilterQuery> = []
             for (query, expansion) in view.filtered {

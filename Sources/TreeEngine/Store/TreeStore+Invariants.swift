@@ -10,7 +10,11 @@ extension TreeStore {
         var users: [Int32: Int] = [:]
         for (id, view) in userViews {
             users[view.depth, default: 0] += 1
-            if !isSuspended(id) { view.cover.checkInvariants(depthBases[view.depth]!.base, forest) }
+            if !isSuspended(id) && view.dense == nil { view.cover.checkInvariants(depthBases[view.depth]!.base, forest) }
+            if let dense = view.dense {
+                precondition(view.cover.exceptionCount == 0 && dense.own?.depth == view.depth, "view \(id): a dense state and exceptions")
+                checkView(dense)
+            }
             for entry in view.filtered {
                 if let own = entry.own {
                     precondition(!own.filter!.isShared && own.followers == nil, "a view's own filtered rows are not shared")
@@ -38,7 +42,7 @@ extension TreeStore {
     #if TREE_INVARIANTS
     private func checkView(_ view: ViewState) {
         precondition(view.index.count == forest.capacity, "view index size")
-        let expected = view.filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
+        let expected = view.covers(forest)
         let actual = view.index.materializedCovers()
         for p in forest.positions {
             let i = p.offset

@@ -49,7 +49,7 @@ extension TreeStore {
         guard undo != nil else { return }
         undo!.edits += 1
         guard undo!.edits > TreeStore.editsBeforeSuspending, undo!.suspended.isEmpty else { return }
-        for (id, user) in userViews where id != view.view && undo!.userViews[id] != nil {
+        for (id, user) in userViews where id != view.view && undo!.userViews[id] != nil && user.dense == nil {
             undo!.suspended[id] = user.cover.total
         }
     }
@@ -149,6 +149,7 @@ extension TreeStore {
             let base = depthBases[saved.depth]!.base
             userViews[id]!.depth = saved.depth
             userViews[id]!.cover = TreeStore.rebuilt(saved.cover, over: base, forest)
+            userViews[id]!.dense = saved.dense.map { ViewState.dense($0, depth: saved.depth, forest) }
             let now = userViews[id]!.filtered
             userViews[id]!.filtered = saved.filtered.map { entry in
                 switch entry {
@@ -223,7 +224,7 @@ struct UndoLog: Sendable {
         case shared(FilterQuery, SparseCover)
     }
     /// The other views: their exceptions (copied on their first change) and filtered rows.
-    let userViews: [ViewID: (depth: Int32, cover: SparseCover, filtered: [SavedViewFilter])]
+    let userViews: [ViewID: (depth: Int32, cover: SparseCover, dense: Bitset?, filtered: [SavedViewFilter])]
     /// The shared filtered states.
     let filterBases: [SavedFilter]
     /// The edits made so far.
@@ -241,7 +242,7 @@ struct UndoLog: Sendable {
         }
         views = saved(store.filtered)
         userViews = store.userViews.map { id, view in
-            (id, (view.depth, view.cover, view.filtered.map { entry -> SavedViewFilter in
+            (id, (view.depth, view.cover, view.dense?.own!.expanded, view.filtered.map { entry -> SavedViewFilter in
                 guard let own = entry.own else { return .shared(entry.query, store.filterBases[entry.query]!.followers!.covers[id]!) }
                 return .own((entry.query, own.filter!.expanded, own.filter!.matches, own.filter!.matchCount))
             }))

@@ -36,6 +36,10 @@ struct UserView: Sendable {
     /// The rule of its base (`DepthBase.depth`).
     var depth: Int32
     var cover: SparseCover
+    /// Its unfiltered rows as a dense state of its own once it changed more nodes than
+    /// exceptions hold in the bytes a dense state takes (`TreeStore.isTooManyForSparse`);
+    /// `cover` is empty then. A rebase (expand all, collapse all, to a depth) ends it.
+    var dense: ViewState? = nil
     /// Most recently used last; `own` nil: exceptions over the text's shared state
     /// (`TreeStore+SharedFilters.swift`).
     var filtered: [(query: FilterQuery, own: ViewState?)] = []
@@ -60,12 +64,21 @@ extension TreeStore {
 
     /// The number of nodes whose expansion the view changed from its start rule (what its
     /// unfiltered rows cost: `viewBytes`).
-    /// - Complexity: O(1)
-    public func changedNodes(in view: ViewID) -> Int { userViews[view]!.cover.exceptionCount }
+    /// - Complexity: O(1); O(n) for a view with a dense state of its own
+    public func changedNodes(in view: ViewID) -> Int {
+        guard let own = userViews[view]!.dense?.own else { return userViews[view]!.cover.exceptionCount }
+        var count = 0
+        forest.forEachPosition { p in
+            if own.expanded.contains(forest.slot(at: p).index) != own.rule(level: forest.level(at: p)) { count += 1 }
+        }
+        return count
+    }
 
     /// The bytes the view's unfiltered rows hold (its shared base not counted).
     /// - Complexity: O(1)
-    public func viewBytes(_ view: ViewID) -> Int { userViews[view]!.cover.bytes + sharedBytes(view) }
+    public func viewBytes(_ view: ViewID) -> Int {
+        userViews[view]!.cover.bytes + (userViews[view]!.dense?.bytes ?? 0) + sharedBytes(view)
+    }
 
     /// Adds the view `id` in its start state.
     /// - Precondition: `id` is not a view; the view a copy names exists.
@@ -88,9 +101,17 @@ extension TreeStore {
         case .copy(of: nil):
             var view = freshView(depth: 0)
             let base = depthBases[0]!.base
+            var expanded: [Slot] = []
             forest.forEachPosition { p in
                 let slot = forest.slot(at: p)
-                if forest.flags[slot.index].contains(.expanded) { view.cover.setException(slot, true, base, forest) }
+                if forest.flags[slot.index].contains(.expanded) { expanded.append(slot) }
+            }
+            if isTooManyForSparse(expanded.count) {
+                var bits = Bitset(count: forest.flags.count)
+                for slot in expanded { bits.insert(slot.index) }
+                view.dense = ViewState.dense(bits, depth: 0, forest)
+            } else {
+                for slot in expanded { view.cover.setException(slot, true, base, forest) }
             }
             view.filtered = filtered.map { ($0.query, nil) }
             userViews[id] = view
@@ -135,14 +156,42 @@ extension TreeStore {
 
     // MARK: Reading a view's unfiltered rows
 
-    /// The view's unfiltered rows when `view` names them.
+    /// The view's unfiltered rows when `view` names them and they are exceptions.
     func sparse(_ view: ViewRef) -> SparseRows<DepthBase>? {
-        guard view.filter == nil, let id = view.view, let user = userViews[id], !isSuspended(id) else { return nil }
+        guard view.filter == nil, let id = view.view, let user = userViews[id], user.dense == nil, !isSuspended(id) else { return nil }
         return SparseRows(cover: user.cover, base: depthBases[user.depth]!.base)
     }
 
     /// The view whose unfiltered rows `view` names.
-    func sparseID(_ view: ViewRef) -> ViewID? { view.filter == nil ? view.view : nil }
+    func sparseID(_ view: ViewRef) -> ViewID? {
+        guard view.filter == nil, let id = view.view, userViews[id]?.dense == nil else { return nil }
+        return id
+    }
+
+    /// Whether `exceptions` exceptions hold more than a dense state of the view would (about
+    /// 80 bytes each, against about 5 bytes a node): at most n/16 + `sparseSlack` stay
+    /// exceptions.
+    func isTooManyForSparse(_ exceptions: Int) -> Bool { exceptions > forest.count / 16 + TreeStore.sparseSlack }
+
+    /// (Debug builds: 4, so that the model tests turn views dense.)
+    #if TREE_INVARIANTS
+    static let sparseSlack = 4
+    #else
+    static let sparseSlack = 64
+    #endif
+
+    /// Turns view `id`'s unfiltered rows into a dense state of its own, with the same rows.
+    /// - Complexity: O(n)
+    mutating func makeDense(_ id: ViewID) {
+        let view = userViews[id]!
+        var bits = Bitset(count: forest.flags.count)
+        forest.forEachPosition { p in
+            if forest.level(at: p) < Int(view.depth) { bits.insert(forest.slot(at: p).index) }
+        }
+        for exception in view.cover.exceptions { bits.set(exception.slot.index, exception.expanded) }
+        userViews[id]!.dense = ViewState.dense(bits, depth: view.depth, forest)
+        userViews[id]!.cover = SparseCover(base: depthBases[view.depth]!.base, forest: forest)
+    }
 
     /// Rows `offset ..< offset + limit` of `rows`; `match` gives what a row reports of its match.
     func sparseRows<Base>(_ rows: SparseRows<Base>, offset: Int, limit: Int,
@@ -181,6 +230,7 @@ extension TreeStore {
         let p = forest.position(of: node)
         guard recursive else {
             let splice = userViews[id]!.cover.setExpanded(node.slot, value, base, forest)
+            if isTooManyForSparse(userViews[id]!.cover.exceptionCount) { makeDense(id) }
             checkInvariants()
             return splice.map { [$0] } ?? []
         }
@@ -193,6 +243,10 @@ extension TreeStore {
         forest.forEachPosition(in: forest.subtree(of: p)) { q in
             if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
         }
+        if isTooManyForSparse(userViews[id]!.cover.exceptionCount + changed.count) {
+            makeDense(id)
+            return setExpanded(node, value, recursive: true, ViewRef(id))
+        }
         for slot in changed { userViews[id]!.cover.setException(slot, value, base, forest) }
         let after = userViews[id]!.cover.rows(in: inner, base, forest)
         checkInvariants()
@@ -203,11 +257,12 @@ extension TreeStore {
     /// Puts the view's unfiltered rows in the fresh state of `depth`: one splice of every row.
     /// - Complexity: O(the view's changes), plus O(n) for a base no view uses
     mutating func rebase(_ id: ViewID, depth: Int32) -> [Splice] {
-        let before = userViews[id]!.cover.total
+        let before = userViews[id]!.dense?.index.zeroCount ?? userViews[id]!.cover.total
         releaseBase(userViews[id]!.depth)
         acquireBase(depth)
         userViews[id]!.depth = depth
         userViews[id]!.cover = SparseCover(base: depthBases[depth]!.base, forest: forest)
+        userViews[id]!.dense = nil
         let after = userViews[id]!.cover.total
         checkInvariants()
         return before == 0 && after == 0 ? [] : [Splice(index: 0, removed: before, inserted: after)]

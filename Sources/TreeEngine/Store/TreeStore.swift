@@ -135,8 +135,9 @@ public struct TreeStore: Sendable {
     /// unfiltered ones), building them first when needed.
     mutating func withView<R>(_ view: ViewRef, _ body: (inout ViewState, inout Forest) -> R) -> R {
         guard let filter = view.filter else {
-            precondition(view.view == nil, "a view's unfiltered rows are sparse")
-            return body(&unfiltered, &forest)
+            guard let id = view.view else { return body(&unfiltered, &forest) }
+            precondition(userViews[id]!.dense != nil, "a view's unfiltered rows are sparse unless dense")
+            return body(&userViews[id]!.dense!, &forest)
         }
         try! prepareView(view)
         if let id = view.view {
@@ -189,7 +190,7 @@ public struct TreeStore: Sendable {
             let slot = forest.slot(at: p)
             let parent = forest.parent(ofSlot: slot)
             rows.append(Row(node: NodeHandle(slot: slot), index: index, level: forest.level(at: p),
-                            isExpanded: view.isExpanded(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
+                            isExpanded: view.reportedExpansion(at: p, in: forest), hasChildren: forest.hasChildren(atPosition: p),
                             parent: parent.map { NodeHandle(slot: $0) }, isMatch: view.isMatch(at: p, in: forest),
                             matchesBelow: view.filter?.matchesBelow(slot: slot, at: p, in: forest)))
             index += 1
@@ -204,7 +205,7 @@ public struct TreeStore: Sendable {
     /// readers that share the store, e.g. under a read lock. Nil for a view's unfiltered
     /// rows (`sparse`).
     private func keptView(_ view: ViewRef) -> ViewState? {
-        guard let filter = view.filter else { return view.view == nil ? unfiltered : nil }
+        guard let filter = view.filter else { return view.view.map { userViews[$0]?.dense } ?? unfiltered }
         guard let id = view.view else { return filtered.last { $0.query == filter }?.view }
         return userViews[id]?.filtered.last { $0.query == filter }?.own ?? sharedRows(view)?.base
     }
@@ -244,7 +245,7 @@ public struct TreeStore: Sendable {
         }
         guard let state = keptView(view) else { return nil }
         let p = forest.position(of: node)
-        return (state.rowIndex(at: p), state.isExpanded(at: p, in: forest), state.isMatch(at: p, in: forest))
+        return (state.rowIndex(at: p), state.reportedExpansion(at: p, in: forest), state.isMatch(at: p, in: forest))
     }
 
     /// The row index of `node`, or nil when it is not visible.
@@ -262,7 +263,7 @@ public struct TreeStore: Sendable {
         wake(view)
         if let sparse = sparse(view) { return sparseIsExpanded(node, sparse) }
         if let shared = prepareSharedRows(view) { return sparseIsExpanded(node, shared) }
-        return readView(view) { view, forest in view.isExpanded(at: forest.position(of: node), in: forest) }
+        return readView(view) { view, forest in view.reportedExpansion(at: forest.position(of: node), in: forest) }
     }
 
     /// Whether `node` matches the filter (false in unfiltered rows).
@@ -374,7 +375,7 @@ public struct TreeStore: Sendable {
 
     private mutating func expand(belowDepth depth: Int?, _ view: ViewRef) -> [Splice] {
         wake(view)
-        if let id = sparseID(view) { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
+        if view.filter == nil, let id = view.view { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
         if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }
         let splices = withView(view) { view, forest in view.expand(belowDepth: depth, in: &forest) }
         checkInvariants()
@@ -385,7 +386,7 @@ public struct TreeStore: Sendable {
     /// - Complexity: as `expandAll`
     public mutating func collapseAll(_ view: ViewRef) -> [Splice] {
         wake(view)
-        if let id = sparseID(view) { return rebase(id, depth: 0) }
+        if view.filter == nil, let id = view.view { return rebase(id, depth: 0) }
         if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }
         let splices = withView(view) { view, forest in view.collapseAll(in: &forest) }
         checkInvariants()

@@ -25,6 +25,8 @@ extension ViewState {
         var parent: Slot?
         /// What each follower of a shared state keeps of it.
         var followers: [ViewID: SparseCover.Departure] = [:]
+        /// The subtree's root's level where it left (own expansion, see `arrived`).
+        var level = 0
     }
 
     /// What an edit changes of a view's covers, applied together (`apply`): range additions
@@ -48,6 +50,7 @@ extension ViewState {
     /// Grows the per-slot state to the forest's slots.
     /// - Complexity: O(added slots), amortized
     mutating func reserveSlots(_ forest: Forest) {
+        if own != nil { own!.expanded.grow(to: forest.flags.count) }
         guard filter != nil else { return }
         let n = forest.flags.count
         filter!.matches.grow(to: n)
@@ -100,20 +103,10 @@ extension ViewState {
             }
             filter!.matchCount += found
         }
-        let (base, parentInA) = childBase(of: parent, in: forest)
-        var covers = ContiguousArray<Int32>()
-        covers.reserveCapacity(range.count)
-        var bases: [(cover: Int32, inA: Bool)] = [(base, parentInA)]  // by level below the roots
-        for p in range {
-            let slot = forest.slot(at: p)
-            let d = forest.level(at: p) - rootDepth
-            let above = bases[d]
-            let c = above.cover + (above.inA && !(filter?.isIncluded(slot) ?? true) ? 1 : 0)
-            covers.append(c)
-            let below = (c + (isExpanded(slot: slot, in: forest) ? 0 : 1), filter?.isAncestorOfMatch(slot) ?? false)
-            if d + 1 < bases.count { bases[d + 1] = below } else { bases.append(below) }
+        if own != nil {
+            for p in range { own!.expanded.set(forest.slot(at: p).index, own!.rule(level: forest.level(at: p))) }
         }
-        index.setCovers(covers, at: range.lowerBound)
+        setFreshCovers(range, parent: parent, in: forest)
         followInsertion(range, in: forest, nil)
         recordInsertion(range, &splices)
         if found > 0, let parent {
@@ -140,6 +133,7 @@ extension ViewState {
     /// - Complexity: O(log n), O(subtree positions) when keeping covers
     mutating func departing(_ p: Position, in forest: Forest, keepingCovers: Bool, splices: inout [Splice]?) -> Departure {
         var departure = Departure()
+        departure.level = forest.level(at: p)
         let subtree = forest.subtree(of: p)
         if hasFollowers {
             let slot = forest.slot(at: p)
@@ -154,7 +148,7 @@ extension ViewState {
             let slot = forest.slot(at: p)
             departure.matches = Int(filter.matchesBelow![slot.index]) + (filter.matches.contains(slot.index) ? 1 : 0)
         }
-        if keepingCovers {
+        if keepingCovers && own == nil {
             let covers = index.covers(in: subtree)
             let root = covers[0]
             forest.forEachPosition(in: subtree) { q in departure.covers.append(covers[q - p] - root) }
@@ -209,9 +203,21 @@ extension ViewState {
     mutating func arrived(_ range: Range<Position>, parent: Slot?, _ departure: Departure,
                           in forest: Forest, splices: inout [Splice]?) {
         let root = forest.slot(at: range.lowerBound)
-        let (base, parentInA) = childBase(of: parent, in: forest)
-        let cover = base + (parentInA && !(filter?.isIncluded(root) ?? true) ? 1 : 0)
-        index.setCovers(ContiguousArray(departure.covers.lazy.map { $0 + cover }), at: range.lowerBound)
+        if own != nil {
+            // A node's own value stays; one that followed the rule follows it at its new level.
+            let shift = forest.level(at: range.lowerBound) - departure.level
+            forest.forEachPosition(in: range) { p in
+                let slot = forest.slot(at: p), level = forest.level(at: p)
+                if own!.expanded.contains(slot.index) == own!.rule(level: level - shift) {
+                    own!.expanded.set(slot.index, own!.rule(level: level))
+                }
+            }
+            setFreshCovers(range, parent: parent, in: forest)
+        } else {
+            let (base, parentInA) = childBase(of: parent, in: forest)
+            let cover = base + (parentInA && !(filter?.isIncluded(root) ?? true) ? 1 : 0)
+            index.setCovers(ContiguousArray(departure.covers.lazy.map { $0 + cover }), at: range.lowerBound)
+        }
         followInsertion(range, in: forest, departure.followers)
         recordInsertion(range, &splices)
         if departure.matches > 0, let parent {
@@ -272,6 +278,27 @@ extension ViewState {
     }
 
     // MARK: Internals
+
+    /// Sets the covers of the nodes at `range` (subtrees whose roots are children of
+    /// `parent`, a root when nil) from their state in this view.
+    /// - Complexity: O(range + log n · blocks)
+    private mutating func setFreshCovers(_ range: Range<Position>, parent: Slot?, in forest: Forest) {
+        let rootDepth = forest.level(at: range.lowerBound)
+        let (base, parentInA) = childBase(of: parent, in: forest)
+        var covers = ContiguousArray<Int32>()
+        covers.reserveCapacity(range.count)
+        var bases: [(cover: Int32, inA: Bool)] = [(base, parentInA)]  // by level below the roots
+        for p in range {
+            let slot = forest.slot(at: p)
+            let d = forest.level(at: p) - rootDepth
+            let above = bases[d]
+            let c = above.cover + (above.inA && !(filter?.isIncluded(slot) ?? true) ? 1 : 0)
+            covers.append(c)
+            let below = (c + (isExpanded(slot: slot, in: forest) ? 0 : 1), filter?.isAncestorOfMatch(slot) ?? false)
+            if d + 1 < bases.count { bases[d + 1] = below } else { bases.append(below) }
+        }
+        index.setCovers(covers, at: range.lowerBound)
+    }
 
     /// What a child of `parent` (a root when nil) has for a cover before its own
     /// exclusion, and whether it is excluded unless included (its parent in A).

@@ -16,6 +16,19 @@ struct ViewState: Sendable {
     var index: CoverIndex
     /// The views following this filtered state when it is shared (`ViewState+Followers.swift`).
     var followers: Followers? = nil
+    /// An unfiltered state's own expansion (a user's view that changed too many nodes to keep
+    /// them as exceptions, see `TreeStore+Views.swift`); nil: the forest's `expanded` flags.
+    var own: OwnExpansion? = nil
+
+    /// A user's view's expansion, a bit per slot, and the rule of its start, which nodes put
+    /// into the forest follow: expanded iff their level is below `depth` (`DepthBase`). A
+    /// node that moves keeps its bit when it differs from the rule at its old level, and
+    /// else follows the rule at its new one, as a view's exceptions do.
+    struct OwnExpansion: Sendable {
+        var expanded: Bitset
+        let depth: Int32
+        @inline(__always) func rule(level: Int) -> Bool { level < Int(depth) }
+    }
 
     /// What a filtered view knows besides its index, by slot.
     struct FilterState: Sendable {
@@ -76,6 +89,14 @@ struct ViewState: Sendable {
     /// - Complexity: O(positions)
     static func unfiltered(_ forest: Forest) -> ViewState {
         ViewState(filter: nil, index: CoverIndex(covers: unfilteredCovers(forest)))
+    }
+
+    /// An unfiltered view of `forest` with its own expansion (`OwnExpansion`).
+    /// - Complexity: O(positions)
+    static func dense(_ expanded: Bitset, depth: Int32, _ forest: Forest) -> ViewState {
+        var state = ViewState(filter: nil, index: CoverIndex(covers: []), own: OwnExpansion(expanded: expanded, depth: depth))
+        state.reindex(forest)
+        return state
     }
 
     static func unfilteredCovers(_ forest: Forest) -> ContiguousArray<Int32> {
@@ -214,7 +235,18 @@ struct ViewState: Sendable {
     @inline(__always)
     func isExpanded(slot: Slot, in forest: Forest) -> Bool {
         if let filter { return filter.expanded.contains(slot.index) }
+        if let own { return own.expanded.contains(slot.index) }
         return forest.flags[slot.index].contains(.expanded)
+    }
+
+    /// What a row reports of the node at `p`: its expansion, except that with its own
+    /// expansion a node that follows the rule reports it only when it has children (as a
+    /// view's exceptions report it, see `TreeStore.sparseIsExpanded`).
+    @inline(__always)
+    func reportedExpansion(at p: Position, in forest: Forest) -> Bool {
+        let expanded = isExpanded(at: p, in: forest)
+        guard let own, expanded == own.rule(level: forest.level(at: p)) else { return expanded }
+        return expanded && forest.hasChildren(atPosition: p)
     }
 
     /// Whether the node at `p` is a match of this view's filter.
@@ -251,6 +283,8 @@ struct ViewState: Sendable {
     mutating func setExpansionBit(at p: Position, to value: Bool, in forest: inout Forest) {
         if filter != nil {
             filter!.expanded.set(forest.slot(at: p).index, value)
+        } else if own != nil {
+            own!.expanded.set(forest.slot(at: p).index, value)
         } else {
             forest.setFlag(.expanded, value, at: p)
         }
@@ -348,7 +382,15 @@ struct ViewState: Sendable {
     /// Rebuilds the index from the expansion state.
     /// - Complexity: O(n)
     mutating func reindex(_ forest: Forest) {
-        let covers = filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
-        index = CoverIndex(covers: covers)
+        index = CoverIndex(covers: covers(forest))
+    }
+
+    /// The covers of every position by definition.
+    /// - Complexity: O(positions)
+    func covers(_ forest: Forest) -> ContiguousArray<Int32> {
+        if let own {
+            return ViewState.computeCovers(forest, expanded: { own.expanded.contains($0.index) }, excludedTop: { _, _ in false })
+        }
+        return filter.map { ViewState.filteredCovers(forest, $0) } ?? ViewState.unfilteredCovers(forest)
     }
 }

@@ -95,4 +95,23 @@ import Testing
         #expect(store.rows(copied, offset: 0, limit: .max) == store.rows(Self.text, offset: 0, limit: .max))
         #expect(store.viewBytes(ViewID(1)) < 1024, "one change, not a copy of the default view's state")
     }
+
+    /// A view's unfiltered rows cost what it changed, and never more than a dense state: past
+    /// about n/16 changed nodes they become one (`TreeStore.isTooManyForSparse`), which a
+    /// rebase ends.
+    @Test func aViewNeverHoldsMoreThanADenseState() throws {
+        var store = try Self.store()
+        let n = store.forest.count
+        store.createView(ViewID(1), .collapsed)
+        _ = store.setExpanded(store.forest.children(of: nil)[1], true, ViewRef(ViewID(1)))
+        #expect(store.viewBytes(ViewID(1)) < 1024)
+        let rowsBefore = store.rowCount(ViewRef(ViewID(1)))
+        for root in store.forest.children(of: nil) { _ = store.setExpanded(root, true, recursive: true, ViewRef(ViewID(1))) }
+        #expect(store.userViews[ViewID(1)]!.dense != nil)
+        #expect(store.changedNodes(in: ViewID(1)) == n - 729, "every folder expanded (729 leaves)")
+        #expect(store.viewBytes(ViewID(1)) <= 6 * n + 1024, "\(store.viewBytes(ViewID(1))) bytes for \(n) nodes")
+        #expect(store.rowCount(ViewRef(ViewID(1))) == n && rowsBefore < n)
+        _ = store.collapseAll(ViewRef(ViewID(1)))
+        #expect(store.userViews[ViewID(1)]!.dense == nil && store.viewBytes(ViewID(1)) < 1024)
+    }
 }

@@ -193,7 +193,8 @@ import TreeFormats
         store.createView(ids[0], .collapsed)
         store.createView(ids[1], .expanded)
         store.createView(ids[2], .depth(2))
-        for (k, id) in ids.enumerated() { for node in nodes where node.slot.index % 5 == k { _ = store.setExpanded(node, node.slot.index % 2 == 0, ViewRef(id)) } }
+        // Few changes each, so that the views stay exceptions (which a transaction suspends).
+        for (k, id) in ids.enumerated() { for node in nodes where node.slot.index % 15 == k { _ = store.setExpanded(node, node.slot.index % 2 == 0, ViewRef(id)) } }
         var reference = store  // follows every edit outside a transaction
         store.observedViews = Set(ids.map { ViewRef($0) })
         let before = ids.map { store.rows(ViewRef($0), offset: 0, limit: .max).map(\.node) }
