@@ -15,10 +15,11 @@ import TreeEngine
 /// memory (a mapped or read file).
 public enum StoreImage {
     /// The format version written. Version 1 (before views other than the default one,
-    /// without the `VWS_` section) is read too.
-    public static let formatVersion: UInt16 = 2
+    /// without the `VWS_` section) and version 2 (a view's filtered rows as every node's
+    /// expansion) are read too.
+    public static let formatVersion: UInt16 = 3
     /// The versions read.
-    static let readableVersions: ClosedRange<UInt16> = 1 ... 2
+    static let readableVersions: ClosedRange<UInt16> = 1 ... 3
     /// The first six bytes of every image.
     public static let magic: [UInt8] = Array("TSSNAP".utf8)
     /// Bytes of the header, its checksum included.
@@ -85,17 +86,15 @@ public enum StoreImage {
         let expansionBytes = (n + 7) >> 3
         let viewBytes = queries.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
         let userViews = compact.views.map { id in
-            (id: id, rule: compact.depthRule(ofView: id), changes: compact.changes(ofView: id), filters: compact.keptFilters(ofView: id))
+            (id: id, rule: compact.depthRule(ofView: id), changes: compact.changes(ofView: id), filters: compact.keptFilters(ofView: id),
+             filterChanges: compact.keptFilters(ofView: id).indices.map { compact.changes(ofView: id, keptFilter: $0) })
         }
         var userViewBytes = varintSize(userViews.count)
         for view in userViews {
-            userViewBytes += 12 + varintSize(view.changes.count) + (view.changes.count + 7) / 8 + varintSize(view.filters.count)
-            var previous = -1
-            for change in view.changes {
-                userViewBytes += varintSize(change.index - previous - 1)
-                previous = change.index
+            userViewBytes += 12 + changesSize(view.changes) + varintSize(view.filters.count)
+            for (query, changes) in zip(view.filters, view.filterChanges) {
+                userViewBytes += entrySize(query.text.utf8.count) + 3 + min(changesSize(changes), expansionBytes)
             }
-            userViewBytes += view.filters.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
         }
 
         var header = [UInt8]()
@@ -178,22 +177,22 @@ public enum StoreImage {
                 for view in userViews {
                     try out.u64(view.id.rawValue)
                     try out.u32(UInt32(bitPattern: view.rule))
-                    try out.varint(view.changes.count)
-                    var previous = -1
-                    for change in view.changes {
-                        try out.varint(change.index - previous - 1)
-                        previous = change.index
-                    }
-                    var bits = [UInt8](repeating: 0, count: (view.changes.count + 7) / 8)
-                    for (k, change) in view.changes.enumerated() where change.expanded { bits[k >> 3] |= 1 << UInt8(k & 7) }
-                    try bits.withUnsafeBytes { try out.bytes($0) }
+                    try writeChanges(view.changes, to: &out)
                     try out.varint(view.filters.count)
                     for (v, query) in view.filters.enumerated() {
                         var text = query.text
                         try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
                         try out.u8(modeCode(query.mode))
                         try out.u8(optionBits(query))
-                        try compact.expansion(ofView: view.id, keptFilter: v).withUnsafeBytes { try out.bytes($0) }
+                        // The smaller of its changes from the fresh state and every node's bit.
+                        let changes = view.filterChanges[v]
+                        if changesSize(changes) <= expansionBytes {
+                            try out.u8(0)
+                            try writeChanges(changes, to: &out)
+                        } else {
+                            try out.u8(1)
+                            try compact.expansion(ofView: view.id, keptFilter: v).withUnsafeBytes { try out.bytes($0) }
+                        }
                     }
                 }
             }
@@ -244,6 +243,51 @@ public enum StoreImage {
         case 4: return .fuzzy
         default: return nil
         }
+    }
+
+    /// The bytes of changed nodes (ascending): a LEB128 count, the indices as LEB128 gaps,
+    /// then a bit each of their values.
+    static func changesSize(_ changes: [(index: Int, expanded: Bool)]) -> Int {
+        var size = varintSize(changes.count) + (changes.count + 7) / 8
+        var previous = -1
+        for change in changes {
+            size += varintSize(change.index - previous - 1)
+            previous = change.index
+        }
+        return size
+    }
+
+    static func writeChanges(_ changes: [(index: Int, expanded: Bool)], to out: inout Output) throws {
+        try out.varint(changes.count)
+        var previous = -1
+        for change in changes {
+            try out.varint(change.index - previous - 1)
+            previous = change.index
+        }
+        var bits = [UInt8](repeating: 0, count: (changes.count + 7) / 8)
+        for (k, change) in changes.enumerated() where change.expanded { bits[k >> 3] |= 1 << UInt8(k & 7) }
+        try bits.withUnsafeBytes { try out.bytes($0) }
+    }
+
+    /// Changed nodes as `writeChanges` writes them, from offset `o` of `section` on.
+    static func readChanges(in section: UnsafeRawBufferPointer, at o: inout Int, count n: Int,
+                            of owner: String) throws(StoreImageError) -> [(index: Int, expanded: Bool)] {
+        guard let (count, next) = varint(in: section, at: o), count <= n else { throw .inconsistent("\(owner) has a bad count of changed nodes") }
+        o = next
+        var changes: [(index: Int, expanded: Bool)] = []
+        changes.reserveCapacity(count)
+        var previous = -1
+        for _ in 0 ..< count {
+            guard let (gap, next) = varint(in: section, at: o) else { throw .inconsistent("\(owner): its changed nodes do not fit") }
+            previous += gap + 1
+            changes.append((previous, false))
+            o = next
+        }
+        let bitBytes = (count + 7) / 8
+        guard section.count - o >= bitBytes else { throw .inconsistent("\(owner): its changes' bits do not fit") }
+        for i in changes.indices { changes[i].expanded = section[o + (i >> 3)] & (1 << UInt8(i & 7)) != 0 }
+        o += bitBytes
+        return changes
     }
 
     /// The bytes of a LEB128 length followed by `length` bytes.
@@ -328,7 +372,7 @@ public enum StoreImage {
             Result { () throws(StoreImageError) in
                 try build(sectionChecks.map { UnsafeRawBufferPointer(rebasing: bytes.buffer[$0.range.dropFirst(sectionHeadSize)]) },
                           count: n, derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0,
-                          nextGeneratedID: nextGeneratedID, viewCount: viewCount, capacity: capacity)
+                          nextGeneratedID: nextGeneratedID, viewCount: viewCount, capacity: capacity, version: version)
             }
         }
         let built: Result<TreeStore, StoreImageError>
@@ -354,7 +398,7 @@ public enum StoreImage {
 
     /// The store of an image's sections, whatever their bytes.
     static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, derivedIDs: Bool, nextGeneratedID: Int64,
-                      viewCount: Int, capacity: Int) throws(StoreImageError) -> TreeStore {
+                      viewCount: Int, capacity: Int, version: UInt16) throws(StoreImageError) -> TreeStore {
         // Derived ids: the separator and the root prefix come first.
         var ids = sections[Section.ids.rawValue]
         var scheme: (separator: UnsafeRawBufferPointer, rootPrefix: UnsafeRawBufferPointer)? = nil
@@ -378,7 +422,7 @@ public enum StoreImage {
             data: sections[Section.data.rawValue], nextGeneratedID: nextGeneratedID,
             filteredViewCapacity: capacity, views: views)
         if sections.count > Section.userViews.rawValue {
-            columns.userViews = try userViews(sections[Section.userViews.rawValue], count: n)
+            columns.userViews = try userViews(sections[Section.userViews.rawValue], count: n, version: version)
         }
         do {
             return try TreeStore(compact: columns)
@@ -393,24 +437,32 @@ public enum StoreImage {
         var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)] = []
         let expansionBytes = (n + 7) >> 3
         for k in 0 ..< count {
-            guard let (start, length) = entry(in: section, at: o), section.count - start - length >= 2 + expansionBytes else {
-                throw .inconsistent("filtered view \(k) of \(owner) does not fit its section")
-            }
-            let textBytes = UnsafeRawBufferPointer(rebasing: section[start ..< start + length])
-            let text = String(decoding: textBytes, as: UTF8.self)
-            guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("filtered view \(k) of \(owner) has a bad text") }
-            let p = start + length
-            guard let mode = mode(section[p]), let query = query(text, mode, options: section[p + 1]) else {
-                throw .inconsistent("filtered view \(k) of \(owner) has bad options")
-            }
-            views.append((query, UnsafeRawBufferPointer(rebasing: section[p + 2 ..< p + 2 + expansionBytes])))
-            o = p + 2 + expansionBytes
+            let query = try filterQuery(in: section, at: &o, of: "filtered view \(k) of \(owner)")
+            guard section.count - o >= expansionBytes else { throw .inconsistent("filtered view \(k) of \(owner) does not fit its section") }
+            views.append((query, UnsafeRawBufferPointer(rebasing: section[o ..< o + expansionBytes])))
+            o += expansionBytes
         }
         return views
     }
 
+    /// A filtered view's text, mode and options from offset `o` of `section` on.
+    static func filterQuery(in section: UnsafeRawBufferPointer, at o: inout Int, of owner: String) throws(StoreImageError) -> FilterQuery {
+        guard let (start, length) = entry(in: section, at: o), section.count - start - length >= 2 else {
+            throw .inconsistent("\(owner) does not fit its section")
+        }
+        let textBytes = UnsafeRawBufferPointer(rebasing: section[start ..< start + length])
+        let text = String(decoding: textBytes, as: UTF8.self)
+        guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("\(owner) has a bad text") }
+        let p = start + length
+        guard let mode = mode(section[p]), let query = query(text, mode, options: section[p + 1]) else {
+            throw .inconsistent("\(owner) has bad options")
+        }
+        o = p + 2
+        return query
+    }
+
     /// The views of the `VWS_` section: for each its id, rule, changed nodes and filtered views.
-    static func userViews(_ section: UnsafeRawBufferPointer, count n: Int) throws(StoreImageError) -> [CompactView] {
+    static func userViews(_ section: UnsafeRawBufferPointer, count n: Int, version: UInt16) throws(StoreImageError) -> [CompactView] {
         guard let (viewCount, first) = varint(in: section, at: 0) else { throw .inconsistent("the views section has no count") }
         var o = first
         var views: [CompactView] = []
@@ -419,26 +471,29 @@ public enum StoreImage {
             let id = ViewID(Reader(bytes: section).u64(at: o))
             let rule = Int32(bitPattern: Reader(bytes: section).u32(at: o + 8))
             o += 12
-            guard let (changeCount, next) = varint(in: section, at: o), changeCount <= n else {
-                throw .inconsistent("view \(id) has a bad count of changed nodes")
-            }
-            o = next
-            var changes: [(index: Int, expanded: Bool)] = []
-            changes.reserveCapacity(changeCount)
-            var previous = -1
-            for _ in 0 ..< changeCount {
-                guard let (gap, next) = varint(in: section, at: o) else { throw .inconsistent("view \(id): its changed nodes do not fit") }
-                previous += gap + 1
-                changes.append((previous, false))
-                o = next
-            }
-            let bitBytes = (changeCount + 7) / 8
-            guard section.count - o >= bitBytes else { throw .inconsistent("view \(id): its changes' bits do not fit") }
-            for i in changes.indices { changes[i].expanded = section[o + (i >> 3)] & (1 << UInt8(i & 7)) != 0 }
-            o += bitBytes
+            let changes = try readChanges(in: section, at: &o, count: n, of: "view \(id)")
             guard let (filterCount, afterCount) = varint(in: section, at: o) else { throw .inconsistent("view \(id) has no filter count") }
             o = afterCount
-            let filtered = try filteredViews(filterCount, in: section, at: &o, count: n, of: "view \(id)")
+            let filtered: [(query: FilterQuery, expansion: CompactView.FilteredExpansion)]
+            if version < 3 {
+                filtered = try filteredViews(filterCount, in: section, at: &o, count: n, of: "view \(id)").map { ($0.query, .bits($0.expansion)) }
+            } else {
+                filtered = try (0 ..< filterCount).map { (k) throws(StoreImageError) in
+                    let query = try filterQuery(in: section, at: &o, of: "filtered view \(k) of view \(id)")
+                    guard o < section.count else { throw .inconsistent("filtered view \(k) of view \(id) does not fit its section") }
+                    let kind = section[o]
+                    o += 1
+                    switch kind {
+                    case 0: return (query, .changes(try readChanges(in: section, at: &o, count: n, of: "filtered view \(k) of view \(id)")))
+                    case 1:
+                        let bytes = (n + 7) >> 3
+                        guard section.count - o >= bytes else { throw .inconsistent("filtered view \(k) of view \(id) does not fit its section") }
+                        defer { o += bytes }
+                        return (query, .bits(UnsafeRawBufferPointer(rebasing: section[o ..< o + bytes])))
+                    default: throw .inconsistent("filtered view \(k) of view \(id) has an unknown kind \(kind)")
+                    }
+                }
+            }
             views.append(CompactView(id: id, depthRule: rule, changes: changes, filtered: filtered))
         }
         guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the views") }
@@ -485,7 +540,7 @@ public enum StoreImageError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .badMagic: return "not a snapshot image (bad magic)"
-        case .unsupportedVersion(let v): return "snapshot format version \(v) is not supported (this build reads \(StoreImage.formatVersion))"
+        case .unsupportedVersion(let v): return "snapshot format version \(v) is not supported (this build reads versions \(StoreImage.readableVersions.lowerBound) to \(StoreImage.readableVersions.upperBound))"
         case .truncated(let n): return "snapshot image truncated at \(n) bytes"
         case .checksumMismatch(let s): return "snapshot checksum mismatch in \(s)"
         case .inconsistent(let m): return "inconsistent snapshot image: \(m)"

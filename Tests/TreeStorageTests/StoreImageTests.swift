@@ -138,6 +138,25 @@ import TreeFormats
         #expect(back.views.isEmpty)
     }
 
+    /// Format version 2 wrote a view's filtered rows as every node's expansion bit, with no
+    /// kind byte; version 3 writes the smaller of that (kind 1) and the changed nodes (kind 0).
+    @Test func aVersionTwoViewsSectionReads() throws {
+        let query = FilterQuery("item")
+        var section: [UInt8] = [1]  // one view
+        section += (0 ..< 8).map { UInt8(truncatingIfNeeded: UInt64(9) >> (8 * UInt64($0))) }
+        section += [0, 0, 0, 0, 0]  // rule 0, no changed node
+        section += [1, 4] + Array("item".utf8) + [StoreImage.modeCode(query.mode), StoreImage.optionBits(query)]
+        section += [0b1010_0101, 0b1]  // 9 nodes' bits
+        let v2 = try section.withUnsafeBytes { try StoreImage.userViews($0, count: 9, version: 2) }
+        guard case .bits(let bits) = v2[0].filtered[0].expansion else {
+            Issue.record("version 2: bits expected")
+            return
+        }
+        #expect(v2[0].id == ViewID(9) && v2[0].filtered[0].query == query && Array(bits) == [0b1010_0101, 0b1])
+        // Version 3 reads the byte after the options as the kind: 0b1010_0101 is none.
+        #expect(throws: StoreImageError.self) { try section.withUnsafeBytes { _ = try StoreImage.userViews($0, count: 9, version: 3) } }
+    }
+
     @Test func roundTrip() throws {
         let store = try Self.sampleStore()
         let caller = Array("version 12, created 2026-11-30".utf8)
@@ -236,8 +255,8 @@ import TreeFormats
         #expect(Self.loadError(wrong) == .badMagic)
         #expect(Self.loadError(Array("{\"nodes\":[]}".utf8)) == .badMagic)
         wrong = bytes
-        wrong[6] = 3
-        #expect(Self.loadError(wrong) == .unsupportedVersion(3))
+        wrong[6] = 4
+        #expect(Self.loadError(wrong) == .unsupportedVersion(4))
         wrong = bytes
         wrong[20] ^= 1  // the node count
         #expect(Self.loadError(wrong) == .checksumMismatch(section: "header"))

@@ -214,7 +214,13 @@ package struct CompactStore: Sendable {
                 return expanded == own.rule(level: level) ? nil : (i, expanded)
             }
         }
-        return store.userViews[id]!.cover.exceptions.map { exception in
+        return nodeChanges(store.userViews[id]!.cover.exceptions)
+    }
+
+    /// Exceptions as node numbers, ascending.
+    /// - Complexity: O(exceptions · log n)
+    private func nodeChanges(_ exceptions: [(slot: Slot, expanded: Bool)]) -> [(index: Int, expanded: Bool)] {
+        exceptions.map { exception in
             let p = store.forest.positionOf[exception.slot.index]
             // `positions` ascends: node i is at positions[i].
             var lo = 0, hi = positions.count
@@ -223,6 +229,20 @@ package struct CompactStore: Sendable {
                 if positions[mid] < p { lo = mid + 1 } else { hi = mid }
             }
             return (lo, exception.expanded)
+        }
+    }
+
+    /// The nodes whose expansion view `id`'s kept filtered rows `v` changed from the fresh
+    /// state (exactly the ancestors of matches expanded), ascending: (node, expanded).
+    /// - Complexity: O(changes · log n) for rows over the text's shared state, O(n) for rows
+    ///   of the view's own
+    package func changes(ofView id: ViewID, keptFilter v: Int) -> [(index: Int, expanded: Bool)] {
+        let entry = store.userViews[id]!.filtered[v]
+        guard let own = entry.own else { return nodeChanges(store.filterBases[entry.query]!.followers!.covers[id]!.exceptions) }
+        let filter = own.filter!
+        return (0 ..< count).compactMap { i in
+            let s = slot(i).index
+            return filter.expanded.contains(s) == filter.ancestors.contains(s) ? nil : (i, filter.expanded.contains(s))
         }
     }
 
@@ -244,12 +264,19 @@ package struct CompactView {
     package var depthRule: Int32
     /// `CompactStore.changes(ofView:)`: ascending node numbers.
     package var changes: [(index: Int, expanded: Bool)]
-    /// Its kept filtered rows, least recently used first, each with its expansion as
-    /// `CompactStore.expansion(ofView:keptFilter:)` gives it.
-    package var filtered: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
+    /// Its kept filtered rows, least recently used first, each with its expansion.
+    package var filtered: [(query: FilterQuery, expansion: FilteredExpansion)]
+
+    /// The expansion of a view's filtered rows: every node's
+    /// (`CompactStore.expansion(ofView:keptFilter:)`), or the nodes where it differs from
+    /// the fresh state (`CompactStore.changes(ofView:keptFilter:)`).
+    package enum FilteredExpansion {
+        case bits(UnsafeRawBufferPointer)
+        case changes([(index: Int, expanded: Bool)])
+    }
 
     package init(id: ViewID, depthRule: Int32, changes: [(index: Int, expanded: Bool)],
-                 filtered: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]) {
+                 filtered: [(query: FilterQuery, expansion: FilteredExpansion)]) {
         self.id = id
         self.depthRule = depthRule
         self.changes = changes
@@ -513,8 +540,25 @@ extension TreeStore {
             var seen: Set<FilterQuery> = []
             for (query, expansion) in view.filtered {
                 guard seen.insert(query).inserted else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
-                follow(query, view.id, expanded: try TreeStore.expansionBits(expansion, count: n))
-                userViews[view.id]!.filtered.append((query, nil))
+                switch expansion {
+                case .bits(let bytes):
+                    keepFiltered(query, in: view.id, expanded: try TreeStore.expansionBits(bytes, count: n))
+                case .changes(let changes):
+                    try! acquireFilterBase(query, isCancelled: { false })
+                    var expanded = filterBases[query]!.filter!.expanded
+                    var previous = -1
+                    for change in changes {
+                        guard change.index > previous, change.index < n else {
+                            throw CompactColumnsError("view \(view.id) [\(query)]: its changed nodes do not ascend within the \(n) nodes")
+                        }
+                        previous = change.index
+                        guard change.expanded != expanded.contains(change.index) else {
+                            throw CompactColumnsError("view \(view.id) [\(query)]: node \(change.index) is listed as changed to its fresh value")
+                        }
+                        expanded.set(change.index, change.expanded)
+                    }
+                    keepFiltered(query, in: view.id, expanded: expanded)
+                }
             }
         }
         checkInvariants()

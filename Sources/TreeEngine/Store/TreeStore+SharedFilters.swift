@@ -27,7 +27,7 @@ extension TreeStore {
     }
 
     /// Builds the shared state of `filter` unless some view uses it.
-    private mutating func acquireFilterBase(_ filter: FilterQuery, isCancelled: () -> Bool) throws(Cancelled) {
+    mutating func acquireFilterBase(_ filter: FilterQuery, isCancelled: () -> Bool) throws(Cancelled) {
         guard filterBases[filter] == nil else { return }
         // A shared state whose query the new one narrows: only its matches can match.
         let slots = forest.flags.count
@@ -60,19 +60,27 @@ extension TreeStore {
         if filterBases[filter]!.followers!.covers.isEmpty { filterBases[filter] = nil }
     }
 
-    /// View `id` follows the shared state of `filter` with the expansion `expanded` (a
-    /// bit per slot): its exceptions are where the two differ.
+    /// View `id` keeps (most recently used) the filtered rows of `filter` with the expansion
+    /// `expanded` (a bit per slot): exceptions over the text's shared state where the two
+    /// differ, or a state of its own when they differ in many nodes.
     /// - Complexity: O(slots / 64 + differences · (log |X| + log n)), plus a build when
     ///   no view filters by the text
-    mutating func follow(_ filter: FilterQuery, _ id: ViewID, expanded: Bitset) {
+    mutating func keepFiltered(_ filter: FilterQuery, in id: ViewID, expanded: Bitset) {
         try! acquireFilterBase(filter, isCancelled: { false })
-        var cover = SparseCover(base: filterBases[filter]!, forest: forest)
         let base = filterBases[filter]!
-        let fresh = base.filter!.expanded
-        for slot in expanded.differences(from: fresh) where !forest.flags[slot].contains(.free) {
-            cover.setException(Slot(slot), expanded.contains(slot), base, forest)
+        let differences = expanded.differences(from: base.filter!.expanded).filter { !forest.flags[$0].contains(.free) }
+        if isTooManyForSparse(differences.count) {
+            var own = ViewState.unshared(base)
+            own.filter!.expanded = expanded
+            own.reindex(forest)
+            userViews[id]!.filtered.append((filter, own))
+            if base.followers!.covers.isEmpty { filterBases[filter] = nil }
+            return
         }
+        var cover = SparseCover(base: base, forest: forest)
+        for slot in differences { cover.setException(Slot(slot), expanded.contains(slot), base, forest) }
         filterBases[filter]!.followers!.covers[id] = cover
+        userViews[id]!.filtered.append((filter, nil))
     }
 
     // MARK: Reading

@@ -113,9 +113,8 @@ extension TreeStore {
             } else {
                 for slot in expanded { view.cover.setException(slot, true, base, forest) }
             }
-            view.filtered = filtered.map { ($0.query, nil) }
             userViews[id] = view
-            for entry in filtered { follow(entry.query, id, expanded: entry.view.filter!.expanded) }
+            for entry in filtered { keepFiltered(entry.query, in: id, expanded: entry.view.filter!.expanded) }
         }
         checkInvariants()
     }
