@@ -25,7 +25,7 @@ extension TreeStore {
             forest.releaseHeld()
             resumeViews(suspended)
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
-            for id in userViews.keys where userViews[id]!.filtered.count > filteredViewCapacity { dropLeastUsedFilters(of: id) }
+            for id in Array(userViews.keys) where userViews[id]!.filtered.count > filteredViewCapacity { dropLeastUsedFilters(of: id) }
             return result
         } catch {
             rollBack()

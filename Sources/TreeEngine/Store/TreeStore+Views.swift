@@ -74,7 +74,8 @@ extension TreeStore {
         return count
     }
 
-    /// The bytes the view's unfiltered rows hold (its shared base not counted).
+    /// The bytes the view holds: its exceptions or dense states (the shared bases and filtered
+    /// states not counted).
     /// - Complexity: O(1)
     public func viewBytes(_ view: ViewID) -> Int {
         userViews[view]!.cover.bytes + (userViews[view]!.dense?.bytes ?? 0) + sharedBytes(view)

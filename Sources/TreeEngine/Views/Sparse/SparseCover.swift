@@ -1,5 +1,9 @@
 /// A view's visible rows, stored as where its expansion differs from a shared base
-/// (`DepthBase`): memory in proportion to what its user changed, not to the tree.
+/// (`CoverBase`: a `DepthBase` for unfiltered rows, a text's shared filtered `ViewState` for
+/// filtered ones): memory in proportion to what its user changed, not to the tree.
+///
+/// A filtered base's covers change with edits: each boundary's base minimum then takes a
+/// pending shift (`shift`), handed down the treap as it is walked.
 ///
 /// The view's cover of a position is `c0(p) + k(p)`: `c0` the base's, `k` the sum over the
 /// view's *exceptions* `x` that are strict ancestors of `p` of
