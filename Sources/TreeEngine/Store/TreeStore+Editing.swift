@@ -74,6 +74,7 @@ extension TreeStore {
         }
         let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
         recordUndo(.inserted(roots: roots))
+        settleFollowers()
         checkInvariants()
         return (splices, roots.map { NodeHandle(slot: $0) })
     }
@@ -93,6 +94,7 @@ extension TreeStore {
         }
         forest.free(run)
         if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
+        settleFollowers()
         checkInvariants()
         return splices
     }
@@ -153,6 +155,7 @@ extension TreeStore {
         splices += updateCovers(view) { cover, base, forest, id in
             cover.arrived(range.lowerBound.offset ..< range.upperBound.offset, run: moved[base.depth]!, departures.sparse[id]!, base, forest)
         }
+        settleFollowers()
         checkInvariants()
         return splices
     }
@@ -171,6 +174,7 @@ extension TreeStore {
         let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
         recordUndo(.retitled(node.slot, old: old))
         let splices = updateViews(view) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
+        settleFollowers()
         checkInvariants()
         return splices
     }

@@ -20,7 +20,8 @@ extension TreeStore {
         // Cancelled before anything changes, even when nothing is to be built.
         if isCancelled() { throw Cancelled() }
         try acquireFilterBase(filter, isCancelled: isCancelled)
-        filterBases[filter]!.followers!.covers[id] = SparseCover(base: filterBases[filter]!, forest: forest)
+        let cover = SparseCover(base: filterBases[filter]!, forest: forest)
+        filterBases[filter]!.followers!.covers[id] = cover
         userViews[id]!.filtered.append((filter, nil))
         // A transaction drops no view (see `transaction`).
         if undo == nil { dropLeastUsedFilters(of: id) }
@@ -67,19 +68,20 @@ extension TreeStore {
     ///   no view filters by the text
     mutating func keepFiltered(_ filter: FilterQuery, in id: ViewID, expanded: Bitset) {
         try! acquireFilterBase(filter, isCancelled: { false })
-        let base = filterBases[filter]!
-        let differences = expanded.differences(from: base.filter!.expanded).filter { !forest.flags[$0].contains(.free) }
+        let differences = expanded.differences(from: filterBases[filter]!.filter!.expanded).filter { !forest.flags[$0].contains(.free) }
         if isTooManyForSparse(differences.count) {
-            var own = ViewState.unshared(base)
+            var own = ViewState.unshared(filterBases[filter]!)
             own.filter!.expanded = expanded
             own.reindex(forest)
             userViews[id]!.filtered.append((filter, own))
-            if base.followers!.covers.isEmpty { filterBases[filter] = nil }
+            if filterBases[filter]!.followers!.covers.isEmpty { filterBases[filter] = nil }
             return
         }
-        var cover = SparseCover(base: base, forest: forest)
-        for slot in differences { cover.setException(Slot(slot), expanded.contains(slot), base, forest) }
-        filterBases[filter]!.followers!.covers[id] = cover
+        let fresh = SparseCover(base: filterBases[filter]!, forest: forest)
+        filterBases[filter]!.followers!.covers[id] = fresh
+        withSharedRows(filter, id) { cover, base, forest in
+            for slot in differences { cover.setException(Slot(slot), expanded.contains(slot), base, forest) }
+        }
         userViews[id]!.filtered.append((filter, nil))
     }
 
@@ -107,42 +109,66 @@ extension TreeStore {
 
     // MARK: Changing expansion
 
-    /// Expands or collapses `node` in view `id`'s shared rows of `filter`; a recursive
-    /// change of many nodes turns them into a dense state of the view's own first.
+    /// Expands or collapses `node` in view `id`'s shared rows of `filter`; nil when the
+    /// change makes them hold more than a dense state would (`isTooManyForSparse`): they
+    /// are a dense state of the view's own then, and the caller changes that.
     mutating func setSharedExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool, _ filter: FilterQuery, _ id: ViewID) -> [Splice]? {
-        let base = filterBases[filter]!
-        guard recursive else {
-            let splice = filterBases[filter]!.followers!.covers[id]!.setExpanded(node.slot, value, base, forest)
-            checkInvariants()
-            return splice.map { [$0] } ?? []
-        }
         let p = forest.position(of: node)
-        var changed: [Slot] = []
-        forest.forEachPosition(in: forest.subtree(of: p)) { q in
-            if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
+        var changed: [Slot] = [node.slot]
+        if recursive {
+            changed = []
+            forest.forEachPosition(in: forest.subtree(of: p)) { q in
+                if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
+            }
         }
-        if changed.count * 64 > forest.count {
+        if isTooManyForSparse(filterBases[filter]!.followers!.covers[id]!.exceptionCount + changed.count) {
             makeOwn(filter, id)
             return nil
         }
-        let descendants = forest.descendants(of: p)
-        let inner = descendants.lowerBound.offset ..< descendants.upperBound.offset
-        let row = filterBases[filter]!.followers!.covers[id]!.rowIndex(at: p.offset, base, forest)
-        let before = filterBases[filter]!.followers!.covers[id]!.rows(in: inner, base, forest)
-        for slot in changed { filterBases[filter]!.followers!.covers[id]!.setException(slot, value, base, forest) }
-        let after = filterBases[filter]!.followers!.covers[id]!.rows(in: inner, base, forest)
+        let splices = withSharedRows(filter, id) { cover, base, forest -> [Splice] in
+            guard recursive else { return cover.setExpanded(node.slot, value, base, forest).map { [$0] } ?? [] }
+            let descendants = forest.descendants(of: p)
+            let inner = descendants.lowerBound.offset ..< descendants.upperBound.offset
+            let row = cover.rowIndex(at: p.offset, base, forest)
+            let before = cover.rows(in: inner, base, forest)
+            for slot in changed { cover.setException(slot, value, base, forest) }
+            let after = cover.rows(in: inner, base, forest)
+            guard let row, before != after else { return [] }
+            return [Splice(index: row + 1, removed: before, inserted: after)]
+        }
         checkInvariants()
-        guard let row, before != after else { return [] }
-        return [Splice(index: row + 1, removed: before, inserted: after)]
+        return splices
+    }
+
+    /// Runs `body` on view `id`'s cover of `filter`'s shared state, with the state as its
+    /// base: the followers are taken out meanwhile, so that the cover changes in place (a
+    /// reference to the state held across the change would copy them and the cover).
+    private mutating func withSharedRows<R>(_ filter: FilterQuery, _ id: ViewID,
+                                            _ body: (inout SparseCover, ViewState, Forest) -> R) -> R {
+        var followers = filterBases[filter]!.followers!
+        filterBases[filter]!.followers = nil
+        defer { filterBases[filter]!.followers = followers }
+        return body(&followers.covers[id]!, filterBases[filter]!, forest)
+    }
+
+    /// After an edit: a view whose filtered rows over a shared state now hold more than a
+    /// dense state would (nodes leaving A keep each view's expansion, as exceptions) gets a
+    /// dense state of its own.
+    /// - Complexity: O(views following shared states), plus O(n) for each view that turns dense
+    mutating func settleFollowers() {
+        var crowded: [(FilterQuery, ViewID)] = []
+        for (query, base) in filterBases {
+            for (id, cover) in base.followers!.covers where isTooManyForSparse(cover.exceptionCount) { crowded.append((query, id)) }
+        }
+        for (query, id) in crowded { makeOwn(query, id) }
     }
 
     /// Turns view `id`'s shared rows of `filter` into a dense state of its own, with the
     /// same expansion.
     /// - Complexity: O(n)
     mutating func makeOwn(_ filter: FilterQuery, _ id: ViewID) {
-        let base = filterBases[filter]!
-        let cover = base.followers!.covers[id]!
-        var own = ViewState.unshared(base)
+        let cover = filterBases[filter]!.followers!.covers[id]!
+        var own = ViewState.unshared(filterBases[filter]!)
         for exception in cover.exceptions { own.filter!.expanded.set(exception.slot.index, exception.expanded) }
         own.reindex(forest)
         unfollow(filter, id)

@@ -114,4 +114,47 @@ import Testing
         _ = store.collapseAll(ViewRef(ViewID(1)))
         #expect(store.userViews[ViewID(1)]!.dense == nil && store.viewBytes(ViewID(1)) < 1024)
     }
+
+    /// A toggle in shared filtered rows changes the view's cover in place: O(log), no copy of
+    /// its boundaries or of the followers (a reference to the shared state held across the
+    /// change copied both).
+    @Test func aToggleInSharedRowsDoesNotCopyTheCover() throws {
+        var store = try Self.store()
+        for id in 1 ... 2 { store.createView(ViewID(UInt64(id)), .collapsed) }
+        let rows = ViewRef(ViewID(2), filter: Self.text)
+        try store.prepareView(ViewRef(ViewID(1), filter: Self.text))
+        try store.prepareView(rows)
+        let row = store.rows(rows, offset: 3, limit: 1)[0]
+        // Boundaries made and freed, so that the next toggle reuses them.
+        _ = store.setExpanded(row.node, !row.isExpanded, rows)
+        _ = store.setExpanded(row.node, row.isExpanded, rows)
+        let before = store.filterBases[Self.text]!.followers!.covers[ViewID(2)]!.storageAddresses
+        _ = store.setExpanded(row.node, !row.isExpanded, rows)
+        #expect(store.filterBases[Self.text]!.followers!.covers[ViewID(2)]!.storageAddresses == before)
+    }
+
+    /// Nodes leaving A keep each follower's expansion, as exceptions: edits alone can grow a
+    /// view's filtered rows, which then turn dense too, as toggles do.
+    @Test func editsGrowingAFollowerTurnItDense() throws {
+        var store = try Self.store()
+        store.createView(ViewID(1), .collapsed)
+        store.createView(ViewID(2), .collapsed)
+        try store.prepareView(ViewRef(ViewID(1), filter: Self.text))
+        try store.prepareView(ViewRef(ViewID(2), filter: FilterQuery("Level 4")))
+        var matches: [NodeHandle] = []
+        store.forest.forEachPosition { p in
+            let node = NodeHandle(slot: store.forest.slot(at: p))
+            if store.forest.withTitle(of: node, { String(decoding: $0, as: UTF8.self) }) == "Level 4, item: 2" { matches.append(node) }
+        }
+        for node in matches { _ = store.update(node, title: "gone", data: nil, ViewRef(ViewID(2))) }
+        #expect(store.userViews[ViewID(1)]!.filtered.last!.own != nil, "view 1's rows of the text are its own now")
+        #expect(store.sharedFilters.map(\.query) == [FilterQuery("Level 4")])
+        for id in [ViewID(1), ViewID(2)] {
+            for entry in store.userViews[id]!.filtered where entry.own == nil {
+                let exceptions = store.filterBases[entry.query]!.followers!.covers[id]!.exceptionCount
+                #expect(exceptions <= store.forest.count / 16 + TreeStore.sparseSlack)
+            }
+        }
+    }
 }
+
