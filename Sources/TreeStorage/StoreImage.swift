@@ -278,7 +278,8 @@ public enum StoreImage {
         changes.reserveCapacity(count)
         var previous = -1
         for _ in 0 ..< count {
-            guard let (gap, next) = varint(in: section, at: o) else { throw .inconsistent("\(owner): its changed nodes do not fit") }
+            // A gap past the nodes is wrong anyway; bounded, the sum cannot overflow.
+            guard let (gap, next) = varint(in: section, at: o), gap < n else { throw .inconsistent("\(owner): its changed nodes do not fit") }
             previous += gap + 1
             changes.append((previous, false))
             o = next
