@@ -133,14 +133,19 @@ extension EditBench {
         reportWithTail(d, nodes: nodes, op: "views.edit." + name, samples: (0 ..< reps).map { _ in edit(&bench, bench.randomView()) },
                        extra: ["views": Double(count)])
     }
-    let sharedBytes = Double(sharedStates.reduce(0) { $0 + $1.bytes }) / Double(max(1, sharedStates.count))
+    func perState(_ states: [(query: FilterQuery, bytes: Int, views: Int)]) -> Double {
+        Double(states.reduce(0) { $0 + $1.bytes }) / Double(max(1, states.count)) / Double(nodes)
+    }
+    // Once edited, a shared state also counts the matches below each node.
+    let sharedBytes = perState(sharedStates), editedBytes = perState(bench.store.sharedFilters)
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.filter.memory\",\"resident_bytes\":\(String(format: "%.0f", filterBytes)),"
-            + "\"shared_bytes_per_node\":\(String(format: "%.2f", sharedBytes / Double(nodes))),\"texts\":\(sharedStates.count),\"views\":\(filteringCount)}")
+            + "\"shared_bytes_per_node\":\(String(format: "%.2f", sharedBytes)),\"edited_shared_bytes_per_node\":\(String(format: "%.2f", editedBytes)),"
+            + "\"texts\":\(sharedStates.count),\"views\":\(filteringCount)}")
     } else {
         tableRows.append((d.name, "views.filter.memory", String(format: "%.0f MB", filterBytes / 1e6),
-                          String(format: "resident, %d views filtering by %d texts: each text's shared state %.2f B/node", filteringCount,
-                                 sharedStates.count, sharedBytes / Double(nodes))))
+                          String(format: "resident, %d views filtering by %d texts: each text's shared state %.2f B/node, %.2f once edited",
+                                 filteringCount, sharedStates.count, sharedBytes, editedBytes)))
     }
     if json {
         print("{\"dataset\":\"\(d.name)\",\"nodes\":\(nodes),\"op\":\"views.memory\",\"bytes_per_view\":\(String(format: "%.0f", viewBytes)),"

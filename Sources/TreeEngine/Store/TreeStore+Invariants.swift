@@ -65,7 +65,7 @@ extension TreeStore {
         precondition(matches == filter.matches, "match bits")
         precondition(filter.matchCount == matches.population, "match count")
         let below = ViewState.matchesBelow(forest, matches: matches)
-        for slot in below.indices where !forest.flags[slot].contains(.free) {
+        for slot in 0 ..< below.count where !forest.flags[slot].contains(.free) {
             precondition((below[slot] > 0) == filter.ancestors.contains(slot), "ancestor bit of slot \(slot)")
             if let counted = filter.matchesBelow { precondition(below[slot] == counted[slot], "matches below slot \(slot)") }
         }

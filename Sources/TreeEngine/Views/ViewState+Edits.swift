@@ -56,9 +56,7 @@ extension ViewState {
         filter!.matches.grow(to: n)
         filter!.expanded.grow(to: n)
         filter!.ancestors.grow(to: n)
-        if let count = filter!.matchesBelow?.count, count < n {
-            filter!.matchesBelow!.append(contentsOf: repeatElement(0, count: n - count))
-        }
+        filter!.matchesBelow?.grow(to: n)
     }
 
     /// Before the first edit a filtered view follows: counts the matches below each node.

@@ -42,7 +42,7 @@ struct ViewState: Sendable {
         /// The number of matches among each node's descendants (not zero exactly in A):
         /// counted when the view first follows an edit, kept by edits. Before that, the match
         /// index a build leaves gives the same counts (`matchesBelow(slot:at:in:)`).
-        var matchesBelow: ContiguousArray<UInt32>?
+        var matchesBelow: MatchCounts?
         var matchCount: Int
         /// How many threads matched the titles when the view was built.
         let workers: Int
@@ -77,7 +77,7 @@ struct ViewState: Sendable {
     var bytes: Int {
         guard let filter else { return index.bytes }
         return index.bytes + [filter.matches, filter.expanded, filter.ancestors].reduce(0) { $0 + $1.words.capacity * 8 }
-            + (filter.matchesBelow?.capacity ?? 0) * 4
+            + (filter.matchesBelow?.bytes ?? 0)
     }
 
     /// Signals that a filter build was cancelled.
@@ -180,32 +180,25 @@ struct ViewState: Sendable {
     /// For every slot, the number of matches among its descendants: one pass over
     /// the positions backwards, summing each node's children at the level below.
     /// - Complexity: O(positions)
-    static func matchesBelow(_ forest: Forest, matches: Bitset) -> ContiguousArray<UInt32> {
-        // Room for a quarter more slots, so that insertions do not copy the column soon
-        // (untouched capacity costs no resident memory).
-        let n = forest.flags.count
-        var below = ContiguousArray<UInt32>()
-        below.reserveCapacity(n + n / 4 + 64)
-        below.append(contentsOf: repeatElement(0, count: n))
+    static func matchesBelow(_ forest: Forest, matches: Bitset) -> MatchCounts {
+        var below = MatchCounts(count: forest.flags.count)
         var sums: [UInt32] = [0, 0]  // sums[d]: matches in the subtrees of the pending nodes at level d
         forest.slotAt.withUnsafeBufferPointer { slotAt in
             forest.depth.withUnsafeBufferPointer { depth in
-                below.withUnsafeMutableBufferPointer { below in
-                    var p = slotAt.count - 1
-                    while p >= 0 {
-                        let slot = Int(slotAt[p])
-                        if slot >= 0 {
-                            let d = Int(depth[p])
-                            while sums.count < d + 2 { sums.append(0) }
-                            let inside = sums[d + 1]
-                            if inside > 0 {
-                                sums[d + 1] = 0
-                                below[slot] = inside
-                            }
-                            if matches.contains(slot) { sums[d] &+= inside &+ 1 } else if inside > 0 { sums[d] &+= inside }
+                var p = slotAt.count - 1
+                while p >= 0 {
+                    let slot = Int(slotAt[p])
+                    if slot >= 0 {
+                        let d = Int(depth[p])
+                        while sums.count < d + 2 { sums.append(0) }
+                        let inside = sums[d + 1]
+                        if inside > 0 {
+                            sums[d + 1] = 0
+                            below[slot] = inside
                         }
-                        p -= 1
+                        if matches.contains(slot) { sums[d] &+= inside &+ 1 } else if inside > 0 { sums[d] &+= inside }
                     }
+                    p -= 1
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import TreeEngine
+import TreeFormats
 
 /// Views filtering by one text share one filtered state and keep only their differences
 /// from it (`TreeStore+SharedFilters.swift`). What the rows are is the model test's
@@ -155,6 +156,38 @@ import Testing
                 #expect(exceptions <= store.forest.count / 16 + TreeStore.sparseSlack)
             }
         }
+    }
+
+    /// Counts of matches below a node past a byte live beside the byte column; edits move
+    /// them across the boundary both ways (debug builds recount every node after each edit).
+    @Test func matchCountsPastAByte() throws {
+        var counts = MatchCounts(count: 4)
+        counts[1] = 254
+        counts[2] = 255
+        counts[3] = 70_000
+        #expect([counts[0], counts[1], counts[2], counts[3]] == [0, 254, 255, 70_000])
+        counts[3] = 7
+        counts[2] = 1_000
+        counts.grow(to: 6)
+        #expect([counts[2], counts[3], counts[5], UInt32(counts.count)] == [1_000, 7, 0, 6])
+
+        var store = try Self.store()
+        let every = FilterQuery("Level")
+        try store.prepareView(every)
+        store.createView(ViewID(1), .collapsed)
+        try store.prepareView(ViewRef(ViewID(1), filter: every))
+        let root = store.forest.children(of: nil)[0]
+        let first = store.forest.children(of: root)[0]
+        let json = #"[{"title":"Level 1, item: 9","children":["# + (0 ..< 130).map { #"{"title":"Level 2, item: \#($0)"}"# }.joined(separator: ",") + "]}]"
+        // 363 matches below the root, then 242, then 373: across 255 twice.
+        _ = store.delete(first, nil)
+        #expect(store.rows(every, offset: 0, limit: 1)[0].matchesBelow == 242)
+        let fragment = try Array(json.utf8).withUnsafeBytes { (raw) throws(TreeInputError) -> Forest in
+            try store.parseFragment(raw, limits: ForestLimits()).fragment
+        }
+        _ = try store.insert(fragment, .child(of: root, index: 0), ViewRef(ViewID(1), filter: every))
+        #expect(store.rows(ViewRef(ViewID(1), filter: every), offset: 0, limit: 1)[0].matchesBelow == 373)
+        #expect(store.rows(every, offset: 0, limit: 1)[0].matchesBelow == 373)
     }
 }
 
