@@ -35,6 +35,33 @@ struct MatchCounts: Sendable, Equatable {
         }
     }
 
+    /// Adds `delta` to the count of `slot` (the result not negative): one lookup of the table
+    /// for a large count, none for a small one.
+    /// - Returns: the count before and after.
+    @inline(__always)
+    mutating func add(_ delta: Int, at slot: Int) -> (old: UInt32, new: UInt32) {
+        let value = small[slot]
+        if value != MatchCounts.large {
+            let new = Int(value) + delta
+            if new < Int(MatchCounts.large) {
+                small[slot] = UInt8(new)
+                return (UInt32(value), UInt32(new))
+            }
+            self[slot] = UInt32(new)
+            return (UInt32(value), UInt32(new))
+        }
+        let result = MatchCounts.change(&largeCounts[Int32(slot), default: 0], by: delta)
+        if result.new < UInt32(MatchCounts.large) { self[slot] = result.new }
+        return result
+    }
+
+    @inline(__always)
+    private static func change(_ count: inout UInt32, by delta: Int) -> (old: UInt32, new: UInt32) {
+        let old = count
+        count = UInt32(Int(count) + delta)
+        return (old, count)
+    }
+
     /// Zero counts for the slots `count ..< newCount`.
     mutating func grow(to newCount: Int) {
         if newCount > small.count { small.append(contentsOf: repeatElement(0, count: newCount - small.count)) }

@@ -370,9 +370,7 @@ extension ViewState.FilterState {
         var children = included
         var changing = true
         while let slot = next {
-            let old = matchesBelow![slot.index]
-            let new = UInt32(Int(old) + delta)
-            matchesBelow![slot.index] = new
+            let (old, new) = matchesBelow!.add(delta, at: slot.index)
             ancestors.set(slot.index, new > 0)
             let parent = forest.parent(ofSlot: slot)
             if changing && (old == 0) != (new == 0) {
