@@ -314,13 +314,13 @@ public struct TreeStore: Sendable {
 
     /// The number of matches before `node` in tree order (its ordinal when it matches);
     /// with `including`, also `node` itself. Needs the match index.
-    /// - Complexity: O(views + 8)
+    /// - Complexity: O(views + 64)
     public func keptMatchRank(of node: NodeHandle, including: Bool = false, _ view: ViewRef) -> Int {
         keptMatchIndex(view)!.rank(forest.position(of: node) + (including ? 1 : 0))
     }
 
     /// The match with `ordinal` matches before it in tree order. Needs the match index.
-    /// - Complexity: O(views + log n + 8)
+    /// - Complexity: O(views + log n + 64)
     public func keptMatch(_ ordinal: Int, _ view: ViewRef) -> NodeHandle {
         NodeHandle(slot: forest.slot(at: keptMatchIndex(view)!.select(ordinal)))
     }

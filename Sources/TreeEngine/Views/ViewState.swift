@@ -55,7 +55,7 @@ struct ViewState: Sendable {
 
         /// The matches among the descendants of the node in `slot` at position `p`: from the
         /// counts edits keep, or (before the first edit) from the match index a build leaves.
-        /// - Complexity: O(1), or O(8) from the index
+        /// - Complexity: O(1), or O(64) from the index
         func matchesBelow(slot: Slot, at p: Position, in forest: Forest) -> Int {
             if let counts = matchesBelow { return Int(counts[slot.index]) }
             return matchIndex!.rank(forest.subtreeEnd(of: p)) - matchIndex!.rank(p + 1)
