@@ -368,69 +368,48 @@ struct CoverIndex: Sendable {
     @inline(__always) func rawCover(_ q: Int) -> Int32 { cover[q] }
 
     /// The `k`-th (from 0) position of `l ..< r` whose cover is `t`, for a `t` not above
-    /// the minimum there; there must be more than `k`.
+    /// the minimum there; there must be more than `k`. The same pieces as `minimumAndCount`:
+    /// the partial blocks at the ends, the whole blocks between as tree nodes.
     /// - Complexity: O(log n + 128)
     func select(_ t: Int32, _ k: Int, _ l: Int, _ r: Int) -> Int {
-        var k = k, found = -1
-        func scan(_ range: Range<Int>, _ addition: Int32) -> Bool {
-            cover.withUnsafeBufferPointer { c in
-                for q in range where c[q] &+ addition == t {
-                    if k == 0 { found = q; return true }
-                    k -= 1
-                }
-                return false
-            }
-        }
-        forEachPart(l, r) { part in
-            switch part {
-            case .positions(let range, let addition):
-                return scan(range, addition)
-            case .node(var node, var addition):
-                let here = minimum[node] &+ addition == t ? Int(minimumCount[node]) : 0
-                if k >= here { k -= here; return false }
-                while node < leaves {
-                    addition &+= pending[node]
-                    let left = 2 * node
-                    let inLeft = minimum[left] &+ addition == t ? Int(minimumCount[left]) : 0
-                    if k < inLeft { node = left } else { k -= inLeft; node = left + 1 }
-                }
-                let start = (node - leaves) << CoverIndex.blockShift
-                return scan(start ..< min(count, start + CoverIndex.blockSize), addition &+ pending[node])
-            }
-        }
-        precondition(found >= 0, "select past the range")
-        return found
-    }
-
-    /// A piece of a range of positions: some positions of one block with the additions
-    /// pending above them, or a whole tree node with the additions pending above it (its
-    /// own not included).
-    private enum Part {
-        case positions(Range<Int>, addition: Int32)
-        case node(Int, addition: Int32)
-    }
-
-    /// Calls `body` with the pieces of `l ..< r` in order, until it returns true: the
-    /// partial blocks at the ends as positions, the whole blocks between as the fewest
-    /// tree nodes.
-    private func forEachPart(_ l: Int, _ r: Int, _ body: (Part) -> Bool) {
-        guard l < r else { return }
+        var k = k
         let first = l >> CoverIndex.blockShift, last = (r - 1) >> CoverIndex.blockShift
-        if first == last {
-            _ = body(.positions(l ..< r, addition: pathAddition(first)))
-            return
+        if first == last { return scanSelect(t, &k, l ..< r, pathAddition(first))! }
+        if let q = scanSelect(t, &k, l ..< (first + 1) << CoverIndex.blockShift, pathAddition(first)) { return q }
+        if first + 1 < last, let q = nodesSelect(t, &k, 1, 0, leaves, first + 1, last, 0) { return q }
+        return scanSelect(t, &k, last << CoverIndex.blockShift ..< r, pathAddition(last))!
+    }
+
+    /// The `k`-th position of `range` (one block) whose cover is `t`, or nil with `k` less
+    /// the ones there; `addition` is what is pending above the block.
+    private func scanSelect(_ t: Int32, _ k: inout Int, _ range: Range<Int>, _ addition: Int32) -> Int? {
+        let target = t &- addition
+        return cover.withUnsafeBufferPointer { c in
+            for q in range where c[q] == target {
+                if k == 0 { return q }
+                k -= 1
+            }
+            return nil
         }
-        if body(.positions(l ..< (first + 1) << CoverIndex.blockShift, addition: pathAddition(first))) { return }
-        // The whole blocks first + 1 ..< last, from the root down.
-        func visit(_ node: Int, _ low: Int, _ width: Int, _ addition: Int32) -> Bool {
-            let high = low + width
-            if high <= first + 1 || low >= last { return false }
-            if low >= first + 1 && high <= last { return body(.node(node, addition: addition)) }
-            let half = width / 2, below = addition &+ pending[node]
-            return visit(2 * node, low, half, below) || visit(2 * node + 1, low + half, half, below)
+    }
+
+    /// `scanSelect` over the blocks `lo ..< hi` below tree node `node` (as `nodesMinimum`).
+    private func nodesSelect(_ t: Int32, _ k: inout Int, _ node: Int, _ low: Int, _ width: Int, _ lo: Int, _ hi: Int,
+                             _ addition: Int32) -> Int? {
+        if low + width <= lo || low >= hi { return nil }
+        if lo <= low && low + width <= hi {
+            let here = minimum[node] &+ addition == t ? Int(minimumCount[node]) : 0
+            if k >= here {
+                k -= here
+                return nil
+            }
+            if node >= leaves {
+                let start = (node - leaves) << CoverIndex.blockShift
+                return scanSelect(t, &k, start ..< min(count, start + CoverIndex.blockSize), addition &+ pending[node])
+            }
         }
-        if visit(1, 0, leaves, 0) { return }
-        _ = body(.positions(last << CoverIndex.blockShift ..< r, addition: pathAddition(last)))
+        let half = width / 2, below = addition &+ pending[node]
+        return nodesSelect(t, &k, 2 * node, low, half, lo, hi, below) ?? nodesSelect(t, &k, 2 * node + 1, low + half, half, lo, hi, below)
     }
 
     // MARK: Internals
