@@ -35,7 +35,7 @@ extension TreeStore {
         let narrowed = filterBases.values.lazy.filter { filter.isNarrowing($0.filter!.matcher.query) && $0.filter!.matches.count == slots }
             .min { $0.filter!.matchCount < $1.filter!.matchCount }
         do {
-            var state = try ViewState.filtered(forest, query: filter, workers: filterWorkers, narrowing: narrowed.map(ViewState.unshared),
+            var state = try ViewState.filtered(forest, query: filter, workers: filterWorkers, narrowing: narrowed,
                                                isCancelled: isCancelled)
             state.filter!.isShared = true
             state.followers = Followers()
@@ -70,10 +70,7 @@ extension TreeStore {
         try! acquireFilterBase(filter, isCancelled: { false })
         let differences = expanded.differences(from: filterBases[filter]!.filter!.expanded).filter { !forest.flags[$0].contains(.free) }
         if isTooManyForSparse(differences.count) {
-            var own = ViewState.unshared(filterBases[filter]!)
-            own.filter!.expanded = expanded
-            own.reindex(forest)
-            userViews[id]!.filtered.append((filter, own))
+            userViews[id]!.filtered.append((filter, ViewState.unshared(filterBases[filter]!, expanded: expanded, forest)))
             if filterBases[filter]!.followers!.covers.isEmpty { filterBases[filter] = nil }
             return
         }
@@ -109,35 +106,22 @@ extension TreeStore {
 
     // MARK: Changing expansion
 
-    /// Expands or collapses `node` in view `id`'s shared rows of `filter`; nil when the
-    /// change makes them hold more than a dense state would (`isTooManyForSparse`): they
-    /// are a dense state of the view's own then, and the caller changes that.
+    /// Expands or collapses `node` in view `id`'s shared rows of `filter`, as
+    /// `setSparseExpanded` does a view's unfiltered rows; nil when a recursive change would
+    /// make them hold more than a dense state would (`isTooManyForSparse`): they are a dense
+    /// state of the view's own then, and the caller changes that.
     mutating func setSharedExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool, _ filter: FilterQuery, _ id: ViewID) -> [Splice]? {
-        let p = forest.position(of: node)
-        var changed: [Slot] = [node.slot]
-        if recursive {
-            changed = []
-            forest.forEachPosition(in: forest.subtree(of: p)) { q in
-                if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
-            }
-        }
-        if isTooManyForSparse(filterBases[filter]!.followers!.covers[id]!.exceptionCount + changed.count) {
+        let targets = recursive ? recursiveTargets(of: node, value) : []
+        if recursive && isTooManyForSparse(filterBases[filter]!.followers!.covers[id]!.exceptionCount + targets.count) {
             makeOwn(filter, id)
             return nil
         }
-        let splices = withSharedRows(filter, id) { cover, base, forest -> [Splice] in
-            guard recursive else { return cover.setExpanded(node.slot, value, base, forest).map { [$0] } ?? [] }
-            let descendants = forest.descendants(of: p)
-            let inner = descendants.lowerBound.offset ..< descendants.upperBound.offset
-            let row = cover.rowIndex(at: p.offset, base, forest)
-            let before = cover.rows(in: inner, base, forest)
-            for slot in changed { cover.setException(slot, value, base, forest) }
-            let after = cover.rows(in: inner, base, forest)
-            guard let row, before != after else { return [] }
-            return [Splice(index: row + 1, removed: before, inserted: after)]
+        let splice = withSharedRows(filter, id) { cover, base, forest in
+            recursive ? cover.setExpanded(targets, below: node.slot, value, base, forest) : cover.setExpanded(node.slot, value, base, forest)
         }
+        if isTooManyForSparse(filterBases[filter]!.followers!.covers[id]!.exceptionCount) { makeOwn(filter, id) }
         checkInvariants()
-        return splices
+        return splice.map { [$0] } ?? []
     }
 
     /// Runs `body` on view `id`'s cover of `filter`'s shared state, with the state as its
@@ -167,10 +151,7 @@ extension TreeStore {
     /// same expansion.
     /// - Complexity: O(n)
     mutating func makeOwn(_ filter: FilterQuery, _ id: ViewID) {
-        let cover = filterBases[filter]!.followers!.covers[id]!
-        var own = ViewState.unshared(filterBases[filter]!)
-        for exception in cover.exceptions { own.filter!.expanded.set(exception.slot.index, exception.expanded) }
-        own.reindex(forest)
+        let own = ViewState.unshared(filterBases[filter]!, expanded: filteredExpansion(filter, in: id), forest)
         unfollow(filter, id)
         let i = userViews[id]!.filtered.firstIndex { $0.query == filter }!
         userViews[id]!.filtered[i].own = own
@@ -202,12 +183,15 @@ extension TreeStore {
 }
 
 extension ViewState {
-    /// A shared state's copy as a state of its own (no followers, keeping expansion as
-    /// a view's own state does).
-    static func unshared(_ state: ViewState) -> ViewState {
+    /// A shared state's copy as a view's state of its own with the expansion `expanded` (no
+    /// followers, keeping expansion as a view's own state does).
+    /// - Complexity: O(n)
+    static func unshared(_ state: ViewState, expanded: Bitset, _ forest: Forest) -> ViewState {
         var own = state
         own.followers = nil
         own.filter!.isShared = false
+        own.filter!.expanded = expanded
+        own.reindex(forest)
         return own
     }
 }

@@ -138,8 +138,7 @@ extension TreeStore {
         let current = filterBases
         filterBases = [:]
         for saved in log.filterBases {
-            var base = current[saved.query]
-                ?? ViewState.unshared(try! ViewState.filtered(forest, query: saved.query, workers: filterWorkers, isCancelled: { false }))
+            var base = current[saved.query] ?? (try! ViewState.filtered(forest, query: saved.query, workers: filterWorkers, isCancelled: { false }))
             base.restore(expanded: saved.expanded, matches: saved.matches, matchCount: saved.matchCount, in: forest)
             base.filter!.isShared = true
             base.followers = Followers()

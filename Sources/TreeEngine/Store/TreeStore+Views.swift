@@ -184,13 +184,20 @@ extension TreeStore {
     /// - Complexity: O(n)
     mutating func makeDense(_ id: ViewID) {
         let view = userViews[id]!
-        var bits = Bitset(count: forest.flags.count)
-        forest.forEachPosition { p in
-            if forest.level(at: p) < Int(view.depth) { bits.insert(forest.slot(at: p).index) }
-        }
+        var bits = ruleExpansion(depth: view.depth)
         for exception in view.cover.exceptions { bits.set(exception.slot.index, exception.expanded) }
         userViews[id]!.dense = ViewState.dense(bits, depth: view.depth, forest)
         userViews[id]!.cover = SparseCover(base: depthBases[view.depth]!.base, forest: forest)
+    }
+
+    /// The fresh expansion of the rule `depth` (`DepthBase`), a bit per slot.
+    /// - Complexity: O(positions)
+    func ruleExpansion(depth: Int32) -> Bitset {
+        var bits = Bitset(count: forest.flags.count)
+        forest.forEachPosition { p in
+            if forest.level(at: p) < Int(depth) { bits.insert(forest.slot(at: p).index) }
+        }
+        return bits
     }
 
     /// Rows `offset ..< offset + limit` of `rows`; `match` gives what a row reports of its match.
@@ -227,31 +234,32 @@ extension TreeStore {
 
     mutating func setSparseExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool, _ id: ViewID) -> [Splice] {
         let base = depthBases[userViews[id]!.depth]!.base
-        let p = forest.position(of: node)
         guard recursive else {
             let splice = userViews[id]!.cover.setExpanded(node.slot, value, base, forest)
             if isTooManyForSparse(userViews[id]!.cover.exceptionCount) { makeDense(id) }
             checkInvariants()
             return splice.map { [$0] } ?? []
         }
-        let descendants = forest.descendants(of: p)
-        let inner = descendants.lowerBound.offset ..< descendants.upperBound.offset
-        // Read in place: a copy of the cover held across the changes below would make them copy it.
-        let row = userViews[id]!.cover.rowIndex(at: p.offset, base, forest)
-        let before = userViews[id]!.cover.rows(in: inner, base, forest)
-        var changed: [Slot] = []
-        forest.forEachPosition(in: forest.subtree(of: p)) { q in
-            if q == p || !value || forest.hasChildren(atPosition: q) { changed.append(forest.slot(at: q)) }
-        }
-        if isTooManyForSparse(userViews[id]!.cover.exceptionCount + changed.count) {
+        let targets = recursiveTargets(of: node, value)
+        if isTooManyForSparse(userViews[id]!.cover.exceptionCount + targets.count) {
             makeDense(id)
             return setExpanded(node, value, recursive: true, ViewRef(id))
         }
-        for slot in changed { userViews[id]!.cover.setException(slot, value, base, forest) }
-        let after = userViews[id]!.cover.rows(in: inner, base, forest)
+        let splice = userViews[id]!.cover.setExpanded(targets, below: node.slot, value, base, forest)
         checkInvariants()
-        guard let row, before != after else { return [] }
-        return [Splice(index: row + 1, removed: before, inserted: after)]
+        return splice.map { [$0] } ?? []
+    }
+
+    /// The nodes a recursive expand or collapse of `node` sets: it, and every descendant
+    /// that has children (expanding) or every descendant (collapsing).
+    /// - Complexity: O(subtree)
+    func recursiveTargets(of node: NodeHandle, _ value: Bool) -> [Slot] {
+        let p = forest.position(of: node)
+        var targets: [Slot] = []
+        forest.forEachPosition(in: forest.subtree(of: p)) { q in
+            if q == p || !value || forest.hasChildren(atPosition: q) { targets.append(forest.slot(at: q)) }
+        }
+        return targets
     }
 
     /// Puts the view's unfiltered rows in the fresh state of `depth`: one splice of every row.

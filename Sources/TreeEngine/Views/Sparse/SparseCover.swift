@@ -509,6 +509,20 @@ struct SparseCover: Sendable {
                               : Splice(index: row + 1, removed: before - after, inserted: 0)
     }
 
+    /// Sets the view's value of `slots` (a recursive expand or collapse: nodes of the subtree
+    /// of `slot`, it among them) to `expanded`; the splice of the rows below it.
+    /// - Complexity: O(slots · (log |X| + log n))
+    mutating func setExpanded(_ slots: [Slot], below slot: Slot, _ expanded: Bool, _ base: some CoverBase, _ forest: Forest) -> Splice? {
+        let p = Int(forest.positionOf[slot.index])
+        let inner = p + 1 ..< Int(forest.endAt[p])
+        let row = rowIndex(at: p, base, forest)
+        let before = rows(in: inner, base, forest)
+        for slot in slots { setException(slot, expanded, base, forest) }
+        let after = rows(in: inner, base, forest)
+        guard let row, before != after else { return nil }
+        return Splice(index: row + 1, removed: before, inserted: after)
+    }
+
     /// The exceptions, in tree order: (slot, expanded).
     /// - Complexity: O(|X|)
     var exceptions: [(slot: Slot, expanded: Bool)] {
