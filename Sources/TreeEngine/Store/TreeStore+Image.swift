@@ -519,19 +519,11 @@ extension TreeStore {
             guard view.depthRule >= 0 else { throw CompactColumnsError("view \(view.id) has a negative depth") }
             createView(view.id, .depth(Int(view.depthRule)))
             let base = depthBases[view.depthRule]!.base
-            var previous = -1
-            for change in view.changes {
-                guard change.index > previous, change.index < n else {
-                    throw CompactColumnsError("view \(view.id): its changed nodes do not ascend within the \(n) nodes")
-                }
-                previous = change.index
-                guard change.expanded != base.isExpanded(Slot(change.index), in: forest) else {
-                    throw CompactColumnsError("view \(view.id): node \(change.index) is listed as changed to its rule's value")
-                }
+            try TreeStore.check(view.changes, count: n, of: "view \(view.id)", against: "its rule's") {
+                base.isExpanded(Slot($0), in: forest)
             }
             if isTooManyForSparse(view.changes.count) {
-                var bits = Bitset(count: forest.flags.count)
-                for i in 0 ..< n where base.isExpanded(Slot(i), in: forest) { bits.insert(i) }
+                var bits = ruleExpansion(depth: view.depthRule)
                 for change in view.changes { bits.set(change.index, change.expanded) }
                 userViews[view.id]!.dense = ViewState.dense(bits, depth: view.depthRule, forest)
             } else {
@@ -546,22 +538,29 @@ extension TreeStore {
                 case .changes(let changes):
                     try! acquireFilterBase(query, isCancelled: { false })
                     var expanded = filterBases[query]!.filter!.expanded
-                    var previous = -1
-                    for change in changes {
-                        guard change.index > previous, change.index < n else {
-                            throw CompactColumnsError("view \(view.id) [\(query)]: its changed nodes do not ascend within the \(n) nodes")
-                        }
-                        previous = change.index
-                        guard change.expanded != expanded.contains(change.index) else {
-                            throw CompactColumnsError("view \(view.id) [\(query)]: node \(change.index) is listed as changed to its fresh value")
-                        }
-                        expanded.set(change.index, change.expanded)
-                    }
+                    try TreeStore.check(changes, count: n, of: "view \(view.id) [\(query)]", against: "its fresh") { expanded.contains($0) }
+                    for change in changes { expanded.set(change.index, change.expanded) }
                     keepFiltered(query, in: view.id, expanded: expanded)
                 }
             }
         }
         checkInvariants()
+    }
+
+    /// Checks changed nodes read from columns: ascending within the `n` nodes, each changed
+    /// from its value in the state they change (`isExpanded`), named `state` in the error.
+    private static func check(_ changes: [(index: Int, expanded: Bool)], count n: Int, of owner: String, against state: String,
+                              _ isExpanded: (Int) -> Bool) throws(CompactColumnsError) {
+        var previous = -1
+        for change in changes {
+            guard change.index > previous, change.index < n else {
+                throw CompactColumnsError("\(owner): its changed nodes do not ascend within the \(n) nodes")
+            }
+            previous = change.index
+            guard change.expanded != isExpanded(change.index) else {
+                throw CompactColumnsError("\(owner): node \(change.index) is listed as changed to \(state) value")
+            }
+        }
     }
 
     /// Filtered rows built from the titles, with the expansion the columns give.

@@ -119,16 +119,16 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(kept²)
     public mutating func arrangeViews(_ order: [FilterQuery], in view: ViewID?) {
         precondition(undo == nil, "no rearranging inside a transaction")
-        func arranged(_ list: [(query: FilterQuery, view: ViewState)]) -> [(query: FilterQuery, view: ViewState)] {
-            order.compactMap { query in list.first { $0.query == query } }
+        func arranged<Entry>(_ list: [Entry], _ query: (Entry) -> FilterQuery) -> [Entry] {
+            order.compactMap { wanted in list.first { query($0) == wanted } }
         }
-        if let view {
-            let list = userViews[view]!.filtered
-            userViews[view]!.filtered = order.compactMap { query in list.first { $0.query == query } }
-            for entry in list where entry.own == nil && !order.contains(entry.query) { unfollow(entry.query, view) }
-        } else {
-            filtered = arranged(filtered)
+        guard let view else {
+            filtered = arranged(filtered, \.query)
+            return
         }
+        let list = userViews[view]!.filtered
+        userViews[view]!.filtered = arranged(list, \.query)
+        for entry in list where entry.own == nil && !order.contains(entry.query) { unfollow(entry.query, view) }
     }
 
     /// Runs `body` on the dense rows `view` names (a filter's, or the default view's
@@ -293,17 +293,17 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(positions) to build, O(views) when it has one
     public mutating func prepareMatchIndex(_ view: ViewRef) {
         guard let filter = view.filter else { return }
-        func prepare(_ list: inout [(query: FilterQuery, view: ViewState)], _ forest: Forest) {
-            guard let i = list.lastIndex(where: { $0.query == filter }), list[i].view.filter!.matchIndex == nil else { return }
-            list[i].view.filter!.matchIndex = MatchIndex(forest, matches: list[i].view.filter!.matches)
+        func prepare(_ state: inout ViewState, _ forest: Forest) {
+            if state.filter!.matchIndex == nil { state.filter!.matchIndex = MatchIndex(forest, matches: state.filter!.matches) }
         }
-        guard let id = view.view else { return prepare(&filtered, forest) }
+        guard let id = view.view else {
+            if let i = filtered.lastIndex(where: { $0.query == filter }) { prepare(&filtered[i].view, forest) }
+            return
+        }
         if let i = userViews[id]!.filtered.lastIndex(where: { $0.query == filter }), userViews[id]!.filtered[i].own != nil {
-            if userViews[id]!.filtered[i].own!.filter!.matchIndex == nil {
-                userViews[id]!.filtered[i].own!.filter!.matchIndex = MatchIndex(forest, matches: userViews[id]!.filtered[i].own!.filter!.matches)
-            }
-        } else if filterBases[filter]?.followers?.covers[id] != nil, filterBases[filter]!.filter!.matchIndex == nil {
-            filterBases[filter]!.filter!.matchIndex = MatchIndex(forest, matches: filterBases[filter]!.filter!.matches)
+            prepare(&userViews[id]!.filtered[i].own!, forest)
+        } else if filterBases[filter]?.followers?.covers[id] != nil {
+            prepare(&filterBases[filter]!, forest)
         }
     }
 
