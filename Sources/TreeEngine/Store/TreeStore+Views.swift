@@ -169,9 +169,12 @@ extension TreeStore {
     }
 
     /// Whether `exceptions` exceptions hold more than a dense state of the view would (about
-    /// 80 bytes each, against about 5 bytes a node): at most n/16 + `sparseSlack` stay
-    /// exceptions.
-    func isTooManyForSparse(_ exceptions: Int) -> Bool { exceptions > forest.count / 16 + TreeStore.sparseSlack }
+    /// 85 bytes each, against 1.6 to 3.4 bytes a node): at most n/`denseShare` +
+    /// `sparseSlack` stay exceptions.
+    func isTooManyForSparse(_ exceptions: Int) -> Bool { exceptions > forest.count / TreeStore.denseShare + TreeStore.sparseSlack }
+
+    /// One node in this many changed makes a view dense (see `isTooManyForSparse`).
+    static let denseShare = 48
 
     /// (Debug builds: 4, so that the model tests turn views dense.)
     #if TREE_INVARIANTS

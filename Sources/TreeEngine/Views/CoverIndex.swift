@@ -5,22 +5,40 @@
 /// are exactly the positions with cover zero, in order. Collapsing a node is
 /// `add(+1, to: p + 1 ..< end)`, expanding it `add(-1, ...)`.
 ///
-/// Layout: positions are grouped in blocks of 64; each block keeps its raw covers in
-/// one flat column, and a complete binary tree over the blocks keeps, per tree node,
-/// the minimum cover below it, how many positions reach that minimum, and a pending
-/// addition for the whole subtree (never pushed down). Covers are never negative, so
-/// "visible" means "the minimum is zero and this position reaches it".
+/// Layout: positions are grouped in blocks of 64, and a complete binary tree over the
+/// blocks keeps, per tree node, the minimum cover below it, how many positions reach
+/// that minimum, and a pending addition for the whole subtree (never pushed down). A
+/// position's *raw* cover is its cover less the additions pending on its block's path.
+/// Covers are never negative, so "visible" means "the minimum is zero and this position
+/// reaches it".
+///
+/// Raw covers take a byte each: a block's leaf holds the block's minimum in its pending
+/// addition, so the block keeps only how far each position is above it (nested
+/// collapsed folders rarely differ by more than a few). A block whose covers spread over
+/// more than `narrowLimit` (a position deep in a long chain beside a shallow one) keeps
+/// them as `Int32`, apart; it returns to bytes when the spread shrinks.
 struct CoverIndex: Sendable {
     static let blockShift = 6
     static let blockSize = 1 << blockShift
-    /// Minimum of an empty leaf: larger than any real cover.
+    /// Minimum of a leaf without covers: larger than any real cover.
     static let emptyMinimum: Int32 = 1 << 29
-    /// The cover of a position that holds no node: far from zero whatever is added.
+    /// The cover read at a position that holds no node (a gap): far from zero. Additions
+    /// pass over gaps.
     static let gapCover: Int32 = 1 << 28
+    /// The widest spread of covers a block keeps in bytes; small in debug builds, so that
+    /// the tests move blocks between bytes and `Int32` often.
+    static let narrowLimit: Int32 = _isDebugAssertConfiguration() ? 5 : 254
+    /// A byte that marks a gap, or a position past the end.
+    private static let narrowGap: UInt8 = 255
 
     private(set) var count: Int
-    /// Raw per-position covers, without the pending additions of the tree.
-    private var cover: ContiguousArray<Int32>
+    /// Raw covers of the narrow blocks, a byte per position (`narrowGap` for none), for
+    /// whole blocks; what a wide block has here is unused.
+    private var narrow: ContiguousArray<UInt8>
+    /// Raw covers of the wide blocks, 64 each (`gapCover` for none), by block.
+    private var wide: [Int: ContiguousArray<Int32>] = [:]
+    /// The blocks kept in `wide`.
+    private var isWide: Bitset
     /// Number of leaves: a power of two, at least the number of blocks.
     private var leaves: Int
     private var minimum: ContiguousArray<Int32>
@@ -29,12 +47,18 @@ struct CoverIndex: Sendable {
 
     /// Where the index's columns are stored: the same before and after an operation that
     /// changed them in place (for tests that check no operation copies a view).
-    var storageAddresses: [UInt] { [cover, minimum, minimumCount, pending].map(\.storageAddress) }
+    var storageAddresses: [UInt] { [narrow.storageAddress] + [minimum, minimumCount, pending].map(\.storageAddress) }
 
     /// Bytes held.
-    var bytes: Int { (cover.capacity + minimum.capacity + minimumCount.capacity + pending.capacity) * 4 }
+    var bytes: Int {
+        narrow.capacity + (minimum.capacity + minimumCount.capacity + pending.capacity) * 4 + isWide.words.capacity * 8
+            + wide.count * (CoverIndex.blockSize * 4 + 64)
+    }
 
-    /// Builds the index over the given covers.
+    /// The number of wide blocks (for tests).
+    var wideBlocks: Int { wide.count }
+
+    /// Builds the index over the given covers (`gapCover` or more for a gap).
     /// - Complexity: O(n)
     init(covers: ContiguousArray<Int32>) {
         self.init(covers: covers, parts: 1)
@@ -43,40 +67,66 @@ struct CoverIndex: Sendable {
     /// Builds the index over the given covers, the leaves on `parts` threads.
     /// - Complexity: O(n / parts + n / 64)
     init(covers: ContiguousArray<Int32>, parts: Int) {
-        count = covers.count
-        cover = covers
-        let blocks = max(1, (covers.count + CoverIndex.blockSize - 1) >> CoverIndex.blockShift)
+        let n = covers.count
+        count = n
+        let blocks = max(1, (n + CoverIndex.blockSize - 1) >> CoverIndex.blockShift)
         var leaves = 1
         while leaves < blocks { leaves <<= 1 }
         self.leaves = leaves
+        isWide = Bitset(count: blocks)
         var minimum = ContiguousArray(repeating: CoverIndex.emptyMinimum, count: 2 * leaves)
         var minimumCount = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
-        pending = ContiguousArray(repeating: 0, count: 2 * leaves)
-        let n = covers.count
+        var pending = ContiguousArray<Int32>(repeating: 0, count: 2 * leaves)
+        var spread = ContiguousArray<Bool>(repeating: false, count: blocks)  // too wide for bytes
         let perChunk = 1024
+        // Every byte is written below, by the chunk of its block.
+        var narrow = ContiguousArray<UInt8>(unsafeUninitializedCapacity: blocks << CoverIndex.blockShift) { _, initialized in
+            initialized = blocks << CoverIndex.blockShift
+        }
         covers.withUnsafeBufferPointer { cov in
-            minimum.withUnsafeMutableBufferPointer { minimum in
-                minimumCount.withUnsafeMutableBufferPointer { minimumCount in
-                    ParallelWork.run((blocks + perChunk - 1) / perChunk, workers: parts) { chunk in
-                        for block in chunk * perChunk ..< min(blocks, (chunk + 1) * perChunk) {
-                            let start = block << CoverIndex.blockShift
-                            let end = min(n, start + CoverIndex.blockSize)
-                            guard end > start else { continue }
-                            var m = CoverIndex.emptyMinimum
-                            var c: Int32 = 0
-                            for q in start ..< end {
-                                let v = cov[q]
-                                if v < m { m = v; c = 1 } else if v == m { c += 1 }
+            narrow.withUnsafeMutableBufferPointer { narrow in
+                minimum.withUnsafeMutableBufferPointer { minimum in
+                    minimumCount.withUnsafeMutableBufferPointer { minimumCount in
+                        pending.withUnsafeMutableBufferPointer { pending in
+                            spread.withUnsafeMutableBufferPointer { spread in
+                                ParallelWork.run((blocks + perChunk - 1) / perChunk, workers: parts) { chunk in
+                                    for block in chunk * perChunk ..< min(blocks, (chunk + 1) * perChunk) {
+                                        let start = block << CoverIndex.blockShift
+                                        let end = min(n, start + CoverIndex.blockSize)
+                                        let (m, c, top) = CoverIndex.extent(UnsafeBufferPointer(rebasing: cov[start ..< end]))
+                                        let bytes = UnsafeMutableBufferPointer(rebasing: narrow[start ..< start + CoverIndex.blockSize])
+                                        guard c > 0 && top &- m <= CoverIndex.narrowLimit else {
+                                            bytes.initialize(repeating: CoverIndex.narrowGap)
+                                            spread[block] = c > 0
+                                            continue
+                                        }
+                                        for q in start ..< end {
+                                            let v = cov[q]
+                                            bytes[q - start] = v < CoverIndex.gapCover / 2 ? UInt8(truncatingIfNeeded: v &- m) : CoverIndex.narrowGap
+                                        }
+                                        for i in end - start ..< CoverIndex.blockSize { bytes[i] = CoverIndex.narrowGap }
+                                        pending[leaves + block] = m
+                                        minimum[leaves + block] = m
+                                        minimumCount[leaves + block] = c
+                                    }
+                                }
                             }
-                            minimum[leaves + block] = m
-                            minimumCount[leaves + block] = c
                         }
                     }
                 }
             }
         }
+        self.narrow = narrow
         self.minimum = minimum
         self.minimumCount = minimumCount
+        self.pending = pending
+        for block in 0 ..< blocks where spread[block] {
+            let start = block << CoverIndex.blockShift
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: CoverIndex.blockSize) { values in
+                for i in 0 ..< CoverIndex.blockSize { values[i] = start + i < n ? covers[start + i] : CoverIndex.gapCover }
+                store(block, values)
+            }
+        }
         var node = leaves - 1
         while node >= 1 { pull(node); node -= 1 }
     }
@@ -85,9 +135,12 @@ struct CoverIndex: Sendable {
     /// - Complexity: O(1)
     var zeroCount: Int { minimum[1] == 0 ? Int(minimumCount[1]) : 0 }
 
-    /// The cover of position `p`.
+    /// The cover of position `p` (`gapCover` for a gap).
     /// - Complexity: O(log n)
-    func cover(at p: Position) -> Int32 { cover[p.offset] &+ pathAddition(p.offset >> CoverIndex.blockShift) }
+    func cover(at p: Position) -> Int32 {
+        let raw = rawCover(p.offset)
+        return raw == CoverIndex.gapCover ? raw : raw &+ pathAddition(p.offset >> CoverIndex.blockShift)
+    }
 
     /// Whether position `p` has cover zero.
     /// - Complexity: O(log n)
@@ -128,12 +181,10 @@ struct CoverIndex: Sendable {
             }
         }
         acc &+= pending[node]
-        let target = -acc
-        return cover.withUnsafeBufferPointer { c in
-            if onlyIfZero && c[p] != target { return nil }
-            for q in block << CoverIndex.blockShift ..< p where c[q] == target { result += 1 }
-            return result
-        }
+        let zeros = positions(of: -acc, in: block)
+        let bit = UInt64(p & (CoverIndex.blockSize - 1))
+        if onlyIfZero && zeros >> bit & 1 == 0 { return nil }
+        return result + (zeros & ((1 << bit) &- 1)).nonzeroBitCount
     }
 
     /// The number of zero positions in `range`.
@@ -155,17 +206,8 @@ struct CoverIndex: Sendable {
             if k < z { node = left } else { k -= z; node = left + 1 }
         }
         acc &+= pending[node]
-        let target = -acc
-        var q = (node - leaves) << CoverIndex.blockShift
-        return cover.withUnsafeBufferPointer { c in
-            while true {
-                if c[q] == target {
-                    if k == 0 { return (q, acc) }
-                    k -= 1
-                }
-                q += 1
-            }
-        }
+        let block = node - leaves
+        return (block << CoverIndex.blockShift | CoverIndex.member(k, of: positions(of: -acc, in: block)), acc)
     }
 
     /// Calls `body` with the positions of the zeros of rank `first ..< first + limit`
@@ -173,25 +215,25 @@ struct CoverIndex: Sendable {
     /// - Complexity: O((limit / 64 + 1) · log n + limit + 64)
     func forEachZero(from first: Int, limit: Int, _ body: (Position) -> Void) {
         let end = min(zeroCount, first + limit)
+        guard end > first else { return }
         var k = first
-        var (q, acc) = end > first ? locate(k) : (0, 0)
-        cover.withUnsafeBufferPointer { cover in
-            while k < end {
-                let target = -acc
-                let blockEnd = min(count, ((q >> CoverIndex.blockShift) + 1) << CoverIndex.blockShift)
-                while q < blockEnd && k < end {
-                    if cover[q] == target {
-                        body(Position(q))
-                        k += 1
-                    }
-                    q += 1
-                }
+        var (q, acc) = locate(k)
+        while true {
+            let block = q >> CoverIndex.blockShift
+            var zeros = positions(of: -acc, in: block) & ~((1 << UInt64(q & (CoverIndex.blockSize - 1))) &- 1)
+            while zeros != 0 {
+                body(Position(block << CoverIndex.blockShift | zeros.trailingZeroBitCount))
+                k += 1
                 guard k < end else { return }
-                // The next block, when it holds zeros (rows are mostly dense), without a descent.
-                let block = q >> CoverIndex.blockShift
-                let next = pathAddition(block)
-                let leaf = leaves + block
-                if minimum[leaf] &- pending[leaf] &+ next == 0 { acc = next } else { (q, acc) = locate(k) }
+                zeros &= zeros &- 1
+            }
+            // The next block, when it holds zeros (rows are mostly dense), without a descent.
+            let next = pathAddition(block + 1)
+            let leaf = leaves + block + 1
+            if minimum[leaf] &- pending[leaf] &+ next == 0 {
+                (q, acc) = ((block + 1) << CoverIndex.blockShift, next)
+            } else {
+                (q, acc) = locate(k)
             }
         }
     }
@@ -205,41 +247,31 @@ struct CoverIndex: Sendable {
         let lastBlock = (r - 1) >> CoverIndex.blockShift
         if firstBlock == lastBlock {
             let blockStart = firstBlock << CoverIndex.blockShift
-            let blockEnd = min(count, blockStart + CoverIndex.blockSize)
-            if l == blockStart && r == blockEnd {
+            if l == blockStart && r == min(count, blockStart + CoverIndex.blockSize) {
                 addToBlocks(delta, firstBlock ..< firstBlock + 1)
             } else {
-                addRaw(delta, l ..< r)
-                recomputeLeaf(firstBlock)
-                pullAncestors(of: leaves + firstBlock)
+                addWithin(delta, l ..< r)
             }
             return
         }
         var fullFirst = firstBlock
         if l & (CoverIndex.blockSize - 1) != 0 {
-            addRaw(delta, l ..< (firstBlock + 1) << CoverIndex.blockShift)
-            recomputeLeaf(firstBlock)
-            pullAncestors(of: leaves + firstBlock)
+            addWithin(delta, l ..< (firstBlock + 1) << CoverIndex.blockShift)
             fullFirst += 1
         }
         var fullEnd = lastBlock + 1
         let lastStart = lastBlock << CoverIndex.blockShift
         if r != min(count, lastStart + CoverIndex.blockSize) {
-            addRaw(delta, lastStart ..< r)
-            recomputeLeaf(lastBlock)
-            pullAncestors(of: leaves + lastBlock)
+            addWithin(delta, lastStart ..< r)
             fullEnd -= 1
         }
         if fullFirst < fullEnd { addToBlocks(delta, fullFirst ..< fullEnd) }
     }
 
-    /// The covers of all positions, pending additions included.
+    /// The covers of all positions, pending additions included (`gapCover` for a gap).
     /// - Complexity: O(n)
     func materializedCovers() -> ContiguousArray<Int32> {
-        let total = blockAdditions()
-        var result = cover
-        for q in 0 ..< count { result[q] &+= total[q >> CoverIndex.blockShift] }
-        return result
+        covers(in: Position(0) ..< Position(count))
     }
 
     /// One bit per position, set where the cover is zero.
@@ -247,17 +279,8 @@ struct CoverIndex: Sendable {
     func zeroBits() -> Bitset {
         let total = blockAdditions()
         var bits = Bitset(count: count)
-        let n = count
         bits.withWordBuffer { words in
-            cover.withUnsafeBufferPointer { c in
-                for w in 0 ..< words.count {
-                    let start = w << 6  // one word is one block
-                    let target = -total[w]
-                    var word: UInt64 = 0
-                    for q in start ..< min(n, start + 64) where c[q] == target { word |= 1 << UInt64(q - start) }
-                    words[w] = word
-                }
-            }
+            for w in 0 ..< words.count { words[w] = positions(of: -total[w], in: w) }  // one word is one block
         }
         return bits
     }
@@ -270,7 +293,8 @@ struct CoverIndex: Sendable {
         return ContiguousArray(total[leaves ..< 2 * leaves])
     }
 
-    /// The covers of the positions in `range`, pending additions included.
+    /// The covers of the positions in `range`, pending additions included (`gapCover` for
+    /// a gap).
     /// - Complexity: O(range + log n · blocks of the range)
     func covers(in range: Range<Position>) -> ContiguousArray<Int32> {
         var result = ContiguousArray<Int32>()
@@ -280,27 +304,37 @@ struct CoverIndex: Sendable {
             let block = q >> CoverIndex.blockShift
             let acc = pathAddition(block)
             let end = min(range.upperBound.offset, (block + 1) << CoverIndex.blockShift)
-            while q < end { result.append(cover[q] &+ acc); q += 1 }
+            withRaw(block) { values in
+                let start = block << CoverIndex.blockShift
+                for r in q ..< end {
+                    let v = values[r - start]
+                    result.append(v == CoverIndex.gapCover ? v : v &+ acc)
+                }
+            }
+            q = end
         }
         return result
     }
 
-    /// Sets the covers of the positions `start ..< start + values.count`.
+    /// Sets the covers of the positions `start ..< start + values.count` (`gapCover` or
+    /// more for a gap).
     /// - Complexity: O(values + log n · blocks touched)
     mutating func setCovers(_ values: ContiguousArray<Int32>, at start: Position) {
         if values.isEmpty { return }
         let start = start.offset
-        var i = 0
-        while i < values.count {
-            let q = start + i
+        var q = start
+        while q < start + values.count {
             let block = q >> CoverIndex.blockShift
             let acc = pathAddition(block)
             let end = min(start + values.count, (block + 1) << CoverIndex.blockShift)
-            cover.withUnsafeMutableBufferPointer { c in
-                for r in q ..< end { c[r] = values[r - start] &- acc }
+            updateRaw(block) { raw in
+                let blockStart = block << CoverIndex.blockShift
+                for r in q ..< end {
+                    let v = values[r - start]
+                    raw[r - blockStart] = v >= CoverIndex.gapCover / 2 ? CoverIndex.gapCover : v &- acc
+                }
             }
-            i += end - q
-            recomputeLeaf(block)
+            q = end
         }
         // The ancestors of the leaves touched, level by level.
         var lo = (leaves + (start >> CoverIndex.blockShift)) >> 1
@@ -345,13 +379,8 @@ struct CoverIndex: Sendable {
     /// The minimum and its count over the positions of `range` (one block), `addition` being
     /// the additions pending above it.
     private func scanMinimum(_ range: Range<Int>, _ addition: Int32) -> (Int32, Int32) {
-        var m = CoverIndex.emptyMinimum, c: Int32 = 0
-        cover.withUnsafeBufferPointer { cover in
-            for q in range {
-                let v = cover[q]
-                if v < m { m = v; c = 1 } else if v == m { c &+= 1 }
-            }
-        }
+        let block = range.lowerBound >> CoverIndex.blockShift, start = block << CoverIndex.blockShift
+        let (m, c, _) = withRaw(block) { CoverIndex.extent(UnsafeBufferPointer(rebasing: $0[range.lowerBound - start ..< range.upperBound - start])) }
         return (m &+ addition, c)
     }
 
@@ -364,8 +393,14 @@ struct CoverIndex: Sendable {
         return combineMinimums(nodesMinimum(2 * node, low, half, lo, hi, below), nodesMinimum(2 * node + 1, low + half, half, lo, hi, below))
     }
 
-    /// The cover of position `q` without the pending additions above its block (see `pathAddition`).
-    @inline(__always) func rawCover(_ q: Int) -> Int32 { cover[q] }
+    /// The cover of position `q` without the pending additions above its block (see
+    /// `pathAddition`); `gapCover` for a gap.
+    @inline(__always) func rawCover(_ q: Int) -> Int32 {
+        let block = q >> CoverIndex.blockShift
+        if isWide.contains(block) { return wide[block]![q & (CoverIndex.blockSize - 1)] }
+        let v = narrow[q]
+        return v == CoverIndex.narrowGap ? CoverIndex.gapCover : Int32(v)
+    }
 
     /// The `k`-th (from 0) position of `l ..< r` whose cover is `t`, for a `t` not above
     /// the minimum there; there must be more than `k`. The same pieces as `minimumAndCount`:
@@ -383,14 +418,13 @@ struct CoverIndex: Sendable {
     /// The `k`-th position of `range` (one block) whose cover is `t`, or nil with `k` less
     /// the ones there; `addition` is what is pending above the block.
     private func scanSelect(_ t: Int32, _ k: inout Int, _ range: Range<Int>, _ addition: Int32) -> Int? {
-        let target = t &- addition
-        return cover.withUnsafeBufferPointer { c in
-            for q in range where c[q] == target {
-                if k == 0 { return q }
-                k -= 1
-            }
-            return nil
-        }
+        let block = range.lowerBound >> CoverIndex.blockShift
+        let low = UInt64(range.lowerBound & (CoverIndex.blockSize - 1)), width = UInt64(range.count)
+        let within: UInt64 = (width == 64 ? ~0 : (1 << width) &- 1) << low
+        let found = positions(of: t &- addition, in: block) & within
+        let n = found.nonzeroBitCount
+        guard k < n else { k -= n; return nil }
+        return block << CoverIndex.blockShift | CoverIndex.member(k, of: found)
     }
 
     /// `scanSelect` over the blocks `lo ..< hi` below tree node `node` (as `nodesMinimum`).
@@ -405,14 +439,14 @@ struct CoverIndex: Sendable {
             }
             if node >= leaves {
                 let start = (node - leaves) << CoverIndex.blockShift
-                return scanSelect(t, &k, start ..< min(count, start + CoverIndex.blockSize), addition &+ pending[node])
+                return scanSelect(t, &k, start ..< start + CoverIndex.blockSize, addition &+ pending[node])
             }
         }
         let half = width / 2, below = addition &+ pending[node]
         return nodesSelect(t, &k, 2 * node, low, half, lo, hi, below) ?? nodesSelect(t, &k, 2 * node + 1, low + half, half, lo, hi, below)
     }
 
-    // MARK: Internals
+    // MARK: Tree
 
     /// The pending additions on the path from `block`'s leaf to the root.
     @inline(__always)
@@ -421,12 +455,6 @@ struct CoverIndex: Sendable {
         var node = leaves + block
         while node >= 1 { acc &+= pending[node]; node >>= 1 }
         return acc
-    }
-
-    private mutating func addRaw(_ delta: Int32, _ range: Range<Int>) {
-        cover.withUnsafeMutableBufferPointer { c in
-            for q in range { c[q] &+= delta }
-        }
     }
 
     private mutating func addToBlocks(_ delta: Int32, _ blocks: Range<Int>) {
@@ -462,19 +490,132 @@ struct CoverIndex: Sendable {
         while node >= 1 { pull(node); node >>= 1 }
     }
 
-    private mutating func recomputeLeaf(_ block: Int) {
-        let start = block << CoverIndex.blockShift
-        let end = min(count, start + CoverIndex.blockSize)
-        var m = CoverIndex.emptyMinimum
-        var c: Int32 = 0
-        cover.withUnsafeBufferPointer { cov in
-            for q in start ..< end {
-                let v = cov[q]
-                if v < m { m = v; c = 1 } else if v == m { c += 1 }
+    // MARK: Blocks
+
+    /// Adds `delta` to the raw covers of `range`, within one block, and updates the tree.
+    private mutating func addWithin(_ delta: Int32, _ range: Range<Int>) {
+        let block = range.lowerBound >> CoverIndex.blockShift, start = block << CoverIndex.blockShift
+        updateRaw(block) { raw in
+            for q in range where raw[q - start] != CoverIndex.gapCover { raw[q - start] &+= delta }
+        }
+        pullAncestors(of: leaves + block)
+    }
+
+    /// The positions of `block` whose raw cover is `target`, a bit each (the block's
+    /// first position in the lowest bit).
+    @inline(__always)
+    private func positions(of target: Int32, in block: Int) -> UInt64 {
+        if isWide.contains(block) {
+            return wide[block]!.withUnsafeBufferPointer { raw in
+                var found: UInt64 = 0
+                for i in 0 ..< CoverIndex.blockSize where raw[i] == target { found |= 1 << UInt64(i) }
+                return found
             }
         }
+        guard target >= 0 && target <= CoverIndex.narrowLimit else { return 0 }
+        // Eight bytes at a time: a byte equal to the target becomes zero, a zero byte sets its
+        // top bit (exactly, without borrows between bytes), and a multiplication gathers the
+        // eight top bits into one byte.
+        let pattern = UInt64(truncatingIfNeeded: target) &* 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return narrow.withUnsafeBytes { bytes in
+            var found: UInt64 = 0
+            let start = block << CoverIndex.blockShift
+            for w in 0 ..< CoverIndex.blockSize / 8 {
+                let x = bytes.loadUnaligned(fromByteOffset: start + w * 8, as: UInt64.self) ^ pattern
+                let zero = ~(((x & low7) &+ low7) | x | low7)
+                found |= (((zero >> 7) &* 0x0102_0408_1020_4080) >> 56) << UInt64(w * 8)
+            }
+            return found
+        }
+    }
+
+    /// The position (0 ..< 64) of the `k`-th set bit of `bits`.
+    @inline(__always)
+    private static func member(_ k: Int, of bits: UInt64) -> Int {
+        var bits = bits
+        for _ in 0 ..< k { bits &= bits &- 1 }
+        return bits.trailingZeroBitCount
+    }
+
+    /// The minimum of `values` below `gapCover / 2`, how many reach it, and their maximum;
+    /// (`emptyMinimum`, 0, _) when there are none.
+    @inline(__always)
+    private static func extent(_ values: UnsafeBufferPointer<Int32>) -> (Int32, Int32, Int32) {
+        // Without branches, for the vector units: gaps are above every cover.
+        var m = CoverIndex.emptyMinimum
+        for v in values { m = min(m, v) }
+        guard m < CoverIndex.gapCover / 2 else { return (CoverIndex.emptyMinimum, 0, 0) }
+        var c: Int32 = 0, top = Int32.min
+        for v in values {
+            c &+= v == m ? 1 : 0
+            top = max(top, v < CoverIndex.gapCover / 2 ? v : Int32.min)
+        }
+        return (m, c, top)
+    }
+
+    /// Calls `body` with the raw covers of `block`: 64 of them, `gapCover` for a gap or a
+    /// position past the end.
+    private func withRaw<R>(_ block: Int, _ body: (UnsafeMutableBufferPointer<Int32>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: CoverIndex.blockSize) { raw in
+            if isWide.contains(block) {
+                wide[block]!.withUnsafeBufferPointer { _ = raw.initialize(fromContentsOf: $0) }
+            } else {
+                narrow.withUnsafeBufferPointer { bytes in
+                    let start = block << CoverIndex.blockShift
+                    for i in 0 ..< CoverIndex.blockSize {
+                        let v = bytes[start + i]
+                        raw[i] = v == CoverIndex.narrowGap ? CoverIndex.gapCover : Int32(v)
+                    }
+                }
+            }
+            return body(raw)
+        }
+    }
+
+    /// Lets `change` rewrite the raw covers of `block` (as `withRaw` gives them), then stores
+    /// them and recomputes the block's leaf (not its ancestors).
+    private mutating func updateRaw(_ block: Int, _ change: (UnsafeMutableBufferPointer<Int32>) -> Void) {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: CoverIndex.blockSize) { raw in
+            withRaw(block) { _ = raw.initialize(fromContentsOf: $0) }
+            change(raw)
+            store(block, raw)
+        }
+    }
+
+    /// Stores `raw` (64 raw covers, `gapCover` or more for a gap) as `block`'s: in bytes when
+    /// they spread over at most `narrowLimit`, their minimum moved into the leaf's pending
+    /// addition, else wide. Recomputes the leaf, not its ancestors.
+    private mutating func store(_ block: Int, _ raw: UnsafeMutableBufferPointer<Int32>) {
         let leaf = leaves + block
-        minimum[leaf] = end > start ? m &+ pending[leaf] : CoverIndex.emptyMinimum
+        let (m, c, top) = CoverIndex.extent(UnsafeBufferPointer(raw))
         minimumCount[leaf] = c
+        let start = block << CoverIndex.blockShift
+        if c > 0 && top &- m > CoverIndex.narrowLimit {
+            for i in raw.indices where raw[i] >= CoverIndex.gapCover / 2 { raw[i] = CoverIndex.gapCover }
+            if isWide.contains(block) {
+                wide[block]!.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: raw) }
+            } else {
+                wide[block] = ContiguousArray(raw)
+                isWide.insert(block)
+            }
+            minimum[leaf] = m &+ pending[leaf]
+            return
+        }
+        if isWide.contains(block) {
+            wide[block] = nil
+            isWide.remove(block)
+        }
+        narrow.withUnsafeMutableBufferPointer { bytes in
+            for i in 0 ..< CoverIndex.blockSize {
+                bytes[start + i] = raw[i] >= CoverIndex.gapCover / 2 ? CoverIndex.narrowGap : UInt8(raw[i] &- m)
+            }
+        }
+        if c > 0 {
+            pending[leaf] &+= m
+            minimum[leaf] = pending[leaf]
+        } else {
+            minimum[leaf] = CoverIndex.emptyMinimum
+        }
     }
 }

@@ -98,7 +98,7 @@ import TreeFormats
     }
 
     /// A view's unfiltered rows cost what it changed, and never more than a dense state: past
-    /// about n/16 changed nodes they become one (`TreeStore.isTooManyForSparse`), which a
+    /// about n/`denseShare` changed nodes they become one (`TreeStore.isTooManyForSparse`), which a
     /// rebase ends.
     @Test func aViewNeverHoldsMoreThanADenseState() throws {
         var store = try Self.store()
@@ -110,7 +110,7 @@ import TreeFormats
         for root in store.forest.children(of: nil) { _ = store.setExpanded(root, true, recursive: true, ViewRef(ViewID(1))) }
         #expect(store.userViews[ViewID(1)]!.dense != nil)
         #expect(store.changedNodes(in: ViewID(1)) == n - 729, "every folder expanded (729 leaves)")
-        #expect(store.viewBytes(ViewID(1)) <= 6 * n + 1024, "\(store.viewBytes(ViewID(1))) bytes for \(n) nodes")
+        #expect(store.viewBytes(ViewID(1)) <= 2 * n + 1024, "\(store.viewBytes(ViewID(1))) bytes for \(n) nodes")
         #expect(store.rowCount(ViewRef(ViewID(1))) == n && rowsBefore < n)
         _ = store.collapseAll(ViewRef(ViewID(1)))
         #expect(store.userViews[ViewID(1)]!.dense == nil && store.viewBytes(ViewID(1)) < 1024)
@@ -153,7 +153,7 @@ import TreeFormats
         for id in [ViewID(1), ViewID(2)] {
             for entry in store.userViews[id]!.filtered where entry.own == nil {
                 let exceptions = store.filterBases[entry.query]!.followers!.covers[id]!.exceptionCount
-                #expect(exceptions <= store.forest.count / 16 + TreeStore.sparseSlack)
+                #expect(exceptions <= store.forest.count / TreeStore.denseShare + TreeStore.sparseSlack)
             }
         }
     }
