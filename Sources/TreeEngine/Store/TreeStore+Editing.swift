@@ -65,6 +65,7 @@ extension TreeStore {
         if fragment.isEmpty { return ([], []) }
         let run = forest.adopt(fragment)
         let range = place(run, at: q, parent: parent)
+        selectionsFollowInsertion(range)
         var splices = updateViews(view) { view, forest, splices in
             view.inserted(range, parent: parent?.slot, in: forest, splices: &splices)
         }
@@ -93,6 +94,7 @@ extension TreeStore {
             recordUndo(.deleted(run, parent: back.0, before: back.1, ids: ids))
         }
         forest.free(run)
+        dropEmptySelections()
         if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
         settleFollowers()
         checkInvariants()
@@ -146,6 +148,7 @@ extension TreeStore {
         var splices = splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)
         let range = place(run, at: q, parent: parent)
+        selectionsFollowArrival(range, departures.selections)
         var i = 0
         splices += updateViews(view) { view, forest, splices in
             view.arrived(range, parent: parent?.slot, departures.dense[i], in: forest, splices: &splices)
@@ -245,10 +248,11 @@ extension TreeStore {
     }
 
     /// What the views keep of a subtree taking out: each dense view's departure in the
-    /// order `updateViews` visits them, and each sparse one's.
+    /// order `updateViews` visits them, each sparse one's, and each selection's.
     private struct Departures {
         var dense: [ViewState.Departure] = []
         var sparse: [ViewID: SparseCover.Departure] = [:]
+        var selections: [ViewID?: Selection.Departure] = [:]
     }
 
     /// Takes the subtree of `node` out of the positions, every view following.
@@ -266,6 +270,7 @@ extension TreeStore {
             departures.sparse[id] = departure
             return departure.splice
         }
+        departures.selections = selectionsDeparting(p)
         let last = forest.subtreeEnd(of: p).offset - 1
         let run = forest.takeOut(p)
         updateBases(positions)

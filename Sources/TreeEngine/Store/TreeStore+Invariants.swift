@@ -24,7 +24,12 @@ extension TreeStore {
                 }
             }
         }
+        if !selections.isEmpty { users[DepthBase.all, default: 0] += selections.count }
         precondition(users == depthBases.mapValues(\.users), "depth bases and their users")
+        for (view, selection) in selections {
+            precondition(contains(view: view) && !selection.isEmpty, "a selection of view \(String(describing: view))")
+            selection.checkInvariants(forest, nodeBase)
+        }
         for (query, base) in filterBases {
             precondition(base.filter!.isShared && base.filter!.expanded == base.filter!.ancestors, "a shared state expands exactly A")
             checkView(base)

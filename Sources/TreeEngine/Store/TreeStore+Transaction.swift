@@ -132,6 +132,8 @@ extension TreeStore {
         // The views' rules as they were, and each base counted anew.
         var users: [Int32: Int] = [:]
         for saved in log.userViews.values { users[saved.depth, default: 0] += 1 }
+        selections = log.selections
+        if !selections.isEmpty { users[DepthBase.all, default: 0] += selections.count }
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
         // The shared states as they were (one dropped on the way built again), their
         // followers from their saved exceptions.
@@ -226,6 +228,9 @@ struct UndoLog: Sendable {
     let userViews: [ViewID: (depth: Int32, cover: SparseCover, dense: Bitset?, filtered: [SavedViewFilter])]
     /// The shared filtered states.
     let filterBases: [SavedFilter]
+    /// The views' selections: valid again once the forest is back (they name nodes by slot
+    /// and count nodes between them, which the rollback puts back in the same order).
+    let selections: [ViewID?: Selection]
     /// The edits made so far.
     var edits = 0
     /// The views that stopped following the edits (see `TreeStore.suspendViews`), with
@@ -247,5 +252,6 @@ struct UndoLog: Sendable {
             }))
         }.reduce(into: [:]) { $0[$1.0] = $1.1 }
         filterBases = saved(store.filterBases.map { ($0.key, $0.value) })
+        selections = store.selections
     }
 }

@@ -127,6 +127,7 @@ extension TreeStore {
         precondition(undo == nil, "views are deleted outside transactions")
         let view = userViews.removeValue(forKey: id)!
         releaseBase(view.depth)
+        if selections.removeValue(forKey: id) != nil { releaseBase(DepthBase.all) }
         for entry in view.filtered where entry.own == nil { unfollow(entry.query, id) }
         observedViews = observedViews.filter { $0.view != id }
         observedSplices = observedSplices.filter { $0.key.view != id }
@@ -138,12 +139,12 @@ extension TreeStore {
         return UserView(depth: depth, cover: SparseCover(base: depthBases[depth]!.base, forest: forest))
     }
 
-    private mutating func acquireBase(_ depth: Int32) {
+    mutating func acquireBase(_ depth: Int32) {
         if depthBases[depth] == nil { depthBases[depth] = (DepthBase(depth: depth, forest: forest), 0) }
         depthBases[depth]!.users += 1
     }
 
-    private mutating func releaseBase(_ depth: Int32) {
+    mutating func releaseBase(_ depth: Int32) {
         depthBases[depth]!.users -= 1
         if depthBases[depth]!.users == 0 { depthBases[depth] = nil }
     }

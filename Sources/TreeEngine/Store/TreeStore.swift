@@ -36,6 +36,10 @@ public struct TreeStore: Sendable {
     /// Views whose splices every edit records besides those of the view it names, for
     /// whoever follows them (event streams): see `takeObservedSplices`.
     public var observedViews: Set<ViewRef> = []
+    /// The selections of the views that ever selected a node since their last `selectNone`,
+    /// by view (nil: the default view); each holds a user of `depthBases[DepthBase.all]`, which
+    /// counts nodes for them.
+    var selections: [ViewID?: Selection] = [:]
     /// The splices edits recorded for `observedViews` other than the view they named, since
     /// the last `takeObservedSplices`, in order.
     var observedSplices: [ViewRef: [Splice]] = [:]
@@ -176,10 +180,14 @@ public struct TreeStore: Sendable {
     public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
         wake(view)
         if let rows = keptRows(view, offset: offset, limit: limit) { return rows }
+        var rows: [Row]
         if let shared = prepareSharedRows(view) {
-            return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
+            rows = sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
+        } else {
+            rows = readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
         }
-        return readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
+        markSelection(&rows, in: view.view)
+        return rows
     }
 
     static func rows(_ view: ViewState, _ forest: Forest, offset: Int, limit: Int) -> [Row] {
@@ -204,7 +212,7 @@ public struct TreeStore: Sendable {
     /// rows always), without touching the order in which filtered rows are kept: for
     /// readers that share the store, e.g. under a read lock. Nil for a view's unfiltered
     /// rows (`sparse`).
-    private func keptView(_ view: ViewRef) -> ViewState? {
+    func keptView(_ view: ViewRef) -> ViewState? {
         guard let filter = view.filter else { return view.view.map { userViews[$0]?.dense } ?? unfiltered }
         guard let id = view.view else { return filtered.last { $0.query == filter }?.view }
         return userViews[id]?.filtered.last { $0.query == filter }?.own ?? sharedRows(view)?.base
@@ -228,9 +236,18 @@ public struct TreeStore: Sendable {
     /// `rows` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
     public func keptRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
-        if let sparse = sparse(view) { return sparseRows(sparse, offset: offset, limit: limit) }
-        if let shared = sharedRows(view) { return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base)) }
-        return keptView(view).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
+        var rows: [Row]
+        if let sparse = sparse(view) {
+            rows = sparseRows(sparse, offset: offset, limit: limit)
+        } else if let shared = sharedRows(view) {
+            rows = sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
+        } else if let kept = keptView(view) {
+            rows = TreeStore.rows(kept, forest, offset: offset, limit: limit)
+        } else {
+            return nil
+        }
+        markSelection(&rows, in: view.view)
+        return rows
     }
 
     /// `rowIndex`, `isExpanded` and `isMatch` of `node` in kept rows, or nil when they
@@ -408,4 +425,10 @@ public struct Row: Hashable, Sendable {
     public var isMatch: Bool
     /// Filtered views: the matches among the node's descendants (itself not counted).
     public var matchesBelow: Int?
+    /// Whether the node is selected in the view (see `TreeStore+Selection.swift`).
+    public var isSelected = false
+    /// The selected nodes among its descendants.
+    public var selectedBelow = 0
+    /// Whether its subtree holds both selected and unselected nodes.
+    public var isPartial = false
 }
