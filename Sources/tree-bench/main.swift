@@ -380,6 +380,7 @@ for size in sizes {
         runEditOps(d, nodes: nodes, bench: &bench, reps: editRuns ?? (big ? 21 : 51),
                    batchSize: batchSize, singlesSize: batchSingles)
         measureViews(d, nodes: nodes, bench: &bench, count: viewCount)
+        measureSelection(d, nodes: nodes, bench: &bench)
 
         // The reads again on the edited store (the position columns spread by the edits, the
         // four views kept through them), the tree fully expanded again as for `toggle`; the

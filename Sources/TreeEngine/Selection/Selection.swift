@@ -109,10 +109,15 @@ struct Selection: Sendable {
     /// and whether its subtree holds both selected and unselected nodes.
     /// - Complexity: O(log t + log n)
     func state(at p: Int, _ forest: Forest, _ nodes: DepthBase) -> (selected: Bool, below: Int, partial: Bool) {
-        let selected = isSelected(at: p, forest)
+        let upTo = boundaries(below: Selection.key(node: p) + 1, forest)
+        let selected = all != (upTo.count & 1 == 1)
         let end = Int(forest.endAt[p])
         guard end > p + 1 else { return (selected, 0, false) }
-        if root < 0 { return (selected, selected ? Selection.count(p + 1, end, forest, nodes) : 0, false) }
+        // No toggle below it (the next boundary is its own close, or after): its descendants
+        // have its state.
+        if upTo.next < 0 || key(upTo.next, forest) >= Selection.key(forest.slotAt[p], isClose: true, forest) {
+            return (selected, selected ? Selection.count(p + 1, end, forest, nodes) : 0, false)
+        }
         let below = self.selected(before: end, forest, nodes) - self.selected(before: p + 1, forest, nodes)
         let partial = selected ? below < Selection.count(p + 1, end, forest, nodes) : below > 0
         return (selected, below, partial)

@@ -91,13 +91,27 @@ extension TreeStore {
 
     /// Selects or deselects the nodes on the rows `offset ..< offset + count` of `view` (a
     /// shift-click): each row's node, and with `recursive` a collapsed row's subtree.
-    /// - Complexity: O(count · (log t + log n)), plus the children of expanded rows
+    ///
+    /// In unfiltered rows with `recursive`, the rows and the subtrees of the collapsed ones are
+    /// the nodes at a range of positions: an expanded row whose subtree ends inside it is set
+    /// with its subtree at once, and the rows in that subtree are passed over.
+    /// - Complexity: O(pieces · (log t + log n)), plus the children of expanded rows set
+    ///   alone; pieces: the rows, or unfiltered with `recursive` the subtrees that make up
+    ///   the range (about depth × children a node in a balanced tree)
     public mutating func selectRows(_ view: ViewRef, offset: Int, count: Int, _ value: Bool, recursive: Bool = true) {
-        let rows = self.rows(view, offset: offset, limit: count)
+        let rows = unmarkedRows(view, offset: offset, limit: count)
+        guard let last = rows.last else { return }
+        let lastPosition = forest.position(of: last.node)
+        let end = last.isExpanded ? lastPosition + 1 : forest.subtreeEnd(of: lastPosition)
+        let coalesce = recursive && view.filter == nil
         changeSelection(of: view.view) { selection, forest, nodes in
+            var covered = Position(0)
             for row in rows {
-                if recursive && !row.isExpanded {
+                let p = forest.position(of: row.node)
+                guard p >= covered else { continue }
+                if recursive && (!row.isExpanded || coalesce && forest.subtreeEnd(of: p) <= end) {
                     selection.set(subtreeOf: row.node.slot, value, forest, nodes)
+                    covered = forest.subtreeEnd(of: p)
                 } else {
                     selection.set(nodeIn: row.node.slot, value, forest, nodes)
                 }
@@ -173,5 +187,14 @@ extension TreeStore {
         for i in selections.indexList {
             selections.values[i].arrived(range.lowerBound.offset ..< range.upperBound.offset, departures[selections.keys[i]]!, forest, nodes)
         }
+    }
+}
+
+extension TreeStore {
+    /// The bytes `view`'s selection holds, and its toggles (nodes whose state differs from
+    /// their parent's): what it costs.
+    /// - Complexity: O(1)
+    public func selectionCost(in view: ViewID?) -> (bytes: Int, toggles: Int) {
+        selections[view].map { ($0.bytes, $0.toggleCount) } ?? (0, 0)
     }
 }

@@ -178,16 +178,17 @@ public struct TreeStore: Sendable {
     /// The visible rows `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
     public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
-        wake(view)
-        if let rows = keptRows(view, offset: offset, limit: limit) { return rows }
-        var rows: [Row]
-        if let shared = prepareSharedRows(view) {
-            rows = sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
-        } else {
-            rows = readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
-        }
+        var rows = unmarkedRows(view, offset: offset, limit: limit)
         markSelection(&rows, in: view.view)
         return rows
+    }
+
+    /// `rows` without their selection fields.
+    mutating func unmarkedRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
+        wake(view)
+        if let rows = keptUnmarkedRows(view, offset: offset, limit: limit) { return rows }
+        if let shared = prepareSharedRows(view) { return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base)) }
+        return readView(view) { view, forest in TreeStore.rows(view, forest, offset: offset, limit: limit) }
     }
 
     static func rows(_ view: ViewState, _ forest: Forest, offset: Int, limit: Int) -> [Row] {
@@ -236,18 +237,15 @@ public struct TreeStore: Sendable {
     /// `rows` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
     public func keptRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
-        var rows: [Row]
-        if let sparse = sparse(view) {
-            rows = sparseRows(sparse, offset: offset, limit: limit)
-        } else if let shared = sharedRows(view) {
-            rows = sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base))
-        } else if let kept = keptView(view) {
-            rows = TreeStore.rows(kept, forest, offset: offset, limit: limit)
-        } else {
-            return nil
-        }
+        guard var rows = keptUnmarkedRows(view, offset: offset, limit: limit) else { return nil }
         markSelection(&rows, in: view.view)
         return rows
+    }
+
+    private func keptUnmarkedRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
+        if let sparse = sparse(view) { return sparseRows(sparse, offset: offset, limit: limit) }
+        if let shared = sharedRows(view) { return sparseRows(shared, offset: offset, limit: limit, match: matchInfo(shared.base)) }
+        return keptView(view).map { TreeStore.rows($0, forest, offset: offset, limit: limit) }
     }
 
     /// `rowIndex`, `isExpanded` and `isMatch` of `node` in kept rows, or nil when they
