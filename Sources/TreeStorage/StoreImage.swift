@@ -7,7 +7,8 @@ import TreeEngine
 /// An image holds the forest in pre-order without gaps (levels, flags, titles, ids,
 /// `data`), the default view's unfiltered expansion (in the flags), every kept filtered
 /// view with its query and expansion in the order the store keeps them, the other views
-/// (their rule, the nodes whose expansion they changed, their filtered views), and an
+/// (their rule, the nodes whose expansion they changed, their filtered views), the views'
+/// selections, and an
 /// opaque block of the caller's bytes. Loading builds the store straight from the columns
 /// (no JSON); a filtered view's matches are computed again from the titles.
 ///
@@ -15,11 +16,11 @@ import TreeEngine
 /// memory (a mapped or read file).
 public enum StoreImage {
     /// The format version written. Version 1 (before views other than the default one,
-    /// without the `VWS_` section) and version 2 (a view's filtered rows as every node's
-    /// expansion) are read too.
-    public static let formatVersion: UInt16 = 3
+    /// without the `VWS_` section), version 2 (a view's filtered rows as every node's
+    /// expansion) and version 3 (before selections, without the `SEL_` section) are read too.
+    public static let formatVersion: UInt16 = 4
     /// The versions read.
-    static let readableVersions: ClosedRange<UInt16> = 1 ... 3
+    static let readableVersions: ClosedRange<UInt16> = 1 ... 4
     /// The first six bytes of every image.
     public static let magic: [UInt8] = Array("TSSNAP".utf8)
     /// Bytes of the header, its checksum included.
@@ -31,7 +32,7 @@ public enum StoreImage {
 
     /// The sections, in the order they are written and required.
     enum Section: Int, CaseIterable {
-        case caller, levels, flags, titles, ids, data, views, userViews
+        case caller, levels, flags, titles, ids, data, views, userViews, selections
         var tag: [UInt8] {
             switch self {
             case .caller: return Array("CALR".utf8)
@@ -42,12 +43,19 @@ public enum StoreImage {
             case .data: return Array("DATA".utf8)
             case .views: return Array("VIEW".utf8)
             case .userViews: return Array("VWS_".utf8)
+            case .selections: return Array("SEL_".utf8)
             }
         }
         var name: String { String(decoding: tag, as: UTF8.self) }
 
         /// The sections of an image of format `version`, in order.
-        static func of(version: UInt16) -> ArraySlice<Section> { version == 1 ? allCases.dropLast() : allCases[...] }
+        static func of(version: UInt16) -> ArraySlice<Section> {
+            switch version {
+            case 1: allCases.dropLast(2)
+            case 2, 3: allCases.dropLast()
+            default: allCases[...]
+            }
+        }
     }
     static let trailerTag: [UInt8] = Array("TEND".utf8)
 
@@ -96,6 +104,9 @@ public enum StoreImage {
                 userViewBytes += entrySize(query.text.utf8.count) + 3 + min(changesSize(changes), expansionBytes)
             }
         }
+
+        let selections = compact.selections
+        let selectionBytes = varintSize(selections.count) + selections.reduce(0) { $0 + 10 + nodesSize($1.toggles) }
 
         var header = [UInt8]()
         header.reserveCapacity(headerSize)
@@ -196,6 +207,15 @@ public enum StoreImage {
                     }
                 }
             }
+            try section(.selections, length: selectionBytes) { out in
+                try out.varint(selections.count)
+                for selection in selections {
+                    try out.u8(selection.view == nil ? 0 : 1)
+                    try out.u64(selection.view?.rawValue ?? 0)
+                    try out.u8(selection.all ? 1 : 0)
+                    try writeNodes(selection.toggles, to: &out)
+                }
+            }
             try trailerTag.withUnsafeBytes { try out.bytes($0) }
             try out.u32(trailerCRC.value)
             try out.u64(UInt64(out.total + out.used + 8))
@@ -248,22 +268,32 @@ public enum StoreImage {
     /// The bytes of changed nodes (ascending): a LEB128 count, the indices as LEB128 gaps,
     /// then a bit each of their values.
     static func changesSize(_ changes: [(index: Int, expanded: Bool)]) -> Int {
-        var size = varintSize(changes.count) + (changes.count + 7) / 8
+        nodesSize(changes.map(\.index)) + (changes.count + 7) / 8
+    }
+
+    /// The bytes of ascending node numbers as `writeNodes` writes them.
+    static func nodesSize(_ nodes: [Int]) -> Int {
+        var size = varintSize(nodes.count)
         var previous = -1
-        for change in changes {
-            size += varintSize(change.index - previous - 1)
-            previous = change.index
+        for node in nodes {
+            size += varintSize(node - previous - 1)
+            previous = node
         }
         return size
     }
 
-    static func writeChanges(_ changes: [(index: Int, expanded: Bool)], to out: inout Output) throws {
-        try out.varint(changes.count)
+    /// Ascending node numbers: a LEB128 count, then each as a LEB128 gap from the one before.
+    static func writeNodes(_ nodes: [Int], to out: inout Output) throws {
+        try out.varint(nodes.count)
         var previous = -1
-        for change in changes {
-            try out.varint(change.index - previous - 1)
-            previous = change.index
+        for node in nodes {
+            try out.varint(node - previous - 1)
+            previous = node
         }
+    }
+
+    static func writeChanges(_ changes: [(index: Int, expanded: Bool)], to out: inout Output) throws {
+        try writeNodes(changes.map(\.index), to: &out)
         var bits = [UInt8](repeating: 0, count: (changes.count + 7) / 8)
         for (k, change) in changes.enumerated() where change.expanded { bits[k >> 3] |= 1 << UInt8(k & 7) }
         try bits.withUnsafeBytes { try out.bytes($0) }
@@ -272,23 +302,31 @@ public enum StoreImage {
     /// Changed nodes as `writeChanges` writes them, from offset `o` of `section` on.
     static func readChanges(in section: UnsafeRawBufferPointer, at o: inout Int, count n: Int,
                             of owner: String) throws(StoreImageError) -> [(index: Int, expanded: Bool)] {
-        guard let (count, next) = varint(in: section, at: o), count <= n else { throw .inconsistent("\(owner) has a bad count of changed nodes") }
-        o = next
-        var changes: [(index: Int, expanded: Bool)] = []
-        changes.reserveCapacity(count)
-        var previous = -1
-        for _ in 0 ..< count {
-            // A gap past the nodes is wrong anyway; bounded, the sum cannot overflow.
-            guard let (gap, next) = varint(in: section, at: o), gap < n else { throw .inconsistent("\(owner): its changed nodes do not fit") }
-            previous += gap + 1
-            changes.append((previous, false))
-            o = next
-        }
+        var changes = try readNodes(in: section, at: &o, count: n, of: owner).map { (index: $0, expanded: false) }
+        let count = changes.count
         let bitBytes = (count + 7) / 8
         guard section.count - o >= bitBytes else { throw .inconsistent("\(owner): its changes' bits do not fit") }
         for i in changes.indices { changes[i].expanded = section[o + (i >> 3)] & (1 << UInt8(i & 7)) != 0 }
         o += bitBytes
         return changes
+    }
+
+    /// Node numbers as `writeNodes` writes them, from offset `o` of `section` on.
+    static func readNodes(in section: UnsafeRawBufferPointer, at o: inout Int, count n: Int,
+                          of owner: String) throws(StoreImageError) -> [Int] {
+        guard let (count, next) = varint(in: section, at: o), count <= n else { throw .inconsistent("\(owner) has a bad count of nodes") }
+        o = next
+        var nodes: [Int] = []
+        nodes.reserveCapacity(count)
+        var previous = -1
+        for _ in 0 ..< count {
+            // A gap past the nodes is wrong anyway; bounded, the sum cannot overflow.
+            guard let (gap, next) = varint(in: section, at: o), gap < n else { throw .inconsistent("\(owner): its nodes do not fit") }
+            previous += gap + 1
+            nodes.append(previous)
+            o = next
+        }
+        return nodes
     }
 
     /// The bytes of a LEB128 length followed by `length` bytes.
@@ -425,6 +463,9 @@ public enum StoreImage {
         if sections.count > Section.userViews.rawValue {
             columns.userViews = try userViews(sections[Section.userViews.rawValue], count: n, version: version)
         }
+        if sections.count > Section.selections.rawValue {
+            columns.selections = try selections(sections[Section.selections.rawValue], count: n)
+        }
         do {
             return try TreeStore(compact: columns)
         } catch {
@@ -499,6 +540,22 @@ public enum StoreImage {
         }
         guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the views") }
         return views
+    }
+
+    /// The selections of the `SEL_` section: for each its view, what a root takes, and its toggles.
+    static func selections(_ section: UnsafeRawBufferPointer, count n: Int) throws(StoreImageError) -> [CompactSelection] {
+        guard let (count, first) = varint(in: section, at: 0) else { throw .inconsistent("the selections section has no count") }
+        var o = first
+        var selections: [CompactSelection] = []
+        for k in 0 ..< count {
+            guard section.count - o >= 10, section[o] <= 1, section[o + 9] <= 1 else { throw .inconsistent("selection \(k) does not fit its section") }
+            let view = section[o] == 0 ? nil : ViewID(Reader(bytes: section).u64(at: o + 1))
+            let all = section[o + 9] == 1
+            o += 10
+            selections.append(CompactSelection(view: view, all: all, toggles: try readNodes(in: section, at: &o, count: n, of: "selection \(k)")))
+        }
+        guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the selections") }
+        return selections
     }
 
     /// The start and length of the entry (a LEB128 length, then the bytes) at offset

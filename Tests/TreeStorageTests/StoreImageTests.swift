@@ -21,6 +21,12 @@ import TreeFormats
         try store.prepareView(ViewRef(ViewID(1 << 40), filter: FilterQuery("item")))
         _ = store.collapseAll(ViewRef(ViewID(1 << 40), filter: FilterQuery("item")))
         store.createView(ViewID(3), .copy(of: nil))
+        // Selections: the default view's one subtree but a node below it, view 7's every node
+        // but one subtree (a new root would be selected).
+        store.setSelected(alpha, true, in: nil)
+        store.setSelected(store.forest.children(of: alpha)[1], false, recursive: false, in: nil)
+        store.selectAll(ViewRef(ViewID(7)))
+        store.setSelected(eta, false, in: ViewID(7))
         return store
     }
 
@@ -102,6 +108,11 @@ import TreeFormats
                     + rows.map { "\(s.forest.id(of: $0.node))/\($0.level)/\($0.isExpanded)/\($0.isMatch)" }.joined(separator: " "))
             }
         }
+        for id in [nil] + s.views.map(Optional.some) {
+            let selected = s.selectedNodes(in: id, after: nil, limit: 1000, topMost: false)
+            lines.append("selection of \(id.map(\.description) ?? "default"): \(s.compact.selections.first { $0.view == id }?.all ?? false) "
+                + selected.map { s.forest.id(of: $0).description }.joined(separator: " "))
+        }
         return lines
     }
 
@@ -125,9 +136,10 @@ import TreeFormats
         let store = try Self.defaultViewSample()
         var bytes = StoreImage.image(of: store)
         let layout = Layout(bytes)
-        // Version 1: seven sections, the last one (VWS_) gone, the trailer's size fixed.
+        // Version 1: seven sections, the last two (VWS_, SEL_) gone, the trailer's size fixed.
         let views = layout.sections[StoreImage.Section.userViews.rawValue]
-        bytes.removeSubrange(views.lowerBound - 12 ..< views.upperBound + 4)
+        let selections = layout.sections[StoreImage.Section.selections.rawValue]
+        bytes.removeSubrange(views.lowerBound - 12 ..< selections.upperBound + 4)
         bytes[6] = 1
         bytes[12] = 7
         let size = UInt64(bytes.count)
@@ -136,6 +148,39 @@ import TreeFormats
         let back = try Self.load(bytes).store
         #expect(Self.summary(back) == Self.summary(store))
         #expect(back.views.isEmpty)
+    }
+
+    /// An image of format version 3 (before selections: no `SEL_` section) loads as the same
+    /// store selecting nothing.
+    @Test func formatVersionThreeLoads() throws {
+        let store = try Self.sampleStore()
+        var bytes = StoreImage.image(of: store)
+        let selections = Layout(bytes).sections[StoreImage.Section.selections.rawValue]
+        bytes.removeSubrange(selections.lowerBound - 12 ..< selections.upperBound + 4)
+        bytes[6] = 3
+        bytes[12] = 8
+        let size = UInt64(bytes.count)
+        for k in 0 ..< 8 { bytes[bytes.count - 8 + k] = UInt8(truncatingIfNeeded: size >> (8 * UInt64(k))) }
+        Layout.reseal(&bytes, version: 3)
+        let back = try Self.load(bytes).store
+        #expect(back.views == store.views && back.selectedCount(in: nil) == 0 && back.selectedCount(in: ViewID(7)) == 0)
+        #expect(store.selectedCount(in: nil) > 0 && store.selectedCount(in: ViewID(7)) > 0)
+    }
+
+    /// A selection naming a view that is not there, or nodes out of order, is refused.
+    @Test func aBadSelectionIsRefused() throws {
+        let store = try Self.sampleStore()
+        func edited(_ change: (inout [UInt8], Range<Int>) -> Void) -> StoreImageError? {
+            var bytes = StoreImage.image(of: store)
+            change(&bytes, Layout(bytes).sections[StoreImage.Section.selections.rawValue])
+            Layout.reseal(&bytes)
+            return Self.loadError(bytes)
+        }
+        // The first selection is the default view's (kind 0): name view 5 instead.
+        #expect(edited { bytes, s in bytes[s.lowerBound + 1] = 1; bytes[s.lowerBound + 2] = 5 } != nil)
+        // Its `all` byte is 0 or 1.
+        #expect(edited { bytes, s in bytes[s.lowerBound + 10] = 2 } != nil)
+        #expect(edited { _, _ in } == nil)
     }
 
     /// Format version 2 wrote a view's filtered rows as every node's expansion bit, with no
@@ -255,8 +300,8 @@ import TreeFormats
         #expect(Self.loadError(wrong) == .badMagic)
         #expect(Self.loadError(Array("{\"nodes\":[]}".utf8)) == .badMagic)
         wrong = bytes
-        wrong[6] = 4
-        #expect(Self.loadError(wrong) == .unsupportedVersion(4))
+        wrong[6] = 5
+        #expect(Self.loadError(wrong) == .unsupportedVersion(5))
         wrong = bytes
         wrong[20] ^= 1  // the node count
         #expect(Self.loadError(wrong) == .checksumMismatch(section: "header"))

@@ -56,6 +56,14 @@ struct Selection: Sendable {
     /// The number of toggles.
     var toggleCount: Int { root < 0 ? 0 : Int(boundaries[Int(root)].size) / 2 }
 
+    /// The toggles' slots, in tree order.
+    /// - Complexity: O(t)
+    var toggles: [Int32] {
+        var result: [Int32] = []
+        forEach(in: root) { i in if !boundaries[Int(i)].isClose { result.append(boundaries[Int(i)].slot) } }
+        return result
+    }
+
     /// Whether nothing is selected and nothing will be (no toggle, `all` false).
     var isEmpty: Bool { !all && root < 0 }
 

@@ -254,6 +254,35 @@ package struct CompactStore: Sendable {
     package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] {
         expansion(store.filteredExpansion(store.userViews[id]!.filtered[v].query, in: id))
     }
+
+    // MARK: Selections
+
+    /// Every view's selection that selects something (nil: the default view's), by view:
+    /// what a root takes, and the nodes whose state differs from their parent's, ascending.
+    /// - Complexity: O(toggles · log n)
+    package var selections: [CompactSelection] {
+        store.selections.sorted { ($0.key?.rawValue ?? 0, $0.key == nil ? 0 : 1) < ($1.key?.rawValue ?? 0, $1.key == nil ? 0 : 1) }
+            .map { view, selection in
+                CompactSelection(view: view, all: selection.all,
+                                 toggles: nodeChanges(selection.toggles.map { (Slot(rawValue: $0), false) }).map(\.index))
+            }
+    }
+}
+
+/// A view's selection as compact columns describe it (see `CompactStore.selections`).
+package struct CompactSelection: Equatable {
+    /// The view (nil: the default view).
+    package var view: ViewID?
+    /// The state of a root that is not a toggle.
+    package var all: Bool
+    /// The nodes whose state differs from their parent's (a root's: from `all`), ascending.
+    package var toggles: [Int]
+
+    package init(view: ViewID?, all: Bool, toggles: [Int]) {
+        self.view = view
+        self.all = all
+        self.toggles = toggles
+    }
 }
 
 /// A view other than the default one as compact columns describe it (see
@@ -311,6 +340,8 @@ package struct CompactColumns {
     package var views: [(query: FilterQuery, expansion: UnsafeRawBufferPointer)]
     /// The views other than the default one.
     package var userViews: [CompactView] = []
+    /// The views' selections.
+    package var selections: [CompactSelection] = []
 
     package init(count: Int, levels: UnsafeRawBufferPointer, flags: UnsafeRawBufferPointer,
                  titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer,
@@ -542,6 +573,19 @@ extension TreeStore {
                     for change in changes { expanded.set(change.index, change.expanded) }
                     keepFiltered(query, in: view.id, expanded: expanded)
                 }
+            }
+        }
+        var selected: Set<ViewID?> = []
+        for selection in c.selections {
+            let name = selection.view.map { "view \($0)" } ?? "the default view"
+            guard contains(view: selection.view) else { throw CompactColumnsError("a selection of \(name), which is not there") }
+            guard selected.insert(selection.view).inserted else { throw CompactColumnsError("\(name) has two selections") }
+            guard zip(selection.toggles, selection.toggles.dropFirst()).allSatisfy({ $0 < $1 }), selection.toggles.allSatisfy({ (0 ..< n).contains($0) }) else {
+                throw CompactColumnsError("the selection of \(name) names nodes out of order or past the last")
+            }
+            changeSelection(of: selection.view) { state, forest, nodes in
+                state.reset(selection.all, forest)
+                for node in selection.toggles { state.toggle(Slot(node), forest, nodes) }
             }
         }
         checkInvariants()

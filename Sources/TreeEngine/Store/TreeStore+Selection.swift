@@ -121,7 +121,7 @@ extension TreeStore {
 
     /// Runs `body` on the selection of `view` (made when it has none), then drops it when it
     /// selects nothing.
-    private mutating func changeSelection(of view: ViewID?, _ body: (inout Selection, Forest, DepthBase) -> Void) {
+    mutating func changeSelection(of view: ViewID?, _ body: (inout Selection, Forest, DepthBase) -> Void) {
         precondition(contains(view: view), "no view \(view.map(String.init(describing:)) ?? "default")")
         if selections[view] == nil {
             acquireBase(DepthBase.all)

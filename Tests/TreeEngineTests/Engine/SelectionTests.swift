@@ -2,6 +2,7 @@ import Testing
 @testable import TreeEngine
 import TreeFormats
 @testable import TreeReference
+import TreeStorage
 
 /// Selections (issue 36) against a plain map from node to state, over random trees, random
 /// selection changes and random edits in between, in several views at once. Every node's
@@ -117,7 +118,17 @@ import TreeFormats
                 let gone = Run.subtree(store, node)
                 _ = store.delete(node, ViewRef(view))
                 for id in plain.keys { for n in gone { plain[id]!.selected[n] = nil } }
-            case 85 ..< 100 where all.count > 1:
+            case 85 ..< 88 where store.undo == nil:
+                // Through the snapshot image: the states by id.
+                log.append("image round trip")
+                let ids = Dictionary(uniqueKeysWithValues: all.map { ($0, store.forest.id(of: $0).description) })
+                store = try StoreImage.image(of: store).withUnsafeBytes { try StoreImage.load($0) }.store
+                for (id, p) in plain {
+                    var moved = Plain(rootState: p.rootState)
+                    for (node, value) in p.selected { moved.selected[store.forest.node(withID: ids[node]!)!] = value }
+                    plain[id] = moved
+                }
+            case 88 ..< 100 where all.count > 1:
                 let node = rng.pick(all)
                 let parent: NodeHandle? = rng.chance(0.2) ? nil : rng.pick(all)
                 guard store.moveProblem(node, to: parent, index: nil) == nil else { return }
