@@ -29,6 +29,7 @@ extension ReferenceForest {
     func deleteView(_ id: ViewID) {
         precondition(views[id] != nil, "no view \(id)")
         views[id] = nil
+        dropSelection(of: id)
     }
 
     /// The filtered rows a view keeps, least recently used first.

@@ -12,6 +12,9 @@ final class RefNode {
     var expanded: Bool
     var declaresChildren: Bool
     var data: [UInt8]?
+    /// Selected in a view (nil key: the default view); absent: not selected
+    /// (`ReferenceForest+Selection.swift`).
+    var selected: [ViewID?: Bool] = [:]
     /// The title with its folds, made again when the title changes.
     private(set) var folding = RefTitle("")
 
@@ -102,6 +105,9 @@ final class ReferenceForest {
     var defaultFiltered = RefFilteredStates()
     /// The views besides the default one.
     var views: [ViewID: RefView] = [:]
+    /// What a root put into the forest is in each view's selection (nil key: the default
+    /// view's); absent: not selected.
+    var rootSelection: [ViewID?: Bool] = [:]
     /// Filtered views the default view keeps, most recently used last.
     var kept: [FilterQuery] { defaultFiltered.kept }
 
@@ -287,7 +293,8 @@ final class ReferenceForest {
     struct Checkpoint {
         fileprivate var roots: [RefNode]
         fileprivate var nodes: [(node: RefNode, id: NodeID?, title: String, children: [RefNode], parent: RefNode?,
-                                 expanded: Bool, declaresChildren: Bool, data: [UInt8]?)]
+                                 expanded: Bool, declaresChildren: Bool, data: [UInt8]?, selected: [ViewID?: Bool])]
+        fileprivate var rootSelection: [ViewID?: Bool]
         fileprivate var defaultFiltered: RefFilteredStates
         fileprivate var views: [ViewID: RefView]
         fileprivate var synced: [ObjectIdentifier: Synced]
@@ -295,8 +302,8 @@ final class ReferenceForest {
 
     func checkpoint() -> Checkpoint {
         Checkpoint(roots: roots,
-                   nodes: allNodes.map { ($0, $0.id, $0.title, $0.children, $0.parent, $0.expanded, $0.declaresChildren, $0.data) },
-                   defaultFiltered: defaultFiltered, views: views, synced: synced)
+                   nodes: allNodes.map { ($0, $0.id, $0.title, $0.children, $0.parent, $0.expanded, $0.declaresChildren, $0.data, $0.selected) },
+                   rootSelection: rootSelection, defaultFiltered: defaultFiltered, views: views, synced: synced)
     }
 
     /// Puts everything back as it was at `checkpoint` (the same node objects).
@@ -310,7 +317,9 @@ final class ReferenceForest {
             n.node.expanded = n.expanded
             n.node.declaresChildren = n.declaresChildren
             n.node.data = n.data
+            n.node.selected = n.selected
         }
+        rootSelection = c.rootSelection
         defaultFiltered = c.defaultFiltered
         views = c.views
         synced = c.synced

@@ -310,6 +310,7 @@ extension ModelRun {
         } else {
             _ = model.insert(nodes, parent: parent, index: index)
         }
+        model.takeParentStates(nodes)
         adoptIDs(nodes, result.roots, "batch: inserted nodes", forest: s.forest)
         model.editDone(ref)
         return result.splices

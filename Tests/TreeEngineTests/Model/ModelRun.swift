@@ -425,6 +425,7 @@ final class ModelRun {
                 checkViews("after op \(log.count - 1)")
                 if !failed { checkNamed("after op \(log.count - 1)") }
             }
+            if !failed { checkSelections("after op \(log.count - 1)") }
             if bigPayloads {
                 let forest = store.forest
                 poolSizes.append((forest.titles.bytes.count, forest.dataPool.bytes.count, forest.ids.pool.bytes.count))
@@ -468,10 +469,12 @@ final class ModelRun {
         if viewsMode {
             named = Self.noView
             if viewStep() { return false }
-            return step(randomRef())
+            let ref = randomRef()
+            return rng.chance(0.1) ? selectionStep(ref) : step(ref)
         }
         let view = rng.chance(0.4) ? 0 : rng.int(1 ... filters.count)
-        return step(ViewRef(nil, filter: filter(view)))
+        let ref = ViewRef(nil, filter: filter(view))
+        return rng.chance(0.08) ? selectionStep(ref) : step(ref)
     }
 
     /// One random operation named with `ref` (see `randomStep`).
@@ -702,6 +705,7 @@ final class ModelRun {
         } else {
             _ = model.insert(nodes, parent: parent, index: index)
         }
+        model.takeParentStates(nodes)
         model.editDone(ref)
         insertCount += 1
         adoptIDs(nodes, result.roots, "inserted nodes")
