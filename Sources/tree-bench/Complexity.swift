@@ -50,8 +50,8 @@ struct GuardOp {
 }
 
 /// Each round's samples: the reads on the unfiltered view, every edit kind naming the
-/// unfiltered view and (`.named`) each of the kept filtered views in turn, and a batch of
-/// 1,000 edits in one transaction.
+/// unfiltered view and (`.named`) each of the kept filtered views in turn, the views' ops,
+/// the selection ops, and a batch of 1,000 edits in one transaction.
 func guardOps() -> [GuardOp] {
     let reads = [
         GuardOp(name: "toggle") { toggleSamples(&$0.store, 20, rng: &$0.rng) },
@@ -80,7 +80,35 @@ func guardOps() -> [GuardOp] {
     ] + edits.map { name, edit in
         GuardOp(name: "views." + name, withViews: true) { bench in (0 ..< perRound).map { _ in edit(&bench, bench.randomView()) } }
     }
-    return reads + editOps + viewOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
+    // The default view's busy selection (see `runComplexityGuard`), on the store with views.
+    let selectionOps = [
+        GuardOp(name: "selection.subtree", withViews: true) { bench in
+            (0 ..< 10).flatMap { _ in
+                let node = bench.bigFolder(), was = bench.store.isSelected(node, in: nil)
+                return [seconds { bench.store.setSelected(node, !was, in: nil) }, seconds { bench.store.setSelected(node, was, in: nil) }]
+            }
+        },
+        GuardOp(name: "selection.node", withViews: true) { bench in
+            (0 ..< 10).flatMap { _ in
+                let node = bench.pool.random(using: &bench.rng), was = bench.store.isSelected(node, in: nil)
+                return [seconds { bench.store.setSelected(node, !was, recursive: false, in: nil) },
+                        seconds { bench.store.setSelected(node, was, recursive: false, in: nil) }]
+            }
+        },
+        GuardOp(name: "selection.page", withViews: true) { pageSamples(&$0.store, 40, rng: &$0.rng) },
+        GuardOp(name: "selection.rows", withViews: true) { bench in
+            (0 ..< 4).flatMap { _ in
+                let offset = Int.random(in: 0 ..< max(1, bench.store.rowCount(ViewRef()) - 1000), using: &bench.rng)
+                let value = Bool.random(using: &bench.rng)
+                return [seconds { bench.store.selectRows(ViewRef(), offset: offset, count: 1000, value) },
+                        seconds { bench.store.selectRows(ViewRef(), offset: offset, count: 1000, !value) }]
+            }
+        },
+        GuardOp(name: "selection.top100", withViews: true) { bench in
+            (0 ..< 10).map { _ in seconds { _ = bench.store.selectedNodes(in: nil, after: nil, limit: 100, topMost: true) } }
+        },
+    ]
+    return reads + editOps + viewOps + selectionOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
 }
 
 /// Runs the guard, prints the table it measured, and returns the exit status: 1 when an op
@@ -98,6 +126,12 @@ func guardOps() -> [GuardOp] {
         // Users' views, which every edit updates (see Views.swift); 30% of them filtering.
         _ = bench.addViews(views)
         _ = bench.addFilters(views * 3 / 10, texts: viewFilterTexts(d))
+        // Selections that every edit follows: the default view's (the `selection.*` ops) and
+        // ten of the views'.
+        if views > 0 {
+            bench.selectRandom(500, in: nil)
+            for id in bench.views.prefix(10) { bench.selectRandom(20, in: id) }
+        }
         return bench
     }
     var benches = sizes.map { bench($0, views: 0) }
