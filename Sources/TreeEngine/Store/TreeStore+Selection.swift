@@ -17,6 +17,11 @@ extension TreeStore {
     /// - Complexity: O(1)
     public func selectedCount(in view: ViewID?) -> Int { selections[view]?.selectedCount ?? 0 }
 
+    /// Whether `view` selects a node, or will select a root put into the forest (else its
+    /// rows' selection fields are all false and 0).
+    /// - Complexity: O(1)
+    public func hasSelection(in view: ViewID?) -> Bool { selections[view] != nil }
+
     /// `node` in `view`: whether it is selected, how many of its descendants are, and whether
     /// its subtree holds both selected and unselected nodes.
     /// - Complexity: O(log t + log n)

@@ -22,7 +22,8 @@ struct Batch {
     var body: [UInt8]
 
     /// The names of `op`, in the order the API lists them.
-    static let kinds = ["insert", "delete", "move", "update", "expand", "reveal", "expandAll", "collapseAll", "expandDepth"]
+    static let kinds = ["insert", "delete", "move", "update", "expand", "reveal", "expandAll", "collapseAll", "expandDepth",
+                        "select", "selectAll", "selectNone", "invertSelection", "selectRows"]
 
     /// Reads the body: malformed JSON 400, a body of another shape 422, more than
     /// `maxOperations` operations 413. Errors of single operations are kept for their turn.
@@ -170,6 +171,10 @@ extension SessionOperation {
         case "reveal": return try reveal(try item(), body.removing("id").implying("reveal"))
         case "expandAll": return try expandAll(body.implying("expandAll"))
         case "collapseAll": return try collapseAll(body.implying("collapseAll"))
+        case "select": return try selection(try item(), body.removing("id"))
+        case "selectAll", "selectNone", "invertSelection":
+            return try flag(op, body.implying(op), op == "selectAll" ? .selectAll : op == "selectNone" ? .selectNone : .invertSelection)
+        case "selectRows": return try selectRows(body)
         default: return try expandDepth(body)
         }
     }

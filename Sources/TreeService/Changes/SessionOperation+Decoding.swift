@@ -1,17 +1,54 @@
 import TreeEngine
+import TreeFormats
 
 /// Request bodies read into operations: every check of a body's shape and types happens
 /// here, before the session is locked.
 extension SessionOperation {
-    /// The body of `PATCH /sessions/{sid}`: exactly one of `expandAll`, `collapseAll`, `expandDepth`.
+    /// The members a `PATCH` of a view may have, exactly one of them.
+    static let viewPatchMembers = ["expandAll", "collapseAll", "expandDepth", "selectAll", "selectNone", "invertSelection", "selectRows"]
+
+    /// The body of `PATCH /sessions/{sid}` (and of a view): exactly one of `expandAll`,
+    /// `collapseAll`, `expandDepth`, `selectAll`, `selectNone`, `invertSelection`, `selectRows`.
     static func sessionPatch(_ members: Members) throws(ServiceError) -> SessionOperation {
-        try members.allowOnly(["expandAll", "collapseAll", "expandDepth"])
+        try members.allowOnly(Set(viewPatchMembers))
         guard members.keys.count == 1 else {
-            throw .unprocessable("the body must have exactly one of expandAll, collapseAll, expandDepth")
+            throw .unprocessable("the body must have exactly one of \(viewPatchMembers.joined(separator: ", "))")
         }
         if members.has("expandAll") { return try expandAll(members) }
         if members.has("collapseAll") { return try collapseAll(members) }
+        if members.has("selectAll") { return try flag("selectAll", members, .selectAll) }
+        if members.has("selectNone") { return try flag("selectNone", members, .selectNone) }
+        if members.has("invertSelection") { return try flag("invertSelection", members, .invertSelection) }
+        if members.has("selectRows") { return try selectRows(members) }
         return try expandDepth(members)
+    }
+
+    /// `{"<key>": true}`: the operation it names.
+    static func flag(_ key: String, _ members: Members, _ operation: SessionOperation) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly([key])
+        guard try members.bool(key) == true else { throw .unprocessable("\"\(key)\" must be true", member: key) }
+        return operation
+    }
+
+    /// `{"selectRows": {"offset": N, "count": N, "selected": Bool, "recursive": Bool}}`,
+    /// `recursive` optional (true).
+    static func selectRows(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["selectRows"])
+        guard case .object(let pairs)? = members["selectRows"] else {
+            throw .unprocessable("\"selectRows\" must be an object: {\"offset\", \"count\", \"selected\", \"recursive\"}", member: "selectRows")
+        }
+        let rows = Members(pairs.map { ($0.key, $0.value) })
+        do throws(ServiceError) {
+            try rows.allowOnly(["offset", "count", "selected", "recursive"])
+            guard let offset = try rows.nonNegativeInt("offset") else { throw .unprocessable("\"offset\" is missing: a non-negative integer", member: "offset") }
+            guard let count = try rows.nonNegativeInt("count") else { throw .unprocessable("\"count\" is missing: a non-negative integer", member: "count") }
+            guard let selected = try rows.bool("selected") else { throw .unprocessable("\"selected\" is missing: true or false", member: "selected") }
+            return .selectRows(offset: offset, count: count, selected: selected, recursive: try rows.bool("recursive") ?? true)
+        } catch {
+            var pointer = JSONPointer()
+            pointer.append(key: "selectRows")
+            throw ServiceError(error.type, detail: error.detail, pointer: pointer.text + (error.pointer ?? ""))
+        }
     }
 
     /// `{"expandAll": true}`
@@ -42,9 +79,19 @@ extension SessionOperation {
     static func itemPatch(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
         if members.has("expanded") { return try expansion(item, members) }
         if members.has("reveal") { return try reveal(item, members) }
+        if members.has("selected") { return try selection(item, members) }
         if members.has("parentId") { return try move(item, members) }
         if members.has("title") || members.has("data") { return try update(item, members) }
-        throw .unprocessable("the body must have one of: expanded, reveal, title/data, parentId (move)")
+        throw .unprocessable("the body must have one of: expanded, reveal, selected, title/data, parentId (move)")
+    }
+
+    /// `{"selected": Bool, "recursive": Bool}`, `recursive` optional (true: the subtree too).
+    static func selection(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["selected", "recursive"])
+        guard let selected = try members.bool("selected") else {
+            throw .unprocessable("\"selected\" is missing: true or false", member: "selected")
+        }
+        return .setSelected(item, selected: selected, recursive: try members.bool("recursive") ?? true)
     }
 
     /// `{"expanded": Bool, "recursive": Bool}`, `recursive` optional.

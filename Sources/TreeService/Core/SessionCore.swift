@@ -153,20 +153,22 @@ struct SessionCore: Sendable {
             return (ChangeOutcome(splices: [], subject: .removed, reload: ReloadHint()), .none)
         default:
             let outcome = Self.apply(operation, view, to: &store)
-            return (outcome, step(editsTree: operation.editsTree, changesExpansion: !operation.editsTree, in: view))
+            let ownState = !operation.editsTree
+            return (outcome, step(editsTree: operation.editsTree, changesExpansion: ownState && !operation.changesSelection,
+                                  changesSelection: operation.changesSelection, in: view))
         }
     }
 
     /// Steps the versions after a change through `view` (a batch: all its operations) and
     /// records what it did to the view's filtered state: a tree edit steps every view, a
-    /// change of expansion only the named one.
-    mutating func step(editsTree: Bool, changesExpansion: Bool, in view: ViewRef) -> Stepped {
+    /// change of expansion or of the selection only the named one.
+    mutating func step(editsTree: Bool, changesExpansion: Bool, changesSelection: Bool = false, in view: ViewRef) -> Stepped {
         if changesExpansion, let filter = view.filter { filterBooks[view.view, default: FilterBook()].expansionChanged.insert(filter) }
         if editsTree {
             treeEdits += 1
             return .every
         }
-        guard changesExpansion else { return .none }
+        guard changesExpansion || changesSelection else { return .none }
         stepOwnVersion(view.view)
         return .one(view.view)
     }
@@ -254,6 +256,11 @@ enum ResolvedOperation {
     case expandToDepth(Int)
     case setExpanded(NodeHandle, expanded: Bool, recursive: Bool)
     case reveal(NodeHandle)
+    case setSelected(NodeHandle, selected: Bool, recursive: Bool)
+    case selectAll
+    case selectNone
+    case invertSelection
+    case selectRows(offset: Int, count: Int, selected: Bool, recursive: Bool)
     case move(NodeHandle, parent: NodeHandle?, index: Int?)
     case update(NodeHandle, title: String?, data: [UInt8]?)
     case insert(Forest, InsertPlacement)
@@ -266,8 +273,18 @@ enum ResolvedOperation {
     /// Whether it edits the forest (every view follows) rather than the state of one view.
     var editsTree: Bool {
         switch self {
-        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView: false
+        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: false
         case .move, .update, .insert, .insertGroups, .delete: true
+        }
+    }
+
+    /// Whether it changes the named view's selection (its version steps, its rows neither
+    /// move nor change their expansion).
+    var changesSelection: Bool {
+        switch self {
+        case .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: true
+        default: false
         }
     }
 
@@ -328,6 +345,23 @@ extension SessionCore {
                                  reload: recursive ? .everything(view) : .path(node, store.forest, in: view))
         case .reveal(let node):
             return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .path(node, store.forest, in: view))
+        case .setSelected(let node, let selected, let recursive):
+            store.setSelected(node, selected, recursive: recursive, in: view.view)
+            // The node's row and its ancestors' (their counts below); with its subtree, the rows below it too.
+            return ChangeOutcome(splices: [], subject: .item(node),
+                                 reload: recursive ? .everything(inView: view.view) : .path(node, store.forest, inView: view.view))
+        case .selectAll:
+            store.selectAll(view)
+            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+        case .selectNone:
+            store.selectNone(in: view.view)
+            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+        case .invertSelection:
+            store.invertSelection(view)
+            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+        case .selectRows(let offset, let count, let selected, let recursive):
+            store.selectRows(view, offset: offset, count: count, selected, recursive: recursive)
+            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
         case .move(let node, let parent, let index):
             let oldParent = store.forest.parent(of: node)
             let splices: [Splice]

@@ -24,6 +24,20 @@ enum SessionOperation: Sendable {
     case setExpanded(ItemID, expanded: Bool, recursive: Bool)
     /// `PATCH .../items/{itemId}` `{"reveal": true}`: every ancestor expanded.
     case reveal(ItemID)
+    /// `PATCH .../items/{itemId}` `{"selected": Bool, "recursive": Bool}`: the view's selection
+    /// of the item (with its subtree unless `recursive` is false).
+    case setSelected(ItemID, selected: Bool, recursive: Bool)
+    /// `PATCH /sessions/{sid}` `{"selectAll": true}`: every node, or in filtered rows every
+    /// match with its subtree.
+    case selectAll
+    /// `PATCH /sessions/{sid}` `{"selectNone": true}`
+    case selectNone
+    /// `PATCH /sessions/{sid}` `{"invertSelection": true}`: every node, or in filtered rows
+    /// every node in a match's subtree, flips.
+    case invertSelection
+    /// `PATCH /sessions/{sid}` `{"selectRows": {"offset", "count", "selected", "recursive"}}`:
+    /// the nodes on those rows (a collapsed row's subtree with `recursive`).
+    case selectRows(offset: Int, count: Int, selected: Bool, recursive: Bool)
     /// `PATCH .../items/{itemId}` `{"parentId": id or null, "index": N}`; no index: after the last child.
     case move(ItemID, parent: ItemID?, index: Int?)
     /// `PATCH .../items/{itemId}` `{"title": String, "data": JSON}` (the data serialized, as
@@ -65,7 +79,8 @@ enum SessionOperation: Sendable {
     /// than changing the expansion of one view.
     var editsTree: Bool {
         switch self {
-        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView: return false
+        case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: return false
         case .move, .update, .insert, .insertGroups, .delete: return true
         }
     }

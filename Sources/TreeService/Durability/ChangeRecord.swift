@@ -29,6 +29,11 @@ enum RecordedOperation: Equatable, Sendable {
     case expandToDepth(Int)
     case setExpanded(ItemID, expanded: Bool, recursive: Bool)
     case reveal(ItemID)
+    case setSelected(ItemID, selected: Bool, recursive: Bool)
+    case selectAll
+    case selectNone
+    case invertSelection
+    case selectRows(offset: Int, count: Int, selected: Bool, recursive: Bool)
     case move(ItemID, parent: ItemID?, index: Int?)
     /// `data`: the node's data as the store keeps it (serialized JSON).
     case update(ItemID, title: String?, data: [UInt8]?)
@@ -48,6 +53,12 @@ enum RecordedOperation: Equatable, Sendable {
         case .expandToDepth(let depth): self = .expandToDepth(depth)
         case .setExpanded(let item, let expanded, let recursive): self = .setExpanded(item, expanded: expanded, recursive: recursive)
         case .reveal(let item): self = .reveal(item)
+        case .setSelected(let item, let selected, let recursive): self = .setSelected(item, selected: selected, recursive: recursive)
+        case .selectAll: self = .selectAll
+        case .selectNone: self = .selectNone
+        case .invertSelection: self = .invertSelection
+        case .selectRows(let offset, let count, let selected, let recursive):
+            self = .selectRows(offset: offset, count: count, selected: selected, recursive: recursive)
         case .move(let item, let parent, let index): self = .move(item, parent: parent, index: index)
         case .update(let item, let title, let data): self = .update(item, title: title, data: data)
         case .delete(let item): self = .delete(item)
@@ -65,6 +76,12 @@ enum RecordedOperation: Equatable, Sendable {
         case .expandToDepth(let depth): .expandToDepth(depth)
         case .setExpanded(let item, let expanded, let recursive): .setExpanded(item, expanded: expanded, recursive: recursive)
         case .reveal(let item): .reveal(item)
+        case .setSelected(let item, let selected, let recursive): .setSelected(item, selected: selected, recursive: recursive)
+        case .selectAll: .selectAll
+        case .selectNone: .selectNone
+        case .invertSelection: .invertSelection
+        case .selectRows(let offset, let count, let selected, let recursive):
+            .selectRows(offset: offset, count: count, selected: selected, recursive: recursive)
         case .move(let item, let parent, let index): .move(item, parent: parent, index: index)
         case .update(let item, let title, let data): .update(item, title: title, data: data)
         case .delete(let item): .delete(item)
@@ -117,6 +134,7 @@ extension RecordedOperation {
     /// The operation's code in a record.
     private enum Code: UInt8 {
         case expandAll = 1, collapseAll, expandToDepth, setExpanded, reveal, move, update, delete, insertNodes, insertRows
+        case setSelected, selectAll, selectNone, invertSelection, selectRows
     }
 
     func encode(to out: inout ByteWriter) {
@@ -133,6 +151,18 @@ extension RecordedOperation {
         case .reveal(let item):
             out.u8(Code.reveal.rawValue)
             out.string(item.text)
+        case .setSelected(let item, let selected, let recursive):
+            out.u8(Code.setSelected.rawValue)
+            out.string(item.text)
+            out.u8((selected ? 1 : 0) | (recursive ? 2 : 0))
+        case .selectAll: out.u8(Code.selectAll.rawValue)
+        case .selectNone: out.u8(Code.selectNone.rawValue)
+        case .invertSelection: out.u8(Code.invertSelection.rawValue)
+        case .selectRows(let offset, let count, let selected, let recursive):
+            out.u8(Code.selectRows.rawValue)
+            out.i64(Int64(offset))
+            out.i64(Int64(count))
+            out.u8((selected ? 1 : 0) | (recursive ? 2 : 0))
         case .move(let item, let parent, let index):
             out.u8(Code.move.rawValue)
             out.string(item.text)
@@ -173,6 +203,16 @@ extension RecordedOperation {
         case .reveal:
             guard let item = item() else { return nil }
             self = .reveal(item)
+        case .setSelected:
+            guard let item = item(), let flags = input.u8(), flags & ~3 == 0 else { return nil }
+            self = .setSelected(item, selected: flags & 1 != 0, recursive: flags & 2 != 0)
+        case .selectAll: self = .selectAll
+        case .selectNone: self = .selectNone
+        case .invertSelection: self = .invertSelection
+        case .selectRows:
+            guard let offset = input.i64(), offset >= 0, let count = input.i64(), count >= 0,
+                  let flags = input.u8(), flags & ~3 == 0 else { return nil }
+            self = .selectRows(offset: Int(offset), count: Int(count), selected: flags & 1 != 0, recursive: flags & 2 != 0)
         case .move:
             guard let item = item(), let parent = input.optional({ $0.string() }), let index = input.optional({ $0.i64() }) else { return nil }
             self = .move(item, parent: parent.map(ItemID.init), index: index.map { Int($0) })

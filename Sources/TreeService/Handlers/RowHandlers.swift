@@ -36,9 +36,10 @@ extension TreeService {
         let version = state.core.version(of: view.view)
         if let notModified = notModified(request, version: version) { return notModified }
         let rows = limit == 0 || offset >= total ? [] : state.core.store.keptRows(view, offset: offset, limit: limit) ?? []
-        let body = ResponseJSON.rows(rows, store: state.core.store, filter: view.filter, version: version, total: total,
-                                     matchCount: view.filter == nil ? nil : state.core.store.keptMatchCount(view), offset: offset, limit: limit,
-                                     positions: positions)
+        let store = state.core.store
+        let body = ResponseJSON.rows(rows, store: store, filter: view.filter, version: version, total: total,
+                                     matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
+                                     positions: positions, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil)
         return json(200, body, headers: [("ETag", ETag.of(version))])
     }
 }

@@ -210,6 +210,12 @@ extension TreeService {
         case .expandToDepth(let depth): return .expandToDepth(depth)
         case .setExpanded(let item, let expanded, let recursive): return .setExpanded(try node(item), expanded: expanded, recursive: recursive)
         case .reveal(let item): return .reveal(try node(item))
+        case .setSelected(let item, let selected, let recursive): return .setSelected(try node(item), selected: selected, recursive: recursive)
+        case .selectAll: return .selectAll
+        case .selectNone: return .selectNone
+        case .invertSelection: return .invertSelection
+        case .selectRows(let offset, let count, let selected, let recursive):
+            return .selectRows(offset: offset, count: count, selected: selected, recursive: recursive)
         case .move(let item, let parent, let index):
             let moved = try node(item)
             return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }, index: index)
@@ -349,7 +355,8 @@ extension TreeService {
         if state.core.notePrepared(view, built: built, keptBefore: keptBefore) { publishViewReset(view, session, &state, mark: mark) }
         let observed = state.core.store.takeObservedSplices()
         if !batch.entries.isEmpty {
-            let stepped = state.core.step(editsTree: outcome.editsTree, changesExpansion: outcome.changesExpansion, in: view)
+            let stepped = state.core.step(editsTree: outcome.editsTree, changesExpansion: outcome.changesExpansion,
+                                          changesSelection: outcome.changesSelection, in: view)
             publish(session, &state, stepped, mark: mark) { other, store, version in
                 let splices = other == view ? outcome.splices : observed[other] ?? []
                 return .change(batchBody(outcome, splices, store, version: version, view: other))
@@ -371,6 +378,7 @@ extension TreeService {
         var results: [BatchResult] = []
         var editsTree = false
         var changesExpansion = false
+        var changesSelection = false
         /// Whether each operation edited the tree.
         var editsTrees: [Bool] = []
     }
@@ -414,7 +422,13 @@ extension TreeService {
                 let applied = SessionCore.apply(resolved, view, to: &store)
                 outcome.splices += applied.splices
                 outcome.reload.formUnion(applied.reload)
-                if resolved.editsTree { outcome.editsTree = true } else { outcome.changesExpansion = true }
+                if resolved.editsTree {
+                    outcome.editsTree = true
+                } else if resolved.changesSelection {
+                    outcome.changesSelection = true
+                } else {
+                    outcome.changesExpansion = true
+                }
                 outcome.editsTrees.append(resolved.editsTree)
                 let forest = store.forest
                 switch applied.subject {

@@ -118,10 +118,12 @@ enum ResponseJSON {
 
     /// A page of rows; with `positions`, each row also has `position` (its index among its
     /// parent's children, or among the roots, in the tree: hidden siblings count) and
-    /// `siblingCount` (their number).
+    /// `siblingCount` (their number); with `selectedCount` (a view that selects something),
+    /// the page has it and each row `selected`, and a row with children `partial` and
+    /// `selectedBelow`.
     /// - Complexity: O(rows), plus with `positions` O(children) of each parent of a row
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
-                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false) -> [UInt8] {
+                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil) -> [UInt8] {
         let forest = store.forest
         let places = positions ? siblingPlaces(of: rows, in: forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
@@ -134,6 +136,10 @@ enum ResponseJSON {
         if let matchCount {
             out.raw(",\"matchCount\":")
             out.int(matchCount)
+        }
+        if let selectedCount {
+            out.raw(",\"selectedCount\":")
+            out.int(selectedCount)
         }
         out.raw(",\"offset\":")
         out.int(offset)
@@ -154,6 +160,13 @@ enum ResponseJSON {
             out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
             out.raw(",\"parentId\":")
             if let parent = row.parent { forest.writeID(of: parent, to: &out) } else { out.null() }
+            if selectedCount != nil {
+                out.raw(row.isSelected ? ",\"selected\":true" : ",\"selected\":false")
+                if row.hasChildren {
+                    out.raw(row.isPartial ? ",\"partial\":true,\"selectedBelow\":" : ",\"partial\":false,\"selectedBelow\":")
+                    out.int(row.selectedBelow)
+                }
+            }
             if let place = places[row.node] {
                 out.raw(",\"position\":")
                 out.int(place.position)

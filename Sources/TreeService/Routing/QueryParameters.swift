@@ -20,6 +20,7 @@ extension Route.Template {
         case .item, .batch, .viewItem, .viewBatch: return view
         case .events, .viewEvents: return view.union(["lastEventId", "access_token"])
         case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap"])
+        case .selection, .viewSelection: return view.union(["after", "limit", "top"])
         }
     }
 }

@@ -18,6 +18,8 @@ enum Route: Equatable {
     case events(String, view: String?)
     case eventToken(String)
     case matches(String, view: String?)
+    /// `/sessions/{sid}/selection`: the view's selected nodes.
+    case selection(String, view: String?)
     /// `/sessions/{sid}/views`: the session's views.
     case views(String)
     /// `/sessions/{sid}/views/{vid}`: one view (its summary, its expansion as a whole, its removal).
@@ -53,6 +55,7 @@ enum Route: Equatable {
         case .events, .viewEvents: self = .events(values[0], view: view)
         case .eventToken: self = .eventToken(values[0])
         case .matches, .viewMatches: self = .matches(values[0], view: view)
+        case .selection, .viewSelection: self = .selection(values[0], view: view)
         case .views: self = .views(values[0])
         case .view: self = .view(values[0], values[1])
         }
@@ -87,6 +90,7 @@ enum Route: Equatable {
         case events = "/sessions/{sid}/events"
         case eventToken = "/sessions/{sid}/events/token"
         case matches = "/sessions/{sid}/matches"
+        case selection = "/sessions/{sid}/selection"
         case views = "/sessions/{sid}/views"
         case view = "/sessions/{sid}/views/{vid}"
         case viewRows = "/sessions/{sid}/views/{vid}/rows"
@@ -95,11 +99,12 @@ enum Route: Equatable {
         case viewBatch = "/sessions/{sid}/views/{vid}/batch"
         case viewEvents = "/sessions/{sid}/views/{vid}/events"
         case viewMatches = "/sessions/{sid}/views/{vid}/matches"
+        case viewSelection = "/sessions/{sid}/views/{vid}/selection"
 
         /// Whether the template is a view's resource (its second placeholder is `{vid}`).
         var isInView: Bool {
             switch self {
-            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches: true
+            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection: true
             default: false
             }
         }
@@ -133,7 +138,8 @@ enum Route: Equatable {
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {
             switch self {
-            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches:
+            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
+                 .selection, .viewSelection:
                 return ["GET", "HEAD", "OPTIONS"]
             case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
             case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
@@ -159,6 +165,7 @@ enum Route: Equatable {
         case .events(_, let view): return view == nil ? .events : .viewEvents
         case .eventToken: return .eventToken
         case .matches(_, let view): return view == nil ? .matches : .viewMatches
+        case .selection(_, let view): return view == nil ? .selection : .viewSelection
         case .views: return .views
         case .view: return .view
         }

@@ -1,0 +1,147 @@
+import Foundation
+import HTTP1
+import Testing
+import TreeEngine
+import TreeFormats
+@testable import TreeService
+
+/// Selection over HTTP (issue 36): the item and view `PATCH`es, the rows' fields, `GET
+/// …/selection`, batches, isolation between views, refusals, and durability.
+@Suite struct SelectionServiceTests {
+    /// The ids of a `GET …/selection` page, and its `next`.
+    static func selected(_ h: ServiceHarness, _ path: String) -> (ids: [String], next: String?) {
+        let reply = h.call("GET", path)
+        precondition(reply.status == 200, "\(path): \(reply.text)")
+        return ((reply["items"]?.array ?? []).map { $0["id"]!.stringValue! }, reply["next"]?.stringValue)
+    }
+
+    /// Rows by id: (selected, partial, selectedBelow), nil for a field absent.
+    static func rowStates(_ h: ServiceHarness, _ path: String) -> [String: (Bool?, Bool?, Int?)] {
+        var out: [String: (Bool?, Bool?, Int?)] = [:]
+        for row in h.call("GET", path)["rows"]?.array ?? [] {
+            out[row["id"]!.stringValue!] = (row["selected"]?.boolValue, row["partial"]?.boolValue, row["selectedBelow"]?.intValue)
+        }
+        return out
+    }
+
+    @Test func aViewSelectsItsOwnNodes() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let vid = ViewResourceTests.createView(h, sid, #"{"expand":"all"}"#)
+        let at = "/sessions/\(sid)/views/\(vid)"
+        let defaultVersion = ViewResourceTests.version(h, "/sessions/\(sid)")
+
+        // Nothing selected: no selection fields.
+        let before = h.call("GET", "\(at)/rows?limit=1000")
+        #expect(before["selectedCount"] == nil && before["rows"]?.array?.first?["selected"] == nil)
+
+        // Item 1 with its subtree (21 nodes): one version step, no splices, its rows to reload.
+        let change = h.call("PATCH", "\(at)/items/1", json: #"{"selected":true}"#)
+        #expect(change.status == 200, "\(change.text)")
+        #expect(change["version"]?.intValue == 2 && change["changes"]?.array?.isEmpty == true)
+        #expect(change["reload"]?.array?.first?["index"]?.intValue == 0)
+        let page = h.call("GET", "\(at)/rows?limit=1000")
+        #expect(page["selectedCount"]?.intValue == 21)
+        var states = Self.rowStates(h, "\(at)/rows?limit=1000")
+        #expect(states["1"]! == (true, false, 20))
+        #expect(states["1.1.1"]! == (true, nil, nil), "a leaf has no partial nor selectedBelow")
+        #expect(states["2"]! == (false, false, 0))
+
+        // 1.2 alone deselected: 1 is partial, 1.2's children stay selected.
+        #expect(h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":false,"recursive":false}"#).status == 200)
+        states = Self.rowStates(h, "\(at)/rows?limit=1000")
+        #expect(states["1"]! == (true, true, 19) && states["1.2"]! == (false, true, 9) && states["1.2.1"]! == (true, false, 3))
+
+        // The default view selects nothing, and its version did not move.
+        #expect(h.call("GET", "/sessions/\(sid)/rows")["selectedCount"] == nil)
+        #expect(ViewResourceTests.version(h, "/sessions/\(sid)") == defaultVersion)
+
+        // The selection in tree order, paged, and its top-most nodes.
+        let first = Self.selected(h, "\(at)/selection?limit=2")
+        #expect(first.ids == ["1", "1.1"] && first.next == "1.1")
+        #expect(Self.selected(h, "\(at)/selection?limit=2&after=1.1").ids == ["1.1.1", "1.1.2"])
+        let top = Self.selected(h, "\(at)/selection?top=true&limit=100")
+        #expect(top.ids == ["1", "1.2.1", "1.2.2", "1.2.3", "1.2.4"] && top.next == nil)
+        let item = h.call("GET", "\(at)/selection?top=true&limit=1")["items"]!.array![0]
+        #expect(item["title"]?.stringValue == "Compositional Layout" && item["index"]?.intValue == 0)
+        // Hidden in filtered rows: index null there.
+        #expect(h.call("GET", "\(at)/selection?limit=1&filter=Lists")["items"]?.array?[0]["index"] == .null)
+
+        // Invert, select none, ranges of rows, select all.
+        #expect(h.call("PATCH", at, json: #"{"invertSelection":true}"#).status == 200)
+        #expect(h.call("GET", "\(at)/rows")["selectedCount"]?.intValue == 38 - 20, "38 nodes")
+        #expect(h.call("PATCH", at, json: #"{"selectNone":true}"#).status == 200)
+        #expect(h.call("GET", "\(at)/rows")["selectedCount"] == nil)
+        #expect(h.call("PATCH", at, json: #"{"selectRows":{"offset":1,"count":2,"selected":true}}"#).status == 200)
+        #expect(Self.selected(h, "\(at)/selection").ids == ["1.1", "1.1.1"], "rows 1 and 2: an expanded row alone, a leaf")
+        #expect(h.call("PATCH", "\(at)?filter=Grid", json: #"{"selectAll":true}"#).status == 200)
+        #expect(Self.selected(h, "\(at)/selection").ids == ["1.1", "1.1.1", "1.1.2", "1.1.3"], "the matches of Grid added")
+        #expect(h.call("PATCH", at, json: #"{"selectAll":true}"#).status == 200)
+        #expect(h.call("GET", "\(at)/rows")["selectedCount"]?.intValue == 38)
+        #expect(ViewResourceTests.version(h, at) == 8, "seven changes")
+    }
+
+    @Test func aBatchSelectsAndRefusalsChangeNothing() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let body = #"{"operations":[{"op":"select","id":"2","selected":true},{"op":"select","id":"2.4","selected":false},"#
+            + #"{"op":"selectRows","selectRows":{"offset":0,"count":1,"selected":true,"recursive":false}},{"op":"invertSelection"}]}"#
+        let batch = h.call("POST", "/sessions/\(sid)/batch", json: body)
+        #expect(batch.status == 200, "\(batch.text)")
+        #expect(batch["version"]?.intValue == 2, "one step")
+        // Selected: 2, 2.1-2.3 and (row 0, alone) 1; inverted, the 33 others.
+        #expect(h.call("GET", "/sessions/\(sid)/rows")["selectedCount"]?.intValue == 38 - 5)
+        let version = ViewResourceTests.version(h, "/sessions/\(sid)")
+        let state = Self.selected(h, "/sessions/\(sid)/selection?limit=1000").ids
+        for (path, json) in [
+            ("items/1", #"{"selected":"yes"}"#), ("items/1", #"{"selected":true,"expanded":true}"#),
+            ("items/nope", #"{"selected":true}"#),
+            ("", #"{"selectAll":false}"#), ("", #"{"selectAll":true,"selectNone":true}"#),
+            ("", #"{"selectRows":{"offset":-1,"count":2,"selected":true}}"#), ("", #"{"selectRows":{"offset":0,"selected":true}}"#),
+            ("", #"{"selectRows":[0,2]}"#),
+        ] {
+            let reply = h.call("PATCH", "/sessions/\(sid)" + (path.isEmpty ? "" : "/\(path)"), json: json)
+            #expect([404, 422].contains(reply.status), "\(path) \(json): \(reply.status) \(reply.text)")
+        }
+        let refused = h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"selectNone"},{"op":"select","id":"nope","selected":true}]}"#)
+        #expect(refused.status == 404 && refused["pointer"]?.stringValue == "/operations/1/id")
+        #expect(ViewResourceTests.version(h, "/sessions/\(sid)") == version)
+        #expect(Self.selected(h, "/sessions/\(sid)/selection?limit=1000").ids == state)
+    }
+}
+
+extension DurabilityTests {
+    /// Selections survive restarts and crashes: the journal's records (set, all, none,
+    /// invert, rows, in batches too) and the snapshot's image.
+    @Test(arguments: [true, false])
+    func selectionsComeBack(shutdown: Bool) throws {
+        var sid = "", vid = "", before: [String] = []
+        func state(_ h: ServiceHarness) -> [String] {
+            ["/sessions/\(sid)", "/sessions/\(sid)/views/\(vid)"].flatMap { at in
+                [h.call("GET", "\(at)/selection?limit=1000").text, h.call("GET", "\(at)/selection?limit=1000&top=true").text,
+                 h.call("GET", "\(at)/rows?limit=1000").text]
+            }
+        }
+        try withService(shutdown: shutdown) { h in
+            sid = h.createSample()
+            vid = ViewResourceTests.createView(h, sid, #"{"expand":1}"#)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1", json: #"{"selected":true}"#).status == 200)
+            #expect(h.call("PATCH", "/sessions/\(sid)/items/1.1", json: #"{"selected":false,"recursive":false}"#).status == 200)
+            #expect(h.call("PATCH", "/sessions/\(sid)/views/\(vid)", json: #"{"selectAll":true}"#).status == 200)
+            #expect(h.call("PATCH", "/sessions/\(sid)/views/\(vid)/items/3", json: #"{"selected":false}"#).status == 200)
+            #expect(h.call("POST", "/sessions/\(sid)/views/\(vid)/batch",
+                           json: #"{"operations":[{"op":"selectRows","selectRows":{"offset":2,"count":2,"selected":false}},{"op":"invertSelection"}]}"#).status == 200)
+            // An edit between: the new node takes its parent's state in each view.
+            #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"id":"n","title":"New"}],"parentId":"1.2"}"#).status == 201)
+            before = state(h)
+        }
+        try withService { h in #expect(state(h) == before) }
+        // From a snapshot of the loaded session, then the journal after it.
+        try withService(shutdown: false) { h in
+            let session = try #require(h.service.registry.lookup(sid))
+            try session.state.withLock { try h.service.writeSnapshot(session, &$0) }
+            #expect(state(h) == before)
+        }
+        try withService { h in #expect(state(h) == before) }
+    }
+}
