@@ -514,6 +514,62 @@ def test_view_events(api):
     assert api.request("DELETE", f"/sessions/{sid}").status_code == 204
 
 
+# -- selection (issue 36) -------------------------------------------------------------------
+def selection_is(ids, next_=None, count=None):
+    def check(r, b, s):
+        got = [item["id"] for item in b["items"]]
+        expect(got == ids, f"selected {got}, expected {ids}")
+        expect(b["next"] == next_, f"next {b['next']}, expected {next_}")
+        if count is not None:
+            expect(b["selectedCount"] == count, f"selectedCount {b['selectedCount']}, expected {count}")
+    return check
+
+
+def rows_have_selection(r, b, s):
+    expect("selectedCount" in b and all("selected" in row for row in b["rows"]), f"no selection fields: {b}")
+
+
+@steps(
+    Step("select an item with its subtree", "PATCH", "/sessions/{sid}/items/docs", 200, view="", body={"selected": True}),
+    Step("rows carry the selection", "GET", "/sessions/{sid}/rows", 200, expect=rows_have_selection),
+    Step("deselect an item alone", "PATCH", "/sessions/{sid}/items/docs", 200, view="", body={"selected": False, "recursive": False}),
+    Step("the selection, top-most", "GET", "/sessions/{sid}/selection?top=true&limit=1", 200,
+         expect=lambda r, b, s: expect(len(b["items"]) == 1 and b["next"] == b["items"][0]["id"], f"{b}")),
+    Step("the selection after an item", "GET", "/sessions/{sid}/selection?after=docs&limit=1000", 200,
+         expect=lambda r, b, s: expect(b["next"] is None and b["selectedCount"] == len(b["items"]), f"{b}")),
+    Step("the selection in filtered rows", "GET", "/sessions/{sid}/selection?filter=ce", 200),
+    Step("the selection: unknown after", "GET", "/sessions/{sid}/selection?after=" + UNKNOWN, 404),
+    Step("the selection: bad top", "GET", "/sessions/{sid}/selection?top=maybe", 400),
+    Step("the selection: limit too large", "GET", "/sessions/{sid}/selection?limit=5000", 400),
+    Step("the selection: unknown session", "GET", "/sessions/" + UNKNOWN + "/selection", 404),
+    Step("select rows", "PATCH", "/sessions/{sid}", 200, view="",
+         body={"selectRows": {"offset": 0, "count": 2, "selected": True, "recursive": False}}),
+    Step("select rows: offset missing", "PATCH", "/sessions/{sid}", 422, body={"selectRows": {"count": 2, "selected": True}}),
+    Step("select rows: not an object", "PATCH", "/sessions/{sid}", 422, body={"selectRows": [0, 2]}),
+    Step("select: not a boolean", "PATCH", "/sessions/{sid}/items/docs", 422, body={"selected": "yes"}),
+    Step("select: unknown item", "PATCH", "/sessions/{sid}/items/" + UNKNOWN, 404, body={"selected": True}),
+    Step("invert the selection", "PATCH", "/sessions/{sid}", 200, view="", body={"invertSelection": True}),
+    Step("select all in filtered rows", "PATCH", "/sessions/{sid}?filter=ce", 200, view="&filter=ce", body={"selectAll": True}),
+    Step("select none", "PATCH", "/sessions/{sid}", 200, view="", body={"selectNone": True},
+         expect=lambda r, b, s: expect(b["changes"] == [], f"{b}")),
+    Step("nothing selected", "GET", "/sessions/{sid}/selection", 200, expect=selection_is([], None, 0)),
+    Step("select all: must be true", "PATCH", "/sessions/{sid}", 422, body={"selectAll": False}),
+    Step("select in a batch", "POST", "/sessions/{sid}/batch", 200, view="", body={"operations": [
+        {"op": "select", "id": "pics", "selected": True},
+        {"op": "selectRows", "selectRows": {"offset": 0, "count": 1, "selected": True}},
+        {"op": "invertSelection"}, {"op": "invertSelection"},
+    ]}),
+    Step("a view's selection is its own", "GET", VIEW + "/selection", 200, expect=selection_is([], None, 0)),
+    Step("select in a view", "PATCH", VIEW + "/items/pics", 200, view="", through="vid", body={"selected": True}),
+    Step("a view's selection", "GET", VIEW + "/selection?top=true", 200,
+         expect=lambda r, b, s: expect([i["id"] for i in b["items"]] == ["pics"], f"{b}")),
+    Step("select all in a view", "PATCH", VIEW, 200, view="", through="vid", body={"selectAll": True}),
+    Step("the selection: unknown view", "GET", NO_VIEW + "/selection", 404),
+)
+def test_selection(step, api, state):
+    run(step, api, state)
+
+
 # -- methods -------------------------------------------------------------------------------
 @pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("GET", "/sessions"), ("POST", "/sessions/{sid}"),
                                           ("DELETE", "/sessions/{sid}/rows")])
