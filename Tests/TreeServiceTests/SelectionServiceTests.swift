@@ -110,6 +110,56 @@ import TreeFormats
     }
 }
 
+extension SelectionServiceTests {
+    /// `deleteSelected` and `moveSelected` act on the view's top-most selected nodes, in tree
+    /// order, in one batch with the other operations: all or nothing.
+    @Test func aBatchActsOnTheSelection() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let vid = ViewResourceTests.createView(h, sid)
+        let at = "/sessions/\(sid)/views/\(vid)"
+        for (item, recursive) in [("1.1", true), ("1.3.2", true), ("2.4", false), ("3.2", true)] {
+            #expect(h.call("PATCH", "\(at)/items/\(item)", json: "{\"selected\":true,\"recursive\":\(recursive)}").status == 200)
+        }
+        #expect(Self.selected(h, "\(at)/selection?top=true").ids == ["1.1", "1.3.2", "2.4", "3.2"])
+        // Into a node of the selection: a cycle, nothing moved.
+        let cycle = h.call("POST", "\(at)/batch", json: #"{"operations":[{"op":"moveSelected","parentId":"1.1.4"}]}"#)
+        #expect(cycle.status == 409, "\(cycle.text)")
+        let wide = h.call("POST", "\(at)/batch", json: #"{"operations":[{"op":"moveSelected","parentId":"4","index":3}]}"#)
+        #expect(wide.status == 422 && wide["pointer"]?.stringValue == "/operations/0/index", "\(wide.text)")
+        // Under 4, between its two children, in tree order; they stay selected.
+        let moved = h.call("POST", "\(at)/batch", json: #"{"operations":[{"op":"moveSelected","parentId":"4","index":1}]}"#)
+        #expect(moved.status == 200, "\(moved.text)")
+        let children = h.call("GET", "/sessions/\(sid)/views/\(vid)/rows?limit=1000")  // 4 is collapsed here
+        #expect(children.status == 200)
+        _ = h.call("PATCH", "\(at)/items/4", json: #"{"expanded":true}"#)
+        let rows = (h.call("GET", "\(at)/rows?limit=1000")["rows"]?.array ?? []).map { $0["id"]!.stringValue! }
+        let four = rows.firstIndex(of: "4")!
+        #expect(Array(rows[four + 1 ... four + 6]) == ["4.1", "1.1", "1.3.2", "2.4", "3.2", "4.2"])
+        #expect(Self.selected(h, "\(at)/selection?top=true").ids == ["1.1", "1.3.2", "2.4", "3.2"])
+        // Deleted with their subtrees (2.4's children were not selected: they go too).
+        let count = h.call("GET", "/sessions/\(sid)/rows")
+        let nodes = h.call("GET", "/sessions/\(sid)")["nodeCount"]!.intValue!
+        #expect(count.status == 200)
+        let deleted = h.call("POST", "\(at)/batch", json: #"{"operations":[{"op":"deleteSelected"}]}"#)
+        #expect(deleted.status == 200, "\(deleted.text)")
+        #expect(h.call("GET", "/sessions/\(sid)")["nodeCount"]?.intValue == nodes - (7 + 1 + 3 + 1))
+        #expect(Self.selected(h, "\(at)/selection").ids.isEmpty)
+        // A node whose parent is not selected but an ancestor is goes with that ancestor: 1
+        // (1.1 and 1.3.2 are gone: 13 nodes left) with 1.2 deselected alone.
+        #expect(h.call("PATCH", "\(at)/items/1", json: #"{"selected":true}"#).status == 200)
+        #expect(h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":false,"recursive":false}"#).status == 200)
+        #expect(Self.selected(h, "\(at)/selection?top=true").ids == ["1", "1.2.1", "1.2.2", "1.2.3", "1.2.4"])
+        let beforeNested = h.call("GET", "/sessions/\(sid)")["nodeCount"]!.intValue!
+        #expect(h.call("POST", "\(at)/batch", json: #"{"operations":[{"op":"deleteSelected"}]}"#).status == 200)
+        #expect(h.call("GET", "/sessions/\(sid)")["nodeCount"]?.intValue == beforeNested - 13, "1's whole subtree, once")
+        // Another view's selection acts on its own nodes only.
+        let left = h.call("GET", "/sessions/\(sid)")["nodeCount"]!.intValue!
+        #expect(h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"deleteSelected"}]}"#).status == 200)
+        #expect(h.call("GET", "/sessions/\(sid)")["nodeCount"]?.intValue == left, "the default view selects nothing")
+    }
+}
+
 extension DurabilityTests {
     /// Selections survive restarts and crashes: the journal's records (set, all, none,
     /// invert, rows, in batches too) and the snapshot's image.
@@ -133,6 +183,9 @@ extension DurabilityTests {
                            json: #"{"operations":[{"op":"selectRows","selectRows":{"offset":2,"count":2,"selected":false}},{"op":"invertSelection"}]}"#).status == 200)
             // An edit between: the new node takes its parent's state in each view.
             #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"nodes":[{"id":"n","title":"New"}],"parentId":"1.2"}"#).status == 201)
+            // Acting on the selection, journaled as such.
+            #expect(h.call("POST", "/sessions/\(sid)/batch", json: #"{"operations":[{"op":"select","id":"5","selected":true},{"op":"moveSelected","parentId":"3","index":1}]}"#).status == 200)
+            #expect(h.call("POST", "/sessions/\(sid)/views/\(vid)/batch", json: #"{"operations":[{"op":"selectNone"},{"op":"select","id":"2.4","selected":true},{"op":"deleteSelected"}]}"#).status == 200)
             before = state(h)
         }
         try withService { h in #expect(state(h) == before) }

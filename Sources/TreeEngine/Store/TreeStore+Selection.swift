@@ -45,6 +45,21 @@ extension TreeStore {
         return result
     }
 
+    /// The selected nodes of `view` that have no selected ancestor, in tree order: what
+    /// acting on the selection takes, each with its whole subtree.
+    /// - Complexity: O(log t + depth + top-most selected nodes + toggles)
+    public func outermostSelectedNodes(in view: ViewID?) -> [NodeHandle] {
+        var result: [NodeHandle] = []
+        var end = Position(0)
+        for node in selectedNodes(in: view, after: nil, limit: .max, topMost: true) {
+            let p = forest.position(of: node)
+            guard p >= end else { continue }
+            result.append(node)
+            end = forest.subtreeEnd(of: p)
+        }
+        return result
+    }
+
     /// The rows' selection fields, from `view`'s selection.
     /// - Complexity: O(rows · (log t + log n)); O(1) when nothing is selected
     func markSelection(_ rows: inout [Row], in view: ViewID?) {

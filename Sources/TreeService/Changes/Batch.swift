@@ -23,7 +23,7 @@ struct Batch {
 
     /// The names of `op`, in the order the API lists them.
     static let kinds = ["insert", "delete", "move", "update", "expand", "reveal", "expandAll", "collapseAll", "expandDepth",
-                        "select", "selectAll", "selectNone", "invertSelection", "selectRows"]
+                        "select", "selectAll", "selectNone", "invertSelection", "selectRows", "deleteSelected", "moveSelected"]
 
     /// Reads the body: malformed JSON 400, a body of another shape 422, more than
     /// `maxOperations` operations 413. Errors of single operations are kept for their turn.
@@ -175,6 +175,13 @@ extension SessionOperation {
         case "selectAll", "selectNone", "invertSelection":
             return try flag(op, body.implying(op), op == "selectAll" ? .selectAll : op == "selectNone" ? .selectNone : .invertSelection)
         case "selectRows": return try selectRows(body)
+        case "deleteSelected":
+            try body.allowOnly([])
+            return .deleteSelected
+        case "moveSelected":
+            try body.allowOnly(["parentId", "index"])
+            guard body.has("parentId") else { throw .unprocessable("\"parentId\" is missing: an item id, or null for the roots", member: "parentId") }
+            return .moveSelected(parent: try body.itemIDOrNull("parentId"), index: try body.nonNegativeInt("index"))
         default: return try expandDepth(body)
         }
     }

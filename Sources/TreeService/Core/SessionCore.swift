@@ -266,6 +266,11 @@ enum ResolvedOperation {
     case insert(Forest, InsertPlacement)
     case insertGroups([FragmentGroup])
     case delete(NodeHandle)
+    /// Nodes none of which is below another, deleted in turn (a view's top-most selected nodes).
+    case deleteNodes([NodeHandle])
+    /// Nodes none of which is below another, moved in turn to be children of `parent` (roots
+    /// when nil) before `before` (nil: after the last child).
+    case moveNodes([NodeHandle], parent: NodeHandle?, before: NodeHandle?)
     /// A new view with this id (the session's `nextViewID`), made at `createdAt`.
     case createView(ViewID, ViewStart, createdAt: Date)
     case deleteView(ViewID)
@@ -275,7 +280,7 @@ enum ResolvedOperation {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
              .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: false
-        case .move, .update, .insert, .insertGroups, .delete: true
+        case .move, .update, .insert, .insertGroups, .delete, .deleteNodes, .moveNodes: true
         }
     }
 
@@ -326,6 +331,8 @@ extension SessionCore {
         switch operation {
         case .move(let node, let parent, let index): store.moveProblem(node, to: parent, index: index)
         case .insert(_, let placement): store.insertionProblem(placement)
+        case .moveNodes(let nodes, let parent, _):
+            nodes.lazy.compactMap { store.moveProblem($0, to: parent, index: nil) }.first
         default: nil
         }
     }
@@ -380,6 +387,30 @@ extension SessionCore {
         case .delete(let node):
             let parent = store.forest.parent(of: node)
             return ChangeOutcome(splices: store.delete(node, view), subject: .removed, reload: .paths(parent.map { [$0] } ?? [], store.forest))
+        case .deleteNodes(let nodes):
+            let rowsBefore = store.keptRowCount(view)!
+            var splices: [Splice] = [], parents: [NodeHandle] = []
+            for node in nodes {
+                if let parent = store.forest.parent(of: node) { parents.append(parent) }
+                splices += store.delete(node, view)
+            }
+            return ChangeOutcome(splices: Splice.sequence(splices, oldTotal: rowsBefore), subject: .session,
+                                 reload: .paths(parents, store.forest))
+        case .moveNodes(let nodes, let parent, let before):
+            let rowsBefore = store.keptRowCount(view)!
+            var splices: [Splice] = [], touched: [NodeHandle] = []
+            for node in nodes {
+                if let old = store.forest.parent(of: node) { touched.append(old) }
+                let index = before.map { sibling in store.forest.children(of: parent).filter { $0 != node }.firstIndex(of: sibling)! }
+                do throws(EditError) {
+                    splices += try store.move(node, to: parent, index: index, view)
+                } catch {
+                    preconditionFailure("a checked move is made: \(error)")
+                }
+                touched.append(node)
+            }
+            return ChangeOutcome(splices: Splice.sequence(splices, oldTotal: rowsBefore), subject: .session,
+                                 reload: .paths(touched, store.forest))
         case .createView, .deleteView:
             preconditionFailure("views are made and dropped by SessionCore.apply(_:in:), never in a batch")
         }

@@ -51,6 +51,12 @@ enum SessionOperation: Sendable {
     case insertGroups([FragmentGroup])
     /// `DELETE .../items/{itemId}`: the item and its subtree.
     case delete(ItemID)
+    /// A batch's `{"op": "deleteSelected"}`: the view's top-most selected nodes with their subtrees.
+    case deleteSelected
+    /// A batch's `{"op": "moveSelected", "parentId", "index"}`: the view's top-most selected
+    /// nodes, in tree order, to be children of `parent` (roots when nil) from `index` on
+    /// (counted among the children that do not move; nil: after the last).
+    case moveSelected(parent: ItemID?, index: Int?)
     /// `POST /sessions/{sid}/views`: a new view, starting as `start` says (a copy names
     /// its source, nil: the default view). Its id is the session's next (`SessionCore.nextViewID`);
     /// it is made now, or (replaying its journal entry) at the time `at` gives.
@@ -81,7 +87,7 @@ enum SessionOperation: Sendable {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
              .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: return false
-        case .move, .update, .insert, .insertGroups, .delete: return true
+        case .move, .update, .insert, .insertGroups, .delete, .deleteSelected, .moveSelected: return true
         }
     }
 }

@@ -38,6 +38,8 @@ enum RecordedOperation: Equatable, Sendable {
     /// `data`: the node's data as the store keeps it (serialized JSON).
     case update(ItemID, title: String?, data: [UInt8]?)
     case delete(ItemID)
+    case deleteSelected
+    case moveSelected(parent: ItemID?, index: Int?)
     /// Nested JSON nodes with where they go (`parentId`, `index`, `before`, `after`): an
     /// insert's body, or a batch's insert operation.
     case insertNodes([UInt8])
@@ -62,6 +64,8 @@ enum RecordedOperation: Equatable, Sendable {
         case .move(let item, let parent, let index): self = .move(item, parent: parent, index: index)
         case .update(let item, let title, let data): self = .update(item, title: title, data: data)
         case .delete(let item): self = .delete(item)
+        case .deleteSelected: self = .deleteSelected
+        case .moveSelected(let parent, let index): self = .moveSelected(parent: parent, index: index)
         case .insert, .insertGroups: preconditionFailure("an insert is recorded with the nodes as they came")
         case .createView, .deleteView: preconditionFailure("a view made or dropped has a journal entry of its own")
         }
@@ -85,6 +89,8 @@ enum RecordedOperation: Equatable, Sendable {
         case .move(let item, let parent, let index): .move(item, parent: parent, index: index)
         case .update(let item, let title, let data): .update(item, title: title, data: data)
         case .delete(let item): .delete(item)
+        case .deleteSelected: .deleteSelected
+        case .moveSelected(let parent, let index): .moveSelected(parent: parent, index: index)
         case .insertNodes, .insertRows: nil
         }
     }
@@ -134,7 +140,7 @@ extension RecordedOperation {
     /// The operation's code in a record.
     private enum Code: UInt8 {
         case expandAll = 1, collapseAll, expandToDepth, setExpanded, reveal, move, update, delete, insertNodes, insertRows
-        case setSelected, selectAll, selectNone, invertSelection, selectRows
+        case setSelected, selectAll, selectNone, invertSelection, selectRows, deleteSelected, moveSelected
     }
 
     func encode(to out: inout ByteWriter) {
@@ -158,6 +164,11 @@ extension RecordedOperation {
         case .selectAll: out.u8(Code.selectAll.rawValue)
         case .selectNone: out.u8(Code.selectNone.rawValue)
         case .invertSelection: out.u8(Code.invertSelection.rawValue)
+        case .deleteSelected: out.u8(Code.deleteSelected.rawValue)
+        case .moveSelected(let parent, let index):
+            out.u8(Code.moveSelected.rawValue)
+            out.optional(parent?.text) { $0.string($1) }
+            out.optional(index) { $0.i64(Int64($1)) }
         case .selectRows(let offset, let count, let selected, let recursive):
             out.u8(Code.selectRows.rawValue)
             out.i64(Int64(offset))
@@ -209,6 +220,10 @@ extension RecordedOperation {
         case .selectAll: self = .selectAll
         case .selectNone: self = .selectNone
         case .invertSelection: self = .invertSelection
+        case .deleteSelected: self = .deleteSelected
+        case .moveSelected:
+            guard let parent = input.optional({ $0.string() }), let index = input.optional({ $0.i64() }) else { return nil }
+            self = .moveSelected(parent: parent.map(ItemID.init), index: index.map { Int($0) })
         case .selectRows:
             guard let offset = input.i64(), offset >= 0, let count = input.i64(), count >= 0,
                   let flags = input.u8(), flags & ~3 == 0 else { return nil }

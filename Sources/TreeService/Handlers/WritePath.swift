@@ -104,7 +104,7 @@ extension TreeService {
     func change(_ view: ViewRef, _ session: Session, _ state: inout Session.State, ticket: Int,
                 decode: (TreeStore) throws(ServiceError) -> DecodedChange) throws(ServiceError) -> (HTTPResponse, JournalMark?) {
         let (operation, record) = try decode(state.core.store)
-        let resolved = try resolve(operation, in: state.core, session, replaying: state.replaying)
+        let resolved = try resolve(operation, in: state.core, session, view: view.view, replaying: state.replaying)
         _ = state.core.store.takeObservedSplices()  // what a refused batch left
         let accountedBefore = state.accountedNodes
         do throws(ServiceError) {
@@ -169,7 +169,7 @@ extension TreeService {
     /// session); a new view gets its id and its time (to the millisecond, as its journal
     /// entry keeps it) here, and must fit in `--max-views` (429; expired views are dropped
     /// first), unless `replaying` its entry.
-    private func resolve(_ operation: SessionOperation, in core: SessionCore, _ session: Session,
+    private func resolve(_ operation: SessionOperation, in core: SessionCore, _ session: Session, view: ViewID?,
                          replaying: Bool) throws(ServiceError) -> ResolvedOperation {
         switch operation {
         case .createView(let start, let time):
@@ -186,14 +186,14 @@ extension TreeService {
             guard core.contains(id) else { throw TreeService.removedView(id.text) }
             return .deleteView(id)
         default:
-            return try resolve(operation, in: core.store)
+            return try resolve(operation, in: core.store, view: view)
         }
     }
 
     /// Looks up the items `operation` names (404 for one that is not in the session).
     /// - Parameter pointing: a 404 points at the body member that names the item (in a
     ///   batch, where every item is named in the body).
-    private func resolve(_ operation: SessionOperation, in store: TreeStore, pointing: Bool = false) throws(ServiceError) -> ResolvedOperation {
+    private func resolve(_ operation: SessionOperation, in store: TreeStore, view: ViewID?, pointing: Bool = false) throws(ServiceError) -> ResolvedOperation {
         func node(_ id: ItemID, _ member: String = "id") throws(ServiceError) -> NodeHandle {
             do throws(ServiceError) {
                 return try self.node(id.text, in: store)
@@ -229,6 +229,17 @@ extension TreeService {
             }
         case .insertGroups(let groups): return .insertGroups(groups)
         case .delete(let item): return .delete(try node(item))
+        case .deleteSelected: return .deleteNodes(store.outermostSelectedNodes(in: view))
+        case .moveSelected(let parent, let index):
+            let target = try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }
+            let nodes = store.outermostSelectedNodes(in: view)
+            // The children that stay, and the one the nodes go before.
+            let staying = store.forest.children(of: target).filter { !nodes.contains($0) }
+            if let index, index > staying.count {
+                throw .unprocessable("index \(index) is out of range: the parent has \(staying.count) children that stay (0...\(staying.count) allowed)",
+                                     member: "index")
+            }
+            return .moveNodes(nodes, parent: target, before: index.flatMap { $0 < staying.count ? staying[$0] : nil })
         case .createView, .deleteView: preconditionFailure("views are resolved against the session's core")
         }
     }
@@ -417,7 +428,7 @@ extension TreeService {
                     offsetBase = nil
                     operation = .insert(fragment, try SessionOperation.insertionPoint(members.removing("op")))
                 }
-                let resolved = try resolve(operation, in: store, pointing: true)
+                let resolved = try resolve(operation, in: store, view: view.view, pointing: true)
                 try admit(resolved, store, accounted: &accounted, holdingReleases: true, force: replaying)
                 let applied = SessionCore.apply(resolved, view, to: &store)
                 outcome.splices += applied.splices

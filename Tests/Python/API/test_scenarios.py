@@ -564,6 +564,12 @@ def rows_have_selection(r, b, s):
     Step("a view's selection", "GET", VIEW + "/selection?top=true", 200,
          expect=lambda r, b, s: expect([i["id"] for i in b["items"]] == ["pics"], f"{b}")),
     Step("select all in a view", "PATCH", VIEW, 200, view="", through="vid", body={"selectAll": True}),
+    Step("move the selection: into itself", "POST", VIEW + "/batch", 409, body={"operations": [
+        {"op": "moveSelected", "parentId": "pics"}]}),
+    Step("act on a view's selection", "POST", VIEW + "/batch", 200, view="", through="vid", body={"operations": [
+        {"op": "selectNone"}, {"op": "select", "id": "lazy", "selected": True},
+        {"op": "moveSelected", "parentId": "pics", "index": 0}, {"op": "deleteSelected"},
+    ]}, expect=batch_results({}, None, {}, {})),
     Step("the selection: unknown view", "GET", NO_VIEW + "/selection", 404),
 )
 def test_selection(step, api, state):
