@@ -116,6 +116,8 @@ public final class TreeService: HTTPResponder {
         case (.eventToken(let sid), _): return try eventToken(request, sid)
         case (.matches(let sid, let view), _): return try matches(request, sid, view: view)
         case (.selection(let sid, let view), _): return try selection(request, sid, view: view)
+        case (.expansion(let sid, let view), "PUT"): return try setExpansion(request, sid, view: view)
+        case (.expansion(let sid, let view), _): return try expansion(request, sid, view: view)
         case (.views(let sid), "GET"): return try listViews(request, sid)
         case (.views(let sid), _): return try createView(request, sid)
         case (.view(let sid, let view), "GET"): return try viewSummary(request, sid, view)

@@ -198,3 +198,57 @@ extension DurabilityTests {
         try withService { h in #expect(state(h) == before) }
     }
 }
+
+/// A view's expansion as a list of ids (issue 36): saved with `GET …/expansion`, set with
+/// `PUT` (ids that name no item passed over and counted), surviving restarts.
+@Suite struct ExpansionListTests {
+    static func expanded(_ h: ServiceHarness, _ at: String) -> [String] {
+        (h.call("GET", "\(at)/expansion")["expanded"]?.array ?? []).map { $0.stringValue! }
+    }
+
+    @Test func aUsersOpenFoldersAreSavedAndSetAgain() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let vid = ViewResourceTests.createView(h, sid)
+        let at = "/sessions/\(sid)/views/\(vid)"
+        #expect(Self.expanded(h, at).isEmpty)
+        for item in ["1", "1.2", "1.2.4", "4"] { #expect(h.call("PATCH", "\(at)/items/\(item)", json: #"{"expanded":true}"#).status == 200) }
+        #expect(h.call("PATCH", "\(at)/items/2.2", json: #"{"expanded":true}"#).status == 200, "a leaf: not listed")
+        let saved = Self.expanded(h, at)
+        #expect(saved == ["1", "1.2", "1.2.4", "4"])
+        let rows = h.call("GET", "\(at)/rows?limit=1000")["rows"]!
+
+        // Another day, in another view that starts expanded to depth 2: the same rows.
+        let other = ViewResourceTests.createView(h, sid, #"{"expand":2}"#)
+        let body = "{\"expanded\":[" + (saved + ["gone", "nope"]).map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        let set = h.call("PUT", "/sessions/\(sid)/views/\(other)/expansion", json: body)
+        #expect(set.status == 200, "\(set.text)")
+        #expect(set["unknown"]?.intValue == 2 && set["version"]?.intValue == 2)
+        #expect(h.call("GET", "/sessions/\(sid)/views/\(other)/rows?limit=1000")["rows"]! == rows)
+        #expect(Self.expanded(h, "/sessions/\(sid)/views/\(other)") == saved)
+
+        // The default view's, and integer ids.
+        #expect(h.call("PUT", "/sessions/\(sid)/expansion", json: #"{"expanded":[1, "3"]}"#).status == 200)
+        #expect(Self.expanded(h, "/sessions/\(sid)") == ["1", "3"])
+        // Refused: not a list, not ids, other members; nothing changed.
+        for body in [#"{"expanded":"1"}"#, #"{"expanded":[true]}"#, #"{"expanded":[],"x":1}"#, #"{}"#] {
+            #expect(h.call("PUT", "/sessions/\(sid)/expansion", json: body).status == 422, "\(body)")
+        }
+        #expect(Self.expanded(h, "/sessions/\(sid)") == ["1", "3"])
+        #expect(h.call("GET", "/sessions/\(sid)/views/0000000000000000/expansion").status == 404)
+    }
+}
+
+extension DurabilityTests {
+    @Test(arguments: [true, false])
+    func aSetExpansionComesBack(shutdown: Bool) throws {
+        var sid = "", vid = "", before = ""
+        try withService(shutdown: shutdown) { h in
+            sid = h.createSample()
+            vid = ViewResourceTests.createView(h, sid)
+            #expect(h.call("PUT", "/sessions/\(sid)/views/\(vid)/expansion", json: #"{"expanded":["1","1.1","gone"]}"#).status == 200)
+            before = h.call("GET", "/sessions/\(sid)/views/\(vid)/rows?limit=1000").text
+        }
+        try withService { h in #expect(h.call("GET", "/sessions/\(sid)/views/\(vid)/rows?limit=1000").text == before) }
+    }
+}

@@ -261,6 +261,8 @@ enum ResolvedOperation {
     case selectNone
     case invertSelection
     case selectRows(offset: Int, count: Int, selected: Bool, recursive: Bool)
+    /// The items of a `setExpansion` that are in the tree, and how many ids named none.
+    case setExpansion([NodeHandle], unknown: Int)
     case move(NodeHandle, parent: NodeHandle?, index: Int?)
     case update(NodeHandle, title: String?, data: [UInt8]?)
     case insert(Forest, InsertPlacement)
@@ -279,7 +281,7 @@ enum ResolvedOperation {
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
-             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: false
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion: false
         case .move, .update, .insert, .insertGroups, .delete, .deleteNodes, .moveNodes: true
         }
     }
@@ -321,6 +323,8 @@ struct ChangeOutcome {
         case inserted([NodeHandle])
         /// A view made (201, its summary, `Location`).
         case createdView(ViewID)
+        /// A view's expansion set from a list (`unknown`: the ids that named no item).
+        case expansionSet(unknown: Int)
     }
 }
 
@@ -352,6 +356,9 @@ extension SessionCore {
                                  reload: recursive ? .everything(view) : .path(node, store.forest, in: view))
         case .reveal(let node):
             return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .path(node, store.forest, in: view))
+        case .setExpansion(let nodes, let unknown):
+            return ChangeOutcome(splices: store.setExpansion(nodes, in: view.view), subject: .expansionSet(unknown: unknown),
+                                 reload: .everything(view))
         case .setSelected(let node, let selected, let recursive):
             store.setSelected(node, selected, recursive: recursive, in: view.view)
             // The node's row and its ancestors' (their counts below); with its subtree, the rows below it too.

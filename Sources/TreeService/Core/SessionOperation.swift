@@ -51,6 +51,9 @@ enum SessionOperation: Sendable {
     case insertGroups([FragmentGroup])
     /// `DELETE .../items/{itemId}`: the item and its subtree.
     case delete(ItemID)
+    /// `PUT .../expansion` `{"expanded": [id, ...]}`: the view's unfiltered rows with these
+    /// items expanded and every other collapsed (ids of no item are passed over).
+    case setExpansion([ItemID])
     /// A batch's `{"op": "deleteSelected"}`: the view's top-most selected nodes with their subtrees.
     case deleteSelected
     /// A batch's `{"op": "moveSelected", "parentId", "index"}`: the view's top-most selected
@@ -86,7 +89,7 @@ enum SessionOperation: Sendable {
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
-             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows: return false
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion: return false
         case .move, .update, .insert, .insertGroups, .delete, .deleteSelected, .moveSelected: return true
         }
     }

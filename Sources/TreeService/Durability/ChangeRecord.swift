@@ -40,6 +40,7 @@ enum RecordedOperation: Equatable, Sendable {
     case delete(ItemID)
     case deleteSelected
     case moveSelected(parent: ItemID?, index: Int?)
+    case setExpansion([ItemID])
     /// Nested JSON nodes with where they go (`parentId`, `index`, `before`, `after`): an
     /// insert's body, or a batch's insert operation.
     case insertNodes([UInt8])
@@ -66,6 +67,7 @@ enum RecordedOperation: Equatable, Sendable {
         case .delete(let item): self = .delete(item)
         case .deleteSelected: self = .deleteSelected
         case .moveSelected(let parent, let index): self = .moveSelected(parent: parent, index: index)
+        case .setExpansion(let items): self = .setExpansion(items)
         case .insert, .insertGroups: preconditionFailure("an insert is recorded with the nodes as they came")
         case .createView, .deleteView: preconditionFailure("a view made or dropped has a journal entry of its own")
         }
@@ -91,6 +93,7 @@ enum RecordedOperation: Equatable, Sendable {
         case .delete(let item): .delete(item)
         case .deleteSelected: .deleteSelected
         case .moveSelected(let parent, let index): .moveSelected(parent: parent, index: index)
+        case .setExpansion(let items): .setExpansion(items)
         case .insertNodes, .insertRows: nil
         }
     }
@@ -140,7 +143,7 @@ extension RecordedOperation {
     /// The operation's code in a record.
     private enum Code: UInt8 {
         case expandAll = 1, collapseAll, expandToDepth, setExpanded, reveal, move, update, delete, insertNodes, insertRows
-        case setSelected, selectAll, selectNone, invertSelection, selectRows, deleteSelected, moveSelected
+        case setSelected, selectAll, selectNone, invertSelection, selectRows, deleteSelected, moveSelected, setExpansion
     }
 
     func encode(to out: inout ByteWriter) {
@@ -165,6 +168,10 @@ extension RecordedOperation {
         case .selectNone: out.u8(Code.selectNone.rawValue)
         case .invertSelection: out.u8(Code.invertSelection.rawValue)
         case .deleteSelected: out.u8(Code.deleteSelected.rawValue)
+        case .setExpansion(let items):
+            out.u8(Code.setExpansion.rawValue)
+            out.u32(UInt32(items.count))
+            for item in items { out.string(item.text) }
         case .moveSelected(let parent, let index):
             out.u8(Code.moveSelected.rawValue)
             out.optional(parent?.text) { $0.string($1) }
@@ -221,6 +228,14 @@ extension RecordedOperation {
         case .selectNone: self = .selectNone
         case .invertSelection: self = .invertSelection
         case .deleteSelected: self = .deleteSelected
+        case .setExpansion:
+            guard let count = input.u32() else { return nil }
+            var items: [ItemID] = []
+            for _ in 0 ..< count {
+                guard let item = item() else { return nil }
+                items.append(item)
+            }
+            self = .setExpansion(items)
         case .moveSelected:
             guard let parent = input.optional({ $0.string() }), let index = input.optional({ $0.i64() }) else { return nil }
             self = .moveSelected(parent: parent.map(ItemID.init), index: index.map { Int($0) })

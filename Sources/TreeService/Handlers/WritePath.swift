@@ -216,6 +216,9 @@ extension TreeService {
         case .invertSelection: return .invertSelection
         case .selectRows(let offset, let count, let selected, let recursive):
             return .selectRows(offset: offset, count: count, selected: selected, recursive: recursive)
+        case .setExpansion(let items):
+            let nodes = items.compactMap { store.forest.node(withID: $0.text) }
+            return .setExpansion(nodes, unknown: items.count - nodes.count)
         case .move(let item, let parent, let index):
             let moved = try node(item)
             return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }, index: index)
@@ -291,6 +294,11 @@ extension TreeService {
         switch outcome.subject {
         case .session, .createdView:
             return body(.absent)
+        case .expansionSet(let unknown):
+            return body(.absent) { out in
+                out.raw(",\"unknown\":")
+                out.int(unknown)
+            }
         case .item(let node):
             return body(.row(row(node)))
         case .removed:
@@ -446,8 +454,8 @@ extension TreeService {
                 case .session: outcome.results.append(.session)
                 case .item(let node): outcome.results.append(.item(ItemID(forest.id(of: node).description)))
                 case .removed: outcome.results.append(.removed)
-                case .createdView:
-                    preconditionFailure("a batch makes no view")
+                case .createdView, .expansionSet:
+                    preconditionFailure("a batch makes no view and sets no expansion from a list")
                 case .inserted(let roots):
                     var ids = JSONWriter(reservingCapacity: 16 * roots.count + 2)
                     ids.raw("[")

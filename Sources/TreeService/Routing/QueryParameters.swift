@@ -21,6 +21,7 @@ extension Route.Template {
         case .events, .viewEvents: return view.union(["lastEventId", "access_token"])
         case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap"])
         case .selection, .viewSelection: return view.union(["after", "limit", "top"])
+        case .expansion, .viewExpansion: return []
         }
     }
 }

@@ -20,6 +20,8 @@ enum Route: Equatable {
     case matches(String, view: String?)
     /// `/sessions/{sid}/selection`: the view's selected nodes.
     case selection(String, view: String?)
+    /// `/sessions/{sid}/expansion`: the view's expanded nodes as a list, to save and set.
+    case expansion(String, view: String?)
     /// `/sessions/{sid}/views`: the session's views.
     case views(String)
     /// `/sessions/{sid}/views/{vid}`: one view (its summary, its expansion as a whole, its removal).
@@ -56,6 +58,7 @@ enum Route: Equatable {
         case .eventToken: self = .eventToken(values[0])
         case .matches, .viewMatches: self = .matches(values[0], view: view)
         case .selection, .viewSelection: self = .selection(values[0], view: view)
+        case .expansion, .viewExpansion: self = .expansion(values[0], view: view)
         case .views: self = .views(values[0])
         case .view: self = .view(values[0], values[1])
         }
@@ -91,6 +94,7 @@ enum Route: Equatable {
         case eventToken = "/sessions/{sid}/events/token"
         case matches = "/sessions/{sid}/matches"
         case selection = "/sessions/{sid}/selection"
+        case expansion = "/sessions/{sid}/expansion"
         case views = "/sessions/{sid}/views"
         case view = "/sessions/{sid}/views/{vid}"
         case viewRows = "/sessions/{sid}/views/{vid}/rows"
@@ -100,11 +104,12 @@ enum Route: Equatable {
         case viewEvents = "/sessions/{sid}/views/{vid}/events"
         case viewMatches = "/sessions/{sid}/views/{vid}/matches"
         case viewSelection = "/sessions/{sid}/views/{vid}/selection"
+        case viewExpansion = "/sessions/{sid}/views/{vid}/expansion"
 
         /// Whether the template is a view's resource (its second placeholder is `{vid}`).
         var isInView: Bool {
             switch self {
-            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection: true
+            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection, .viewExpansion: true
             default: false
             }
         }
@@ -144,6 +149,7 @@ enum Route: Equatable {
             case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
             case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
             case .session, .item, .view, .viewItem: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
+            case .expansion, .viewExpansion: return ["GET", "HEAD", "PUT", "OPTIONS"]
             }
         }
     }
@@ -166,6 +172,7 @@ enum Route: Equatable {
         case .eventToken: return .eventToken
         case .matches(_, let view): return view == nil ? .matches : .viewMatches
         case .selection(_, let view): return view == nil ? .selection : .viewSelection
+        case .expansion(_, let view): return view == nil ? .expansion : .viewExpansion
         case .views: return .views
         case .view: return .view
         }

@@ -571,6 +571,14 @@ def rows_have_selection(r, b, s):
         {"op": "moveSelected", "parentId": "pics", "index": 0}, {"op": "deleteSelected"},
     ]}, expect=batch_results({}, None, {}, {})),
     Step("the selection: unknown view", "GET", NO_VIEW + "/selection", 404),
+    Step("save the expansion", "GET", "/sessions/{sid}/expansion", 200),
+    Step("set the expansion", "PUT", "/sessions/{sid}/expansion", 200, view="", body={"expanded": ["docs", "gone"]},
+         expect=lambda r, b, s: expect(b["unknown"] == 1, f"{b}")),
+    Step("set the expansion: not ids", "PUT", "/sessions/{sid}/expansion", 422, body={"expanded": [True]}),
+    Step("set a view's expansion", "PUT", VIEW + "/expansion", 200, view="", through="vid", body={"expanded": []}),
+    Step("a view's expansion", "GET", VIEW + "/expansion", 200,
+         expect=lambda r, b, s: expect(b["expanded"] == [], f"{b}")),
+    Step("the expansion: unknown view", "GET", NO_VIEW + "/expansion", 404),
 )
 def test_selection(step, api, state):
     run(step, api, state)
