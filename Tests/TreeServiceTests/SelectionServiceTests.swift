@@ -252,3 +252,38 @@ extension DurabilityTests {
         try withService { h in #expect(h.call("GET", "/sessions/\(sid)/views/\(vid)/rows?limit=1000").text == before) }
     }
 }
+
+/// Find without filtering (issue 36): `highlight` flags the matches in unfiltered rows and
+/// pages them with their rows there.
+@Suite struct HighlightTests {
+    @Test func matchesAreFlaggedWithoutHidingAnything() throws {
+        let h = ServiceHarness()
+        let sid = h.createSample()
+        let vid = ViewResourceTests.createView(h, sid)
+        let at = "/sessions/\(sid)/views/\(vid)"
+        let plain = h.call("GET", "\(at)/rows?limit=1000")
+        let lit = h.call("GET", "\(at)/rows?limit=1000&highlight=list")
+        #expect(lit.status == 200 && lit["highlight"]?.stringValue == "list" && lit["filter"] == .null)
+        #expect(lit["total"] == plain["total"], "nothing hidden")
+        let rows = lit["rows"]!.array!
+        let matching = rows.filter { $0["match"]?.boolValue == true }.map { $0["id"]!.stringValue! }
+        #expect(matching == ["3"], "Lists, among the visible rows (the roots)")
+        let ranges = rows.first { $0["id"]?.stringValue == "3" }?["matchRanges"]
+        #expect(ranges.map { String(decoding: $0.serialize(), as: UTF8.self) } == "[[0,4]]")
+        #expect(rows.allSatisfy { $0["match"] != nil && $0["matchesBelow"] == nil })
+        // Case-sensitive: "List" is not "list".
+        let sensitive = h.call("GET", "\(at)/rows?limit=1000&highlight=list&caseSensitive=true")["rows"]!.array!
+        #expect(sensitive.allSatisfy { $0["match"]?.boolValue == false })
+        // The matches in tree order, with their rows in the unfiltered rows (null while hidden:
+        // the view shows the roots only).
+        let matches = h.call("GET", "\(at)/matches?highlight=list&limit=10")
+        #expect(matches.status == 200, "\(matches.text)")
+        let found = matches["matches"]!.array!.map { ($0["id"]!.stringValue!, $0["index"]!.intValue) }
+        #expect(found.map(\.0) == ["3", "3.1", "3.2", "3.3", "3.4", "4.2"])
+        let index = { (id: String) in rows.first { $0["id"]?.stringValue == id }?["index"]?.intValue }
+        #expect(found.map(\.1) == found.map { index($0.0) })
+        #expect(found[0].1 == 2 && found.dropFirst().allSatisfy { $0.1 == nil }, "3 is row 2, the others are hidden")
+        #expect(h.call("GET", "\(at)/rows?highlight=list&filter=list").status == 400)
+        #expect(h.call("GET", "\(at)/matches").status == 400)
+    }
+}

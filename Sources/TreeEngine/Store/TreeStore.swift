@@ -297,6 +297,14 @@ public struct TreeStore: Sendable {
 
     /// The match ranges of the title of `node` for `filter`.
     /// - Complexity: O(title length · text length)
+    /// Whether `node` matches `filter` (its title, and with `leavesOnly` it has no children),
+    /// without building anything: what highlighted rows flag.
+    /// - Complexity: O(title length)
+    public func matches(_ node: NodeHandle, _ filter: FilterQuery) -> Bool {
+        var scratch: [UInt8] = []
+        return (!filter.leavesOnly || !forest.hasChildren(node)) && forest.withTitle(of: node) { TitleMatcher(filter).matches($0, scratch: &scratch) }
+    }
+
     public func matchRanges(of node: NodeHandle, _ filter: FilterQuery) -> [(start: Int, length: Int)] {
         forest.withTitle(of: node) { TitleMatcher(filter).matchRanges($0) }
     }

@@ -10,9 +10,14 @@ extension TreeService {
     ///
     /// Read beside other readers when the view keeps the filtered rows with their match
     /// index (made once per version of the tree); else built under the session's exclusive lock.
+    ///
+    /// With `highlight` instead of `filter`: the same matches, each with its `index` in the
+    /// view's unfiltered rows (the filtered rows are built, and kept, to find them).
     func matches(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
-        guard let filter = try request.filterQuery() else {
-            throw .badQueryParameter("query parameter filter is required: the matches of which filtered rows")
+        let highlight = try request.highlightQuery()
+        let filtered = highlight == nil ? try request.filterQuery() : nil
+        guard let filter = highlight ?? filtered else {
+            throw .badQueryParameter("query parameter filter (or highlight) is required: the matches of which text")
         }
         let after = request.queryValue("after"), before = request.queryValue("before")
         if after != nil && before != nil { throw .badQueryParameter("give query parameter after or before, not both") }
@@ -46,7 +51,8 @@ extension TreeService {
                 ordinals.append(next)
                 next += step
             }
-            let body = ResponseJSON.matches(ordinals, store: store, view: view, version: version)
+            let body = ResponseJSON.matches(ordinals, store: store, view: view, version: version,
+                                            rowsOf: highlight == nil ? view : ViewRef(view.view))
             return json(200, body, headers: [("ETag", ETag.of(version))])
         }
         if let read = try readingSession(session, { (_, state) throws(ServiceError) in try page(state) }) { return read }

@@ -8,7 +8,8 @@ extension TreeService {
     /// Rows the view keeps are read beside other readers; filtered rows that must be built
     /// first take the session's exclusive lock.
     func rows(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
-        let filter = try request.filterQuery()
+        let highlight = try request.highlightQuery()
+        let filter = highlight == nil ? try request.filterQuery() : nil
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
         let positions = try request.booleanQuery("positions") ?? false
@@ -17,21 +18,22 @@ extension TreeService {
         // nil when the rows must be built first, which needs the exclusive lock.
         let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
             try requireView(view.view, state)
-            return page(request, state, view, offset: offset, limit: limit, positions: positions)
+            return page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)
         }
         if let read { return read }
         let ticket = ticket(view, session)
         let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
             try requireView(view.view, state)
             let reset = try prepare(view, session, &state, ticket: ticket)
-            return (page(request, state, view, offset: offset, limit: limit, positions: positions)!, reset)
+            return (page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)!, reset)
         }
         waitUntilDurable(read: reset, session)
         return response
     }
 
     /// The page of a view's kept rows (or 304), nil when they would have to be built.
-    private func page(_ request: HTTPRequest, _ state: Session.State, _ view: ViewRef, offset: Int, limit: Int, positions: Bool) -> HTTPResponse? {
+    private func page(_ request: HTTPRequest, _ state: Session.State, _ view: ViewRef, offset: Int, limit: Int, positions: Bool,
+                      highlight: FilterQuery?) -> HTTPResponse? {
         guard let total = state.core.store.keptRowCount(view) else { return nil }
         let version = state.core.version(of: view.view)
         if let notModified = notModified(request, version: version) { return notModified }
@@ -39,7 +41,8 @@ extension TreeService {
         let store = state.core.store
         let body = ResponseJSON.rows(rows, store: store, filter: view.filter, version: version, total: total,
                                      matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
-                                     positions: positions, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil)
+                                     positions: positions, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
+                                     highlight: highlight)
         return json(200, body, headers: [("ETag", ETag.of(version))])
     }
 }

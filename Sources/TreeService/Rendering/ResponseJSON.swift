@@ -72,8 +72,9 @@ enum ResponseJSON {
 
     /// `{"version","matchCount","matches":[{"ordinal","id","title","matchRanges","index"}]}`:
     /// the matches of a view's kept filtered rows with these ordinals (their places among all
-    /// their matches in tree order).
-    static func matches(_ ordinals: [Int], store: TreeStore, view: ViewRef, version: Int) -> [UInt8] {
+    /// their matches in tree order), `index` their rows in `rows` (the filtered rows
+    /// themselves, or the view's unfiltered rows for a highlight).
+    static func matches(_ ordinals: [Int], store: TreeStore, view: ViewRef, version: Int, rowsOf rows: ViewRef) -> [UInt8] {
         let filter = view.filter!
         let forest = store.forest
         var out = JSONWriter(reservingCapacity: 64 + 128 * ordinals.count)
@@ -93,7 +94,7 @@ enum ResponseJSON {
             out.raw(",\"matchRanges\":")
             matchRanges(store.matchRanges(of: node, filter), &out)
             out.raw(",\"index\":")
-            if let row = store.keptPlacement(of: node, view)!.index { out.int(row) } else { out.null() }
+            if let row = store.keptPlacement(of: node, rows)!.index { out.int(row) } else { out.null() }
             out.raw("}")
         }
         out.raw("]}")
@@ -123,7 +124,8 @@ enum ResponseJSON {
     /// `selectedBelow`.
     /// - Complexity: O(rows), plus with `positions` O(children) of each parent of a row
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
-                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil) -> [UInt8] {
+                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil,
+                     highlight: FilterQuery? = nil) -> [UInt8] {
         let forest = store.forest
         let places = positions ? siblingPlaces(of: rows, in: forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
@@ -131,6 +133,10 @@ enum ResponseJSON {
         out.int(version)
         out.raw(",\"filter\":")
         if let filter { out.string(filter.text) } else { out.null() }
+        if let highlight {
+            out.raw(",\"highlight\":")
+            out.string(highlight.text)
+        }
         out.raw(",\"total\":")
         out.int(total)
         if let matchCount {
@@ -172,6 +178,11 @@ enum ResponseJSON {
                 out.int(place.position)
                 out.raw(",\"siblingCount\":")
                 out.int(place.count)
+            }
+            if let highlight {
+                let isMatch = store.matches(row.node, highlight)
+                out.raw(isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
+                matchRanges(isMatch ? store.matchRanges(of: row.node, highlight) : [], &out)
             }
             if let filter {
                 out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")

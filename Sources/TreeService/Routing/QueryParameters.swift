@@ -14,12 +14,12 @@ extension Route.Template {
         case .sessions: return ["format", "separator", "columns", "expand", "ttl"]
         case .session, .view: return method == "PATCH" ? view : []
         case .views: return method == "GET" ? ["offset", "limit"] : []
-        case .rows, .viewRows: return view.union(["offset", "limit", "positions"])
+        case .rows, .viewRows: return view.union(["offset", "limit", "positions", "highlight"])
         case .tree: return ["format", "separator"]
         case .items, .viewItems: return view.union(["format", "separator", "columns", "parentId"])
         case .item, .batch, .viewItem, .viewBatch: return view
         case .events, .viewEvents: return view.union(["lastEventId", "access_token"])
-        case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap"])
+        case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap", "highlight"])
         case .selection, .viewSelection: return view.union(["after", "limit", "top"])
         case .expansion, .viewExpansion: return []
         }

@@ -6,7 +6,18 @@ import TreeFormats
 extension HTTPRequest {
     /// The view named by `filter`, `match`, `caseSensitive`, `diacritics` and `leavesOnly`;
     /// nil for the unfiltered view. Every parameter is checked, even without a filter.
-    func filterQuery() throws(ServiceError) -> FilterQuery? {
+    func filterQuery() throws(ServiceError) -> FilterQuery? { try query(named: "filter") }
+
+    /// `highlight` with the same options as `filter` (`match`, `caseSensitive`, `diacritics`,
+    /// `leavesOnly`): the matches to flag in unfiltered rows; not with `filter` (400).
+    func highlightQuery() throws(ServiceError) -> FilterQuery? {
+        guard let query = try query(named: "highlight") else { return nil }
+        if queryValue("filter") != nil { throw .badQueryParameter("give query parameter filter or highlight, not both") }
+        return query
+    }
+
+    /// The query of the text parameter `name` and the match options.
+    private func query(named name: String) throws(ServiceError) -> FilterQuery? {
         let mode: FilterQuery.Mode
         switch queryValue("match") {
         case nil: mode = .contains
@@ -24,7 +35,7 @@ extension HTTPRequest {
         case let text?: throw .badQueryParameter("query parameter diacritics must be sensitive or insensitive, not \"\(text)\"")
         }
         let leavesOnly = try booleanQuery("leavesOnly") ?? false
-        guard let text = queryValue("filter"), !text.isEmpty else { return nil }
+        guard let text = queryValue(name), !text.isEmpty else { return nil }
         return FilterQuery(text, mode: mode, caseSensitive: caseSensitive, diacriticInsensitive: diacriticInsensitive,
                            leavesOnly: leavesOnly)
     }

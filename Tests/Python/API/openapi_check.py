@@ -183,13 +183,29 @@ def parse_events(text):
 
 
 def rows_page_problems(page):
-    """What the RowsPage and Row schemas say in words: the members of the two kinds of view."""
+    """What the RowsPage and Row schemas say in words: the members of the two kinds of view
+    (a highlighted unfiltered page's rows have match and matchRanges, and nothing else of a
+    filtered page's), and of a view that selects something."""
+    if "selectedCount" in page:
+        for row in page["rows"]:
+            if "selected" not in row or row["hasChildren"] != ("partial" in row and "selectedBelow" in row):
+                return [f"a row of a page with selectedCount without its selection members: {row}"]
+    elif any(key in row for row in page["rows"] for key in ("selected", "partial", "selectedBelow")):
+        return ["a page without selectedCount has rows with selected/partial/selectedBelow"]
     if page["filter"] is None:
         if "matchCount" in page:
             return ["an unfiltered page has matchCount"]
-        if any(key in row for row in page["rows"] for key in ("match", "matchRanges", "matchesBelow", "score")):
-            return ["an unfiltered page has rows with match/matchRanges/matchesBelow/score"]
+        if any(key in row for row in page["rows"] for key in ("matchesBelow", "score")):
+            return ["an unfiltered page has rows with matchesBelow/score"]
+        highlighted = "highlight" in page
+        for row in page["rows"]:
+            if ("match" in row and "matchRanges" in row) != highlighted or ("match" in row) != ("matchRanges" in row):
+                return [f"a row of an unfiltered page with match/matchRanges exactly when highlighted: {row}"]
+            if highlighted and not row["match"] and row["matchRanges"]:
+                return [f"a row that does not match has matchRanges: {row}"]
         return []
+    if "highlight" in page:
+        return ["a filtered page has highlight"]
     if "matchCount" not in page:
         return ["a filtered page without matchCount"]
     for row in page["rows"]:
