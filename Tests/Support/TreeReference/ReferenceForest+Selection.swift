@@ -77,3 +77,17 @@ extension ReferenceForest {
         rootSelection[view] = nil
     }
 }
+
+/// A view's expansion as a list (issue 36): saved and set again.
+extension ReferenceForest {
+    /// The nodes with children that the view's unfiltered rows show expanded, in tree order.
+    func expandedNodes(in view: ViewID?) -> [RefNode] {
+        allNodes.filter { node in node.hasChildren && (view.map { views[$0]!.opens(node, level: node.level) } ?? node.expanded) }
+    }
+
+    /// The view's unfiltered rows with exactly `nodes` expanded.
+    func setExpansion(_ nodes: [RefNode], in view: ViewID?) {
+        collapseAll(ViewRef(view))
+        for node in nodes { setExpanded(node, true, recursive: false, ViewRef(view)) }
+    }
+}

@@ -11,7 +11,21 @@ extension ModelRun {
         named = ref
         let vn = viewName(ref)
         if let view = ref.view, model.views[view] == nil { return false }
-        switch rng.int(0 ... 9) {
+        switch rng.int(0 ... 10) {
+        case 10:
+            // A view's expansion saved and set into another view (or the same one).
+            let views = [nil] + model.viewIDs.map(Optional.some)
+            let from = rng.pick(views), to = ref.view
+            let saved = store.expandedNodes(in: from)
+            expectEqual(saved.map { store.forest.id(of: $0).description }, model.expandedNodes(in: from).map(\.key),
+                        "expandedNodes in view \(from.map(String.init(describing:)) ?? "default")")
+            record("setExpansion(\(saved.count) nodes of view \(from.map(String.init(describing:)) ?? "default")) in \(vn)")
+            let old = model.rows(ViewRef(to), matchesBelow: false).map(\.key)
+            let splices = store.setExpansion(saved, in: to)
+            model.setExpansion(model.expandedNodes(in: from), in: to)
+            named = ViewRef(to)
+            checkSplices(splices, old: old, new: model.rows(ViewRef(to), matchesBelow: false).map(\.key), "setExpansion")
+            return to == nil
         case 0 ... 3:
             guard let node = randomNode(visibleIn: rng.chance(0.5) ? ref : nil) else { return false }
             let value = rng.chance(0.6), recursive = rng.chance(0.7)

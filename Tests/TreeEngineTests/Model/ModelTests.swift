@@ -117,12 +117,17 @@ import TreeFormats
     func poolCompactionUnderChurn(part: Int) {
         let run = ModelRun(seed: 9_000 + UInt64(part), size: 12 + 10 * part)
         run.bigPayloads = true
-        run.run(steps: 250)
-        if run.failed {
-            Issue.record(Comment(rawValue: run.report))
-            return
-        }
         func shrank(_ sizes: [Int]) -> Bool { zip(sizes, sizes.dropFirst()).contains { $0 > $1 } }
+        // Up to three rounds of 250 steps, until every pool has compacted: whether one does in
+        // a round depends on how much its garbage reaches, which the seed's ops decide.
+        for _ in 0 ..< 3 {
+            run.run(steps: 250)
+            if run.failed {
+                Issue.record(Comment(rawValue: run.report))
+                return
+            }
+            if shrank(run.poolSizes.map(\.titles)) && shrank(run.poolSizes.map(\.data)) && shrank(run.poolSizes.map(\.ids)) { break }
+        }
         #expect(shrank(run.poolSizes.map(\.titles)), "the title pool never compacted")
         #expect(shrank(run.poolSizes.map(\.data)), "the data pool never compacted")
         #expect(shrank(run.poolSizes.map(\.ids)), "the id pool never compacted")
