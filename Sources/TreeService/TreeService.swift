@@ -297,6 +297,27 @@ public final class TreeService: HTTPResponder {
         return built
     }
 
+    /// A read of a view's rows: `answer` beside other readers, or (when it gives nil: the
+    /// filtered rows must be built first) under the exclusive lock once they are built and
+    /// `prepared` ran, waiting for a reset the build made to be durable.
+    func readOrBuild(_ session: Session, _ view: ViewRef, prepared: (inout Session.State) -> Void = { _ in },
+                     _ answer: (Session.State) throws(ServiceError) -> HTTPResponse?) throws(ServiceError) -> HTTPResponse {
+        let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
+            try requireView(view.view, state)
+            return try answer(state)
+        }
+        if let read { return read }
+        let ticket = ticket(view, session)
+        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
+            try requireView(view.view, state)
+            let reset = try prepare(view, session, &state, ticket: ticket)
+            prepared(&state)
+            return (try answer(state)!, reset)
+        }
+        waitUntilDurable(read: reset, session)
+        return response
+    }
+
     /// Takes a filter ticket before waiting for the session lock. Only a request whose
     /// filtered rows must be built takes a new one, and so cancels a build still running
     /// for an older request through the same view; naming kept rows cancels nothing, and

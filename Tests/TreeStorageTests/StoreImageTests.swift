@@ -135,16 +135,8 @@ import TreeFormats
     @Test func formatVersionOneLoads() throws {
         let store = try Self.defaultViewSample()
         var bytes = StoreImage.image(of: store)
-        let layout = Layout(bytes)
-        // Version 1: seven sections, the last two (VWS_, SEL_) gone, the trailer's size fixed.
-        let views = layout.sections[StoreImage.Section.userViews.rawValue]
-        let selections = layout.sections[StoreImage.Section.selections.rawValue]
-        bytes.removeSubrange(views.lowerBound - 12 ..< selections.upperBound + 4)
-        bytes[6] = 1
-        bytes[12] = 7
-        let size = UInt64(bytes.count)
-        for k in 0 ..< 8 { bytes[bytes.count - 8 + k] = UInt8(truncatingIfNeeded: size >> (8 * UInt64(k))) }
-        Layout.reseal(&bytes, version: 1)
+        // Version 1: seven sections, the last two (VWS_, SEL_) gone.
+        Layout.downgrade(&bytes, to: 1)
         let back = try Self.load(bytes).store
         #expect(Self.summary(back) == Self.summary(store))
         #expect(back.views.isEmpty)
@@ -155,13 +147,7 @@ import TreeFormats
     @Test func formatVersionThreeLoads() throws {
         let store = try Self.sampleStore()
         var bytes = StoreImage.image(of: store)
-        let selections = Layout(bytes).sections[StoreImage.Section.selections.rawValue]
-        bytes.removeSubrange(selections.lowerBound - 12 ..< selections.upperBound + 4)
-        bytes[6] = 3
-        bytes[12] = 8
-        let size = UInt64(bytes.count)
-        for k in 0 ..< 8 { bytes[bytes.count - 8 + k] = UInt8(truncatingIfNeeded: size >> (8 * UInt64(k))) }
-        Layout.reseal(&bytes, version: 3)
+        Layout.downgrade(&bytes, to: 3)
         let back = try Self.load(bytes).store
         #expect(back.views == store.views && back.selectedCount(in: nil) == 0 && back.selectedCount(in: ViewID(7)) == 0)
         #expect(store.selectedCount(in: nil) > 0 && store.selectedCount(in: ViewID(7)) > 0)
@@ -507,6 +493,20 @@ struct Layout {
             sections.append(o + 12 ..< o + 12 + Int(length))
             o += 12 + Int(length) + 4
         }
+    }
+
+    /// Makes an image of this format an image of the older format `version`: the sections
+    /// that version lacks (the last ones) removed, its version, section count and size
+    /// written, its checksums made right.
+    static func downgrade(_ bytes: inout [UInt8], to version: UInt16) {
+        let sections = Layout(bytes).sections
+        let kept = StoreImage.Section.of(version: version).count
+        bytes.removeSubrange(sections[kept].lowerBound - 12 ..< sections.last!.upperBound + 4)
+        bytes[6] = UInt8(version)
+        bytes[12] = UInt8(kept)
+        let size = UInt64(bytes.count)
+        for k in 0 ..< 8 { bytes[bytes.count - 8 + k] = UInt8(truncatingIfNeeded: size >> (8 * UInt64(k))) }
+        reseal(&bytes, version: version)
     }
 
     /// Recomputes every checksum of a well-laid-out image.

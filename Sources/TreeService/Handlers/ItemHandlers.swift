@@ -11,20 +11,7 @@ extension TreeService {
         let filter = try request.filterQuery()
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
-        // nil when the rows must be built first, which needs the exclusive lock.
-        let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
-            try requireView(view.view, state)
-            return try item(request, state, itemID, view)
-        }
-        if let read { return read }
-        let ticket = ticket(view, session)
-        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
-            try requireView(view.view, state)
-            let reset = try prepare(view, session, &state, ticket: ticket)
-            return (try item(request, state, itemID, view)!, reset)
-        }
-        waitUntilDurable(read: reset, session)
-        return response
+        return try readOrBuild(session, view) { (state) throws(ServiceError) in try item(request, state, itemID, view) }
     }
 
     /// The item in a view's kept rows (or 304), nil when they would have to be built.

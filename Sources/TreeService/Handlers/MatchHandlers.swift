@@ -26,7 +26,6 @@ extension TreeService {
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         func page(_ state: Session.State) throws(ServiceError) -> HTTPResponse? {
-            try requireView(view.view, state)
             guard state.core.store.hasMatchIndex(view) else { return nil }
             let version = state.core.version(of: view.view)
             if let notModified = notModified(request, version: version) { return notModified }
@@ -55,15 +54,6 @@ extension TreeService {
                                             rowsOf: highlight == nil ? view : ViewRef(view.view))
             return json(200, body, headers: [("ETag", ETag.of(version))])
         }
-        if let read = try readingSession(session, { (_, state) throws(ServiceError) in try page(state) }) { return read }
-        let ticket = ticket(view, session)
-        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
-            try requireView(view.view, state)
-            let reset = try prepare(view, session, &state, ticket: ticket)
-            state.core.store.prepareMatchIndex(view)
-            return (try page(state)!, reset)
-        }
-        waitUntilDurable(read: reset, session)
-        return response
+        return try readOrBuild(session, view, prepared: { $0.core.store.prepareMatchIndex(view) }, page)
     }
 }

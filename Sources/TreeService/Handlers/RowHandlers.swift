@@ -15,20 +15,9 @@ extension TreeService {
         let positions = try request.booleanQuery("positions") ?? false
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
-        // nil when the rows must be built first, which needs the exclusive lock.
-        let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
-            try requireView(view.view, state)
-            return page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)
+        return try readOrBuild(session, view) { state in
+            page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)
         }
-        if let read { return read }
-        let ticket = ticket(view, session)
-        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
-            try requireView(view.view, state)
-            let reset = try prepare(view, session, &state, ticket: ticket)
-            return (page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)!, reset)
-        }
-        waitUntilDurable(read: reset, session)
-        return response
     }
 
     /// The page of a view's kept rows (or 304), nil when they would have to be built.

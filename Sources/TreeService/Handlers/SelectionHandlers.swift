@@ -20,7 +20,6 @@ extension TreeService {
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         func page(_ state: Session.State) throws(ServiceError) -> HTTPResponse? {
-            try requireView(view.view, state)
             let store = state.core.store
             guard store.keptRowCount(view) != nil else { return nil }
             let version = state.core.version(of: view.view)
@@ -31,15 +30,7 @@ extension TreeService {
             let body = ResponseJSON.selection(Array(nodes.prefix(limit)), more: nodes.count > limit, store: store, view: view, version: version)
             return json(200, body, headers: [("ETag", ETag.of(version))])
         }
-        if let read = try readingSession(session, { (_, state) throws(ServiceError) in try page(state) }) { return read }
-        let ticket = ticket(view, session)
-        let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
-            try requireView(view.view, state)
-            let reset = try prepare(view, session, &state, ticket: ticket)
-            return (try page(state)!, reset)
-        }
-        waitUntilDurable(read: reset, session)
-        return response
+        return try readOrBuild(session, view, page)
     }
 }
 
