@@ -106,7 +106,7 @@ public final class TreeService: HTTPResponder {
         case (.session(let sid), "DELETE"): return try deleteSession(request, sid)
         case (.session(let sid), _): return try patchSession(request, sid)
         case (.rows(let sid, let view), _): return try rows(request, sid, view: view)
-        case (.tree(let sid), _): return try exportTree(request, sid)
+        case (.tree(let sid, let view), _): return try exportTree(request, sid, view: view)
         case (.items(let sid, let view), _): return try insertItems(request, sid, view: view)
         case (.item(let sid, let item, let view), "GET"): return try itemInfo(request, sid, item, view: view)
         case (.item(let sid, let item, let view), "DELETE"): return try deleteItem(request, sid, item, view: view)

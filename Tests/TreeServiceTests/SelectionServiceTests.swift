@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import HTTPTestSupport
 import Testing
 import TreeEngine
 import TreeFormats
@@ -285,5 +286,41 @@ extension DurabilityTests {
         #expect(found[0].1 == 2 && found.dropFirst().allSatisfy { $0.1 == nil }, "3 is row 2, the others are hidden")
         #expect(h.call("GET", "\(at)/rows?highlight=list&filter=list").status == 400)
         #expect(h.call("GET", "\(at)/matches").status == 400)
+    }
+}
+
+extension SelectionServiceTests {
+    /// `GET …/tree?selection=true` exports the view's selected nodes, each under its nearest
+    /// selected ancestor, in every format; `/views/{vid}/tree` is the view's. (Over a socket:
+    /// the harness does not run streamed bodies.)
+    @Test func theSelectionIsExported() throws {
+        try withServiceServer { _, port in
+            let client = try HTTPTestClient(port: port)
+            func call(_ method: String, _ target: String, _ json: String? = nil) throws -> HTTPTestResponse {
+                try client.request(method, target, json: json.map { Array($0.utf8) })
+            }
+            func value(_ r: HTTPTestResponse) -> JSONValue { (try? JSONValue.parse(r.body)) ?? .null }
+            let sid = value(try call("POST", "/sessions", String(decoding: ServiceHarness.sample, as: UTF8.self)))["id"]!.stringValue!
+            let vid = value(try call("POST", "/sessions/\(sid)/views"))["id"]!.stringValue!
+            #expect(try call("PATCH", "/sessions/\(sid)/views/\(vid)/items/1.2", #"{"selected":true}"#).status == 200)
+            #expect(try call("PATCH", "/sessions/\(sid)/views/\(vid)/items/1.2.1", #"{"selected":false,"recursive":false}"#).status == 200)
+            #expect(try call("PATCH", "/sessions/\(sid)/views/\(vid)/items/4.2", #"{"selected":true}"#).status == 200)
+            func ids(_ value: JSONValue) -> [String] {
+                (value.array ?? []).map { node in
+                    let children = ids(node["children"] ?? .array([]))
+                    return node["id"]!.stringValue! + (children.isEmpty ? "" : "(" + children.joined(separator: " ") + ")")
+                }
+            }
+            let nodes = try call("GET", "/sessions/\(sid)/views/\(vid)/tree?selection=true")
+            #expect(nodes.status == 200, "\(nodes.text)")
+            // 1.2.1's children (selected, their parent not) go up to 1.2.
+            #expect(ids(value(nodes)["nodes"]!) == ["1.2(1.2.1.1 1.2.1.2 1.2.1.3 1.2.2 1.2.3 1.2.4(1.2.4.1 1.2.4.2))", "4.2"])
+            let csv = try call("GET", "/sessions/\(sid)/views/\(vid)/tree?selection=true&format=csv")
+            #expect(csv.status == 200 && csv.text.split(whereSeparator: \.isNewline).count == 1 + 10, "\(csv.text)")
+            // The default view selects nothing: an empty forest; the whole tree without `selection`.
+            #expect(ids(value(try call("GET", "/sessions/\(sid)/tree?selection=true"))["nodes"]!).isEmpty)
+            #expect(ids(value(try call("GET", "/sessions/\(sid)/views/\(vid)/tree"))["nodes"]!).count == 5)
+            #expect(try call("GET", "/sessions/\(sid)/views/0000000000000000/tree").status == 404)
+        }
     }
 }

@@ -60,6 +60,42 @@ extension TreeStore {
         return result
     }
 
+    /// The selected nodes of `view` as a forest of their own, to export: each under its
+    /// nearest selected ancestor (a root when it has none), with its id (whole), title, data,
+    /// its expansion in the default view and whether it declares children.
+    /// - Complexity: O(selected nodes + their titles, ids and data, + log t + toggles)
+    public func selectedForest(in view: ViewID?) -> Forest {
+        let nodes = selectedNodes(in: view, after: nil, limit: .max, topMost: false)
+        var builder = ForestBuilder(expectedNodes: nodes.count)
+        var open: [Position] = []  // the subtree ends of the selected ancestors begun
+        do {
+            for node in nodes {
+                let p = forest.position(of: node)
+                while let end = open.last, p >= end {
+                    builder.endNode()
+                    open.removeLast()
+                }
+                try builder.beginNode()
+                try forest.withTitle(of: node) { title in try builder.setTitle(title) }
+                try forest.withID(of: node) { id, isInteger in
+                    if isInteger, let value = Int64(String(decoding: id, as: UTF8.self)) {
+                        try builder.setIntegerID(value)
+                    } else {
+                        try builder.setStringID(id)
+                    }
+                }
+                try forest.withData(of: node) { data in if let data { try builder.setData(data) } }
+                builder.setExpanded(forest.flags[node.slot.index].contains(.expanded))
+                if forest.declaresChildren(node) { builder.setHasChildren(true) }
+                open.append(forest.subtreeEnd(of: p))
+            }
+        } catch {
+            preconditionFailure("the nodes of a forest make a forest: \(error)")
+        }
+        for _ in open { builder.endNode() }
+        return builder.finish()
+    }
+
     /// The rows' selection fields, from `view`'s selection.
     /// - Complexity: O(rows · (log t + log n)); O(1) when nothing is selected
     func markSelection(_ rows: inout [Row], in view: ViewID?) {

@@ -99,10 +99,18 @@ extension TreeService {
     /// stays usable while a large export is written. The snapshot is taken beside other
     /// readers. A path list cannot hold every tree: the next form `Accept` takes is sent
     /// then, 406 when there is none. Each form has its own entity tag.
-    func exportTree(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+    ///
+    /// With `selection=true`, the view's selected nodes alone (`/sessions/{sid}/views/{vid}/tree`:
+    /// that view's), each under its nearest selected ancestor, built beside other readers.
+    func exportTree(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
         let formats = try request.exportFormats()
-        let (snapshot, version, doubles) = try readingSession(sid) { session, state throws(ServiceError) in
-            (state.core.store.forest, state.core.version, session.doublesPathBackslashes)
+        let selection = try request.booleanQuery("selection") ?? false
+        let session = try liveSession(sid)
+        let view = try liveView(ViewName(id: vid), in: session)
+        let (snapshot, version, doubles) = try readingSession(session) { session, state throws(ServiceError) in
+            try requireView(view.view, state)
+            let store = state.core.store
+            return (selection ? store.selectedForest(in: view.view) : store.forest, state.core.version(of: view.view), session.doublesPathBackslashes)
         }
         // The best form that can hold the tree: a path list cannot hold every tree.
         var conflict: String?

@@ -11,7 +11,7 @@ enum Route: Equatable {
     case sessions
     case session(String)
     case rows(String, view: String?)
-    case tree(String)
+    case tree(String, view: String?)
     case items(String, view: String?)
     case item(String, String, view: String?)
     case batch(String, view: String?)
@@ -49,7 +49,7 @@ enum Route: Equatable {
         case .sessions: self = .sessions
         case .session: self = .session(values[0])
         case .rows, .viewRows: self = .rows(values[0], view: view)
-        case .tree: self = .tree(values[0])
+        case .tree, .viewTree: self = .tree(values[0], view: view)
         case .items, .viewItems: self = .items(values[0], view: view)
         case .item: self = .item(values[0], values[1], view: nil)
         case .viewItem: self = .item(values[0], values[2], view: view)
@@ -105,11 +105,12 @@ enum Route: Equatable {
         case viewMatches = "/sessions/{sid}/views/{vid}/matches"
         case viewSelection = "/sessions/{sid}/views/{vid}/selection"
         case viewExpansion = "/sessions/{sid}/views/{vid}/expansion"
+        case viewTree = "/sessions/{sid}/views/{vid}/tree"
 
         /// Whether the template is a view's resource (its second placeholder is `{vid}`).
         var isInView: Bool {
             switch self {
-            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection, .viewExpansion: true
+            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection, .viewExpansion, .viewTree: true
             default: false
             }
         }
@@ -144,7 +145,7 @@ enum Route: Equatable {
         var allowedMethods: [String] {
             switch self {
             case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
-                 .selection, .viewSelection:
+                 .selection, .viewSelection, .viewTree:
                 return ["GET", "HEAD", "OPTIONS"]
             case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
             case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
@@ -164,7 +165,7 @@ enum Route: Equatable {
         case .sessions: return .sessions
         case .session: return .session
         case .rows(_, let view): return view == nil ? .rows : .viewRows
-        case .tree: return .tree
+        case .tree(_, let view): return view == nil ? .tree : .viewTree
         case .items(_, let view): return view == nil ? .items : .viewItems
         case .item(_, _, let view): return view == nil ? .item : .viewItem
         case .batch(_, let view): return view == nil ? .batch : .viewBatch
