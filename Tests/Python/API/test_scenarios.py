@@ -486,8 +486,8 @@ def test_views(step, api, state):
 
 def test_view_events(api):
     """A view's stream: its reset, a change of its own state (the response, byte for byte),
-    nothing of another view's state, a tree edit made elsewhere at its own version, and `end`
-    when the view is deleted."""
+    nothing of another view's state, a tree edit made elsewhere at its own version, changes of
+    its selection and of its expansion from a list, and `end` when the view is deleted."""
     sid = api.request("POST", "/sessions", body=TREE).json()["id"]
     a = api.request("POST", f"/sessions/{sid}/views").json()["id"]
     b = api.request("POST", f"/sessions/{sid}/views").json()["id"]
@@ -508,6 +508,14 @@ def test_view_events(api):
         event = next(events)
         assert event["event"] == "change" and event["id"] == "3", event
         assert not api.spec.event_problems(event), api.spec.event_problems(event)
+        # A change of the view's selection, and of its expansion from a list: each the response.
+        for method, path, body in (("PATCH", f"/sessions/{sid}/views/{a}/items/docs", {"selected": True}),
+                                   ("PUT", f"/sessions/{sid}/views/{a}/expansion", {"expanded": ["docs", "gone"]})):
+            change = api.request(method, path, body=body)
+            assert change.status_code == 200, change.text
+            event = next(events)
+            assert event["event"] == "change" and json.loads(event["data"]) == change.json(), event
+            assert not api.spec.event_problems(event), api.spec.event_problems(event)
         assert api.request("DELETE", f"/sessions/{sid}/views/{a}").status_code == 204
         end = next(events)
         assert end["event"] == "end" and json.loads(end["data"]) == {"reason": "deleted"}, end
