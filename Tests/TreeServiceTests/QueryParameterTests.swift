@@ -32,7 +32,7 @@ import HTTP1
     @Test func aParameterFarFromEveryKnownOneListsThem() {
         let sid = session()
         #expect(h.call("GET", "/sessions/\(sid)/tree?colour=red")["detail"]?.stringValue
-            == #"unknown query parameter "colour"; GET /sessions/{sid}/tree takes format, separator"#)
+            == #"unknown query parameter "colour"; GET /sessions/{sid}/tree takes format, selection, separator"#)
         #expect(h.call("GET", "/healthz?verbose=1")["detail"]?.stringValue
             == #"unknown query parameter "verbose"; /healthz takes no query parameters"#)
     }
