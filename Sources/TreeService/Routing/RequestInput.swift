@@ -9,10 +9,11 @@ extension HTTPRequest {
     func filterQuery() throws(ServiceError) -> FilterQuery? { try query(named: "filter") }
 
     /// `highlight` with the same options as `filter` (`match`, `caseSensitive`, `diacritics`,
-    /// `leavesOnly`): the matches to flag in unfiltered rows; not with `filter` (400).
+    /// `leavesOnly`): the matches to flag in unfiltered rows; not with a `filter` (400; an
+    /// empty one names the unfiltered rows).
     func highlightQuery() throws(ServiceError) -> FilterQuery? {
         guard let query = try query(named: "highlight") else { return nil }
-        if queryValue("filter") != nil { throw .badQueryParameter("give query parameter filter or highlight, not both") }
+        if queryValue("filter")?.isEmpty == false { throw .badQueryParameter("give query parameter filter or highlight, not both") }
         return query
     }
 

@@ -14,6 +14,9 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   insert unless the body is a path list (rows name their parents themselves).
 * `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
   parameter is left out when the body has the member.
+* Query parameters that exclude each other: `before` is left out of matches with `after`,
+  `highlight` out of rows and matches with `filter`; matches with neither `filter` nor
+  `highlight` get `filter=a`.
 
 The routes under `/sessions/{sid}/views/{vid}/` are treated as the default view's routes they
 repeat.
@@ -104,10 +107,19 @@ def before_call(context, case, kwargs):
             if "nodes" in body:
                 body["nodes"] = fresh_nodes(body["nodes"])
             case.body = index_zero(body)
-    elif route[1] == "/sessions/{sid}/matches" and isinstance(case.query, dict) \
-            and "after" in case.query and "before" in case.query:
-        # `after` and `before` exclude each other (400), which a schema cannot say.
-        case.query = {k: v for k, v in case.query.items() if k != "before"}
+    elif route[1] in ("/sessions/{sid}/rows", "/sessions/{sid}/matches") and isinstance(case.query, dict):
+        query = dict(case.query)
+        # `filter` and `highlight` exclude each other (400); the matches need one of them (an
+        # empty one is none); `after` and `before` exclude each other (400): none of which a
+        # schema can say.
+        if query.get("filter") and query.get("highlight"):
+            del query["highlight"]
+        if route[1] == "/sessions/{sid}/matches":
+            if not query.get("filter") and not query.get("highlight"):
+                query["filter"] = "a"
+            if "after" in query and "before" in query:
+                del query["before"]
+        case.query = query
     elif route == ("PATCH", "/sessions/{sid}/items/{itemId}") and isinstance(body, dict) and "parentId" in body:
         case.body = index_zero(dict(body))
     elif route == ("POST", "/sessions/{sid}/batch") and isinstance(body, dict) and isinstance(body.get("operations"), list):
