@@ -558,17 +558,7 @@ struct CoverIndex: Sendable {
     /// position past the end.
     private func withRaw<R>(_ block: Int, _ body: (UnsafeMutableBufferPointer<Int32>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: CoverIndex.blockSize) { raw in
-            if isWide.contains(block) {
-                wide[block]!.withUnsafeBufferPointer { _ = raw.initialize(fromContentsOf: $0) }
-            } else {
-                narrow.withUnsafeBufferPointer { bytes in
-                    let start = block << CoverIndex.blockShift
-                    for i in 0 ..< CoverIndex.blockSize {
-                        let v = bytes[start + i]
-                        raw[i] = v == CoverIndex.narrowGap ? CoverIndex.gapCover : Int32(v)
-                    }
-                }
-            }
+            load(block, into: raw)
             return body(raw)
         }
     }
@@ -577,9 +567,24 @@ struct CoverIndex: Sendable {
     /// them and recomputes the block's leaf (not its ancestors).
     private mutating func updateRaw(_ block: Int, _ change: (UnsafeMutableBufferPointer<Int32>) -> Void) {
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: CoverIndex.blockSize) { raw in
-            withRaw(block) { _ = raw.initialize(fromContentsOf: $0) }
+            load(block, into: raw)
             change(raw)
             store(block, raw)
+        }
+    }
+
+    /// Writes the 64 raw covers of `block` into `raw` (see `withRaw`).
+    private func load(_ block: Int, into raw: UnsafeMutableBufferPointer<Int32>) {
+        if isWide.contains(block) {
+            wide[block]!.withUnsafeBufferPointer { _ = raw.initialize(fromContentsOf: $0) }
+            return
+        }
+        narrow.withUnsafeBufferPointer { bytes in
+            let start = block << CoverIndex.blockShift
+            for i in 0 ..< CoverIndex.blockSize {
+                let v = bytes[start + i]
+                raw[i] = v == CoverIndex.narrowGap ? CoverIndex.gapCover : Int32(v)
+            }
         }
     }
 
