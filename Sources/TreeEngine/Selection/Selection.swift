@@ -202,8 +202,7 @@ struct Selection: Sendable {
             remove(slot.rawValue, isClose: true, forest)
             remove(slot.rawValue, isClose: false, forest)
         } else {
-            insert(slot.rawValue, isClose: false, forest, nodes)
-            insert(slot.rawValue, isClose: true, forest, nodes)
+            insertToggle(slot.rawValue, forest, nodes)
         }
     }
 
@@ -212,10 +211,7 @@ struct Selection: Sendable {
     mutating func set(subtreeOf slot: Slot, _ value: Bool, _ forest: Forest, _ nodes: DepthBase) {
         let p = forest.position(ofSlot: slot).offset
         discard(cutOut(p, forest))
-        if value != parentState(of: slot, forest) {
-            insert(slot.rawValue, isClose: false, forest, nodes)
-            insert(slot.rawValue, isClose: true, forest, nodes)
-        }
+        if value != parentState(of: slot, forest) { insertToggle(slot.rawValue, forest, nodes) }
     }
 
     /// Sets the node in `slot` alone to `value`: its children keep their states, each
@@ -256,20 +252,14 @@ struct Selection: Sendable {
         return Departure(selected: selected, toggles: toggles)
     }
 
-    /// The subtree that left with `departure` was put at `range` under `parent` (a root when
-    /// nil): every node in it has its state again.
+    /// The subtree that left with `departure` was put at `range`: every node in it has its
+    /// state again (its root's compared with its new parent's).
     /// - Complexity: O((toggles in the subtree + 1) · (log t + log n))
     mutating func arrived(_ range: Range<Int>, _ departure: Departure, _ forest: Forest, _ nodes: DepthBase) {
         inserted(range, forest, nodes)
         let root = forest.slot(at: Position(range.lowerBound))
-        for slot in departure.toggles where slot != root.rawValue {
-            insert(slot, isClose: false, forest, nodes)
-            insert(slot, isClose: true, forest, nodes)
-        }
-        if departure.selected != parentState(of: root, forest) {
-            insert(root.rawValue, isClose: false, forest, nodes)
-            insert(root.rawValue, isClose: true, forest, nodes)
-        }
+        for slot in departure.toggles where slot != root.rawValue { insertToggle(slot, forest, nodes) }
+        if departure.selected != parentState(of: root, forest) { insertToggle(root.rawValue, forest, nodes) }
     }
 
     // MARK: Keys
@@ -370,8 +360,20 @@ struct Selection: Sendable {
     private mutating func add(_ delta: Int32, at p: Int, _ forest: Forest) {
         guard delta != 0 else { return }
         let (a, b) = split(root, Selection.key(node: p) + 1, forest)
-        if a >= 0 { addToLast(a, delta) } else { headCount += delta }
+        addToLastInterval(of: a, delta)
         root = merge(a, b)
+    }
+
+    /// Adds `delta` nodes to the interval of the last boundary of the treap `t`: the head
+    /// interval when `t` is empty (`t` holds the boundaries before some point).
+    private mutating func addToLastInterval(of t: Int32, _ delta: Int32) {
+        if t >= 0 { addToLast(t, delta) } else { headCount += delta }
+    }
+
+    /// Makes the node in `slot` a toggle: its open, then its close.
+    private mutating func insertToggle(_ slot: Int32, _ forest: Forest, _ nodes: DepthBase) {
+        insert(slot, isClose: false, forest, nodes)
+        insert(slot, isClose: true, forest, nodes)
     }
 
     /// Adds a toggle's open or close: it takes the part of its interval from its start on.
@@ -382,7 +384,7 @@ struct Selection: Sendable {
         let count = Int32(Selection.count(start(i, forest), end, forest, nodes))
         boundaries[Int(i)].count = count
         pull(i)
-        if a >= 0 { addToLast(a, -count) } else { headCount -= count }
+        addToLastInterval(of: a, -count)
         root = merge(merge(a, i), b)
     }
 
@@ -393,7 +395,7 @@ struct Selection: Sendable {
         let (i, b) = split(rest, key + 1, forest)
         precondition(i >= 0 && boundaries[Int(i)].size == 1, "no boundary of slot \(slot) to remove")
         let count = boundaries[Int(i)].count
-        if a >= 0 { addToLast(a, count) } else { headCount += count }
+        addToLastInterval(of: a, count)
         discard(i)
         root = merge(a, b)
     }
@@ -404,10 +406,7 @@ struct Selection: Sendable {
         let slot = forest.slotAt[p]
         let (a, rest) = split(root, Selection.key(node: p), forest)
         let (m, b) = split(rest, Selection.key(slot, isClose: true, forest) + 1, forest)
-        if m >= 0 {
-            let total = boundaries[Int(m)].total
-            if a >= 0 { addToLast(a, total) } else { headCount += total }
-        }
+        if m >= 0 { addToLastInterval(of: a, boundaries[Int(m)].total) }
         root = merge(a, b)
         return m
     }

@@ -184,10 +184,7 @@ extension TreeStore {
             selections[view] = Selection(all: false, forest)
         }
         body(&selections[view]!, forest, nodeBase)
-        if selections[view]!.isEmpty {
-            selections[view] = nil
-            releaseBase(DepthBase.all)
-        }
+        dropEmptySelections()
         checkInvariants()
     }
 
@@ -228,7 +225,7 @@ extension TreeStore {
         return result
     }
 
-    /// Drops the selections a deletion left without a selected node.
+    /// Drops the selections that select nothing (after a change of one, or a deletion).
     mutating func dropEmptySelections() {
         for (view, selection) in selections where selection.isEmpty {
             selections[view] = nil

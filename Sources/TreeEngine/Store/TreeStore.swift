@@ -295,8 +295,6 @@ public struct TreeStore: Sendable {
         TitleMatcher(filter).matchRanges(title)
     }
 
-    /// The match ranges of the title of `node` for `filter`.
-    /// - Complexity: O(title length · text length)
     /// Whether `node` matches `filter` (its title, and with `leavesOnly` it has no children),
     /// without building anything: what highlighted rows flag.
     /// - Complexity: O(title length)
@@ -305,6 +303,8 @@ public struct TreeStore: Sendable {
         return (!filter.leavesOnly || !forest.hasChildren(node)) && forest.withTitle(of: node) { TitleMatcher(filter).matches($0, scratch: &scratch) }
     }
 
+    /// The match ranges of the title of `node` for `filter`.
+    /// - Complexity: O(title length · text length)
     public func matchRanges(of node: NodeHandle, _ filter: FilterQuery) -> [(start: Int, length: Int)] {
         forest.withTitle(of: node) { TitleMatcher(filter).matchRanges($0) }
     }
