@@ -85,6 +85,26 @@ extension SessionOperation {
         throw .unprocessable("the body must have one of: expanded, reveal, selected, title/data, parentId (move)")
     }
 
+    /// The body of `PUT …/expansion`: `{"expanded": [id, ...]}`.
+    static func expansionList(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["expanded"])
+        guard case .array(let values)? = members["expanded"] else {
+            throw .unprocessable("\"expanded\" must be an array of item ids", member: "expanded")
+        }
+        var items: [ItemID] = []
+        items.reserveCapacity(values.count)
+        for (k, value) in values.enumerated() {
+            guard let id = ItemID(value) else {
+                var pointer = JSONPointer()
+                pointer.append(key: "expanded")
+                pointer.append(key: String(k))
+                throw ServiceError(.invalidNode, detail: "\"expanded\" must hold item ids (strings or integers)", pointer: pointer.text)
+            }
+            items.append(id)
+        }
+        return .setExpansion(items)
+    }
+
     /// `{"selected": Bool, "recursive": Bool}`, `recursive` optional (true: the subtree too).
     static func selection(_ item: ItemID, _ members: Members) throws(ServiceError) -> SessionOperation {
         try members.allowOnly(["selected", "recursive"])

@@ -268,7 +268,8 @@ enum ResolvedOperation {
     case insert(Forest, InsertPlacement)
     case insertGroups([FragmentGroup])
     case delete(NodeHandle)
-    /// Nodes none of which is below another, deleted in turn (a view's top-most selected nodes).
+    /// Nodes none of which is below another, deleted in turn (a view's selected nodes that have
+    /// no selected ancestor).
     case deleteNodes([NodeHandle])
     /// Nodes none of which is below another, moved in turn to be children of `parent` (roots
     /// when nil) before `before` (nil: after the last child).
@@ -366,24 +367,19 @@ extension SessionCore {
                                  reload: recursive ? .everything(inView: view.view) : .path(node, store.forest, inView: view.view))
         case .selectAll:
             store.selectAll(view)
-            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+            return selectionChanged(in: view)
         case .selectNone:
             store.selectNone(in: view.view)
-            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+            return selectionChanged(in: view)
         case .invertSelection:
             store.invertSelection(view)
-            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+            return selectionChanged(in: view)
         case .selectRows(let offset, let count, let selected, let recursive):
             store.selectRows(view, offset: offset, count: count, selected, recursive: recursive)
-            return ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+            return selectionChanged(in: view)
         case .move(let node, let parent, let index):
             let oldParent = store.forest.parent(of: node)
-            let splices: [Splice]
-            do throws(EditError) {
-                splices = try store.move(node, to: parent, index: index, view)
-            } catch {
-                preconditionFailure("a checked move is made: \(error)")
-            }
+            let splices = checkedMove(node, to: parent, index: index, view, &store)
             return ChangeOutcome(splices: splices, subject: .item(node), reload: .paths([node] + (oldParent.map { [$0] } ?? []), store.forest))
         case .update(let node, let title, let data):
             return ChangeOutcome(splices: store.update(node, title: title, data: data, view), subject: .item(node), reload: .paths([node], store.forest))
@@ -409,17 +405,29 @@ extension SessionCore {
             for node in nodes {
                 if let old = store.forest.parent(of: node) { touched.append(old) }
                 let index = before.map { sibling in store.forest.children(of: parent).filter { $0 != node }.firstIndex(of: sibling)! }
-                do throws(EditError) {
-                    splices += try store.move(node, to: parent, index: index, view)
-                } catch {
-                    preconditionFailure("a checked move is made: \(error)")
-                }
+                splices += checkedMove(node, to: parent, index: index, view, &store)
                 touched.append(node)
             }
             return ChangeOutcome(splices: Splice.sequence(splices, oldTotal: rowsBefore), subject: .session,
                                  reload: .paths(touched, store.forest))
         case .createView, .deleteView:
             preconditionFailure("views are made and dropped by SessionCore.apply(_:in:), never in a batch")
+        }
+    }
+
+    /// The outcome of a change of many nodes of a view's selection: no splice, and any of the
+    /// view's rows may have a new state or new counts below it.
+    private static func selectionChanged(in view: ViewRef) -> ChangeOutcome {
+        ChangeOutcome(splices: [], subject: .session, reload: .everything(inView: view.view))
+    }
+
+    /// Moves a node whose move was checked (`problem(of:in:)`), which cannot fail.
+    private static func checkedMove(_ node: NodeHandle, to parent: NodeHandle?, index: Int?, _ view: ViewRef,
+                                    _ store: inout TreeStore) -> [Splice] {
+        do throws(EditError) {
+            return try store.move(node, to: parent, index: index, view)
+        } catch {
+            preconditionFailure("a checked move is made: \(error)")
         }
     }
 

@@ -8,6 +8,17 @@ struct ItemID: Hashable, Sendable, CustomStringConvertible {
     var text: String
     init(_ text: String) { self.text = text }
     var description: String { text }
+
+    /// The id a JSON value names: a string, or an integer by its decimal form (`7.0` is the
+    /// id `7`); nil for any other value.
+    init?(_ value: JSONValue) {
+        switch value {
+        case .string(let s): self.init(s)
+        default:
+            guard let n = value.intValue else { return nil }
+            self.init(String(n))
+        }
+    }
 }
 
 /// One change to a session's tree, to the state of one of its views, or to its set of
@@ -54,11 +65,12 @@ enum SessionOperation: Sendable {
     /// `PUT .../expansion` `{"expanded": [id, ...]}`: the view's unfiltered rows with these
     /// items expanded and every other collapsed (ids of no item are passed over).
     case setExpansion([ItemID])
-    /// A batch's `{"op": "deleteSelected"}`: the view's top-most selected nodes with their subtrees.
+    /// A batch's `{"op": "deleteSelected"}`: the view's selected nodes that have no selected
+    /// ancestor, with their subtrees.
     case deleteSelected
-    /// A batch's `{"op": "moveSelected", "parentId", "index"}`: the view's top-most selected
-    /// nodes, in tree order, to be children of `parent` (roots when nil) from `index` on
-    /// (counted among the children that do not move; nil: after the last).
+    /// A batch's `{"op": "moveSelected", "parentId", "index"}`: the view's selected nodes that
+    /// have no selected ancestor, in tree order, to be children of `parent` (roots when nil)
+    /// from `index` on (counted among the children that do not move; nil: after the last).
     case moveSelected(parent: ItemID?, index: Int?)
     /// `POST /sessions/{sid}/views`: a new view, starting as `start` says (a copy names
     /// its source, nil: the default view). Its id is the session's next (`SessionCore.nextViewID`);

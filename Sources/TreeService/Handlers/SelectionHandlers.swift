@@ -1,6 +1,5 @@
 import HTTP1
 import TreeEngine
-import TreeFormats
 
 extension TreeService {
     /// `GET /sessions/{sid}/selection?after=&limit=&top=&filter=…` (and under
@@ -31,31 +30,5 @@ extension TreeService {
             return json(200, body, headers: [("ETag", ETag.of(version))])
         }
         return try readOrBuild(session, view, page)
-    }
-}
-
-extension ResponseJSON {
-    /// `{"version","selectedCount","items":[{"id","title","index"}],"next"}`.
-    static func selection(_ nodes: [NodeHandle], more: Bool, store: TreeStore, view: ViewRef, version: Int) -> [UInt8] {
-        let forest = store.forest
-        var out = JSONWriter(reservingCapacity: 96 + 96 * nodes.count)
-        out.raw("{\"version\":")
-        out.int(version)
-        out.raw(",\"selectedCount\":")
-        out.int(store.selectedCount(in: view.view))
-        out.raw(",\"items\":[")
-        for (i, node) in nodes.enumerated() {
-            out.raw(i > 0 ? ",{\"id\":" : "{\"id\":")
-            forest.writeID(of: node, to: &out)
-            out.raw(",\"title\":")
-            forest.writeTitle(of: node, to: &out)
-            out.raw(",\"index\":")
-            if let row = store.keptPlacement(of: node, view)!.index { out.int(row) } else { out.null() }
-            out.raw("}")
-        }
-        out.raw("],\"next\":")
-        if more, let last = nodes.last { forest.writeID(of: last, to: &out) } else { out.null() }
-        out.raw("}")
-        return out.bytes
     }
 }

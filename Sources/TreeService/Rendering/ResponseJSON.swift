@@ -101,6 +101,44 @@ enum ResponseJSON {
         return out.bytes
     }
 
+    /// `{"version","selectedCount","items":[{"id","title","index"}],"next"}`.
+    static func selection(_ nodes: [NodeHandle], more: Bool, store: TreeStore, view: ViewRef, version: Int) -> [UInt8] {
+        let forest = store.forest
+        var out = JSONWriter(reservingCapacity: 96 + 96 * nodes.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"selectedCount\":")
+        out.int(store.selectedCount(in: view.view))
+        out.raw(",\"items\":[")
+        for (i, node) in nodes.enumerated() {
+            out.raw(i > 0 ? ",{\"id\":" : "{\"id\":")
+            forest.writeID(of: node, to: &out)
+            out.raw(",\"title\":")
+            forest.writeTitle(of: node, to: &out)
+            out.raw(",\"index\":")
+            if let row = store.keptPlacement(of: node, view)!.index { out.int(row) } else { out.null() }
+            out.raw("}")
+        }
+        out.raw("],\"next\":")
+        if more, let last = nodes.last { forest.writeID(of: last, to: &out) } else { out.null() }
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// `{"version","expanded":[id,...]}`: a view's expanded nodes as a list.
+    static func expansion(_ nodes: [NodeHandle], forest: Forest, version: Int) -> [UInt8] {
+        var out = JSONWriter(reservingCapacity: 64 + 16 * nodes.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"expanded\":[")
+        for (i, node) in nodes.enumerated() {
+            if i > 0 { out.raw(",") }
+            forest.writeID(of: node, to: &out)
+        }
+        out.raw("]}")
+        return out.bytes
+    }
+
     /// `[{...},...]`: one object per item, its members integers: `keys[k]` (the text before the
     /// k-th value, from `{`) then `value(item, k)`.
     private static func integerObjects<T>(_ items: [T], keys: [StaticString], _ out: inout JSONWriter,

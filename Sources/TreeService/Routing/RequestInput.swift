@@ -163,11 +163,8 @@ struct Members {
     /// An item id member that may be null (no item: the roots): a string, or an integer
     /// by its decimal form (`7.0` is the id `7`). The member must be present.
     func itemIDOrNull(_ key: String) throws(ServiceError) -> ItemID? {
-        switch self[key] {
-        case .null?: return nil
-        case .string(let s)?: return ItemID(s)
-        case let v: if let n = v?.intValue { return ItemID(String(n)) }
-        }
+        if self[key] == .null { return nil }
+        if let id = self[key].flatMap(ItemID.init) { return id }
         throw .unprocessable("\"\(key)\" must be an item id (a string or an integer) or null", member: key)
     }
 
