@@ -113,7 +113,7 @@ struct DifferentialRun {
             let nodes = reference.allNodes
             let reply: HTTPTestResponse
             var expectChange = true
-            switch rng.int(0 ... 9) {
+            switch rng.int(0 ... 10) {
             case 0, 1, 2:
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 let value = rng.chance(0.5), recursive = rng.chance(0.2)
@@ -155,6 +155,9 @@ struct DifferentialRun {
                 case .indexOutOfRange?: expectChange = false; reference.use(filter); if reply.status != 422 { problem("step \(step): bad index answered \(reply.status)") }
                 case nil: reference.editDone(filter)
                 }
+            case 10:
+                guard let (body, path) = select(filter, nodes, step) else { continue }
+                reply = try client.request("PATCH", path, json: Array(body.utf8))
             default:
                 guard let node = nodes.randomElement(using: &rng) else { continue }
                 let title = RandomTrees.title(&rng)
@@ -174,6 +177,36 @@ struct DifferentialRun {
             if filter != nil { try checkRows(nil, step) }
             try afterStep(step)
         }
+    }
+
+    /// A random change of the default view's selection, told to the reference: its body
+    /// and path, nil when there is no node.
+    mutating func select(_ filter: FilterQuery?, _ nodes: [RefNode], _ step: Int) -> (body: String, path: String)? {
+        guard let node = nodes.randomElement(using: &rng) else { return nil }
+        let value = rng.chance(0.6), recursive = rng.chance(0.7)
+        let ref = ViewRef(nil, filter: filter)
+        reference.use(filter)
+        let body: String
+        switch rng.int(0 ... 9) {
+        case 0 ... 4:
+            body = "{\"selected\":\(value),\"recursive\":\(recursive)}"
+            log.append("\(step): \(body) of \(node.key) in \(filter?.description ?? "unfiltered")")
+            reference.setSelected(node, value, recursive: recursive, in: nil)
+            return (body, itemPath(node, filter))
+        case 5 ... 7:
+            let rows = reference.rows(filter).count
+            let offset = rng.int(0 ... rows), count = rng.int(1 ... 6)
+            body = "{\"selectRows\":{\"offset\":\(offset),\"count\":\(count),\"selected\":\(value),\"recursive\":\(recursive)}}"
+            reference.selectRows(ref, offset: offset, count: count, value, recursive: recursive)
+        case 8:
+            body = "{\"invertSelection\":true}"
+            reference.invertSelection(ref)
+        default:
+            body = value ? "{\"selectAll\":true}" : "{\"selectNone\":true}"
+            if value { reference.selectAll(ref) } else { reference.selectNone(in: nil) }
+        }
+        log.append("\(step): \(body) in \(filter?.description ?? "unfiltered")")
+        return (body, "/sessions/\(sid)\(query(filter))")
     }
 
     mutating func insert(_ filter: FilterQuery?, _ nodes: [RefNode], _ step: Int) throws -> HTTPTestResponse {
@@ -207,6 +240,7 @@ struct DifferentialRun {
         if let ids = (try? JSONValue.parse(reply.body))?["ids"]?.array {
             for (node, id) in zip(refs, ids) where node.id == nil { node.id = .string(id.stringValue ?? "?") }
         }
+        reference.takeParentStates(refs)
         reference.editDone(filter)
         return reply
     }
@@ -254,6 +288,13 @@ struct DifferentialRun {
             problem("step \(step): rows of \(filter?.description ?? "unfiltered")\n got      \(got)\n expected \(expected)")
         }
         if page["total"]?.intValue != expected.count { problem("step \(step): total \(page["total"]!) != \(expected.count)") }
+        for (row, ref) in zip(rows, reference.allNodesVisible(expected)) {
+            let below = ref.subtree.dropFirst().filter { reference.isSelected($0, in: nil) }.count
+            if (row["selected"]?.boolValue ?? false) != reference.isSelected(ref, in: nil)
+                || !ref.children.isEmpty && (row["selectedBelow"]?.intValue ?? 0) != below {
+                problem("step \(step): selection of \(ref.key): \(row["selected"] ?? .null), \(row["selectedBelow"] ?? .null) below; want \(reference.isSelected(ref, in: nil)), \(below)")
+            }
+        }
         if let filter, page["matchCount"]?.intValue != reference.matchCount(filter) {
             problem("step \(step): matchCount \(page["matchCount"]!) != \(reference.matchCount(filter))")
         }

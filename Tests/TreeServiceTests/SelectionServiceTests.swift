@@ -16,6 +16,11 @@ import TreeFormats
         return ((reply["items"]?.array ?? []).map { $0["id"]!.stringValue! }, reply["next"]?.stringValue)
     }
 
+    /// A change response's `reload`, as [index, count] pairs.
+    static func reload(_ change: ServiceHarness.Reply) -> [[Int]] {
+        (change["reload"]?.array ?? []).map { [$0["index"]!.intValue!, $0["count"]!.intValue!] }
+    }
+
     /// Rows by id: (selected, partial, selectedBelow), nil for a field absent.
     static func rowStates(_ h: ServiceHarness, _ path: String) -> [String: (Bool?, Bool?, Int?)] {
         var out: [String: (Bool?, Bool?, Int?)] = [:]
@@ -40,7 +45,7 @@ import TreeFormats
         let change = h.call("PATCH", "\(at)/items/1", json: #"{"selected":true}"#)
         #expect(change.status == 200, "\(change.text)")
         #expect(change["version"]?.intValue == 2 && change["changes"]?.array?.isEmpty == true)
-        #expect(change["reload"]?.array?.first?["index"]?.intValue == 0)
+        #expect(Self.reload(change) == [[0, 38]], "the view's first selection: each row gains the fields")
         let page = h.call("GET", "\(at)/rows?limit=1000")
         #expect(page["selectedCount"]?.intValue == 21)
         var states = Self.rowStates(h, "\(at)/rows?limit=1000")
@@ -48,10 +53,18 @@ import TreeFormats
         #expect(states["1.1.1"]! == (true, nil, nil), "a leaf has no partial nor selectedBelow")
         #expect(states["2"]! == (false, false, 0))
 
-        // 1.2 alone deselected: 1 is partial, 1.2's children stay selected.
-        #expect(h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":false,"recursive":false}"#).status == 200)
+        // 1.2 alone deselected: 1 is partial, 1.2's children stay selected; the rows of 1.2 and 1.
+        let alone = h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":false,"recursive":false}"#)
+        #expect(alone.status == 200 && Self.reload(alone) == [[0, 1], [8, 1]], "\(Self.reload(alone))")
         states = Self.rowStates(h, "\(at)/rows?limit=1000")
         #expect(states["1"]! == (true, true, 19) && states["1.2"]! == (false, true, 9) && states["1.2.1"]! == (true, false, 3))
+        // Rows 9 and 10 (1.2.1 and its first child), and the rows of their ancestors.
+        let range = h.call("PATCH", at, json: #"{"selectRows":{"offset":9,"count":2,"selected":true}}"#)
+        #expect(range.status == 200 && Self.reload(range) == [[0, 1], [8, 3]], "\(Self.reload(range))")
+        // 1.2 with its subtree: the rows of 1.2, of its 9 descendants and of 1; then 1.2 alone back.
+        let subtree = h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":true}"#)
+        #expect(subtree.status == 200 && Self.reload(subtree) == [[0, 1], [8, 10]], "\(Self.reload(subtree))")
+        #expect(Self.reload(h.call("PATCH", "\(at)/items/1.2", json: #"{"selected":false,"recursive":false}"#)) == [[0, 1], [8, 1]])
 
         // The default view selects nothing, and its version did not move.
         #expect(h.call("GET", "/sessions/\(sid)/rows")["selectedCount"] == nil)
@@ -79,7 +92,7 @@ import TreeFormats
         #expect(Self.selected(h, "\(at)/selection").ids == ["1.1", "1.1.1", "1.1.2", "1.1.3"], "the matches of Grid added")
         #expect(h.call("PATCH", at, json: #"{"selectAll":true}"#).status == 200)
         #expect(h.call("GET", "\(at)/rows")["selectedCount"]?.intValue == 38)
-        #expect(ViewResourceTests.version(h, at) == 8, "seven changes")
+        #expect(ViewResourceTests.version(h, at) == 11, "ten changes")
     }
 
     @Test func aBatchSelectsAndRefusalsChangeNothing() throws {

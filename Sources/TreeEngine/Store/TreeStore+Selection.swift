@@ -22,6 +22,10 @@ extension TreeStore {
     /// - Complexity: O(1)
     public func hasSelection(in view: ViewID?) -> Bool { selections[view] != nil }
 
+    /// The views that keep a selection (`hasSelection`).
+    /// - Complexity: O(views that keep one)
+    public var viewsWithSelection: Set<ViewID?> { Set(selections.keys) }
+
     /// `node` in `view`: whether it is selected, how many of its descendants are, and whether
     /// its subtree holds both selected and unselected nodes.
     /// - Complexity: O(log t + log n)
@@ -154,9 +158,12 @@ extension TreeStore {
     /// - Complexity: O(pieces · (log t + log n)), plus the children of expanded rows set
     ///   alone; pieces: the rows, or unfiltered with `recursive` the subtrees that make up
     ///   the range (about depth × children a node in a balanced tree)
-    public mutating func selectRows(_ view: ViewRef, offset: Int, count: Int, _ value: Bool, recursive: Bool = true) {
+    /// - Returns: the nodes of the first and the last row named, nil when no row is
+    @discardableResult
+    public mutating func selectRows(_ view: ViewRef, offset: Int, count: Int, _ value: Bool,
+                                    recursive: Bool = true) -> (first: NodeHandle, last: NodeHandle)? {
         let rows = unmarkedRows(view, offset: offset, limit: count)
-        guard let last = rows.last else { return }
+        guard let first = rows.first, let last = rows.last else { return nil }
         let lastPosition = forest.position(of: last.node)
         let end = last.isExpanded ? lastPosition + 1 : forest.subtreeEnd(of: lastPosition)
         let coalesce = recursive && view.filter == nil
@@ -173,6 +180,7 @@ extension TreeStore {
                 }
             }
         }
+        return (first.node, last.node)
     }
 
     /// Runs `body` on the selection of `view` (made when it has none), then drops it when it

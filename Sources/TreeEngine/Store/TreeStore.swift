@@ -263,6 +263,21 @@ public struct TreeStore: Sendable {
         return (state.rowIndex(at: p), state.reportedExpansion(at: p, in: forest), state.isMatch(at: p, in: forest))
     }
 
+    /// The rows of `node`'s subtree in kept rows: its own row and its visible descendants'
+    /// (empty where a collapsed ancestor or the filter hides them all), or nil when the rows
+    /// would have to be built.
+    /// - Complexity: O(views + log n)
+    public func keptRows(ofSubtree node: NodeHandle, _ view: ViewRef) -> Range<Int>? {
+        let subtree = forest.subtree(of: forest.position(of: node))
+        func span(_ rowsBefore: (Int) -> Int) -> Range<Int> {
+            rowsBefore(subtree.lowerBound.offset) ..< rowsBefore(subtree.upperBound.offset)
+        }
+        if let sparse = sparse(view) { return span { sparse.cover.rows(before: $0, sparse.base, forest) } }
+        if let shared = sharedRows(view) { return span { shared.cover.rows(before: $0, shared.base, forest) } }
+        guard let state = keptView(view) else { return nil }
+        return span { state.index.zeros(before: Position($0)) }
+    }
+
     /// The row index of `node`, or nil when it is not visible.
     /// - Complexity: O(log n)
     public mutating func rowIndex(of node: NodeHandle, _ view: ViewRef) -> Int? {

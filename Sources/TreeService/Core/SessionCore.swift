@@ -346,6 +346,25 @@ extension SessionCore {
     /// of `store` (also inside a transaction of it: a batch's operations). Views are made and
     /// dropped by `apply(_:in:)` alone.
     static func apply(_ operation: ResolvedOperation, _ view: ViewRef, to store: inout TreeStore) -> ChangeOutcome {
+        // A view's rows carry the selection's fields while it selects something (its
+        // selection is kept): when that starts or ends, each of its rows changes. Only a
+        // change of a selection starts one; a delete may end any.
+        let ends: Bool
+        switch operation {
+        case .delete, .deleteNodes: ends = true
+        default: ends = operation.changesSelection
+        }
+        guard ends else { return applyChecked(operation, view, to: &store) }
+        let selecting = store.viewsWithSelection
+        var outcome = applyChecked(operation, view, to: &store)
+        for changed in selecting.symmetricDifference(store.viewsWithSelection) {
+            outcome.reload.formUnion(.everything(inView: changed))
+        }
+        return outcome
+    }
+
+    /// `apply`, less the rows of views whose selection started or ended.
+    private static func applyChecked(_ operation: ResolvedOperation, _ view: ViewRef, to store: inout TreeStore) -> ChangeOutcome {
         switch operation {
         case .expandAll: return ChangeOutcome(splices: store.expandAll(view), subject: .session, reload: .everything(view))
         case .collapseAll: return ChangeOutcome(splices: store.collapseAll(view), subject: .session, reload: .everything(view))
@@ -354,7 +373,7 @@ extension SessionCore {
         case .setExpanded(let node, let expanded, let recursive):
             // A recursive change may flip rows of the whole subtree that stay visible.
             return ChangeOutcome(splices: store.setExpanded(node, expanded, recursive: recursive, view), subject: .item(node),
-                                 reload: recursive ? .everything(view) : .path(node, store.forest, in: view))
+                                 reload: .path(node, subtree: recursive, store.forest, in: view))
         case .reveal(let node):
             return ChangeOutcome(splices: store.reveal(node, view), subject: .item(node), reload: .path(node, store.forest, in: view))
         case .setExpansion(let nodes, let unknown):
@@ -364,7 +383,7 @@ extension SessionCore {
             store.setSelected(node, selected, recursive: recursive, in: view.view)
             // The node's row and its ancestors' (their counts below); with its subtree, the rows below it too.
             return ChangeOutcome(splices: [], subject: .item(node),
-                                 reload: recursive ? .everything(inView: view.view) : .path(node, store.forest, inView: view.view))
+                                 reload: .path(node, subtree: recursive, store.forest, inView: view.view))
         case .selectAll:
             store.selectAll(view)
             return selectionChanged(in: view)
@@ -375,8 +394,12 @@ extension SessionCore {
             store.invertSelection(view)
             return selectionChanged(in: view)
         case .selectRows(let offset, let count, let selected, let recursive):
-            store.selectRows(view, offset: offset, count: count, selected, recursive: recursive)
-            return selectionChanged(in: view)
+            // The rows named and their ancestors' in the rows named; any row of the view's others.
+            guard let named = store.selectRows(view, offset: offset, count: count, selected, recursive: recursive) else {
+                return ChangeOutcome(splices: [], subject: .session, reload: ReloadHint())
+            }
+            return ChangeOutcome(splices: [], subject: .session,
+                                 reload: .rows(from: named.first, through: named.last, store.forest, in: view))
         case .move(let node, let parent, let index):
             let oldParent = store.forest.parent(of: node)
             let splices = checkedMove(node, to: parent, index: index, view, &store)
