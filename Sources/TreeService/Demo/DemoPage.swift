@@ -11,7 +11,8 @@ import Foundation
 /// `sessionStorage`) and goes through it for everything else: it shows the view's rows in a
 /// virtualized ARIA tree, patches its row cache from the `changes` splices of its own change
 /// responses and of the view's event stream (`GET /sessions/{sid}/views/{vid}/events`), and
-/// edits the shared tree (rename, insert, delete, move) with `If-Match`.
+/// edits the shared tree (rename, insert, delete, move) with `If-Match`; its checkboxes select
+/// in the view's selection, and what is selected is deleted or moved in one batch.
 enum DemoPage {
     /// The whole page, UTF-8. Built once.
     static let html: [UInt8] = Array(assemble(

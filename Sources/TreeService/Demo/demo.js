@@ -24,6 +24,7 @@ const RESUBSCRIBE_MS = 5000;   // after the event stream failed for good (EventS
 const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline at once
 const INDENT = 18;             // px per level, must match --indent
 const INDENT_START = 8;        // px before the first level's disclosure
+const TITLE_START = 56;        // px from a row's indent to its title (disclosure, checkbox, icon), must match demo.css
 const TYPEAHEAD_MS = 700;      // letters typed within this time make one type-ahead prefix
 const NARROW = matchMedia("(max-width: 760px)");  // must match demo.css
 
@@ -36,7 +37,9 @@ const ui = {
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"),
   state: $("state"), stateIcon: $("state-icon"), stateTitle: $("state-title"), stateText: $("state-text"), stateActions: $("state-actions"),
   request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
-  confirm: $("confirm"), confirmText: $("confirm-text"), editBar: $("edit-bar"),
+  confirm: $("confirm"), confirmTitle: $("confirm-title"), confirmText: $("confirm-text"), editBar: $("edit-bar"),
+  findMode: $("find-mode"), selectAll: $("select-all"), selectNone: $("select-none"), invertSelection: $("invert-selection"),
+  selectionBar: $("selection-bar"), selectedCount: $("selected-count"), deleteSelected: $("delete-selected"), moveSelected: $("move-selected"),
   detailsTitle: $("details-title"), detailsId: $("details-id"), detailsPlace: $("details-place"), detailsData: $("details-data"),
 };
 // ---------------------------------------------------------------- icons
@@ -71,6 +74,10 @@ const ICONS = {
   expired: "<circle cx='8' cy='8' r='6.5'/><path d='M8 4.5V8l2.5 2'/>",
   empty: "<path d='M1.5 3h4.5l1.5 1.5h7v9h-13z'/>",
   "no-match": "<circle cx='7' cy='7' r='4.5'/><path d='M10.5 10.5 14 14M5.5 5.5l3 3M8.5 5.5l-3 3'/>",
+  checks: "<rect x='1.5' y='1.5' width='13' height='13' rx='2'/><path d='M4.5 8.5l2.5 2.5 4.5-5.5'/>",
+  unchecked: "<rect x='1.5' y='1.5' width='13' height='13' rx='2'/>",
+  invert: "<rect x='1.5' y='1.5' width='13' height='13' rx='2'/><path d='M1.5 14.5l13-13' /><path d='M8 1.5h6.5V8z' fill='black'/>",
+  highlight: "<path d='M9.5 2.5l4 4-6 6H3.5v-4z'/><path d='M2 14.5h12'/>",
 };
 {
   const svg = (body) => "data:image/svg+xml," + encodeURIComponent("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16' "
@@ -98,6 +105,10 @@ const S = {
   rule: null,       // how a new view of this session starts: its `expand` rule, or null: a copy of the default view
   remade: false,    // a view was made for one that was gone, and has not shown rows yet
   filter: "", match: "contains", caseSensitive: false, diacritics: false, leavesOnly: false, viewKey: "",
+  highlight: "",    // the search text when it highlights matches instead of filtering (`filter` is then "")
+  highlightCount: null, // the matches of `highlight` (GET matches), null until known
+  selectedCount: 0, // the view's selected nodes (rows pages carry it while it selects something)
+  anchor: null,     // the row whose checkbox was clicked last ({ index, selected }): where Shift-click ranges start
   gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
   ready: false, version: 0, total: 0, matchCount: null,
   rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
@@ -105,7 +116,7 @@ const S = {
   es: null, lastEventId: null, events: [], resubscribeTimer: 0, // the view's event stream and its events not applied yet
   edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
   gone: null,       // why the session cannot be shown ({ kind, sid, detail }), shown over the tree
-  shownState: "", shownDetails: undefined, typed: "", typedAt: 0,
+  shownState: "", shownDetails: undefined, typed: "", typedAt: -Infinity,
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -162,12 +173,17 @@ const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
 /** This tab's view of the session (`S.vid`): every read, change and event stream of rows goes through it. */
 const viewPath = () => sessionPath() + "/views/" + encodeURIComponent(S.vid);
 const itemPath = (id) => viewPath() + "/items/" + encodeURIComponent(String(id));
-/** The path with the current view's query (filter and its options) and `extra`. */
-function inView(path, extra) {
+/**
+ * The path with the current view's query (filter and its options) and `extra`; `read`: a read
+ * of rows or matches, which names the highlighted text too (`highlight`: the unfiltered rows,
+ * their matches flagged).
+ */
+function inView(path, extra, read) {
   const q = [];
   if (extra) q.push(extra);
-  if (S.filter) {
-    q.push("filter=" + encodeURIComponent(S.filter));
+  const text = S.filter || (read ? S.highlight : "");
+  if (text) {
+    q.push((S.filter ? "filter=" : "highlight=") + encodeURIComponent(text));
     if (S.match !== "contains") q.push("match=" + S.match);
     if (S.caseSensitive) q.push("caseSensitive=true");
     if (S.diacritics) q.push("diacritics=insensitive");
@@ -265,6 +281,7 @@ function paint(el, row, i) {
     el.removeAttribute("aria-expanded");
     el.removeAttribute("aria-posinset");
     el.removeAttribute("aria-setsize");
+    el.removeAttribute("aria-checked");
     delete el.dataset.id;
     el.draggable = false;
     el.style.paddingLeft = "";
@@ -274,6 +291,9 @@ function paint(el, row, i) {
   }
   el.className = S.filter && !row.match ? "row context" : "row";
   if (S.cut && String(S.cut.id) === String(row.id)) el.classList.add("cut");
+  if (row.selected) el.classList.add("selected");
+  // The tri-state checkbox: selected, not, or (a folder) partly selected inside.
+  el.setAttribute("aria-checked", row.partial ? "mixed" : row.selected ? "true" : "false");
   el.setAttribute("role", "treeitem");
   el.setAttribute("aria-level", String(row.level + 1));
   el.dataset.id = String(row.id);
@@ -302,7 +322,15 @@ function paint(el, row, i) {
     lead = document.createElement("span");
     lead.className = "no-disc";
   }
-  el.replaceChildren(lead, icon(row.hasChildren ? (row.expanded ? "folder-open" : "folder") : "file"), titleElement(row));
+  const check = document.createElement("input");
+  check.type = "checkbox";
+  check.className = "check";
+  check.tabIndex = -1;
+  check.setAttribute("aria-hidden", "true");
+  check.checked = row.selected === true;
+  check.indeterminate = row.partial === true;
+  check.title = row.hasChildren ? "Select with everything inside (shift: the rows from the last one checked)" : "Select (shift: the rows from the last one checked)";
+  el.replaceChildren(lead, check, icon(row.hasChildren ? (row.expanded ? "folder-open" : "folder") : "file"), titleElement(row));
   // A collapsed folder of a filtered view says how many matches it hides.
   if (S.filter && row.hasChildren && !row.expanded && row.matchesBelow > 0) {
     const badge = document.createElement("span");
@@ -345,7 +373,7 @@ function render() {
     const row = S.rows[S.edit.index];
     const level = row ? row.level : S.edit.level;
     editor.style.transform = "translateY(" + Math.round(S.edit.index * ROW_H + shift) + "px)";
-    editor.style.left = indent(level) + 36 + "px";  // over the title: after the disclosure and the icon
+    editor.style.left = indent(level) + TITLE_START + "px";  // over the title: after the disclosure, the checkbox and the icon
   }
   const active = S.els.get(S.focus);
   if (active && active._row && !S.edit) ui.tree.setAttribute("aria-activedescendant", active.id);
@@ -360,14 +388,32 @@ function updateBusy() {
   ui.tree.setAttribute("aria-busy", busy ? "true" : "false");
 }
 
+const matches = (n) => `${fmt(n)} ${n === 1 ? "match" : "matches"}`;
+
 function updateCounts() {
-  ui.prevMatch.disabled = ui.nextMatch.disabled = !S.ready || !S.filter;
+  ui.prevMatch.disabled = ui.nextMatch.disabled = !S.ready || !(S.filter || S.highlight);
+  updateSelection();
   if (!S.ready) { ui.counts.textContent = ""; return; }
-  ui.counts.textContent = S.filter
-    ? `${fmt(S.matchCount ?? 0)} ${S.matchCount === 1 ? "match" : "matches"} · ${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`
-    : `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"} of ${fmt(S.nodeCount)} nodes`;
+  const rows = `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`;
+  ui.counts.textContent = S.filter ? `${matches(S.matchCount ?? 0)} · ${rows}`
+    : (S.highlight && S.highlightCount != null ? `${matches(S.highlightCount)} · ` : "") + `${rows} of ${fmt(S.nodeCount)} nodes`;
   ui.view.textContent = S.sid ? `v${S.version}` : "";
   ui.view.title = S.vid ? `The version of this tab's view (${S.vid}): it steps with every edit of the tree and every change of this view` : "";
+}
+
+/** The selected count of a rows page (absent: the view selects nothing). */
+function noteSelection(page) {
+  S.selectedCount = page.selectedCount ?? 0;
+  updateSelection();
+}
+
+/** "N selected" and what acts on the selection, shown while the view selects something. */
+function updateSelection() {
+  const n = S.ready ? S.selectedCount : 0;
+  ui.selectionBar.hidden = n === 0;
+  ui.selectedCount.textContent = `${fmt(n)} selected`;
+  ui.selectAll.lastChild.textContent = S.filter ? "Select all matches" : "Select all";
+  ui.invertSelection.lastChild.textContent = S.filter ? "Invert among matches" : "Invert selection";
 }
 
 // ---------------------------------------------------------------- states and details
@@ -485,6 +531,7 @@ function resetCache(total, version) {
   S.rows = new Array(total).fill(null);
   S.loaded = 0;
   S.focus = total ? clamp(S.focus, 0, total - 1) : -1;
+  S.anchor = null;
 }
 
 function store(rows) {
@@ -589,7 +636,7 @@ function ensureRows() {
 function fetchRows(from, to) {
   const gen = S.gen, req = { from, to };
   S.inflight.push(req);
-  api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`)).then((page) => {
+  api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`, true)).then((page) => {
     if (gen !== S.gen || S.mutating > 0) return;
     if (page.version !== S.version) {
       if (page.version > S.version) resync(page);
@@ -597,6 +644,7 @@ function fetchRows(from, to) {
     }
     if (page.total !== S.total) { resync(page); return; }
     if (page.matchCount != null) S.matchCount = page.matchCount;
+    noteSelection(page);
     store(page.rows);
     scheduleRender();
   }).catch((e) => {
@@ -617,6 +665,7 @@ function resync(page) {
   const top = virtualTop();
   resetCache(page.total, page.version);
   if (page.matchCount != null) S.matchCount = page.matchCount;
+  noteSelection(page);
   store(page.rows || []);
   setVirtualTop(top);
   updateCounts();
@@ -640,7 +689,7 @@ async function reload(note) {
   const [a] = visibleRange();
   const from = Math.max(0, a - OVERSCAN);
   try {
-    const page = await api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=200&positions=true`));
+    const page = await api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=200&positions=true`, true));
     if (gen === S.gen) resync(page); else ensureRows();
   } catch (e) {
     if (e.status === 404) { viewGone(e); return; }
@@ -669,6 +718,8 @@ function applyChange(res, opts = {}) {
   if (res.version === S.version + 1 && applySplices(changes, res.total)) {
     S.version = res.version;
     S.focus = mapIndex(before, changes, opts.fallback ?? res.index ?? undefined);
+    if (S.anchor) S.anchor.index = mapIndex(S.anchor.index, changes, -1);
+    if (S.anchor && S.anchor.index < 0) S.anchor = null;
     if (S.edit) {
       const moved = mapIndex(S.edit.index, changes, -1);
       if (moved < 0) { finishEdit(false); showNotice("The item being renamed was removed elsewhere."); } else S.edit.index = moved;
@@ -692,6 +743,7 @@ function applyChange(res, opts = {}) {
   if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
   setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
   if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
+  if (S.highlight && !opts.item) countHighlights();  // an edit may add or remove matches
   updateCounts();
   scheduleRender();
   ensureRows();
@@ -864,6 +916,57 @@ function toggle(i, expanded, recursive) {
 
 function sessionWide(body) {
   change("PATCH", inView(viewPath()), body, { keepFocusVisible: false });
+}
+
+// ---------------------------------------------------------------- selection
+// This tab's view has a selection of its own on the server: a checkbox selects an item with
+// everything inside it (children loaded later too); rows come back with `selected`, `partial`
+// and `selectedBelow`, and pages with `selectedCount`.
+
+/** Flips row i's checkbox: a partly selected folder becomes selected; the row is the anchor of Shift ranges. */
+function checkRow(i) {
+  const row = S.rows[i];
+  if (!row || !S.ready) return;
+  const want = row.partial === true || row.selected !== true;
+  S.anchor = { index: i, selected: want };
+  change("PATCH", inView(itemPath(row.id)), { selected: want },
+    { patch: { selected: want, partial: false }, what: "Select" });
+}
+
+/**
+ * Shift-click: gives the rows from the anchor to row i the anchor's state (with what collapsed
+ * rows hold). Row numbers name the rows the page holds: `If-Match` refuses them once the view changed.
+ */
+function checkRange(i) {
+  if (!S.anchor || S.anchor.index >= S.total) { checkRow(i); return; }
+  const from = Math.min(S.anchor.index, i), count = Math.abs(S.anchor.index - i) + 1;
+  change("PATCH", inView(viewPath()), { selectRows: { offset: from, count, selected: S.anchor.selected } },
+    { ifMatch: true, what: "Select the rows" });
+}
+
+function selectWhole(body) {
+  closeMenus();
+  S.anchor = null;
+  sessionWide(body);
+}
+
+/** Deletes the selected items (each with everything inside it) after asking. */
+function deleteSelected() {
+  const n = S.selectedCount;
+  if (!n) return;
+  confirmDelete("Delete the selection?", `${fmt(n)} selected ${n === 1 ? "item" : "items"} will be deleted, each with everything inside it.`,
+    () => editDue("Delete selected", async () => batchSpec([{ op: "deleteSelected" }], { focusItem: false })));
+}
+
+/** Moves the selected items into the focused row, after its children, and expands it. */
+function moveSelectedHere() {
+  if (!S.selectedCount) return;
+  editDue("Move selected", async () => {
+    const row = await dueRow("Move selected");
+    if (!row) return null;
+    if (row.selected) { showNotice("Move selected: the focused row is selected; focus the row to move them into."); return null; }
+    return batchSpec([{ op: "moveSelected", parentId: row.id }, { op: "expand", id: row.id, expanded: true }], { target: (res) => res.results[1].index });
+  });
 }
 
 // ---------------------------------------------------------------- focus and keys
@@ -1043,7 +1146,13 @@ function deleteFocused() {
   if (!row) return;
   const remove = () => edit("Delete", "DELETE", inView(itemPath(row.id)), undefined, { focusItem: false });
   if (!row.hasChildren) { remove(); return; }
-  ui.confirmText.textContent = `“${row.title}” has children. Delete it with everything inside it?`;
+  confirmDelete("Delete a subtree?", `“${row.title}” has children. Delete it with everything inside it?`, remove);
+}
+
+/** Asks before a delete of more than one item; `remove` runs when the answer is Delete. */
+function confirmDelete(title, text, remove) {
+  ui.confirmTitle.textContent = title;
+  ui.confirmText.textContent = text;
   ui.confirm.returnValue = "";
   ui.confirm.onclose = () => {
     ui.confirm.onclose = null;
@@ -1058,7 +1167,7 @@ function deleteFocused() {
 /** The row at index j, fetched when it is not loaded (or stale). */
 async function rowAt(j) {
   if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
-  const page = await api("GET", inView(viewPath() + "/rows", `offset=${j}&limit=1&positions=true`));
+  const page = await api("GET", inView(viewPath() + "/rows", `offset=${j}&limit=1&positions=true`, true));
   return page.rows[0] || null;
 }
 
@@ -1228,9 +1337,15 @@ ui.tree.addEventListener("keydown", (e) => {
         case "Enter":
           if (row && row.hasChildren) toggle(f, undefined, e.shiftKey);
           break;
+        case " ":
+          // A space after other letters is type-ahead; else it checks the row (Shift: a range).
+          if (typingAhead()) typeAhead(e.key);
+          else if (e.shiftKey) checkRange(f);
+          else checkRow(f);
+          break;
         default:
-          // A printable character (a space only after another one) is type-ahead.
-          if (e.key.length !== 1 || (e.key === " " && !typingAhead())) return;
+          // A printable character is type-ahead.
+          if (e.key.length !== 1) return;
           typeAhead(e.key);
       }
   }
@@ -1264,17 +1379,21 @@ ui.tree.addEventListener("click", (e) => {
   S.focus = i;
   scheduleRender();
   if (e.target.closest(".disc")) toggle(i, undefined, e.shiftKey);
+  if (e.target.closest(".check")) {
+    e.preventDefault();  // the row is painted from the server's answer
+    if (e.shiftKey) checkRange(i); else checkRow(i);
+  }
 });
 
 ui.tree.addEventListener("dblclick", (e) => {
   const el = e.target.closest(".row");
-  if (el && el._row && !e.target.closest(".disc")) startRename(Number(el.dataset.index), null);
+  if (el && el._row && !e.target.closest(".disc, .check")) startRename(Number(el.dataset.index), null);
 });
 
 ui.tree.addEventListener("mousedown", (e) => {
   // Keep the keyboard focus on the tree (the disclosure buttons are not tab stops). Rows are
   // not focusable, so a click on one focuses the tree; its default is kept for dragging.
-  if (e.target.closest(".disc")) e.preventDefault();
+  if (e.target.closest(".disc, .check")) e.preventDefault();
   if (e.target.closest(".row")) ui.tree.focus({ preventScroll: true });
 });
 
@@ -1418,7 +1537,7 @@ async function openView(restore) {
   let page;
   for (let attempt = 1; !page; attempt++) {
     try {
-      page = await api("GET", inView(viewPath() + "/rows", `offset=${start}&limit=200&positions=true`));
+      page = await api("GET", inView(viewPath() + "/rows", `offset=${start}&limit=200&positions=true`, true));
     } catch (e) {
       if (gen !== S.gen) return;
       if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
@@ -1429,6 +1548,7 @@ async function openView(restore) {
   if (gen !== S.gen) return;
   resetCache(page.total, page.version);
   S.matchCount = page.matchCount ?? null;
+  noteSelection(page);
   store(page.rows);
   S.ready = true;
   S.remade = false;
@@ -1441,22 +1561,48 @@ async function openView(restore) {
   ensureRows();
 }
 
+const highlighting = () => ui.findMode.getAttribute("aria-pressed") === "true";
+
 function applySearch() {
   clearTimeout(S.searchTimer);
-  const text = ui.search.value;
-  const key = text ? [text, ui.match.value, ui.caseSensitive.checked, ui.diacritics.checked, ui.leavesOnly.checked].join("\u0000") : "";
+  const text = ui.search.value, highlight = highlighting();
+  const key = text ? [text, highlight, ui.match.value, ui.caseSensitive.checked, ui.diacritics.checked, ui.leavesOnly.checked].join("\u0000") : "";
   if (key === S.viewKey || !S.sid) return;
   if (!S.filter && S.ready) S.saved = { top: virtualTop(), focus: S.focus };
   S.viewKey = key;
-  S.filter = text;
+  S.filter = highlight ? "" : text;
+  S.highlight = highlight ? text : "";
+  S.highlightCount = null;
   ui.matchPlace.textContent = "";
   S.match = ui.match.value;
   S.caseSensitive = ui.caseSensitive.checked;
   S.diacritics = ui.diacritics.checked;
   S.leavesOnly = ui.leavesOnly.checked;
-  // The unfiltered view comes back where it was left; its expansion state is the server's.
-  openView(text ? null : S.saved);
+  // The unfiltered view comes back where it was left (highlighted or not); its expansion state is the server's.
+  openView(S.filter ? null : S.saved).then(() => { if (S.highlight) countHighlights(); });
 }
+
+/** The number of matches of the highlighted text (GET matches answers it with the first one). */
+async function countHighlights() {
+  const gen = S.gen, text = S.highlight;
+  try {
+    const page = await api("GET", inView(viewPath() + "/matches", "limit=1", true), undefined, true);
+    if (gen === S.gen && text === S.highlight) { S.highlightCount = page.matchCount; updateCounts(); }
+  } catch (e) {
+    // The count stays unknown; the rows show the matches all the same.
+  }
+}
+
+/** Switches the search between filtering and highlighting (the same text and options). */
+function setFindMode(highlight) {
+  ui.findMode.setAttribute("aria-pressed", String(highlight));
+  ui.findMode.title = highlight ? "Filter: show only matches and their ancestors (highlight: on)"
+    : "Highlight matches without hiding the other rows (filter: off)";
+  ui.search.placeholder = highlight ? "Find titles…" : "Filter titles…";
+  ui.search.setAttribute("aria-label", highlight ? "Find titles" : "Filter titles");
+  applySearch();
+}
+ui.findMode.addEventListener("click", () => setFindMode(!highlighting()));
 
 function clearFilter() {
   ui.search.value = "";
@@ -1473,19 +1619,20 @@ ui.search.addEventListener("input", () => {
  * around the end: `GET matches`, then `reveal` when a collapsed ancestor hides it.
  */
 async function goToMatch(forward) {
-  if (!S.filter || !S.ready) return;
+  if (!(S.filter || S.highlight) || !S.ready) return;
   const here = S.focus >= 0 ? S.rows[S.focus] : null;
   const place = here ? `&${forward ? "after" : "before"}=${encodeURIComponent(String(here.id))}` : "";
   const gen = S.gen;
   let page;
   try {
-    page = await api("GET", inView(viewPath() + "/matches", "wrap=true" + place));
+    page = await api("GET", inView(viewPath() + "/matches", "wrap=true" + place, true));
   } catch (e) {
     showNotice(`Next match failed: ${e.message}`);
     return;
   }
   const m = page.matches[0];
   if (gen !== S.gen) return;
+  if (S.highlight) { S.highlightCount = page.matchCount; updateCounts(); }
   if (!m) { ui.matchPlace.textContent = "no match"; return; }
   ui.matchPlace.textContent = `match ${fmt(m.ordinal + 1)} of ${fmt(page.matchCount)}`;
   if (m.index != null) { setFocus(m.index); return; }
@@ -1493,7 +1640,7 @@ async function goToMatch(forward) {
 }
 
 ui.search.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && S.filter && S.filter === ui.search.value) {
+  if (e.key === "Enter" && ui.search.value && (S.filter || S.highlight) === ui.search.value) {
     e.preventDefault();
     goToMatch(!e.shiftKey);
     return;
@@ -1508,6 +1655,11 @@ ui.caseSensitive.addEventListener("change", soon);
 ui.diacritics.addEventListener("change", soon);
 ui.leavesOnly.addEventListener("change", soon);
 
+ui.selectAll.addEventListener("click", () => selectWhole({ selectAll: true }));
+ui.selectNone.addEventListener("click", () => selectWhole({ selectNone: true }));
+ui.invertSelection.addEventListener("click", () => selectWhole({ invertSelection: true }));
+ui.deleteSelected.addEventListener("click", deleteSelected);
+ui.moveSelected.addEventListener("click", () => { ui.tree.focus({ preventScroll: true }); moveSelectedHere(); });
 ui.expandAll.addEventListener("click", () => { closeMenus(); sessionWide({ expandAll: true }); });
 ui.collapseAll.addEventListener("click", () => { closeMenus(); sessionWide({ collapseAll: true }); });
 ui.expandDepth.addEventListener("click", () => {
@@ -1644,6 +1796,8 @@ function resetSearch() {
   clearTimeout(S.searchTimer);
   ui.search.value = "";
   S.filter = "";
+  S.highlight = "";
+  S.highlightCount = null;
   S.viewKey = "";
   S.saved = null;
 }

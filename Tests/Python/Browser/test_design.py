@@ -149,8 +149,8 @@ def test_distinct_actions_have_icons_and_labels(window, base_url):
     for b in buttons:
         assert b["icon"] and b["mask"].startswith("url(\"data:image/svg+xml"), b  # inline, no request
         assert not re.search("[↑↓←→]", b["text"]), b
-        if b["inSearch"]:  # the match navigation: chevrons in the search box, named
-            assert b["label"] in ("Previous match", "Next match"), b
+        if b["inSearch"]:  # the match navigation and the highlight switch: icons in the search box, named
+            assert b["label"] in ("Previous match", "Next match", "Highlight instead of filter"), b
         else:
             assert b["text"], b  # a label beside the icon
     texts = [b["text"] for b in buttons if b["text"]]
