@@ -69,6 +69,18 @@ extension EditBench {
         return [seconds { bench.store.selectRows(view, offset: offset, count: 10_000, true) },
                 seconds { bench.store.selectRows(view, offset: offset, count: 10_000, false) }]
     }, extra: ["rows": 10_000])
+    // Select all in filtered rows: each match not below another one with its subtree, one
+    // toggle each (the store's filtered rows of "item: 1", a third of the nodes matching).
+    let filtered = ViewRef(id, filter: FilterQuery("item: 1"))
+    let matches = bench.store.matchCount(filtered)
+    var filteredCost = (bytes: 0, toggles: 0)
+    report(d, nodes: nodes, op: "selection.filtered.all", samples: (0 ..< 3).map { _ in
+        bench.store.selectNone(in: id)
+        let t = seconds { bench.store.selectAll(filtered) }
+        filteredCost = bench.store.selectionCost(in: id)
+        return t
+    }, extra: ["matches": Double(matches), "toggles": Double(filteredCost.toggles),
+               "bytes_per_node": Double(filteredCost.bytes) / Double(nodes)])
     bench.store.deleteView(id)
     bench.store.deleteView(plain)
 }
