@@ -118,6 +118,7 @@ public final class TreeService: HTTPResponder {
         case (.selection(let sid, let view), _): return try selection(request, sid, view: view)
         case (.expansion(let sid, let view), "PUT"): return try setExpansion(request, sid, view: view)
         case (.expansion(let sid, let view), _): return try expansion(request, sid, view: view)
+        case (.fields(let sid), _): return try fieldList(request, sid)
         case (.views(let sid), "GET"): return try listViews(request, sid)
         case (.views(let sid), _): return try createView(request, sid)
         case (.view(let sid, let view), "GET"): return try viewSummary(request, sid, view)

@@ -126,6 +126,39 @@ enum ResponseJSON {
     }
 
     /// `{"version","expanded":[id,...]}`: a view's expanded nodes as a list.
+    /// `{"version","nodes","fields":[{"field","count","types":{kind: count}}],"truncated"}`:
+    /// the fields of `GET /sessions/{sid}/fields`, each type listed when some node has it.
+    static func fields(_ stats: FieldStats, version: Int) -> [UInt8] {
+        let listed = stats.listed
+        var out = JSONWriter(reservingCapacity: 64 + 64 * listed.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"nodes\":")
+        out.int(stats.nodes)
+        out.raw(",\"fields\":[")
+        for (i, entry) in listed.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"field\":")
+            out.string(entry.field)
+            out.raw(",\"count\":")
+            out.int(entry.counts.nodes)
+            out.raw(",\"types\":{")
+            var first = true
+            for kind in FieldStats.Kind.allCases where entry.counts.byKind[kind.rawValue] > 0 {
+                if !first { out.raw(",") }
+                first = false
+                out.string(kind.name)
+                out.raw(":")
+                out.int(entry.counts.byKind[kind.rawValue])
+            }
+            out.raw("}}")
+        }
+        out.raw("],\"truncated\":")
+        out.bool(stats.truncated)
+        out.raw("}")
+        return out.bytes
+    }
+
     static func expansion(_ nodes: [NodeHandle], forest: Forest, version: Int) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 64 + 16 * nodes.count)
         out.raw("{\"version\":")

@@ -21,7 +21,7 @@ extension Route.Template {
         case .events, .viewEvents: return view.union(["lastEventId", "access_token"])
         case .matches, .viewMatches: return view.union(["after", "before", "limit", "wrap", "highlight"])
         case .selection, .viewSelection: return view.union(["after", "limit", "top"])
-        case .expansion, .viewExpansion: return []
+        case .expansion, .viewExpansion, .fields: return []
         }
     }
 }

@@ -22,6 +22,8 @@ enum Route: Equatable {
     case selection(String, view: String?)
     /// `/sessions/{sid}/expansion`: the view's expanded nodes as a list, to save and set.
     case expansion(String, view: String?)
+    /// `/sessions/{sid}/fields`: the fields the tree's nodes carry.
+    case fields(String)
     /// `/sessions/{sid}/views`: the session's views.
     case views(String)
     /// `/sessions/{sid}/views/{vid}`: one view (its summary, its expansion as a whole, its removal).
@@ -59,6 +61,7 @@ enum Route: Equatable {
         case .matches, .viewMatches: self = .matches(values[0], view: view)
         case .selection, .viewSelection: self = .selection(values[0], view: view)
         case .expansion, .viewExpansion: self = .expansion(values[0], view: view)
+        case .fields: self = .fields(values[0])
         case .views: self = .views(values[0])
         case .view: self = .view(values[0], values[1])
         }
@@ -95,6 +98,7 @@ enum Route: Equatable {
         case matches = "/sessions/{sid}/matches"
         case selection = "/sessions/{sid}/selection"
         case expansion = "/sessions/{sid}/expansion"
+        case fields = "/sessions/{sid}/fields"
         case views = "/sessions/{sid}/views"
         case view = "/sessions/{sid}/views/{vid}"
         case viewRows = "/sessions/{sid}/views/{vid}/rows"
@@ -145,7 +149,7 @@ enum Route: Equatable {
         var allowedMethods: [String] {
             switch self {
             case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
-                 .selection, .viewSelection, .viewTree:
+                 .selection, .viewSelection, .viewTree, .fields:
                 return ["GET", "HEAD", "OPTIONS"]
             case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
             case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
@@ -174,6 +178,7 @@ enum Route: Equatable {
         case .matches(_, let view): return view == nil ? .matches : .viewMatches
         case .selection(_, let view): return view == nil ? .selection : .viewSelection
         case .expansion(_, let view): return view == nil ? .expansion : .viewExpansion
+        case .fields: return .fields
         case .views: return .views
         case .view: return .view
         }

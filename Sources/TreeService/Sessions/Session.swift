@@ -26,6 +26,9 @@ final class Session: Sendable {
     /// (which a long filter build holds): naming one of them builds nothing, so it
     /// cancels nothing.
     let keptFilters = Mutex<[ViewID?: Set<FilterQuery>]>([:])
+    /// The tree's fields as last counted (`GET /sessions/{sid}/fields`), with the count of
+    /// tree edits then: good until the next edit.
+    let fieldStats = Mutex<(treeEdits: Int, stats: FieldStats)?>(nil)
     /// The session's views as requests see them before its lock: their last use.
     let views: ViewUses
     let state: ReadWriteLocked<State>

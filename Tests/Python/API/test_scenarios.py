@@ -596,6 +596,10 @@ def rows_have_selection(r, b, s):
     Step("a view's expansion", "GET", VIEW + "/expansion", 200,
          expect=lambda r, b, s: expect(b["expanded"] == [], f"{b}")),
     Step("the expansion: unknown view", "GET", NO_VIEW + "/expansion", 404),
+    Step("the fields", "GET", "/sessions/{sid}/fields", 200,
+         expect=lambda r, b, s: expect(b["fields"][0] == {"field": "title", "count": b["nodes"], "types": {"string": b["nodes"]}}, f"{b}")),
+    Step("the fields: no query parameters", "GET", "/sessions/{sid}/fields?limit=1", 400),
+    Step("the fields: unknown session", "GET", "/sessions/" + UNKNOWN + "/fields", 404),
 )
 def test_selection(step, api, state):
     run(step, api, state)
