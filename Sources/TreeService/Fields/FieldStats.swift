@@ -5,28 +5,13 @@ import TreeFormats
 /// node has, and each member path into the nodes' `data` (`data.size`, `data.owner.name`),
 /// with how many nodes have it and of which JSON types its values are.
 ///
-/// A path goes into objects, member by member, at most `maxDepth` members deep (a deeper
-/// object is a value of type `object`); an array is a value of type `array` (its elements are
-/// not fields); an empty object is a value of type `object`; `data` that is not an object is
-/// the field `data` itself. A member name with `.` or `\` in it has them escaped with `\`
-/// (`{"a.b": 1}` is `data.a\.b`), so that every path names one member. At most `maxFields`
-/// distinct fields are counted; the others are left out and the list says it is truncated.
+/// The paths are `JSONLeaves`': into objects, member by member, at most `maxDepth` members
+/// deep; an array, an empty object and a deeper object are values of type `array` and
+/// `object`; `data` that is not an object is the field `data` itself; `.` and `\` in a member
+/// name are escaped with `\` (`{"a.b": 1}` is `data.a\.b`). At most `maxFields` distinct
+/// fields are counted; the others are left out and the list says it is truncated.
 struct FieldStats: Sendable {
-    /// The JSON types of a field's values, in the order they are listed.
-    enum Kind: Int, CaseIterable, Sendable {
-        case string, number, boolean, null, array, object
-
-        var name: String {
-            switch self {
-            case .string: "string"
-            case .number: "number"
-            case .boolean: "boolean"
-            case .null: "null"
-            case .array: "array"
-            case .object: "object"
-            }
-        }
-    }
+    typealias Kind = JSONLeafKind
 
     /// How many nodes have a field, in all and by the type of its value.
     struct Counts: Sendable {
@@ -51,42 +36,25 @@ struct FieldStats: Sendable {
         forest.forEachNode { node, _ in
             forest.withData(of: node) { bytes in
                 // Stored data is valid JSON (it was checked when it came in).
-                guard let bytes, let value = try? JSONValue.parse(bytes) else { return }
-                add(value, path: "data", depth: 0)
+                guard let bytes else { return }
+                try? JSONLeaves.forEach(in: bytes, prefix: "data", maxDepth: FieldStats.maxDepth) { path, kind in
+                    add(String(decoding: path, as: UTF8.self), kind)
+                }
             }
         }
     }
 
-    private mutating func add(_ value: JSONValue, path: String, depth: Int) {
-        let kind: Kind
-        switch value {
-        case .object(let members) where !members.isEmpty && depth < FieldStats.maxDepth:
-            for (name, member) in members { add(member, path: path + "." + FieldStats.escaped(name), depth: depth + 1) }
-            return
-        case .object: kind = .object
-        case .array: kind = .array
-        case .string: kind = .string
-        case .number: kind = .number
-        case .bool: kind = .boolean
-        case .null: kind = .null
-        }
-        if fields[path] == nil && fields.count >= FieldStats.maxFields {
+    private mutating func add(_ path: String, _ kind: Kind) {
+        if let i = fields.index(forKey: path) {
+            fields.values[i].nodes += 1
+            fields.values[i].byKind[kind.rawValue] += 1
+        } else if fields.count < FieldStats.maxFields {
+            var counts = Counts(nodes: 1)
+            counts.byKind[kind.rawValue] = 1
+            fields[path] = counts
+        } else {
             truncated = true
-            return
         }
-        fields[path, default: Counts()].nodes += 1
-        fields[path]!.byKind[kind.rawValue] += 1
-    }
-
-    /// A member name as a path segment: `\` and `.` escaped with `\`.
-    static func escaped(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }) else { return name }
-        var out = ""
-        for c in name {
-            if c == "." || c == "\\" { out.append("\\") }
-            out.append(c)
-        }
-        return out
     }
 
     /// Every field, `title` first, then the data fields in the byte order of their paths.
@@ -95,5 +63,19 @@ struct FieldStats: Sendable {
         title.byKind[Kind.string.rawValue] = nodes
         let data = fields.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { (field: $0.key, counts: $0.value) }
         return [(field: "title", counts: title)] + data
+    }
+}
+
+extension JSONLeafKind {
+    /// The type's name in `GET …/fields`.
+    var name: String {
+        switch self {
+        case .string: "string"
+        case .number: "number"
+        case .boolean: "boolean"
+        case .null: "null"
+        case .array: "array"
+        case .object: "object"
+        }
     }
 }
