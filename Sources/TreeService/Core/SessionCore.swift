@@ -349,12 +349,12 @@ extension SessionCore {
         // A view's rows carry the selection's fields while it selects something (its
         // selection is kept): when that starts or ends, each of its rows changes. Only a
         // change of a selection starts one; a delete may end any.
-        let ends: Bool
+        let startsOrEnds: Bool
         switch operation {
-        case .delete, .deleteNodes: ends = true
-        default: ends = operation.changesSelection
+        case .delete, .deleteNodes: startsOrEnds = true
+        default: startsOrEnds = operation.changesSelection
         }
-        guard ends else { return applyChecked(operation, view, to: &store) }
+        guard startsOrEnds else { return applyChecked(operation, view, to: &store) }
         let selecting = store.viewsWithSelection
         var outcome = applyChecked(operation, view, to: &store)
         for changed in selecting.symmetricDifference(store.viewsWithSelection) {
