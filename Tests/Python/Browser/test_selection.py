@@ -20,12 +20,14 @@ NODES = [
     {"id": "d", "title": "Delta", "children": [{"id": "d1", "title": "Date"}]},
 ]
 
-# [title, aria-checked] of the rows shown once they are all loaded and painted; null before.
+# [title, aria-checked] of the rows shown once they are all loaded and painted; null before
+# (and while none is painted: the tree here is never empty).
 CHECKS = """() => {
   const t = document.getElementById('tree');
   if (t.querySelector('.row.loading') || t.getAttribute('aria-busy') !== 'false') return null;
-  return [...t.querySelectorAll('[role=treeitem]')].sort((a, b) => a.dataset.index - b.dataset.index)
+  const rows = [...t.querySelectorAll('[role=treeitem]')].sort((a, b) => a.dataset.index - b.dataset.index)
     .map(e => [e.querySelector('.title').textContent, e.getAttribute('aria-checked')]);
+  return rows.length ? rows : null;
 }"""
 
 
