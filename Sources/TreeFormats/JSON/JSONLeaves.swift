@@ -24,12 +24,8 @@ public enum JSONLeaves {
         func leaf(_ kind: JSONLeafKind) { path.withUnsafeBytes { body($0, kind) } }
         /// Reads `"name" :` and adds the name to the path.
         func member() throws(JSONScanError) {
-            guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected("expected a member name in double quotes") }
-            let token = try scanner.scanString()
-            scanner.skipWhitespace()
-            guard scanner.current == UInt8(ascii: ":") else { throw scanner.unexpected("expected ':' after member name") }
-            scanner.pos &+= 1
-            scanner.skipWhitespace()
+            let token = try scanner.scanMemberName()
+            try scanner.scanNameSeparator()
             path.append(UInt8(ascii: "."))
             func append(_ bytes: some Sequence<UInt8>) {
                 for byte in bytes {

@@ -595,12 +595,24 @@ struct JSONScanner {
     /// Reads `"key" :` in an object being skipped and records the key in the top frame.
     @inline(__always)
     private mutating func scanMemberKey(stack: inout ContiguousArray<ValueFrame>) throws(JSONScanError) {
+        let key = try scanMemberName()
+        stack[stack.count &- 1].position = key.start &- 1
+        try scanNameSeparator()
+    }
+
+    /// Scans an object member's name, whose opening quote must be at `pos`.
+    @inline(__always)
+    mutating func scanMemberName() throws(JSONScanError) -> StringToken {
         guard current == UInt8(ascii: "\"") else {
             throw unexpected("expected a member name in double quotes")
         }
-        let keyStart = pos
-        _ = try scanString()
-        stack[stack.count &- 1].position = keyStart
+        return try scanString()
+    }
+
+    /// Reads the `:` after a member's name (whitespace around it skipped), leaving `pos` on
+    /// the member's value.
+    @inline(__always)
+    mutating func scanNameSeparator() throws(JSONScanError) {
         skipWhitespace()
         guard current == UInt8(ascii: ":") else {
             throw unexpected("expected ':' after member name")

@@ -270,23 +270,14 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Reads `"key" :` into `container`, `pos` on the opening quote.
     private static func readKey(_ scanner: inout JSONScanner, into container: inout Container, scratch: inout [UInt8]) throws(JSONScanError) {
-        guard scanner.current == UInt8(ascii: "\"") else {
-            throw scanner.unexpected("expected a member name in double quotes")
-        }
-        let keyStart = scanner.pos
-        let token = try scanner.scanString()
+        let token = try scanner.scanMemberName()
         let key = scanner.string(token, scratch: &scratch)
         if container.hasKey(key) {
             container.key = key
-            throw .rule("duplicate key \"\(key)\"", at: keyStart)
+            throw .rule("duplicate key \"\(key)\"", at: token.start - 1)
         }
         container.key = key
-        scanner.skipWhitespace()
-        guard scanner.current == UInt8(ascii: ":") else {
-            throw scanner.unexpected("expected ':' after member name")
-        }
-        scanner.pos += 1
-        scanner.skipWhitespace()
+        try scanner.scanNameSeparator()
     }
 
     private static func path(of stack: [Container]) -> JSONPointer {

@@ -144,22 +144,13 @@ struct NodesDocumentParser {
             scanner.pos += 1
         } else {
             while true {
-                guard scanner.current == UInt8(ascii: "\"") else {
-                    throw scanner.unexpected("expected a member name in double quotes")
-                }
-                let keyStart = scanner.pos
-                let token = try scanner.scanString()
+                let token = try scanner.scanMemberName()
                 let key = scanner.string(token, scratch: &scratch)
                 topKey = key
                 if (key == "nodes" && sawNodes) || members.contains(where: { $0.key == key }) {
-                    throw .rule("duplicate key \"\(key)\"", at: keyStart)
+                    throw .rule("duplicate key \"\(key)\"", at: token.start - 1)
                 }
-                scanner.skipWhitespace()
-                guard scanner.current == UInt8(ascii: ":") else {
-                    throw scanner.unexpected("expected ':' after member name")
-                }
-                scanner.pos += 1
-                scanner.skipWhitespace()
+                try scanner.scanNameSeparator()
                 if key == "nodes" {
                     guard scanner.current == UInt8(ascii: "[") else {
                         if JSONScanner.startsValue(scanner.current) {
@@ -348,12 +339,7 @@ struct NodesDocumentParser {
             throw .rule("duplicate key \"\(Self.name(of: member))\" in node", at: keyStart)
         }
         node.seen |= member.rawValue
-        scanner.skipWhitespace()
-        guard scanner.current == UInt8(ascii: ":") else {
-            throw scanner.unexpected("expected ':' after member name")
-        }
-        scanner.pos &+= 1
-        scanner.skipWhitespace()
+        try scanner.scanNameSeparator()
         let valueStart = scanner.pos
         switch member {
         case .title:

@@ -125,7 +125,6 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// `{"version","expanded":[id,...]}`: a view's expanded nodes as a list.
     /// `{"version","nodes","fields":[{"field","count","types":{kind: count}}],"truncated"}`:
     /// the fields of `GET /sessions/{sid}/fields`, each type listed when some node has it.
     static func fields(_ stats: FieldStats, version: Int) -> [UInt8] {
@@ -159,6 +158,7 @@ enum ResponseJSON {
         return out.bytes
     }
 
+    /// `{"version","expanded":[id,...]}`: a view's expanded nodes as a list.
     static func expansion(_ nodes: [NodeHandle], forest: Forest, version: Int) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 64 + 16 * nodes.count)
         out.raw("{\"version\":")
