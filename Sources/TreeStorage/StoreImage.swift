@@ -92,7 +92,7 @@ public enum StoreImage {
         }
         let queries = compact.keptFilters
         let expansionBytes = (n + 7) >> 3
-        let viewBytes = queries.reduce(0) { $0 + entrySize($1.text.utf8.count) + 2 + expansionBytes }
+        let viewBytes = queries.reduce(0) { $0 + querySize($1) + expansionBytes }
         let userViews = compact.views.map { id in
             (id: id, rule: compact.depthRule(ofView: id), changes: compact.changes(ofView: id), filters: compact.keptFilters(ofView: id),
              filterChanges: compact.keptFilters(ofView: id).indices.map { compact.changes(ofView: id, keptFilter: $0) })
@@ -101,7 +101,7 @@ public enum StoreImage {
         for view in userViews {
             userViewBytes += 12 + changesSize(view.changes) + varintSize(view.filters.count)
             for (query, changes) in zip(view.filters, view.filterChanges) {
-                userViewBytes += entrySize(query.text.utf8.count) + 3 + min(changesSize(changes), expansionBytes)
+                userViewBytes += querySize(query) + 1 + min(changesSize(changes), expansionBytes)
             }
         }
 
@@ -176,10 +176,7 @@ public enum StoreImage {
             }
             try section(.views, length: viewBytes) { out in
                 for (v, query) in queries.enumerated() {
-                    var text = query.text
-                    try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
-                    try out.u8(modeCode(query.mode))
-                    try out.u8(optionBits(query))
+                    try writeQuery(query, to: &out)
                     try compact.expansion(ofKeptView: v).withUnsafeBytes { try out.bytes($0) }
                 }
             }
@@ -191,10 +188,7 @@ public enum StoreImage {
                     try writeChanges(view.changes, to: &out)
                     try out.varint(view.filters.count)
                     for (v, query) in view.filters.enumerated() {
-                        var text = query.text
-                        try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
-                        try out.u8(modeCode(query.mode))
-                        try out.u8(optionBits(query))
+                        try writeQuery(query, to: &out)
                         // The smaller of its changes from the fresh state and every node's bit.
                         let changes = view.filterChanges[v]
                         if changesSize(changes) <= expansionBytes {
@@ -242,16 +236,25 @@ public enum StoreImage {
     }
 
     /// The options byte of a view: bit 0 case-sensitive, bit 1 diacritic-insensitive,
-    /// bit 2 leaves only (a byte of 0 or 1 is what images before these options held).
+    /// bit 2 leaves only, bit 3 fields and conditions follow (`FilterQueryBytes`; a byte
+    /// of 0 or 1 is what images before these options held).
     static func optionBits(_ query: FilterQuery) -> UInt8 {
         (query.caseSensitive ? 1 : 0) | (query.diacriticInsensitive ? 2 : 0) | (query.leavesOnly ? 4 : 0)
+            | (FilterQueryBytes.isNeeded(query) ? FilterQueryBytes.flag : 0)
     }
 
-    /// The query of a text, a mode and an options byte; nil when the byte has other bits.
-    static func query(_ text: String, _ mode: FilterQuery.Mode, options: UInt8) -> FilterQuery? {
-        guard options & ~7 == 0 else { return nil }
-        return FilterQuery(text, mode: mode, caseSensitive: options & 1 != 0, diacriticInsensitive: options & 2 != 0,
-                           leavesOnly: options & 4 != 0)
+    /// The bytes of a filtered view's query: its text as an entry, the mode, the options
+    /// and, when bit 3 says so, its fields and conditions.
+    static func querySize(_ query: FilterQuery) -> Int {
+        entrySize(query.text.utf8.count) + 2 + (FilterQueryBytes.isNeeded(query) ? FilterQueryBytes.bytes(of: query).count : 0)
+    }
+
+    static func writeQuery(_ query: FilterQuery, to out: inout Output) throws {
+        var text = query.text
+        try text.withUTF8 { try out.entry(UnsafeRawBufferPointer($0)) }
+        try out.u8(modeCode(query.mode))
+        try out.u8(optionBits(query))
+        if FilterQueryBytes.isNeeded(query) { try FilterQueryBytes.bytes(of: query).withUnsafeBytes { try out.bytes($0) } }
     }
 
     static func mode(_ code: UInt8) -> FilterQuery.Mode? {
@@ -344,8 +347,11 @@ public enum StoreImage {
 
     /// The store and caller bytes of an image. Checks everything before building:
     /// magic, version, every checksum, every count; a bad image throws, never traps.
+    /// `dataReader` becomes the store's (`TreeStore.dataReader`); filtered views that read
+    /// data fields need it.
     /// - Complexity: O(image size + n), plus matching the titles once per filtered view
-    public static func load(_ image: UnsafeRawBufferPointer) throws(StoreImageError) -> (store: TreeStore, caller: [UInt8]) {
+    public static func load(_ image: UnsafeRawBufferPointer,
+                            dataReader: (any NodeDataReader)? = nil) throws(StoreImageError) -> (store: TreeStore, caller: [UInt8]) {
         let reader = Reader(bytes: image)
         // Header.
         let magicPart = UnsafeRawBufferPointer(rebasing: image.prefix(magic.count))
@@ -411,7 +417,8 @@ public enum StoreImage {
             Result { () throws(StoreImageError) in
                 try build(sectionChecks.map { UnsafeRawBufferPointer(rebasing: bytes.buffer[$0.range.dropFirst(sectionHeadSize)]) },
                           count: n, derivedIDs: headerFlags & HeaderFlags.derivedIDs != 0,
-                          nextGeneratedID: nextGeneratedID, viewCount: viewCount, capacity: capacity, version: version)
+                          nextGeneratedID: nextGeneratedID, viewCount: viewCount, capacity: capacity, version: version,
+                          dataReader: dataReader)
             }
         }
         let built: Result<TreeStore, StoreImageError>
@@ -437,7 +444,8 @@ public enum StoreImage {
 
     /// The store of an image's sections, whatever their bytes.
     static func build(_ sections: [UnsafeRawBufferPointer], count n: Int, derivedIDs: Bool, nextGeneratedID: Int64,
-                      viewCount: Int, capacity: Int, version: UInt16) throws(StoreImageError) -> TreeStore {
+                      viewCount: Int, capacity: Int, version: UInt16,
+                      dataReader: (any NodeDataReader)?) throws(StoreImageError) -> TreeStore {
         // Derived ids: the separator and the root prefix come first.
         var ids = sections[Section.ids.rawValue]
         var scheme: (separator: UnsafeRawBufferPointer, rootPrefix: UnsafeRawBufferPointer)? = nil
@@ -467,7 +475,7 @@ public enum StoreImage {
             columns.selections = try selections(sections[Section.selections.rawValue], count: n)
         }
         do {
-            return try TreeStore(compact: columns)
+            return try TreeStore(compact: columns, dataReader: dataReader)
         } catch {
             throw .inconsistent(error.message)
         }
@@ -494,13 +502,19 @@ public enum StoreImage {
         }
         let textBytes = UnsafeRawBufferPointer(rebasing: section[start ..< start + length])
         let text = String(decoding: textBytes, as: UTF8.self)
-        guard !text.isEmpty, text.utf8.elementsEqual(textBytes) else { throw .inconsistent("\(owner) has a bad text") }
+        guard text.utf8.elementsEqual(textBytes) else { throw .inconsistent("\(owner) has a bad text") }
         let p = start + length
-        guard let mode = mode(section[p]), let query = query(text, mode, options: section[p + 1]) else {
-            throw .inconsistent("\(owner) has bad options")
-        }
+        let options = section[p + 1]
+        guard let mode = mode(section[p]), options & ~15 == 0 else { throw .inconsistent("\(owner) has bad options") }
         o = p + 2
-        return query
+        var fields: [NodeField] = [.title], conditions: [FieldCondition] = []
+        if options & FilterQueryBytes.flag != 0 {
+            guard let extra = FilterQueryBytes.read(section, at: &o) else { throw .inconsistent("\(owner) has bad fields or conditions") }
+            (fields, conditions) = extra
+        }
+        guard !text.isEmpty || !conditions.isEmpty else { throw .inconsistent("\(owner) has a bad text") }
+        return FilterQuery(text, mode: mode, caseSensitive: options & 1 != 0, diacriticInsensitive: options & 2 != 0,
+                           leavesOnly: options & 4 != 0, fields: fields, conditions: conditions)
     }
 
     /// The views of the `VWS_` section: for each its id, rule, changed nodes and filtered views.

@@ -109,6 +109,7 @@ extension Forest {
         }
         run.depths = fragment.depth
         run.ends = fragment.endAt
+        readFields(of: run.slots)
         return run
     }
 
@@ -158,6 +159,7 @@ extension Forest {
             if held != nil { held!.data.append(old - 1) } else { dataPool.release(old - 1) }
         }
         compactPoolsIfNeeded()
+        readFields(of: CollectionOfOne(node.slot))
         return old
     }
 

@@ -40,6 +40,8 @@ public struct Forest: Sendable {
     @usableFromInline var titles = BytePool()
     @usableFromInline var dataPool = BytePool()
     @usableFromInline var ids = IDTable()
+    /// The values of the data fields that filters use, by slot (`Forest+FieldColumns.swift`).
+    var fieldColumns: [FieldPath: FieldColumn] = [:]
 
     /// Slots of deleted nodes, reused by inserts.
     var freeSlots: [Slot] = []

@@ -165,7 +165,7 @@ extension TreeStore {
 
     /// Replaces the title and/or the data (raw JSON) of `node`. Rows keep their
     /// nodes in the unfiltered view; in a filtered view the node may start or stop
-    /// matching.
+    /// matching (by its title, or by its data's fields).
     /// - Complexity: O(title + data length + depth · log n · views)
     public mutating func update(_ node: NodeHandle, title: String?, data: [UInt8]?, _ view: ViewRef) -> [Splice] {
         use(view)
@@ -173,10 +173,12 @@ extension TreeStore {
             let old = data.withUnsafeBytes { forest.setData(of: node, to: $0) }
             recordUndo(.redata(node.slot, old: old))
         }
-        guard var title else { return [] }
-        let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
-        recordUndo(.retitled(node.slot, old: old))
-        let splices = updateViews(view) { view, forest, splices in view.retitled(node.slot, in: forest, splices: &splices) }
+        if var title {
+            let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }
+            recordUndo(.retitled(node.slot, old: old))
+        }
+        guard title != nil || data != nil else { return [] }
+        let splices = updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
         settleFollowers()
         checkInvariants()
         return splices

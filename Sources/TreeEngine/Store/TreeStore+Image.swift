@@ -381,7 +381,7 @@ extension TreeStore {
     /// filtered view with its matches computed from the titles and its expansion from
     /// the columns. Every column is checked; a column that does not fit throws, never traps.
     /// - Complexity: O(n + total bytes), plus matching the titles once per filtered view
-    package init(compact c: CompactColumns) throws(CompactColumnsError) {
+    package init(compact c: CompactColumns, dataReader: (any NodeDataReader)? = nil) throws(CompactColumnsError) {
         let n = c.count
         guard n >= 0, n < Int(Int32.max) else { throw CompactColumnsError("node count \(n) out of range") }
         guard c.levels.count == 4 * n else { throw CompactColumnsError("\(c.levels.count) bytes of levels for \(n) nodes") }
@@ -542,9 +542,14 @@ extension TreeStore {
 
         forest.count = n
         self.init(forest: forest)
+        self.dataReader = dataReader
         filteredViewCapacity = c.filteredViewCapacity
 
-        filtered = try TreeStore.filteredViews(c.views, forest, workers: filterWorkers)
+        for view in c.views where !view.query.dataPaths.isEmpty {
+            guard dataReader != nil else { throw CompactColumnsError("the filtered view [\(view.query)] reads data fields, and there is no reader") }
+            readyFields(view.query)
+        }
+        filtered = try TreeStore.filteredViews(c.views, self.forest, workers: filterWorkers)
         for view in c.userViews {
             guard userViews[view.id] == nil else { throw CompactColumnsError("view \(view.id) is there twice") }
             guard view.depthRule >= 0 else { throw CompactColumnsError("view \(view.id) has a negative depth") }
@@ -563,6 +568,10 @@ extension TreeStore {
             var seen: Set<FilterQuery> = []
             for (query, expansion) in view.filtered {
                 guard seen.insert(query).inserted else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
+                guard query.dataPaths.isEmpty || dataReader != nil else {
+                    throw CompactColumnsError("the filtered view [\(query)] reads data fields, and there is no reader")
+                }
+                readyFields(query)
                 switch expansion {
                 case .bits(let bytes):
                     keepFiltered(query, in: view.id, expanded: try TreeStore.expansionBits(bytes, count: n))

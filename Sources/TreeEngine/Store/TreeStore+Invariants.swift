@@ -63,7 +63,7 @@ extension TreeStore {
         var matches = Bitset(count: filter.matches.count)
         for slot in 0 ..< forest.flags.count where !forest.flags[slot].contains(.free) {
             if (!filter.matcher.query.leavesOnly || ViewState.isLeaf(Slot(slot), in: forest))
-                && forest.withTitle(of: NodeHandle(slot: Slot(slot)), { filter.matcher.matches($0, scratch: &scratch) }) {
+                && filter.matcher.matches(Slot(slot), in: forest, reader: nil, scratch: &scratch) {
                 matches.insert(slot)
             }
         }

@@ -118,6 +118,7 @@ extension TreeStore {
             case .redata(let node, let old):
                 forest.dataPool.release(forest.dataRef[node.index] - 1)
                 forest.dataRef[node.index] = old
+                forest.readFields(of: CollectionOfOne(node))
             }
         }
         // Slots first used inside the transaction stay, free.
@@ -140,6 +141,7 @@ extension TreeStore {
         let current = filterBases
         filterBases = [:]
         for saved in log.filterBases {
+            if current[saved.query] == nil { readyFields(saved.query) }
             var base = current[saved.query] ?? (try! ViewState.filtered(forest, query: saved.query, workers: filterWorkers, isCancelled: { false }))
             base.restore(expanded: saved.expanded, matches: saved.matches, matchCount: saved.matchCount, in: forest)
             base.filter!.isShared = true

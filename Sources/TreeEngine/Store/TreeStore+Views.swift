@@ -131,6 +131,7 @@ extension TreeStore {
         for entry in view.filtered where entry.own == nil { unfollow(entry.query, id) }
         observedViews = observedViews.filter { $0.view != id }
         observedSplices = observedSplices.filter { $0.key.view != id }
+        dropUnusedFields()
     }
 
     /// A view with no change over the base of `depth`.

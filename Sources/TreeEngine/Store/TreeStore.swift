@@ -45,6 +45,9 @@ public struct TreeStore: Sendable {
     var observedSplices: [ViewRef: [Splice]] = [:]
     /// How many filtered views were built from a kept view's matches (`FilterQuery.isNarrowing`).
     var narrowedBuilds = 0
+    /// Reads data fields out of the nodes' `data` for filters that search or compare them
+    /// (`TreeStore+Fields.swift`); a filter naming a data field needs one.
+    public var dataReader: (any NodeDataReader)?
 
     /// A store over `forest`, its default view's unfiltered rows from the nodes' `expanded` flags.
     /// - Complexity: O(n)
@@ -64,6 +67,8 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(n + total title length) to build, O(views) when kept
     public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
         guard let filter = view.filter else { return }
+        readyFields(filter)
+        defer { dropUnusedFields() }
         if let id = view.view {
             try prepareShared(filter, in: id, isCancelled: isCancelled)
         } else if try prepare(filter, in: &filtered, isCancelled: isCancelled) {
@@ -306,22 +311,28 @@ public struct TreeStore: Sendable {
 
     /// The match ranges of `title` for `filter`, as (start, length) in UTF-16 code units.
     /// - Complexity: O(title length · text length)
+    /// None when `filter` has no text or does not search titles.
     public static func matchRanges(title: UnsafeRawBufferPointer, filter: FilterQuery) -> [(start: Int, length: Int)] {
-        TitleMatcher(filter).matchRanges(title)
+        guard !filter.text.isEmpty, filter.fields.contains(.title) else { return [] }
+        return TitleMatcher(filter).matchRanges(title)
     }
 
-    /// Whether `node` matches `filter` (its title, and with `leavesOnly` it has no children),
-    /// without building anything: what highlighted rows flag.
-    /// - Complexity: O(title length)
+    /// Whether `node` matches `filter` (its text in one of its fields, every condition, and
+    /// with `leavesOnly` it has no children), without building anything: what highlighted
+    /// rows flag.
+    /// - Complexity: O(the fields' lengths · text length), plus reading the node's data for
+    ///   data fields without a column
     public func matches(_ node: NodeHandle, _ filter: FilterQuery) -> Bool {
         var scratch: [UInt8] = []
-        return (!filter.leavesOnly || !forest.hasChildren(node)) && forest.withTitle(of: node) { TitleMatcher(filter).matches($0, scratch: &scratch) }
+        return (!filter.leavesOnly || !forest.hasChildren(node))
+            && NodeMatcher(filter).matches(node.slot, in: forest, reader: dataReader, scratch: &scratch)
     }
 
-    /// The match ranges of the title of `node` for `filter`.
+    /// The match ranges of the title of `node` for `filter` (none when it has no text or
+    /// does not search titles).
     /// - Complexity: O(title length · text length)
     public func matchRanges(of node: NodeHandle, _ filter: FilterQuery) -> [(start: Int, length: Int)] {
-        forest.withTitle(of: node) { TitleMatcher(filter).matchRanges($0) }
+        forest.withTitle(of: node) { TreeStore.matchRanges(title: $0, filter: filter) }
     }
 
     // MARK: Matches in tree order

@@ -20,7 +20,9 @@ struct ASCIIKernel: Sendable {
     /// The kernel for `matcher`, or nil when its query is not a plain one.
     init?(_ matcher: TitleMatcher) {
         let query = matcher.query
-        let plain = FilterQuery(query.text, mode: query.mode, caseSensitive: query.caseSensitive)
+        guard !query.text.isEmpty else { return nil }
+        let plain = FilterQuery(query.text, mode: query.mode, caseSensitive: query.caseSensitive, fields: query.fields,
+                                conditions: query.conditions)
         guard plain == query, query.mode == .contains || query.mode == .prefix || query.mode == .exact else { return nil }
         let bytes = matcher.needle
         guard !bytes.isEmpty, bytes.count <= ASCIIKernel.maximumLength else { return nil }

@@ -31,22 +31,44 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     /// Only nodes without children (`hasChildren` false: no child nodes and not uploaded
     /// with `hasChildren: true`) can match; their ancestors are kept as usual.
     public var leavesOnly: Bool
+    /// The fields the text is searched in: a node matches when any of them does. Not
+    /// empty; `[.title]` by default.
+    public var fields: [NodeField]
+    /// Conditions a match satisfies besides the text, every one of them.
+    public var conditions: [FieldCondition]
 
-    /// A query; `text` must not be empty (the empty filter is the unfiltered view).
+    /// A query; `text` may be empty only with conditions (the empty filter is the
+    /// unfiltered view); `fields` must not be empty.
     public init(_ text: String, mode: Mode = .contains, caseSensitive: Bool = false,
-                diacriticInsensitive: Bool = false, leavesOnly: Bool = false) {
-        precondition(!text.isEmpty, "the empty filter is the unfiltered view")
+                diacriticInsensitive: Bool = false, leavesOnly: Bool = false,
+                fields: [NodeField] = [.title], conditions: [FieldCondition] = []) {
+        precondition(!text.isEmpty || !conditions.isEmpty, "the empty filter is the unfiltered view")
+        precondition(!fields.isEmpty, "a text is searched in at least one field")
         self.text = text
         self.mode = mode
         self.caseSensitive = caseSensitive
         self.diacriticInsensitive = diacriticInsensitive
         self.leavesOnly = leavesOnly
+        self.fields = fields
+        self.conditions = conditions
     }
 
-    /// `contains(any case): text`, with `, no diacritics` and `, leaves only` when set.
+    /// Whether the query only matches titles against its text, as every query did before
+    /// fields and conditions.
+    public var isTitleOnly: Bool { conditions.isEmpty && fields == [.title] }
+
+    /// The data paths its fields and conditions read: the field columns it needs.
+    public var dataPaths: Set<FieldPath> {
+        Set((text.isEmpty ? [] : fields.compactMap(\.path)) + conditions.compactMap(\.field.path))
+    }
+
+    /// `contains(any case): text`, with `, no diacritics` and `, leaves only` when set, the
+    /// fields when not the title alone, and the conditions.
     public var description: String {
         "\(mode.rawValue)(\(caseSensitive ? "case-sensitive" : "any case")\(diacriticInsensitive ? ", no diacritics" : "")"
-            + "\(leavesOnly ? ", leaves only" : "")): \(text)"
+            + "\(leavesOnly ? ", leaves only" : "")"
+            + "\(fields == [.title] ? "" : ", in " + fields.map(\.description).joined(separator: ","))"
+            + "\(conditions.isEmpty ? "" : ", where " + conditions.map(\.description).joined(separator: ","))): \(text)"
     }
 
     /// Queries are equal when all their options are and their texts have the same
@@ -55,6 +77,7 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     public static func == (a: FilterQuery, b: FilterQuery) -> Bool {
         a.mode == b.mode && a.caseSensitive == b.caseSensitive && a.diacriticInsensitive == b.diacriticInsensitive
             && a.leavesOnly == b.leavesOnly && a.text.utf8.elementsEqual(b.text.utf8)
+            && a.fields == b.fields && a.conditions == b.conditions
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -62,6 +85,8 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(caseSensitive)
         hasher.combine(diacriticInsensitive)
         hasher.combine(leavesOnly)
+        hasher.combine(fields)
+        hasher.combine(conditions)
         for byte in text.utf8 { hasher.combine(byte) }
     }
 }

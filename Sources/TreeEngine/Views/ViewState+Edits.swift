@@ -87,7 +87,7 @@ extension ViewState {
             for p in range.reversed() {
                 let slot = forest.slot(at: p)
                 let isMatch = (!leavesOnly || !forest.hasChildren(atPosition: p))
-                    && forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+                    && filter!.matcher.matches(slot, in: forest, reader: nil, scratch: &scratch)
                 let d = forest.level(at: p) - rootDepth
                 while sums.count < d + 2 { sums.append(0) }
                 let inside = sums[d + 1]
@@ -240,15 +240,15 @@ extension ViewState {
 
     // MARK: Renamed nodes
 
-    /// The title of `slot` changed: in a filtered view, it may match or stop matching.
-    /// - Complexity: O(title length + depth · log n)
-    mutating func retitled(_ slot: Slot, in forest: Forest, splices: inout [Splice]?) {
+    /// The title or data of `slot` changed: in a filtered view, it may match or stop matching.
+    /// - Complexity: O(title and fields' length + depth · log n)
+    mutating func rematched(_ slot: Slot, in forest: Forest, splices: inout [Splice]?) {
         guard filter != nil else { return }
         var changed: [Slot] = []
         rematch(slot, in: forest, splices: &splices, changed: &changed)
     }
 
-    /// Matches `slot` again (its title, and with leaves only whether it has children) and
+    /// Matches `slot` again (its fields, and with leaves only whether it has children) and
     /// follows when that changed. Ancestors that enter A are expanded, except those of
     /// `kept`; those that leave or enter A are appended to `changed`.
     /// - Complexity: O(title length + depth · log n)
@@ -257,7 +257,7 @@ extension ViewState {
         guard filter != nil else { return }
         var scratch: [UInt8] = []
         let isMatch = (!filter!.matcher.query.leavesOnly || ViewState.isLeaf(slot, in: forest))
-            && forest.withTitle(of: NodeHandle(slot: slot)) { filter!.matcher.matches($0, scratch: &scratch) }
+            && filter!.matcher.matches(slot, in: forest, reader: nil, scratch: &scratch)
         guard isMatch != filter!.matches.contains(slot.index) else { return }
         filter!.matches.set(slot.index, isMatch)
         filter!.matchCount += isMatch ? 1 : -1

@@ -25,7 +25,7 @@ extension ViewState {
     static func buildFiltered(_ forest: Forest, query: FilterQuery, narrowing baseView: ViewState?, workers: Int,
                               isCancelled: () -> Bool) throws(Cancelled) -> ViewState {
         let base = baseView?.filter!.matches
-        let matcher = TitleMatcher(query)
+        let matcher = NodeMatcher(query)
         let slots = forest.flags.count
         let capacity = forest.capacity
         var matches = Bitset(count: slots)
@@ -37,12 +37,12 @@ extension ViewState {
         // 1. M by slot.
         withoutActuallyEscaping(isCancelled) { isCancelled in
             forest.flags.withUnsafeBufferPointer { flags in
-                forest.titleRef.withUnsafeBufferPointer { titleRef in
-                    forest.titles.bytes.withUnsafeBytes { pool in
+                forest.withPooledValues(query.text.isEmpty ? [] : query.fields) { fields in
+                    forest.withPooledValues(query.conditions.map(\.field)) { conditions in
                         matches.withWordBuffer { out in
                             let run = { (baseWords: UnsafeBufferPointer<UInt64>?) in
-                                let job = MatchJob(flags: flags, titleRef: titleRef, pool: pool, out: out, base: baseWords,
-                                                   matcher: matcher, kernel: ASCIIKernel(matcher), counts: counts,
+                                let job = MatchJob(flags: flags, fields: fields, conditions: conditions, out: out, base: baseWords,
+                                                   matcher: matcher, kernel: ASCIIKernel(matcher.text), counts: counts,
                                                    isCancelled: isCancelled, stop: stop)
                                 ParallelWork.run(workers) { job.run(part: $0, of: workers) }
                             }
@@ -209,13 +209,15 @@ extension ViewState {
 
     /// One thread's share of matching: whole 64-slot words, so no word is shared. With
     /// `base`, only the slots in it are matched.
+    /// Phase 1 on one thread: the matches among its share of the slots, by whole words.
     private struct MatchJob: @unchecked Sendable {
         let flags: UnsafeBufferPointer<NodeFlags>
-        let titleRef: UnsafeBufferPointer<UInt32>
-        let pool: UnsafeRawBufferPointer
+        /// The values of the query's fields (none without a text) and of its conditions' fields.
+        let fields: [PooledValues]
+        let conditions: [PooledValues]
         let out: UnsafeMutableBufferPointer<UInt64>
         let base: UnsafeBufferPointer<UInt64>?
-        let matcher: TitleMatcher
+        let matcher: NodeMatcher
         let kernel: ASCIIKernel?
         let counts: UnsafeMutableBufferPointer<Int>
         let isCancelled: () -> Bool
@@ -224,21 +226,42 @@ extension ViewState {
         func run(part: Int, of parts: Int) {
             var scratch: [UInt8] = []
             scratch.reserveCapacity(256)
-            if let kernel {
-                kernel.needle.withUnsafeBufferPointer { needle in
-                    run(part: part, of: parts) { offset in
-                        let (start, length) = BytePool.bounds(in: pool, at: offset)
-                        return kernel.matches(pool, start: start, length: length, needle: needle.baseAddress!)
-                            ?? matcher.matches(UnsafeRawBufferPointer(rebasing: pool[start ..< start + length]), scratch: &scratch)
+            let text = matcher.text
+            if matcher.query.isTitleOnly {
+                let titleRef = fields[0].refs, pool = fields[0].pool
+                if let kernel {
+                    kernel.needle.withUnsafeBufferPointer { needle in
+                        run(part: part, of: parts) { slot in
+                            let (start, length) = BytePool.bounds(in: pool, at: titleRef[slot])
+                            return kernel.matches(pool, start: start, length: length, needle: needle.baseAddress!)
+                                ?? text.matches(UnsafeRawBufferPointer(rebasing: pool[start ..< start + length]), scratch: &scratch)
+                        }
                     }
+                } else {
+                    run(part: part, of: parts) { text.matches(BytePool.entry(in: pool, at: titleRef[$0]), scratch: &scratch) }
                 }
-            } else {
-                run(part: part, of: parts) { matcher.matches(BytePool.entry(in: pool, at: $0), scratch: &scratch) }
+                return
+            }
+            (kernel?.needle ?? [0]).withUnsafeBufferPointer { needle in
+                run(part: part, of: parts) { slot in
+                    matcher.matches(text: { i in
+                        let v = fields[i].value(slot)
+                        guard NodeMatcher.isSearchable(v.kind) else { return false }
+                        let pool = fields[i].pool
+                        return kernel?.matches(pool, start: v.start, length: v.length, needle: needle.baseAddress!)
+                            ?? text.matches(UnsafeRawBufferPointer(rebasing: pool[v.start ..< v.start + v.length]), scratch: &scratch)
+                    }, condition: { i in
+                        let v = conditions[i].value(slot)
+                        let pool = conditions[i].pool
+                        return matcher.holds(i, v.kind, UnsafeRawBufferPointer(rebasing: pool[v.start ..< v.start + v.length]), v.number,
+                                             scratch: &scratch)
+                    })
+                }
             }
         }
 
         @inline(__always)
-        private func run(part: Int, of parts: Int, _ test: (UInt32) -> Bool) {
+        private func run(part: Int, of parts: Int, _ test: (Int) -> Bool) {
             let n = flags.count
             let words = out.count
             var count = 0
@@ -253,12 +276,11 @@ extension ViewState {
                         let bit = candidates.trailingZeroBitCount
                         candidates &= candidates &- 1
                         let slot = start + bit
-                        if slot < n && !flags[slot].contains(.free)
-                            && test(titleRef[slot]) { word |= 1 << UInt64(bit) }
+                        if slot < n && !flags[slot].contains(.free) && test(slot) { word |= 1 << UInt64(bit) }
                     }
                 } else {
                     for slot in start ..< min(n, start + 64) where !flags[slot].contains(.free) {
-                        if test(titleRef[slot]) { word |= 1 << UInt64(slot - start) }
+                        if test(slot) { word |= 1 << UInt64(slot - start) }
                     }
                 }
                 out[w] = word

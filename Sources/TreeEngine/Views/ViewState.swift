@@ -32,7 +32,7 @@ struct ViewState: Sendable {
 
     /// What a filtered view knows besides its index, by slot.
     struct FilterState: Sendable {
-        let matcher: TitleMatcher
+        let matcher: NodeMatcher
         /// Matching nodes (M).
         var matches: Bitset
         /// Expansion in this view.

@@ -62,8 +62,10 @@ struct SessionCore: Sendable {
         }
     }
 
+    /// A core over `store`, whose data fields it reads as JSON (`JSONFieldReader`).
     init(store: TreeStore, viewKey: UInt64 = .random(in: .min ... .max)) {
         self.store = store
+        self.store.dataReader = JSONFieldReader()
         self.viewKey = viewKey
     }
 

@@ -349,13 +349,17 @@ struct ByteWriter {
     static let modeCodes: [FilterQuery.Mode] = [.contains, .prefix, .exact, .words, .fuzzy]
 
     /// A view: 0 for the unfiltered one, else 1, the query text, the mode and the options
-    /// (bit 0 case-sensitive, bit 1 diacritic-insensitive, bit 2 leaves only).
+    /// (bit 0 case-sensitive, bit 1 diacritic-insensitive, bit 2 leaves only, bit 3 the
+    /// fields and conditions follow, as `FilterQueryBytes` writes them).
     mutating func view(_ query: FilterQuery?) {
         guard let query else { return u8(0) }
         u8(1)
         string(query.text)
         u8(ByteWriter.modeCodes.firstIndex(of: query.mode).map(UInt8.init)!)
-        u8((query.caseSensitive ? 1 : 0) | (query.diacriticInsensitive ? 2 : 0) | (query.leavesOnly ? 4 : 0))
+        let extra = FilterQueryBytes.isNeeded(query)
+        u8((query.caseSensitive ? 1 : 0) | (query.diacriticInsensitive ? 2 : 0) | (query.leavesOnly ? 4 : 0)
+            | (extra ? FilterQueryBytes.flag : 0))
+        if extra { bytes.append(contentsOf: FilterQueryBytes.bytes(of: query)) }
     }
 }
 
@@ -405,10 +409,16 @@ struct ByteReader {
         switch u8() {
         case 0?: return .some(nil)
         case 1?:
-            guard let text = string(), !text.isEmpty, let m = u8(), Int(m) < ByteWriter.modeCodes.count,
-                  let c = u8(), c & ~7 == 0 else { return nil }
+            guard let text = string(), let m = u8(), Int(m) < ByteWriter.modeCodes.count,
+                  let c = u8(), c & ~15 == 0 else { return nil }
+            var fields: [NodeField] = [.title], conditions: [FieldCondition] = []
+            if c & FilterQueryBytes.flag != 0 {
+                guard let extra = bytes.withUnsafeBytes({ FilterQueryBytes.read($0, at: &at) }) else { return nil }
+                (fields, conditions) = extra
+            }
+            guard !text.isEmpty || !conditions.isEmpty else { return nil }
             return .some(FilterQuery(text, mode: ByteWriter.modeCodes[Int(m)], caseSensitive: c & 1 != 0,
-                                     diacriticInsensitive: c & 2 != 0, leavesOnly: c & 4 != 0))
+                                     diacriticInsensitive: c & 2 != 0, leavesOnly: c & 4 != 0, fields: fields, conditions: conditions))
         default: return nil
         }
     }

@@ -82,8 +82,8 @@ struct SessionMetadata: Equatable {
 
     /// Changed filtered rows in a stable order, so that the same session gives the same bytes.
     private static func write(_ filters: Set<FilterQuery>, to out: inout ByteWriter) {
-        func key(_ q: FilterQuery) -> (String, String, Int) {
-            (q.text, q.mode.rawValue, (q.caseSensitive ? 1 : 0) | (q.diacriticInsensitive ? 2 : 0) | (q.leavesOnly ? 4 : 0))
+        func key(_ q: FilterQuery) -> (String, String, Int, String) {
+            (q.text, q.mode.rawValue, (q.caseSensitive ? 1 : 0) | (q.diacriticInsensitive ? 2 : 0) | (q.leavesOnly ? 4 : 0), q.description)
         }
         let sorted = filters.sorted { key($0) < key($1) }
         out.u32(UInt32(sorted.count))

@@ -231,7 +231,7 @@ extension TreeService {
         for cleanup in stored.cleanups { durability.log("storage: session \(id): \(cleanup)") }
         let image: (store: TreeStore, caller: [UInt8])
         do {
-            image = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0) }
+            image = try stored.snapshot.withUnsafeBytes { try StoreImage.load($0, dataReader: JSONFieldReader()) }
         } catch {
             stored.files.close()
             return quarantine(id, because: "its snapshot: \(error)")

@@ -49,7 +49,19 @@ enum RandomTrees {
     static let dataValues: [String] = [
         "{}", "[]", "null", "1", "-2.5e3", "\"s\"", "true", "{\"k\": [1, 2, {\"z\":null}]}", "[\"\\u00e9é\"]",
         "{\"nested\":{\"a\":[[]]}}",
+        // Records whose fields filters search and compare (`fieldPaths`).
+        "{\"size\": 12, \"name\": \"item 2\", \"ok\": true}",
+        "{\"size\": 3.5, \"name\": \"Item 10\", \"ok\": false, \"o\": {\"n\": \"café\"}}",
+        "{\"size\": -4, \"name\": \"level 1\", \"o\": {\"n\": null}}",
+        "{\"size\": \"12\", \"name\": \"ITEM 9\", \"a.b\": 1, \"o\": {\"n\": \"x\"}}",
+        "{\"name\": \"caf\\u00e9\", \"size\": 1e2, \"o\": {\"n\": \"cafe\\u0301\"}}",
+        "{\"size\": null, \"ok\": true, \"name\": [1], \"o\": 5}",
+        "{\"size\": 0, \"name\": \"\", \"o\": {}, \"a.b\": \"item 1\"}",
+        "{ \"o\" : { \"n\" : \"Level 2, item: 3\" } , \"size\" : 100 }",
     ]
+
+    /// The data fields of the records in `dataValues`, and one no record has.
+    static let fieldPaths: [FieldPath] = [["name"], ["size"], ["ok"], ["o", "n"], ["a.b"], ["o"], ["missing"]].map(FieldPath.init)
 
     /// Sometimes reshapes a query text: drops its combining marks (NFD without the scalars
     /// of combining class ≠ 0) or adds one; for `words`, cuts it into words in another

@@ -119,6 +119,7 @@ final class ReferenceForest {
         var node: RefNode
         var parent: RefNode?
         var title: RefTitle
+        var data: [UInt8]?
         var hasChildren: Bool
     }
 
@@ -144,7 +145,7 @@ final class ReferenceForest {
     private func sync() {
         synced.removeAll(keepingCapacity: true)
         for n in allNodes {
-            synced[ObjectIdentifier(n)] = Synced(node: n, parent: n.parent, title: n.folding, hasChildren: n.hasChildren)
+            synced[ObjectIdentifier(n)] = Synced(node: n, parent: n.parent, title: n.folding, data: n.data, hasChildren: n.hasChildren)
         }
     }
 
@@ -164,12 +165,12 @@ final class ReferenceForest {
 
     // MARK: Matching
 
-    /// Whether `node` matches: its title does, and with `leavesOnly` it has no children
-    /// (`hasChildren` false).
+    /// Whether `node` matches: its fields and conditions do (`RefFields.swift`), and with
+    /// `leavesOnly` it has no children (`hasChildren` false).
     static func matches(_ node: RefNode, _ f: FilterQuery) -> Bool { matches(node, RefQuery(f)) }
 
     static func matches(_ node: RefNode, _ q: RefQuery) -> Bool {
-        (!q.f.leavesOnly || !node.hasChildren) && node.folding.matches(q)
+        matches(title: node.folding, data: node.data, hasChildren: node.hasChildren, q)
     }
 
     /// M: the matching nodes.
@@ -197,7 +198,7 @@ final class ReferenceForest {
     func ancestorSetBeforeEdit(_ f: FilterQuery) -> Set<ObjectIdentifier> {
         let q = RefQuery(f)
         var result = Set<ObjectIdentifier>()
-        for entry in synced.values where (!f.leavesOnly || !entry.hasChildren) && entry.title.matches(q) {
+        for entry in synced.values where Self.matches(title: entry.title, data: entry.data, hasChildren: entry.hasChildren, q) {
             var p = entry.parent
             while let q = p, result.insert(ObjectIdentifier(q)).inserted { p = synced[ObjectIdentifier(q)]!.parent }
         }

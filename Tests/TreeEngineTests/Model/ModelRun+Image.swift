@@ -1,6 +1,7 @@
 @testable import TreeEngine
 @testable import TreeReference
 import TreeStorage
+import TreeFormats
 
 /// Issue 11: a random store through its snapshot image and back.
 extension ModelRun {
@@ -22,7 +23,7 @@ extension ModelRun {
         }
         var loaded: TreeStore
         do {
-            let image = try bytes.withUnsafeBytes { try StoreImage.load($0) }
+            let image = try bytes.withUnsafeBytes { try StoreImage.load($0, dataReader: JSONFieldReader()) }
             loaded = image.store
             expectEqual(image.caller, caller, "\(context): caller bytes")
         } catch {

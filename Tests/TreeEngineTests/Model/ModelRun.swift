@@ -50,6 +50,7 @@ final class ModelRun {
         if verbose { print("seed \(seed): tree \(treeJSON)") }
         do {
             store = TreeStore(forest: try Forest.parse(Array(treeJSON.utf8)).forest)
+            store.dataReader = JSONFieldReader()
         } catch {
             problems.append("upload refused: \(error)")
             return
@@ -90,6 +91,17 @@ final class ModelRun {
             let query = FilterQuery(twin, mode: f.mode, caseSensitive: f.caseSensitive,
                                     diacriticInsensitive: f.diacriticInsensitive, leavesOnly: f.leavesOnly)
             if !filters.contains(query) { filters.append(query) }
+        }
+        // Filters that search data fields or compare them (issue 37), and one that extends
+        // another's text (a narrowing build).
+        if rng.chance(0.6) {
+            let f = randomFieldFilter()
+            if !filters.contains(f) { filters.append(f) }
+            if !f.text.isEmpty && f.mode != .exact && rng.chance(0.5) {
+                var longer = f
+                longer.text += rng.pick(["m", " ", "2", "é"])
+                if !filters.contains(longer) { filters.append(longer) }
+            }
         }
         log.append("capacity \(capacity), filters: " + filters.map { "[\($0)]" }.joined(separator: " "))
     }
@@ -155,6 +167,31 @@ final class ModelRun {
         if text.isEmpty { text = "a" }
         return FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.4),
                            leavesOnly: rng.chance(0.25))
+    }
+
+    /// A filter on data fields: a text searched in some of them (the title too, or not),
+    /// conditions, or both.
+    func randomFieldFilter() -> FilterQuery {
+        let dataFields = RandomTrees.fieldPaths.map(NodeField.data)
+        var fields: [NodeField] = rng.chance(0.5) ? [.title] : []
+        for _ in 0 ..< rng.int(1 ... 2) {
+            let field = rng.pick(dataFields)
+            if !fields.contains(field) { fields.append(field) }
+        }
+        var conditions: [FieldCondition] = []
+        if rng.chance(0.5) {
+            for _ in 0 ..< rng.int(1 ... 2) {
+                let operand: FieldCondition.Operand = switch rng.int(0 ... 3) {
+                case 0: rng.chance(0.5) ? .null : .boolean(rng.chance(0.5))
+                case 1: .number(rng.pick([0, 3.5, 12, -4, 100]))
+                default: .string(rng.pick(["item 2", "ITEM 10", "item 9", "x", "café", "Level 1", "", "12"]))
+                }
+                conditions.append(FieldCondition(rng.pick(dataFields + [.title]), rng.pick(FieldCondition.Comparison.allCases), operand))
+            }
+        }
+        let text = !conditions.isEmpty && rng.chance(0.4) ? "" : rng.pick(["item", "1", "2", "tru", "é", "E", "x", "Level", "al", "3.", "1e"])
+        return FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3),
+                           diacriticInsensitive: rng.chance(0.3), leavesOnly: rng.chance(0.2), fields: fields, conditions: conditions)
     }
 
     /// A title that likely matches one of the run's filters (or nearly: another case),
@@ -329,6 +366,13 @@ final class ModelRun {
             expectEqual(store.isExpanded(h, f), model.isExpanded(node, f), "\(what): isExpanded of \(node.key)")
             let match = f.map { ReferenceForest.matches(node, $0) } ?? false
             expectEqual(store.isMatch(h, f), match, "\(what): isMatch of \(node.key)")
+            if let f {
+                // What highlights read, without a built view; and each row's matched fields.
+                expectEqual(store.matches(h, f), match, "\(what): matches of \(node.key)")
+                let q = RefQuery(f)
+                let fields = f.text.isEmpty ? [] : f.fields.filter { ReferenceForest.textMatches(node.folding, node.data, $0, q) }
+                expectEqual(store.matchedFields(of: h, f), fields, "\(what): matchedFields of \(node.key)")
+            }
             // The view was just read, so it is kept: the shared readers' placement agrees.
             if let kept = store.keptPlacement(of: h, f) {
                 expectEqual(kept.index, expected.firstIndex { $0.id == node.key }, "\(what): kept index of \(node.key)")

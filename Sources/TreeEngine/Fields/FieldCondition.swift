@@ -1,0 +1,116 @@
+/// A typed condition on a field, `data.size>1000000`: a node satisfies it when its value
+/// compares as the condition says with the operand.
+///
+/// - Numbers compare by value, strings in natural order (`NaturalOrder`) after folding as
+///   the filter folds titles (case-insensitive unless it is case-sensitive, without
+///   combining marks when it ignores diacritics), booleans `false` before `true`; `null`
+///   equals `null`. A value of another type than the operand's never satisfies `=`, `<`,
+///   `<=`, `>`, `>=` (nor does a field the node lacks, nor an array or object); `!=` is
+///   exactly the negation of `=`.
+public struct FieldCondition: Hashable, Sendable, CustomStringConvertible {
+    public enum Comparison: String, Sendable, CaseIterable {
+        case equal = "="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+    }
+
+    public enum Operand: Hashable, Sendable {
+        case null
+        case boolean(Bool)
+        case number(Double)
+        case string(String)
+    }
+
+    public var field: NodeField
+    public var comparison: Comparison
+    public var operand: Operand
+
+    public init(_ field: NodeField, _ comparison: Comparison, _ operand: Operand) {
+        self.field = field
+        self.comparison = comparison
+        self.operand = operand
+    }
+
+    /// `data.size>1000000`; a string operand in JSON's quotes.
+    public var description: String {
+        let value: String
+        switch operand {
+        case .null: value = "null"
+        case .boolean(let b): value = b ? "true" : "false"
+        case .number(let n): value = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
+        case .string(let s): value = FieldCondition.quoted(s)
+        }
+        return "\(field)\(comparison.rawValue)\(value)"
+    }
+
+    /// `s` as a JSON string.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
+    }
+
+    /// Whether `order` (the value's order against the operand, nil when they do not
+    /// compare) satisfies the comparison.
+    @inline(__always)
+    func holds(_ order: Int?) -> Bool {
+        guard let order else { return comparison == .notEqual }
+        switch comparison {
+        case .equal: return order == 0
+        case .notEqual: return order != 0
+        case .less: return order < 0
+        case .lessOrEqual: return order <= 0
+        case .greater: return order > 0
+        case .greaterOrEqual: return order >= 0
+        }
+    }
+}
+
+/// Natural order of folded UTF-8 texts: runs of ASCII digits compare by their value
+/// ("item 2" before "item 10"), everything else byte by byte (which for UTF-8 is scalar
+/// order); texts equal so (`"a01"`, `"a1"`) then compare byte by byte, so that only equal
+/// texts are equal.
+enum NaturalOrder {
+    /// -1, 0 or 1 as `a` orders before, with or after `b`.
+    /// - Complexity: O(length)
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        var i = 0, j = 0
+        let m = a.count, n = b.count
+        @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 48 < 10 }
+        while i < m && j < n {
+            let x = a[i], y = b[j]
+            if isDigit(x) && isDigit(y) {
+                // Skip leading zeros, then the longer run is larger, else the first
+                // differing digit decides.
+                var i0 = i, j0 = j
+                while i0 < m && a[i0] == 48 { i0 += 1 }
+                while j0 < n && b[j0] == 48 { j0 += 1 }
+                var i1 = i0, j1 = j0
+                while i1 < m && isDigit(a[i1]) { i1 += 1 }
+                while j1 < n && isDigit(b[j1]) { j1 += 1 }
+                if i1 - i0 != j1 - j0 { return i1 - i0 < j1 - j0 ? -1 : 1 }
+                for k in 0 ..< (i1 - i0) where a[i0 + k] != b[j0 + k] { return a[i0 + k] < b[j0 + k] ? -1 : 1 }
+                i = i1
+                j = j1
+                continue
+            }
+            if x != y { return x < y ? -1 : 1 }
+            i += 1
+            j += 1
+        }
+        if i < m || j < n { return i < m ? 1 : -1 }
+        // Naturally equal: the bytes decide.
+        for k in 0 ..< min(m, n) where a[k] != b[k] { return a[k] < b[k] ? -1 : 1 }
+        return m == n ? 0 : (m < n ? -1 : 1)
+    }
+}
