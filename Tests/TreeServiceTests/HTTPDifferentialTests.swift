@@ -82,6 +82,8 @@ struct DifferentialRun {
             filters.append(FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.4),
                                        leavesOnly: rng.chance(0.25)))
         }
+        // A filter on data fields (issue 37) in place of the last.
+        if filterCount > 1 && rng.chance(0.5) { filters[filterCount - 1] = RandomTrees.fieldFilter(&rng) }
     }
 
     func query(_ filter: FilterQuery?, first: Bool = true) -> String {
@@ -96,6 +98,8 @@ struct DifferentialRun {
             out += "&diacritics=\(filter.diacriticInsensitive ? "insensitive" : "sensitive")"
         }
         if filter.leavesOnly || filter.text.utf8.count % 3 == 0 { out += "&leavesOnly=\(filter.leavesOnly)" }
+        if filter.fields != [.title] { out += "&fields=" + PathSegment.encode(filter.fields.map(\.description).joined(separator: ",")) }
+        if !filter.conditions.isEmpty { out += "&where=" + PathSegment.encode(filter.conditions.map(\.description).joined(separator: ",")) }
         return out
     }
 
@@ -308,6 +312,12 @@ struct DifferentialRun {
                     problem("step \(step): matchesBelow of \(ref.key) \(row["matchesBelow"] ?? .null) != \(count)")
                 }
             }
+            for (row, ref) in zip(rows, reference.allNodesVisible(expected)) where !filter.text.isEmpty && filter.fields != [.title] {
+                let got = row["matchedFields"]?.array?.compactMap(\.stringValue)
+                let want = row["match"]?.boolValue == true
+                    ? filter.fields.filter { ReferenceForest.textMatches(ref.folding, ref.data, $0, query) }.map(\.description) : []
+                if got != want { problem("step \(step): matchedFields of \(ref.key) \(got ?? []), want \(want)") }
+            }
             for (row, ref) in zip(rows, reference.allNodesVisible(expected)) where row["match"]?.boolValue == true {
                 let ranges = (row["matchRanges"]?.array ?? []).map { $0.array!.map { $0.intValue! } }
                 if let want = ReferenceForest.matchRanges(title: ref.title, filter), ranges != want {
@@ -315,7 +325,7 @@ struct DifferentialRun {
                 }
                 let score = row["score"]?.intValue
                 switch ReferenceForest.fuzzyScore(title: ref.title, filter) {
-                case nil: if row["score"] != nil || filter.mode == .fuzzy { problem("step \(step): score of \(ref.key) \(score.map(String.init) ?? "none"), want none") }
+                case nil: if row["score"] != nil || (filter.mode == .fuzzy && filter.isTitleOnly) { problem("step \(step): score of \(ref.key) \(score.map(String.init) ?? "none"), want none") }
                 case let want??: if score != want { problem("step \(step): score of \(ref.key) \(score.map(String.init) ?? "none"), want \(want)") }
                 case .some(nil): if score == nil { problem("step \(step): no score for \(ref.key)") }
                 }

@@ -3,7 +3,8 @@
 ///
 /// Per slot: the kind (a byte), the text (a reference into a byte pool, 0 for none:
 /// `missing`, `null` and `compound` values and empty strings) and, once any
-/// value is a number, the number (8 bytes). About 13 bytes a node plus the texts. The
+/// value is a number or a string written as a JSON number (CSV columns are strings), that
+/// number (8 bytes; NaN for other values). About 13 bytes a node plus the texts. The
 /// forest keeps its columns up to date through every change of a node's data
 /// (`Forest+FieldColumns.swift`); free slots keep stale values nobody reads.
 struct FieldColumn: Sendable {
@@ -13,7 +14,8 @@ struct FieldColumn: Sendable {
     /// Offset + 1 of the text in `texts`; 0 for none.
     private(set) var textRef: ContiguousArray<UInt32> = []
     private(set) var texts = BytePool()
-    /// Empty until some value is a number; then one entry a slot (0 where not a number).
+    /// Empty until some value is a number or a numeric string; then one entry a slot (NaN
+    /// for other values).
     private(set) var numbers: ContiguousArray<Double> = []
 
     /// The column of `path` for every slot of `forest`.
@@ -35,21 +37,21 @@ struct FieldColumn: Sendable {
         if s >= kinds.count {
             kinds.append(contentsOf: repeatElement(.missing, count: s + 1 - kinds.count))
             textRef.append(contentsOf: repeatElement(0, count: s + 1 - textRef.count))
-            if !numbers.isEmpty { numbers.append(contentsOf: repeatElement(0, count: s + 1 - numbers.count)) }
+            if !numbers.isEmpty { numbers.append(contentsOf: repeatElement(.nan, count: s + 1 - numbers.count)) }
         }
         if textRef[s] != 0 { texts.release(textRef[s] - 1) }
-        var kind = FieldKind.missing, ref: UInt32 = 0, number = 0.0
+        var kind = FieldKind.missing, ref: UInt32 = 0, number = Double.nan
         forest.withData(of: NodeHandle(slot: slot)) { data in
             guard let data else { return }
             reader.read(path, in: data) { k, text, n in
                 kind = k
-                number = n
+                if k == .number { number = n } else if k == .string { number = FieldColumn.number(in: text) }
                 if !text.isEmpty { ref = texts.append(text) + 1 }
             }
         }
         kinds[s] = kind
         textRef[s] = ref
-        if kind == .number && numbers.isEmpty { numbers = ContiguousArray(repeating: 0, count: kinds.count) }
+        if !number.isNaN && numbers.isEmpty { numbers = ContiguousArray(repeating: .nan, count: kinds.count) }
         if !numbers.isEmpty { numbers[s] = number }
         if texts.wantsCompaction { texts.compact(refs: &textRef, biased: true, isLive: { _ in true }) }
     }
@@ -57,9 +59,32 @@ struct FieldColumn: Sendable {
     /// The value of `slot`: its kind, its text and its number.
     @inline(__always)
     func withValue<R>(_ slot: Slot, _ body: (FieldKind, UnsafeRawBufferPointer, Double) -> R) -> R {
-        let s = slot.index, ref = textRef[s], number = numbers.isEmpty ? 0 : numbers[s]
+        let s = slot.index, ref = textRef[s], number = numbers.isEmpty ? .nan : numbers[s]
         if ref == 0 { return body(kinds[s], UnsafeRawBufferPointer(start: nil, count: 0), number) }
         return texts.withEntry(ref - 1) { body(kinds[s], $0, number) }
+    }
+
+    /// The value of a string written as a JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`),
+    /// NaN for any other string.
+    /// - Complexity: O(length)
+    static func number(in text: UnsafeRawBufferPointer) -> Double {
+        var i = 0
+        let n = text.count
+        func digits() -> Int {
+            let start = i
+            while i < n && text[i] &- 48 < 10 { i += 1 }
+            return i - start
+        }
+        if i < n && text[i] == UInt8(ascii: "-") { i += 1 }
+        if i < n && text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return .nan }
+        if i < n && text[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return .nan } }
+        if i < n && text[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < n && (text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-")) { i += 1 }
+            if digits() == 0 { return .nan }
+        }
+        guard i == n else { return .nan }
+        return Double(String(decoding: text, as: UTF8.self)) ?? .nan
     }
 
     /// The bytes this column holds.

@@ -1,7 +1,8 @@
 /// A typed condition on a field, `data.size>1000000`: a node satisfies it when its value
 /// compares as the condition says with the operand.
 ///
-/// - Numbers compare by value, strings in natural order (`NaturalOrder`) after folding as
+/// - Numbers compare by value (a number operand also with a string written as a JSON
+///   number, as CSV columns give them: `"12"`), strings in natural order (`NaturalOrder`) after folding as
 ///   the filter folds titles (case-insensitive unless it is case-sensitive, without
 ///   combining marks when it ignores diacritics), booleans `false` before `true`; `null`
 ///   equals `null`. A value of another type than the operand's never satisfies `=`, `<`,

@@ -27,20 +27,25 @@ extension Forest {
     }
 
     /// Calls `body` with the value of `field` for the node in `slot` (its kind, text and
-    /// number): the title is a string; a data field is read from its column, or where it
+    /// number, NaN unless a number or a numeric string): the title is a string (its number
+    /// NaN: titles never compare as numbers); a data field is read from its column, or where it
     /// has none with `reader` from the node's data (without a reader: missing).
     @inline(__always)
     func withField<R>(_ field: NodeField, of slot: Slot, reader: (any NodeDataReader)?,
                       _ body: (FieldKind, UnsafeRawBufferPointer, Double) -> R) -> R {
         switch field {
         case .title:
-            return withTitle(of: NodeHandle(slot: slot)) { body(.string, $0, 0) }
+            return withTitle(of: NodeHandle(slot: slot)) { body(.string, $0, .nan) }
         case .data(let path):
             if let column = fieldColumns[path] { return column.withValue(slot, body) }
-            var kind = FieldKind.missing, number = 0.0, text: [UInt8] = []
+            var kind = FieldKind.missing, number = Double.nan, text: [UInt8] = []
             withData(of: NodeHandle(slot: slot)) { data in
                 guard let data, let reader else { return }
-                reader.read(path, in: data) { k, t, n in kind = k; text = Array(t); number = n }
+                reader.read(path, in: data) { k, t, n in
+                    kind = k
+                    text = Array(t)
+                    if k == .number { number = n } else if k == .string { number = FieldColumn.number(in: t) }
+                }
             }
             return text.withUnsafeBytes { body(kind, $0, number) }
         }
@@ -55,7 +60,7 @@ struct PooledValues: @unchecked Sendable {
     /// Titles: offsets into `pool`; a column: offset + 1, 0 for no text.
     let refs: UnsafeBufferPointer<UInt32>
     let pool: UnsafeRawBufferPointer
-    /// Empty when no value is a number.
+    /// Empty when no value is a number or a numeric string.
     let numbers: UnsafeBufferPointer<Double>
 
     /// The kind of the value in `slot`, where its text lies in `pool` (length -1: none),
@@ -64,9 +69,9 @@ struct PooledValues: @unchecked Sendable {
     func value(_ s: Int) -> (kind: FieldKind, start: Int, length: Int, number: Double) {
         guard let kinds else {
             let (start, length) = BytePool.bounds(in: pool, at: refs[s])
-            return (.string, start, length, 0)
+            return (.string, start, length, .nan)
         }
-        let ref = refs[s], number = numbers.isEmpty ? 0 : numbers[s]
+        let ref = refs[s], number = numbers.isEmpty ? .nan : numbers[s]
         if ref == 0 { return (kinds[s], 0, 0, number) }
         let (start, length) = BytePool.bounds(in: pool, at: ref - 1)
         return (kinds[s], start, length, number)

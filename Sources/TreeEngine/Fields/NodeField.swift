@@ -62,7 +62,7 @@ public enum FieldKind: UInt8, Sendable, CaseIterable {
 public protocol NodeDataReader: Sendable {
     /// Calls `body` once with the value at `path` in `data`: its kind; its text (a
     /// string's decoded UTF-8, a number's text as written, `true` or `false`; empty for
-    /// the other kinds); and a number's value (0 for the other kinds). Data that does not
+    /// the other kinds); and a number's value (anything for the other kinds). Data that does not
     /// parse has every field `missing`.
     func read(_ path: FieldPath, in data: UnsafeRawBufferPointer,
               _ body: (FieldKind, UnsafeRawBufferPointer, Double) -> Void)

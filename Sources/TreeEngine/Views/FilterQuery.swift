@@ -38,7 +38,8 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     public var conditions: [FieldCondition]
 
     /// A query; `text` may be empty only with conditions (the empty filter is the
-    /// unfiltered view); `fields` must not be empty.
+    /// unfiltered view); `fields` must not be empty, and are the title alone without a text
+    /// (they say where a text is searched).
     public init(_ text: String, mode: Mode = .contains, caseSensitive: Bool = false,
                 diacriticInsensitive: Bool = false, leavesOnly: Bool = false,
                 fields: [NodeField] = [.title], conditions: [FieldCondition] = []) {
@@ -49,7 +50,7 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
         self.caseSensitive = caseSensitive
         self.diacriticInsensitive = diacriticInsensitive
         self.leavesOnly = leavesOnly
-        self.fields = fields
+        self.fields = text.isEmpty ? [.title] : fields
         self.conditions = conditions
     }
 
@@ -58,9 +59,7 @@ public struct FilterQuery: Hashable, Sendable, CustomStringConvertible {
     public var isTitleOnly: Bool { conditions.isEmpty && fields == [.title] }
 
     /// The data paths its fields and conditions read: the field columns it needs.
-    public var dataPaths: Set<FieldPath> {
-        Set((text.isEmpty ? [] : fields.compactMap(\.path)) + conditions.compactMap(\.field.path))
-    }
+    public var dataPaths: Set<FieldPath> { Set(fields.compactMap(\.path) + conditions.compactMap(\.field.path)) }
 
     /// `contains(any case): text`, with `, no diacritics` and `, leaves only` when set, the
     /// fields when not the title alone, and the conditions.

@@ -70,6 +70,39 @@ enum ResponseJSON {
         out.raw("]")
     }
 
+    /// `,"matchedFields":[…]`: the fields of `query` whose value in `node` matches its text
+    /// (none for a node that is no match), written only for a query with a text that
+    /// searches other fields than the title alone.
+    static func matchedFields(of node: NodeHandle, isMatch: Bool, _ query: FilterQuery, store: TreeStore, _ out: inout JSONWriter) {
+        guard !query.text.isEmpty, query.fields != [.title] else { return }
+        out.raw(",\"matchedFields\":[")
+        if isMatch {
+            for (k, field) in store.matchedFields(of: node, query).enumerated() {
+                if k > 0 { out.raw(",") }
+                out.string(field.description)
+            }
+        }
+        out.raw("]")
+    }
+
+    /// `,"fields":[…]` and `,"where":"…"` of a query that searches other fields than the
+    /// title alone or has conditions, as the service reads them (conditions in a canonical
+    /// form: a string operand quoted).
+    static func fieldsAndConditions(_ query: FilterQuery, _ out: inout JSONWriter) {
+        if query.fields != [.title] {
+            out.raw(",\"fields\":[")
+            for (k, field) in query.fields.enumerated() {
+                if k > 0 { out.raw(",") }
+                out.string(field.description)
+            }
+            out.raw("]")
+        }
+        if !query.conditions.isEmpty {
+            out.raw(",\"where\":")
+            out.string(query.conditions.map(\.description).joined(separator: ","))
+        }
+    }
+
     /// `{"version","matchCount","matches":[{"ordinal","id","title","matchRanges","index"}]}`:
     /// the matches of a view's kept filtered rows with these ordinals (their places among all
     /// their matches in tree order), `index` their rows in `rows` (the filtered rows
@@ -93,6 +126,7 @@ enum ResponseJSON {
             forest.writeTitle(of: node, to: &out)
             out.raw(",\"matchRanges\":")
             matchRanges(store.matchRanges(of: node, filter), &out)
+            matchedFields(of: node, isMatch: true, filter, store: store, &out)
             out.raw(",\"index\":")
             if let row = store.keptPlacement(of: node, rows)!.index { out.int(row) } else { out.null() }
             out.raw("}")
@@ -208,6 +242,7 @@ enum ResponseJSON {
             out.raw(",\"highlight\":")
             out.string(highlight.text)
         }
+        if let query = filter ?? highlight { fieldsAndConditions(query, &out) }
         out.raw(",\"total\":")
         out.int(total)
         if let matchCount {
@@ -254,10 +289,12 @@ enum ResponseJSON {
                 let isMatch = store.matches(row.node, highlight)
                 out.raw(isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
                 matchRanges(isMatch ? store.matchRanges(of: row.node, highlight) : [], &out)
+                matchedFields(of: row.node, isMatch: isMatch, highlight, store: store, &out)
             }
             if let filter {
                 out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
                 matchRanges(row.isMatch ? store.matchRanges(of: row.node, filter) : [], &out)
+                matchedFields(of: row.node, isMatch: row.isMatch, filter, store: store, &out)
                 out.raw(",\"matchesBelow\":")
                 out.int(row.matchesBelow ?? 0)
                 if row.isMatch && filter.mode == .fuzzy, let score = store.fuzzyScore(of: row.node, filter) {

@@ -2,7 +2,7 @@ import HTTP1
 
 extension Route.Template {
     /// The query parameters that name a view's filtered rows (see `HTTPRequest.filterQuery`).
-    static let viewParameters: Set<String> = ["filter", "match", "caseSensitive", "diacritics", "leavesOnly"]
+    static let viewParameters: Set<String> = ["filter", "match", "caseSensitive", "diacritics", "leavesOnly", "fields", "where"]
 
     /// The query parameters the resource reads for `method` (HEAD reads what GET reads); nil:
     /// any (the demo page's query is read by the page itself).

@@ -4,20 +4,22 @@ import TreeFormats
 
 /// Reading what a request says: query parameters, JSON bodies, preconditions.
 extension HTTPRequest {
-    /// The view named by `filter`, `match`, `caseSensitive`, `diacritics` and `leavesOnly`;
-    /// nil for the unfiltered view. Every parameter is checked, even without a filter.
+    /// The view named by `filter`, `match`, `caseSensitive`, `diacritics`, `leavesOnly`,
+    /// `fields` and `where`; nil for the unfiltered view (no text and no condition). Every
+    /// parameter is checked, even without a filter.
     func filterQuery() throws(ServiceError) -> FilterQuery? { try query(named: "filter") }
 
     /// `highlight` with the same options as `filter` (`match`, `caseSensitive`, `diacritics`,
-    /// `leavesOnly`): the matches to flag in unfiltered rows; not with a `filter` (400; an
-    /// empty one names the unfiltered rows).
+    /// `leavesOnly`, `fields`, `where`): the matches to flag in unfiltered rows; not with a
+    /// `filter` (400; an empty one names the unfiltered rows). Its text must not be empty.
     func highlightQuery() throws(ServiceError) -> FilterQuery? {
-        guard let query = try query(named: "highlight") else { return nil }
+        guard queryValue("highlight")?.isEmpty == false, let query = try query(named: "highlight") else { return nil }
         if queryValue("filter")?.isEmpty == false { throw .badQueryParameter("give query parameter filter or highlight, not both") }
         return query
     }
 
-    /// The query of the text parameter `name` and the match options.
+    /// The query of the text parameter `name`, the match options, the fields and the
+    /// conditions.
     private func query(named name: String) throws(ServiceError) -> FilterQuery? {
         let mode: FilterQuery.Mode
         switch queryValue("match") {
@@ -36,9 +38,24 @@ extension HTTPRequest {
         case let text?: throw .badQueryParameter("query parameter diacritics must be sensitive or insensitive, not \"\(text)\"")
         }
         let leavesOnly = try booleanQuery("leavesOnly") ?? false
-        guard let text = queryValue(name), !text.isEmpty else { return nil }
+        var fields: [NodeField] = [.title], conditions: [FieldCondition] = []
+        do throws(FieldSyntax.Failure) {
+            if let text = queryValue("fields") { fields = try FieldSyntax.fields(text) }
+        } catch {
+            throw .badQueryParameter("query parameter fields: \(error.message) (at character \(error.position))")
+        }
+        do throws(FieldSyntax.Failure) {
+            if let text = queryValue("where"), !text.isEmpty { conditions = try FieldSyntax.conditions(text) }
+        } catch {
+            throw .badQueryParameter("query parameter where: \(error.message) (at character \(error.position))")
+        }
+        let text = queryValue(name) ?? ""
+        if text.isEmpty && queryValue("fields") != nil {
+            throw .badQueryParameter("query parameter fields says where a text is searched: give a \(name) text too")
+        }
+        guard !text.isEmpty || !conditions.isEmpty else { return nil }
         return FilterQuery(text, mode: mode, caseSensitive: caseSensitive, diacriticInsensitive: diacriticInsensitive,
-                           leavesOnly: leavesOnly)
+                           leavesOnly: leavesOnly, fields: fields, conditions: conditions)
     }
 
     func booleanQuery(_ name: String) throws(ServiceError) -> Bool? {

@@ -57,11 +57,37 @@ enum RandomTrees {
         "{\"name\": \"caf\\u00e9\", \"size\": 1e2, \"o\": {\"n\": \"cafe\\u0301\"}}",
         "{\"size\": null, \"ok\": true, \"name\": [1], \"o\": 5}",
         "{\"size\": 0, \"name\": \"\", \"o\": {}, \"a.b\": \"item 1\"}",
+        "{\"size\": \"-0.5e1\", \"name\": \"007\", \"ok\": null}",
         "{ \"o\" : { \"n\" : \"Level 2, item: 3\" } , \"size\" : 100 }",
     ]
 
     /// The data fields of the records in `dataValues`, and one no record has.
     static let fieldPaths: [FieldPath] = [["name"], ["size"], ["ok"], ["o", "n"], ["a.b"], ["o"], ["missing"]].map(FieldPath.init)
+
+    /// A filter on data fields: a text searched in some of them (the title too, or not),
+    /// conditions, or both.
+    static func fieldFilter(_ rng: inout SeededRandom) -> FilterQuery {
+        let dataFields = fieldPaths.map(NodeField.data)
+        var fields: [NodeField] = rng.chance(0.5) ? [.title] : []
+        for _ in 0 ..< rng.int(1 ... 2) {
+            let field = rng.pick(dataFields)
+            if !fields.contains(field) { fields.append(field) }
+        }
+        var conditions: [FieldCondition] = []
+        if rng.chance(0.5) {
+            for _ in 0 ..< rng.int(1 ... 2) {
+                let operand: FieldCondition.Operand = switch rng.int(0 ... 3) {
+                case 0: rng.chance(0.5) ? .null : .boolean(rng.chance(0.5))
+                case 1: .number(rng.pick([0, 3.5, 12, -4, 100, -5]))
+                default: .string(rng.pick(["item 2", "ITEM 10", "item 9", "x", "café", "Level 1", "", "12", "a,b"]))
+                }
+                conditions.append(FieldCondition(rng.pick(dataFields + [.title]), rng.pick(FieldCondition.Comparison.allCases), operand))
+            }
+        }
+        let text = !conditions.isEmpty && rng.chance(0.4) ? "" : rng.pick(["item", "1", "2", "tru", "é", "E", "x", "Level", "al", "3.", "1e"])
+        return FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3),
+                           diacriticInsensitive: rng.chance(0.3), leavesOnly: rng.chance(0.2), fields: fields, conditions: conditions)
+    }
 
     /// Sometimes reshapes a query text: drops its combining marks (NFD without the scalars
     /// of combining class ≠ 0) or adds one; for `words`, cuts it into words in another

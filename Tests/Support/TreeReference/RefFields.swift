@@ -128,6 +128,9 @@ extension ReferenceForest {
         case (.null, .null?): order = 0
         case (.boolean(let b), .boolean(let v)?): order = v == b ? 0 : (v ? 1 : -1)
         case (.number(let x), .number(_, let v)?): order = v < x ? -1 : (v > x ? 1 : 0)
+        case (.number(let x), .string(let s)?) where isJSONNumber(s):
+            let v = Double(s)!
+            order = v < x ? -1 : (v > x ? 1 : 0)
         case (.string(let x), .string(let v)?): order = naturalOrder(RefTitle.fold(v, f), RefTitle.fold(x, f))
         default: order = nil
         }
@@ -177,4 +180,9 @@ extension ReferenceForest {
     }
 
     private enum Either { case digits(String), scalar(Unicode.Scalar) }
+
+    /// Whether `s` is a number as JSON writes it.
+    static func isJSONNumber(_ s: String) -> Bool {
+        s.range(of: #"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil
+    }
 }

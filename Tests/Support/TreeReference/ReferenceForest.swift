@@ -486,13 +486,17 @@ final class ReferenceForest {
 
     /// The match ranges of `title` for `f`, in UTF-16 code units (see `RefTitle.matchRanges`);
     /// nil when a fuzzy title has too many ways to match to try them all.
-    static func matchRanges(title: String, _ f: FilterQuery) -> [[Int]]? { RefTitle(title).matchRanges(f) }
+    /// None when `f` has no text or does not search titles.
+    static func matchRanges(title: String, _ f: FilterQuery) -> [[Int]]? {
+        guard !f.text.isEmpty, f.fields.contains(.title) else { return [] }
+        return RefTitle(title).matchRanges(f)
+    }
 
     /// The fuzzy score of `title` for a fuzzy `f`; nil when it does not match; `.some(nil)`
     /// when there are too many ways to match to try them all.
     static func fuzzyScore(title: String, _ f: FilterQuery) -> Int?? {
         let t = RefTitle(title)
-        guard f.mode == .fuzzy, t.matches(f) else { return nil }
+        guard f.mode == .fuzzy, !f.text.isEmpty, f.fields.contains(.title), t.matches(f) else { return nil }
         return .some(t.fuzzyBest(f).map(\.score))
     }
 }

@@ -95,7 +95,7 @@ final class ModelRun {
         // Filters that search data fields or compare them (issue 37), and one that extends
         // another's text (a narrowing build).
         if rng.chance(0.6) {
-            let f = randomFieldFilter()
+            let f = RandomTrees.fieldFilter(&rng)
             if !filters.contains(f) { filters.append(f) }
             if !f.text.isEmpty && f.mode != .exact && rng.chance(0.5) {
                 var longer = f
@@ -167,31 +167,6 @@ final class ModelRun {
         if text.isEmpty { text = "a" }
         return FilterQuery(text, mode: mode, caseSensitive: rng.chance(0.3), diacriticInsensitive: rng.chance(0.4),
                            leavesOnly: rng.chance(0.25))
-    }
-
-    /// A filter on data fields: a text searched in some of them (the title too, or not),
-    /// conditions, or both.
-    func randomFieldFilter() -> FilterQuery {
-        let dataFields = RandomTrees.fieldPaths.map(NodeField.data)
-        var fields: [NodeField] = rng.chance(0.5) ? [.title] : []
-        for _ in 0 ..< rng.int(1 ... 2) {
-            let field = rng.pick(dataFields)
-            if !fields.contains(field) { fields.append(field) }
-        }
-        var conditions: [FieldCondition] = []
-        if rng.chance(0.5) {
-            for _ in 0 ..< rng.int(1 ... 2) {
-                let operand: FieldCondition.Operand = switch rng.int(0 ... 3) {
-                case 0: rng.chance(0.5) ? .null : .boolean(rng.chance(0.5))
-                case 1: .number(rng.pick([0, 3.5, 12, -4, 100]))
-                default: .string(rng.pick(["item 2", "ITEM 10", "item 9", "x", "café", "Level 1", "", "12"]))
-                }
-                conditions.append(FieldCondition(rng.pick(dataFields + [.title]), rng.pick(FieldCondition.Comparison.allCases), operand))
-            }
-        }
-        let text = !conditions.isEmpty && rng.chance(0.4) ? "" : rng.pick(["item", "1", "2", "tru", "é", "E", "x", "Level", "al", "3.", "1e"])
-        return FilterQuery(text, mode: rng.pick(FilterQuery.Mode.allCases), caseSensitive: rng.chance(0.3),
-                           diacriticInsensitive: rng.chance(0.3), leavesOnly: rng.chance(0.2), fields: fields, conditions: conditions)
     }
 
     /// A title that likely matches one of the run's filters (or nearly: another case),

@@ -1,0 +1,202 @@
+import TreeEngine
+
+/// The text forms of fields and conditions in query parameters: `fields=title,data.shell`
+/// and `where=data.size>1000000,data.owner=alice`.
+///
+/// ```
+/// fields     = field *("," field)
+/// where      = condition *("," condition)
+/// condition  = field comparison value
+/// field      = "title" / "data" 1*("." member)   ; "\" takes the next character as it is
+/// comparison = "=" / "!=" / "<" / "<=" / ">" / ">="
+/// value      = JSON string / "null" / "true" / "false" / JSON number / bare text
+/// ```
+/// Bare text runs to the next `,` (or the end) and is a string. Errors name the 1-based
+/// position (in Unicode scalars) where the text stops making sense.
+enum FieldSyntax {
+    /// At most this many fields in `fields`, and conditions in `where`.
+    static let maximumCount = 16
+
+    struct Failure: Error {
+        let message: String
+        /// 1-based, in Unicode scalars.
+        let position: Int
+    }
+
+    /// The fields of a `fields` parameter.
+    static func fields(_ text: String) throws(Failure) -> [NodeField] {
+        var scanner = Scanner(text)
+        var fields: [NodeField] = []
+        repeat {
+            let start = scanner.position
+            let field = try scanner.field(endingAt: [","])
+            if fields.contains(field) { throw Failure(message: "\(field) is listed twice", position: start) }
+            fields.append(field)
+            if fields.count > maximumCount { throw Failure(message: "at most \(maximumCount) fields", position: start) }
+        } while scanner.take(",")
+        if !scanner.atEnd { throw scanner.failure("expected ',' or the end") }
+        return fields
+    }
+
+    /// The conditions of a `where` parameter.
+    static func conditions(_ text: String) throws(Failure) -> [FieldCondition] {
+        var scanner = Scanner(text)
+        var conditions: [FieldCondition] = []
+        repeat {
+            let start = scanner.position
+            let field = try scanner.field(endingAt: ["=", "!", "<", ">"])
+            let comparison = try scanner.comparison()
+            let operand = try scanner.operand()
+            conditions.append(FieldCondition(field, comparison, operand))
+            if conditions.count > maximumCount { throw Failure(message: "at most \(maximumCount) conditions", position: start) }
+        } while scanner.take(",")
+        if !scanner.atEnd { throw scanner.failure("expected ',' or the end after a value") }
+        return conditions
+    }
+
+    private struct Scanner {
+        let scalars: [Unicode.Scalar]
+        var i = 0
+
+        init(_ text: String) { scalars = Array(text.unicodeScalars) }
+
+        var atEnd: Bool { i == scalars.count }
+        var position: Int { i + 1 }
+        var current: Unicode.Scalar? { i < scalars.count ? scalars[i] : nil }
+
+        func failure(_ message: String) -> Failure { Failure(message: message, position: position) }
+
+        mutating func take(_ s: Unicode.Scalar) -> Bool {
+            guard current == s else { return false }
+            i += 1
+            return true
+        }
+
+        /// `title` or `data.member…`, up to an unescaped scalar of `stops` or the end.
+        mutating func field(endingAt stops: Set<Unicode.Scalar>) throws(Failure) -> NodeField {
+            let start = i
+            var members: [String] = []
+            var name = String.UnicodeScalarView()
+            var escaped = false
+            while let c = current, escaped || !stops.contains(c) {
+                i += 1
+                if escaped { name.append(c); escaped = false; continue }
+                if c == "\\" { escaped = true; continue }
+                if c == "." {
+                    members.append(String(name))
+                    name = String.UnicodeScalarView()
+                    continue
+                }
+                name.append(c)
+            }
+            if escaped { throw failure("a '\\' ends the field") }
+            members.append(String(name))
+            let whole = String(String.UnicodeScalarView(scalars[start ..< i]))
+            if members == ["title"] { return .title }
+            guard members.first == "data", members.count >= 2 else {
+                throw Failure(message: whole.isEmpty ? "expected a field" : "\"\(whole)\" is not a field: give title or data.NAME",
+                              position: start + 1)
+            }
+            if let k = members.dropFirst().firstIndex(where: \.isEmpty) {
+                throw Failure(message: "\"\(whole)\" has an empty member name (member \(k))", position: start + 1)
+            }
+            return .data(FieldPath(Array(members.dropFirst())))
+        }
+
+        mutating func comparison() throws(Failure) -> FieldCondition.Comparison {
+            switch current {
+            case "=": i += 1; return .equal
+            case "!": i += 1; if take("=") { return .notEqual }; i -= 1
+            case "<": i += 1; return take("=") ? .lessOrEqual : .less
+            case ">": i += 1; return take("=") ? .greaterOrEqual : .greater
+            default: break
+            }
+            throw failure("expected a comparison (=, !=, <, <=, >, >=) after the field")
+        }
+
+        mutating func operand() throws(Failure) -> FieldCondition.Operand {
+            if current == "\"" { return .string(try quoted()) }
+            let start = i
+            while let c = current, c != "," { i += 1 }
+            let text = String(String.UnicodeScalarView(scalars[start ..< i]))
+            switch text {
+            case "null": return .null
+            case "true": return .boolean(true)
+            case "false": return .boolean(false)
+            default:
+                if FieldSyntax.isJSONNumber(text), let n = Double(text), n.isFinite { return .number(n) }
+                return .string(text)
+            }
+        }
+
+        /// A JSON string, its escapes decoded.
+        mutating func quoted() throws(Failure) -> String {
+            i += 1
+            var out = String.UnicodeScalarView()
+            while let c = current {
+                i += 1
+                switch c {
+                case "\"": return String(out)
+                case "\\":
+                    guard let e = current else { throw failure("the string ends inside an escape") }
+                    i += 1
+                    switch e {
+                    case "\"", "\\", "/": out.append(e)
+                    case "b": out.append("\u{8}")
+                    case "f": out.append("\u{C}")
+                    case "n": out.append("\n")
+                    case "r": out.append("\r")
+                    case "t": out.append("\t")
+                    case "u":
+                        var v: UInt32 = 0
+                        for _ in 0 ..< 4 {
+                            guard let h = current, h.isASCII, let d = UInt32(String(h), radix: 16) else {
+                                throw failure("expected four hex digits after \\u")
+                            }
+                            v = v << 4 | d
+                            i += 1
+                        }
+                        // A surrogate pair, or one scalar.
+                        if (0xD800 ..< 0xDC00).contains(v), current == "\\", i + 1 < scalars.count, scalars[i + 1] == "u" {
+                            let save = i
+                            i += 2
+                            var low: UInt32 = 0
+                            for _ in 0 ..< 4 {
+                                guard let h = current, h.isASCII, let d = UInt32(String(h), radix: 16) else { i = save; break }
+                                low = low << 4 | d
+                                i += 1
+                            }
+                            if i != save, (0xDC00 ..< 0xE000).contains(low) {
+                                out.append(Unicode.Scalar(0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00))!)
+                                continue
+                            }
+                            i = save
+                        }
+                        guard let scalar = Unicode.Scalar(v) else { throw failure("\\u escape of a lone surrogate") }
+                        out.append(scalar)
+                    default:
+                        throw Failure(message: "unknown escape \\\(e)", position: i)
+                    }
+                default:
+                    out.append(c)
+                }
+            }
+            throw failure("the string has no closing '\"'")
+        }
+    }
+
+    /// Whether `text` is a number as JSON writes it: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ text: String) -> Bool {
+        var s = Array(text.utf8)[...]
+        func digits() -> Int { let n = s.prefix { $0 >= 48 && $0 <= 57 }.count; s = s.dropFirst(n); return n }
+        if s.first == UInt8(ascii: "-") { s = s.dropFirst() }
+        if s.first == UInt8(ascii: "0") { s = s.dropFirst() } else if digits() == 0 { return false }
+        if s.first == UInt8(ascii: ".") { s = s.dropFirst(); if digits() == 0 { return false } }
+        if s.first == UInt8(ascii: "e") || s.first == UInt8(ascii: "E") {
+            s = s.dropFirst()
+            if s.first == UInt8(ascii: "+") || s.first == UInt8(ascii: "-") { s = s.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return s.isEmpty
+    }
+}
