@@ -38,6 +38,8 @@ var batchSingles = 2_000
 var formatsOnly = false
 var complexity = false
 var viewCount = 1000
+var fieldRuns = true
+var fieldsOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 // Memory is measured as tree-server has it: large blocks in their own mappings (see
 // ProcessMemory), or freed columns stay in malloc's heaps and count as resident; and on
@@ -58,6 +60,8 @@ while let arg = arguments.popFirst() {
     case "--formats": formatsOnly = true
     case "--complexity": complexity = true
     case "--views": viewCount = Int(arguments.popFirst() ?? "") ?? viewCount
+    case "--fields": fieldsOnly = true
+    case "--no-fields": fieldRuns = false
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
         print("                  [--edits N] [--batch N] [--batch-singles N] [--views N] [--formats] [--complexity]")
@@ -71,6 +75,8 @@ while let arg = arguments.popFirst() {
         print("                   nodes with four filtered views kept, in one process, from cold caches; fails (exit 1)")
         print("                   when one grows more than 3x across the 9x larger tree (see Complexity.swift)")
         print("       --views N   views (each user's own expansion) over the edited store: views.* ops (1000; 0: none)")
+        print("       --fields    only the parse and the field ops (fields.*: filters on data fields, on the data set with a")
+        print("                   data object on every node; see Fields.swift); --no-fields: without them")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         print("       tree-bench --emit document writes parseDocument's 300 MB JSON document (POST /sessions?format=document)")
@@ -262,6 +268,7 @@ if sizes.count > 1 {
         childArguments += ["--toggles", String(toggleRuns), "--sizes", size]
         if let editRuns { childArguments += ["--edits", String(editRuns)] }
         childArguments += ["--batch", String(batchSize), "--batch-singles", String(batchSingles)]
+        childArguments += fieldsOnly ? ["--fields"] : fieldRuns ? [] : ["--no-fields"]
         child.arguments = childArguments
         try child.run()
         child.waitUntilExit()
@@ -321,6 +328,10 @@ for size in sizes {
         let runs = ProcessInfo.processInfo.environment["TREE_BENCH_RUNS"].flatMap { Int($0) } ?? (big ? 3 : 5)
         measureFormats(d, parseMedian: median(parseSamples), nestedBytes: bytes.count, runs: runs)
         continue
+    }
+    if fieldRuns {
+        measureFields(d, runs: big ? 5 : 9)
+        if fieldsOnly { continue }
     }
     #if canImport(TreeStorage)
     measureSnapshot(d, nodes: nodes, store, parseMedian: median(parseSamples), runs: big ? 3 : 5)

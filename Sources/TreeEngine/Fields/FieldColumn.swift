@@ -18,15 +18,53 @@ struct FieldColumn: Sendable {
     /// for other values).
     private(set) var numbers: ContiguousArray<Double> = []
 
-    /// The column of `path` for every slot of `forest`.
+    /// The column of `path` for every slot of `forest`, read on `workers` threads (nil: as
+    /// many as `ParallelWork.workerCount` gives): each reads a range of slots into a pool of
+    /// its own, and the pools are joined in order.
     /// - Complexity: O(slots + data bytes)
-    init(_ path: FieldPath, reader: any NodeDataReader, of forest: Forest) {
+    init(_ path: FieldPath, reader: any NodeDataReader, of forest: Forest, workers: Int?) {
         self.path = path
         self.reader = reader
         let slots = forest.flags.count
+        let parts = max(1, workers ?? ParallelWork.workerCount(items: slots))
         kinds = ContiguousArray(repeating: .missing, count: slots)
         textRef = ContiguousArray(repeating: 0, count: slots)
-        for slot in 0 ..< slots where !forest.flags[slot].contains(.free) { read(Slot(slot), in: forest) }
+        var values = ContiguousArray<Double>(repeating: .nan, count: slots)
+        var pools = [BytePool](repeating: BytePool(), count: parts)
+        var hasNumbers = [Bool](repeating: false, count: parts)
+        func range(_ part: Int) -> Range<Int> { slots * part / parts ..< slots * (part + 1) / parts }
+        kinds.withUnsafeMutableBufferPointer { kinds in
+        textRef.withUnsafeMutableBufferPointer { refs in
+        values.withUnsafeMutableBufferPointer { values in
+        pools.withUnsafeMutableBufferPointer { pools in
+        hasNumbers.withUnsafeMutableBufferPointer { hasNumbers in
+            ParallelWork.run(parts) { part in
+                var pool = BytePool()
+                var numbers = false
+                for s in range(part) where !forest.flags[s].contains(.free) {
+                    forest.withData(of: NodeHandle(slot: Slot(s))) { data in
+                        guard let data else { return }
+                        reader.read(path, in: data) { kind, text, n in
+                            kinds[s] = kind
+                            let number = kind == .number ? n : kind == .string ? FieldColumn.number(in: text) : .nan
+                            values[s] = number
+                            if !number.isNaN { numbers = true }
+                            if !text.isEmpty { refs[s] = pool.append(text) + 1 }
+                        }
+                    }
+                }
+                pools[part] = pool
+                hasNumbers[part] = numbers
+            }
+        }}}}}
+        texts = pools[0]
+        for part in 1 ..< max(1, parts) {
+            let base = texts.appendWhole(pools[part])
+            textRef.withUnsafeMutableBufferPointer { refs in
+                for s in range(part) where refs[s] != 0 { refs[s] &+= base }
+            }
+        }
+        if hasNumbers.contains(true) { numbers = values }
     }
 
     /// Reads the value of `slot` again from its data in `forest` (after an edit of it, or

@@ -1,26 +1,29 @@
 /// The forest's field columns: kept for the data fields that kept filters name, made
 /// when first needed, read again wherever a node's data changes or a slot gets a node.
 extension Forest {
-    /// Makes the columns of `paths` that are missing, reading data with `reader`.
+    /// Makes the columns of `paths` that are missing, reading data with `reader` on
+    /// `workers` threads (nil: as many as the forest's size calls for).
     /// - Complexity: O(slots + data bytes) per column made
-    mutating func addFieldColumns(_ paths: some Sequence<FieldPath>, reader: any NodeDataReader) {
+    mutating func addFieldColumns(_ paths: some Sequence<FieldPath>, reader: any NodeDataReader, workers: Int?) {
         for path in paths where fieldColumns[path] == nil {
-            fieldColumns[path] = FieldColumn(path, reader: reader, of: self)
+            fieldColumns[path] = FieldColumn(path, reader: reader, of: self, workers: workers)
         }
     }
 
     /// Drops the columns whose paths are not in `kept`.
     mutating func dropFieldColumns(keeping kept: Set<FieldPath>) {
-        for path in fieldColumns.keys where !kept.contains(path) { fieldColumns[path] = nil }
+        fieldColumns = fieldColumns.filter { kept.contains($0.key) }
     }
 
     /// Reads the values of `slots` again into every column.
     /// - Complexity: O(columns · data bytes of `slots`)
     mutating func readFields(of slots: some Sequence<Slot>) {
         guard !fieldColumns.isEmpty else { return }
+        // No second reference to the dictionary (not even its keys, while they are walked):
+        // else changing a column would copy it whole.
         var columns = fieldColumns
-        fieldColumns = [:]  // no second reference: the columns change in place
-        for path in columns.keys {
+        fieldColumns = [:]
+        for path in Array(columns.keys) {
             for slot in slots { columns[path]!.read(slot, in: self) }
         }
         fieldColumns = columns

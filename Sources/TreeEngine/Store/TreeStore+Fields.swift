@@ -7,7 +7,7 @@ extension TreeStore {
         let paths = query.dataPaths
         guard !paths.isEmpty else { return }
         guard let dataReader else { preconditionFailure("a filter on data fields needs the store's dataReader") }
-        forest.addFieldColumns(paths, reader: dataReader)
+        forest.addFieldColumns(paths, reader: dataReader, workers: filterWorkers)
     }
 
     /// Drops the columns no kept filter needs (none inside a transaction, whose rollback may

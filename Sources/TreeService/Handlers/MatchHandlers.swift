@@ -17,7 +17,7 @@ extension TreeService {
         let highlight = try request.highlightQuery()
         let filtered = highlight == nil ? try request.filterQuery() : nil
         guard let filter = highlight ?? filtered else {
-            throw .badQueryParameter("query parameter filter (or highlight) is required: the matches of which text")
+            throw .badQueryParameter("query parameter filter, where or highlight is required: the matches of which filter")
         }
         let after = request.queryValue("after"), before = request.queryValue("before")
         if after != nil && before != nil { throw .badQueryParameter("give query parameter after or before, not both") }

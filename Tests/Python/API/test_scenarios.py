@@ -600,6 +600,16 @@ def rows_have_selection(r, b, s):
          expect=lambda r, b, s: expect(b["fields"][0] == {"field": "title", "count": b["nodes"], "types": {"string": b["nodes"]}}, f"{b}")),
     Step("the fields: no query parameters", "GET", "/sessions/{sid}/fields?limit=1", 400),
     Step("the fields: unknown session", "GET", "/sessions/" + UNKNOWN + "/fields", 404),
+    Step("search data fields", "GET", "/sessions/{sid}/rows?filter=layout&fields=title,data.kind&limit=3", 200,
+         expect=lambda r, b, s: expect(b["fields"] == ["title", "data.kind"]
+                                       and all("matchedFields" in row for row in b["rows"]), f"{b}")),
+    Step("conditions alone", "GET", "/sessions/{sid}/rows?where=title%3E%3DD", 200,
+         expect=lambda r, b, s: expect(b["filter"] == "" and b["where"] == 'title>="D"', f"{b}")),
+    Step("matches of conditions", "GET", "/sessions/{sid}/matches?where=title%3DConference%20App", 200),
+    Step("a bare text operand (\">\")", "GET", "/sessions/{sid}/rows?where=title%3E%3E", 200),
+    Step("a condition without a comparison", "GET", "/sessions/{sid}/rows?where=title", 400,
+         expect=lambda r, b, s: expect("at character 6" in b["detail"], f"{b}")),
+    Step("fields without a text", "GET", "/sessions/{sid}/rows?fields=title", 400),
 )
 def test_selection(step, api, state):
     run(step, api, state)

@@ -1,0 +1,90 @@
+// The field ops of tree-bench (`fields.*`, issue 37): the same data set with a `data`
+// object on every node, `{"size": N, "owner": "user K"}` (size spread over 0 to 5,000,000,
+// 1,000 owners), filters that search a data field or compare one, side by side with the
+// title filter on the same store.
+import Foundation
+import TreeEngine
+import TreeFormats
+
+/// The upload JSON of `d` with data: as `menuItemsJSON`, each node's data added.
+func menuItemsWithDataJSON(_ d: Dataset) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(90 * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
+    out.append(contentsOf: Array("{\"nodes\":".utf8))
+    var k = 0
+    func level(_ l: Int) {
+        out.append(UInt8(ascii: "["))
+        if l < d.nestLevel {
+            for i in 1 ... d.itemsInSection {
+                if i > 1 { out.append(UInt8(ascii: ",")) }
+                k += 1
+                let size = (k &* 2_654_435_761) % 5_000_001
+                out.append(contentsOf: Array("{\"title\":\"Level \(l), item: \(i)\",\"data\":{\"size\":\(size),\"owner\":\"user \(k % 1000)\"},\"children\":".utf8))
+                level(l + 1)
+                out.append(UInt8(ascii: "}"))
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+    level(0)
+    out.append(UInt8(ascii: "}"))
+    return out
+}
+
+@MainActor func measureFields(_ d: Dataset, runs: Int) {
+    var store = TreeStore(forest: try! Forest.parse(menuItemsWithDataJSON(d)).forest)
+    store.dataReader = JSONFieldReader()
+    let nodes = store.forest.count
+    let size = NodeField.data(FieldPath(["size"])), owner = NodeField.data(FieldPath(["owner"]))
+    let title = FilterQuery("item: 2")
+    let twoFields = FilterQuery("item: 2", fields: [.title, owner])
+    let condition = FilterQuery("", conditions: [FieldCondition(size, .greater, .number(4_000_000))])
+    // The first filter that needs a column reads it from every node's data.
+    report(d, nodes: nodes, op: "fields.column.number", samples: (0 ..< runs).map { _ in
+        var copy = store
+        return seconds { try! copy.prepareView(condition) }
+    }, extra: ["bytes_per_node": {
+        var copy = store
+        try! copy.prepareView(condition)
+        return Double(copy.fieldColumnBytes) / Double(nodes)
+    }()])
+    report(d, nodes: nodes, op: "fields.column.string", samples: (0 ..< runs).map { _ in
+        var copy = store
+        return seconds { try! copy.prepareView(twoFields) }
+    }, extra: ["bytes_per_node": {
+        var copy = store
+        try! copy.prepareView(twoFields)
+        return Double(copy.fieldColumnBytes) / Double(nodes)
+    }()])
+    // With both columns kept (by views of the store itself), each filter in a copy that keeps
+    // no view of its query, beside the title filter.
+    try! store.prepareView(FilterQuery("user", fields: [owner]))
+    try! store.prepareView(FilterQuery("", conditions: [FieldCondition(size, .less, .number(1))]))
+    func matchCount(_ query: FilterQuery) -> Int {
+        var copy = store
+        return copy.matchCount(query)
+    }
+    var titleSamples: [Double] = [], twoSamples: [Double] = [], conditionSamples: [Double] = []
+    for _ in 0 ..< runs {
+        var a = store, b = store, c = store
+        titleSamples.append(seconds { try! a.prepareView(title) })
+        twoSamples.append(seconds { try! b.prepareView(twoFields) })
+        conditionSamples.append(seconds { try! c.prepareView(condition) })
+    }
+    report(d, nodes: nodes, op: "fields.filter.title", samples: titleSamples)
+    report(d, nodes: nodes, op: "fields.filter.two", samples: twoSamples,
+           extra: ["x_title": median(twoSamples) / median(titleSamples)])
+    report(d, nodes: nodes, op: "fields.where", samples: conditionSamples,
+           extra: ["x_title": median(conditionSamples) / median(titleSamples), "matches": Double(matchCount(condition))])
+    // A data edit with the field views kept: the columns and the views follow.
+    try! store.prepareView(twoFields)
+    try! store.prepareView(condition)
+    let handles = allHandles(store.forest)
+    var rng = SplitMix64(state: 7)
+    report(d, nodes: nodes, op: "fields.edit.data", samples: (0 ..< 200).map { _ in
+        let node = handles[Int.random(in: 0 ..< handles.count, using: &rng)]
+        let data = Array("{\"size\":\(Int.random(in: 0 ... 5_000_000, using: &rng)),\"owner\":\"user \(Int.random(in: 0 ..< 1000, using: &rng))\"}".utf8)
+        return seconds { _ = store.update(node, title: nil, data: data, nil) }
+    })
+
+}
