@@ -299,8 +299,10 @@ public final class TreeService: HTTPResponder {
     }
 
     /// A read of a view's rows: `answer` beside other readers, or (when it gives nil: the
-    /// filtered rows must be built first) under the exclusive lock once they are built and
-    /// `prepared` ran, waiting for a reset the build made to be durable.
+    /// filtered rows, or what `prepared` makes, must be built first) under the exclusive lock
+    /// once they are built and `prepared` ran, waiting for a reset the build made to be
+    /// durable. Rows kept already are not prepared again: a read never counts as their use,
+    /// whichever lock it took.
     func readOrBuild(_ session: Session, _ view: ViewRef, prepared: (inout Session.State) -> Void = { _ in },
                      _ answer: (Session.State) throws(ServiceError) -> HTTPResponse?) throws(ServiceError) -> HTTPResponse {
         let read: HTTPResponse? = try readingSession(session) { _, state throws(ServiceError) in
@@ -311,7 +313,7 @@ public final class TreeService: HTTPResponder {
         let ticket = ticket(view, session)
         let (response, reset) = try withSession(session, view: view.view) { session, state throws(ServiceError) in
             try requireView(view.view, state)
-            let reset = try prepare(view, session, &state, ticket: ticket)
+            let reset = state.core.store.isKept(view) ? nil : try prepare(view, session, &state, ticket: ticket)
             prepared(&state)
             return (try answer(state)!, reset)
         }

@@ -60,6 +60,15 @@ func guardOps() -> [GuardOp] {
             let nodes = (0 ..< 40).map { _ in bench.pool.random(using: &bench.rng) }
             return indexOfSamples(&bench.store, nodes)
         },
+        // The descendants of each row of a page of 50, from the index every edit keeps.
+        GuardOp(name: "aggregate.page") { bench in
+            let total = bench.store.rowCount(nil)
+            return (0 ..< 40).map { _ in
+                let offset = Int.random(in: 0 ..< max(1, total - 50), using: &bench.rng)
+                let nodes = bench.store.rows(nil, offset: offset, limit: 50).map(\.node)
+                return seconds { _ = bench.store.keptAggregates(of: nodes, [.nodes])! }
+            }
+        },
     ]
     let edits: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
@@ -118,6 +127,8 @@ func guardOps() -> [GuardOp] {
     func bench(_ d: Dataset, views: Int) -> EditBench {
         var store = TreeStore(forest: try! Forest.parse(menuItemsJSON(d)).forest)
         _ = store.expandAll(nil)
+        // An aggregate index, which every edit keeps (the `aggregate.page` op reads it).
+        store.prepareAggregates([.nodes])
         var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
                               rng: SplitMix64(state: 42))
         // The first edit counts each view's matches below every node and spreads the forest's

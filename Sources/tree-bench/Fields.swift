@@ -76,15 +76,42 @@ func menuItemsWithDataJSON(_ d: Dataset) -> [UInt8] {
            extra: ["x_title": median(twoSamples) / median(titleSamples)])
     report(d, nodes: nodes, op: "fields.where", samples: conditionSamples,
            extra: ["x_title": median(conditionSamples) / median(titleSamples), "matches": Double(matchCount(condition))])
-    // A data edit with the field views kept: the columns and the views follow.
+    // A node's data changed with the field views kept (the columns and the views follow),
+    // then with the aggregate indexes kept too.
     try! store.prepareView(twoFields)
     try! store.prepareView(condition)
     let handles = allHandles(store.forest)
     var rng = SplitMix64(state: 7)
-    report(d, nodes: nodes, op: "fields.edit.data", samples: (0 ..< 200).map { _ in
-        let node = handles[Int.random(in: 0 ..< handles.count, using: &rng)]
-        let data = Array("{\"size\":\(Int.random(in: 0 ... 5_000_000, using: &rng)),\"owner\":\"user \(Int.random(in: 0 ..< 1000, using: &rng))\"}".utf8)
-        return seconds { _ = store.update(node, title: nil, data: data, nil) }
+    func dataEdits(_ op: String) {
+        report(d, nodes: nodes, op: op, samples: (0 ..< 200).map { _ in
+            let node = handles[Int.random(in: 0 ..< handles.count, using: &rng)]
+            let data = Array("{\"size\":\(Int.random(in: 0 ... 5_000_000, using: &rng)),\"owner\":\"user \(Int.random(in: 0 ..< 1000, using: &rng))\"}".utf8)
+            return seconds { _ = store.update(node, title: nil, data: data, nil) }
+        })
+    }
+    dataEdits("fields.edit.data")
+    // Aggregates of a page's rows: building the index of a field whose column is kept, then
+    // pages of 50 rows with three aggregates beside the same pages without.
+    let sources: [AggregateSource] = [.nodes, .field(FieldPath(["size"]))]
+    report(d, nodes: nodes, op: "fields.aggregate.build", samples: (0 ..< runs).map { _ in
+        var copy = store
+        return seconds { copy.prepareAggregates([.field(FieldPath(["size"]))]) }
     })
-
+    store.prepareAggregates(sources)
+    dataEdits("fields.edit.data.aggregates")
+    _ = store.expandAll(nil)
+    var plain: [Double] = [], aggregated: [Double] = []
+    let total = store.rowCount(nil)
+    for _ in 0 ..< 1000 {
+        let offset = Int.random(in: 0 ..< total - 50, using: &rng)
+        plain.append(seconds { _ = store.rows(nil, offset: offset, limit: 50) })
+        aggregated.append(seconds {
+            let rows = store.rows(nil, offset: offset, limit: 50)
+            // count, sum and max: two indexes (sum and max come from the same one).
+            _ = store.keptAggregates(of: rows.map(\.node), sources)!
+        })
+    }
+    report(d, nodes: nodes, op: "fields.aggregate.page", samples: aggregated,
+           extra: ["without_us": median(plain) * 1e6, "added_us": (median(aggregated) - median(plain)) * 1e6,
+                   "index_bytes_per_node": Double(store.aggregateBytes) / Double(nodes)])
 }

@@ -278,10 +278,39 @@ struct DifferentialRun {
         // A read names a kept view without using it (it runs beside other readers, so it
         // moves nothing); a view that is not kept is built, which is a use.
         if let filter, !reference.isKept(filter) { reference.use(filter) }
-        let reply = try client.request("GET", "/sessions/\(sid)/rows\(query(filter))\(filter == nil ? "?" : "&")limit=1000")
+        // Sometimes with aggregates of each row's descendants (issue 37).
+        let aggregate = rng.chance(0.3) ? rng.pick(["count", "sum:data.size", "min:data.size,max:data.o.n", "avg:data.size,count,sum:data.name"]) : nil
+        let reply = try client.request("GET", "/sessions/\(sid)/rows\(query(filter))\(filter == nil ? "?" : "&")limit=1000"
+                                       + (aggregate.map { "&aggregate=" + PathSegment.encode($0) } ?? ""))
         let page = try JSONValue.parse(reply.body)
         let expected = reference.rows(filter)
         let rows = page["rows"]?.array ?? []
+        if let aggregate {
+            for (row, ref) in zip(rows, reference.allNodesVisible(expected)) {
+                let below = Array(ref.subtree.dropFirst())
+                for item in aggregate.split(separator: ",") {
+                    let parts = item.split(separator: ":", maxSplits: 1)
+                    let got = row["aggregates"]?[String(item)]
+                    if parts.count == 1 {
+                        if got?.intValue != below.count { problem("step \(step): count of \(ref.key) \(got ?? .null), want \(below.count)") }
+                        continue
+                    }
+                    let path = FieldPath(parts[1].dropFirst("data.".count).split(separator: ".").map(String.init))
+                    let want = ReferenceForest.aggregate(below, .field(path))
+                    let value: Double? = switch parts[0] {
+                    case "sum": want.sum
+                    case "min": want.count > 0 ? want.minimum : nil
+                    case "max": want.count > 0 ? want.maximum : nil
+                    default: want.count > 0 ? want.sum / Double(want.count) : nil
+                    }
+                    let gotCount: Int? = got?["count"]?.intValue
+                    let gotValue: Double? = got?["value"]?.doubleValue
+                    if gotCount != want.count || gotValue != value {
+                        problem("step \(step): \(item) of \(ref.key) \(String(describing: got)), want \(String(describing: value)) of \(want.count)")
+                    }
+                }
+            }
+        }
         let got = rows.map { row in
             RefRow(id: row["id"]!.intValue.map(String.init) ?? row["id"]!.stringValue!, level: row["level"]!.intValue!,
                    expanded: row["expanded"]!.boolValue!, hasChildren: row["hasChildren"]!.boolValue!,

@@ -172,6 +172,8 @@ extension TreeStore {
         if let data {
             let old = data.withUnsafeBytes { forest.setData(of: node, to: $0) }
             recordUndo(.redata(node.slot, old: old))
+            let p = forest.position(of: node).offset
+            updateAggregates(p ..< p + 1)
         }
         if var title {
             let old = title.withUTF8 { forest.setTitle(of: node, to: UnsafeRawBufferPointer($0)) }

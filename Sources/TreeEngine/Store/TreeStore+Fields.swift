@@ -17,6 +17,7 @@ extension TreeStore {
         guard undo == nil, !forest.fieldColumns.isEmpty else { return }
         var used = Set<FieldPath>()
         for entry in filtered { used.formUnion(entry.query.dataPaths) }
+        for index in aggregateIndexes { if case .field(let path) = index.source { used.insert(path) } }
         for view in userViews.values { for entry in view.filtered { used.formUnion(entry.query.dataPaths) } }
         forest.dropFieldColumns(keeping: used)
     }
@@ -29,6 +30,66 @@ extension TreeStore {
         NodeMatcher(filter).matchedFields(node.slot, in: forest, reader: dataReader)
     }
 
+    // MARK: Aggregates
+
+    /// The aggregates of each of `sources` over the descendants of each of `nodes` (the node
+    /// itself not counted), by node then source. An index is built for a source not kept
+    /// (a field's column first), and the kept ones past `aggregateCapacity`, least recently
+    /// used first, are dropped (not inside a transaction).
+    /// - Complexity: O(nodes · sources · log n), plus O(n + data bytes) per index built
+    public mutating func aggregates(of nodes: [NodeHandle], _ sources: [AggregateSource]) -> [[Aggregate]] {
+        prepareAggregates(sources)
+        return keptAggregates(of: nodes, sources)!
+    }
+
+    /// Builds the indexes of `sources` not kept (a field's column first) and makes them all
+    /// the most recently used; drops the kept ones past `aggregateCapacity`, least recently
+    /// used first (not inside a transaction).
+    /// - Complexity: O(n + data bytes) per index built, O(kept) otherwise
+    public mutating func prepareAggregates(_ sources: [AggregateSource]) {
+        for source in sources {
+            if let i = aggregateIndexes.firstIndex(where: { $0.source == source }) {
+                aggregateIndexes.append(aggregateIndexes.remove(at: i))
+                continue
+            }
+            if case .field(let path) = source {
+                guard let dataReader else { preconditionFailure("an aggregate of a data field needs the store's dataReader") }
+                forest.addFieldColumns([path], reader: dataReader, workers: filterWorkers)
+            }
+            aggregateIndexes.append(AggregateIndex(source, forest: forest))
+        }
+        if aggregateIndexes.count > aggregateCapacity && undo == nil {
+            aggregateIndexes.removeFirst(aggregateIndexes.count - aggregateCapacity)
+            dropUnusedFields()
+        }
+    }
+
+    /// The aggregates of each of `sources` over the descendants of each of `nodes`, by node
+    /// then source; nil when an index is not kept (`prepareAggregates` builds it). Changes
+    /// nothing: for readers.
+    /// - Complexity: O(nodes · sources · log n)
+    public func keptAggregates(of nodes: [NodeHandle], _ sources: [AggregateSource]) -> [[Aggregate]]? {
+        var indexes: [AggregateIndex] = []
+        for source in sources {
+            guard let index = aggregateIndexes.first(where: { $0.source == source }) else { return nil }
+            indexes.append(index)
+        }
+        return nodes.map { node in
+            let p = forest.position(of: node)
+            let end = forest.subtreeEnd(of: p).offset
+            return indexes.map { $0.aggregate(p.offset + 1, end, forest) }
+        }
+    }
+
+    /// The kept aggregate indexes follow the positions `range` that changed.
+    /// - Complexity: O(range + log n) per index
+    mutating func updateAggregates(_ range: Range<Int>) {
+        for i in aggregateIndexes.indices { aggregateIndexes[i].update(range, forest) }
+    }
+
     /// The bytes the field columns take.
     public var fieldColumnBytes: Int { forest.fieldColumns.values.reduce(0) { $0 + $1.byteCount } }
+
+    /// The bytes the kept aggregate indexes take.
+    public var aggregateBytes: Int { aggregateIndexes.reduce(0) { $0 + $1.bytes } }
 }

@@ -41,6 +41,7 @@ extension TreeStore {
             }
         }
         for entry in depthBases.values { entry.base.checkInvariants(forest) }
+        for index in aggregateIndexes { index.checkInvariants(forest) }
         #endif
     }
 

@@ -136,6 +136,7 @@ extension TreeStore {
         selections = log.selections
         if !selections.isEmpty { users[DepthBase.all, default: 0] += selections.count }
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
+        for i in aggregateIndexes.indices { aggregateIndexes[i].rebuild(forest) }
         // The shared states as they were (one dropped on the way built again), their
         // followers from their saved exceptions.
         let current = filterBases

@@ -48,6 +48,10 @@ public struct TreeStore: Sendable {
     /// Reads data fields out of the nodes' `data` for filters that search or compare them
     /// (`TreeStore+Fields.swift`); a filter naming a data field needs one.
     public var dataReader: (any NodeDataReader)?
+    /// The aggregate indexes kept (`aggregates(of:_:)`), least recently used first.
+    var aggregateIndexes: [AggregateIndex] = []
+    /// How many aggregate indexes are kept.
+    public var aggregateCapacity = 8
 
     /// A store over `forest`, its default view's unfiltered rows from the nodes' `expanded` flags.
     /// - Complexity: O(n)

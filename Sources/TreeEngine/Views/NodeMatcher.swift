@@ -77,8 +77,9 @@ struct NodeMatcher: Sendable {
         case (.boolean(let b), .boolean):
             let isTrue = value.count == 4  // "true"
             order = isTrue == b ? 0 : (isTrue ? 1 : -1)
-        case (.number(let x), .number), (.number(let x), .string) where !number.isNaN:
-            order = number < x ? -1 : (number > x ? 1 : 0)
+        case (.number(let x), .number), (.number(let x), .string):
+            // A string's number is NaN unless it is written as a JSON number.
+            order = number.isNaN ? nil : number < x ? -1 : (number > x ? 1 : 0)
         case (.string, .string):
             TitleMatcher.fold(value, into: &scratch, scalarStarts: nil, caseSensitive: query.caseSensitive, folds: text.folds)
             order = scratch.withUnsafeBytes { v in folded.withUnsafeBytes { NaturalOrder.compare(v, $0) } }

@@ -87,6 +87,16 @@ public struct JSONWriter: Sendable {
         value.withDecimalText { bytes.append(contentsOf: $0) }
     }
 
+    /// Writes a number: a whole one below 2^53 in decimal digits, any other finite one in
+    /// Swift's shortest form that reads back to it (`1.5`, `1e+300`); `null` when not finite.
+    ///
+    /// - Complexity: O(1).
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return null() }
+        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return int64(Int64(value)) }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
     /// Writes `true` or `false`.
     ///
     /// - Complexity: O(1).

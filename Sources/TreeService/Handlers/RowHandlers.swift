@@ -13,25 +13,32 @@ extension TreeService {
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
         let positions = try request.booleanQuery("positions") ?? false
+        let aggregates = try request.aggregateQuery()
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
-        return try readOrBuild(session, view) { state in
-            page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight)
+        return try readOrBuild(session, view, prepared: { $0.core.store.prepareAggregates(aggregates.map(\.source)) }) { state in
+            page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight, aggregates: aggregates)
         }
     }
 
-    /// The page of a view's kept rows (or 304), nil when they would have to be built.
+    /// The page of a view's kept rows (or 304), nil when they (or the indexes of its
+    /// aggregates) would have to be built.
     private func page(_ request: HTTPRequest, _ state: Session.State, _ view: ViewRef, offset: Int, limit: Int, positions: Bool,
-                      highlight: FilterQuery?) -> HTTPResponse? {
+                      highlight: FilterQuery?, aggregates requests: [AggregateRequest]) -> HTTPResponse? {
         guard let total = state.core.store.keptRowCount(view) else { return nil }
         let version = state.core.version(of: view.view)
         if let notModified = notModified(request, version: version) { return notModified }
         let rows = limit == 0 || offset >= total ? [] : state.core.store.keptRows(view, offset: offset, limit: limit) ?? []
         let store = state.core.store
+        var aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil
+        if !requests.isEmpty {
+            guard let values = store.keptAggregates(of: rows.map(\.node), requests.map(\.source)) else { return nil }
+            aggregates = (requests, values)
+        }
         let body = ResponseJSON.rows(rows, store: store, filter: view.filter, version: version, total: total,
                                      matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
                                      positions: positions, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
-                                     highlight: highlight)
+                                     highlight: highlight, aggregates: aggregates)
         return json(200, body, headers: [("ETag", ETag.of(version))])
     }
 }

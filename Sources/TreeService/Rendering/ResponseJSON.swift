@@ -85,6 +85,34 @@ enum ResponseJSON {
         out.raw("]")
     }
 
+    /// `,"aggregates":{"count":N,"sum:data.size":{"value":V,"count":K},…}`: a row's aggregates
+    /// over its descendants, each of a field with how many descendants had a number (`value`
+    /// null for a minimum, maximum or average of none).
+    static func aggregates(_ requests: [AggregateRequest], _ values: [Aggregate], _ out: inout JSONWriter) {
+        out.raw(",\"aggregates\":{")
+        for (k, (request, aggregate)) in zip(requests, values).enumerated() {
+            if k > 0 { out.raw(",") }
+            out.string(request.key)
+            out.raw(":")
+            let value: Double?
+            switch request.operation {
+            case .count:
+                out.int(aggregate.count)
+                continue
+            case .sum: value = aggregate.sum
+            case .min: value = aggregate.count > 0 ? aggregate.minimum : nil
+            case .max: value = aggregate.count > 0 ? aggregate.maximum : nil
+            case .avg: value = aggregate.count > 0 ? aggregate.sum / Double(aggregate.count) : nil
+            }
+            out.raw("{\"value\":")
+            if let value { out.double(value) } else { out.null() }
+            out.raw(",\"count\":")
+            out.int(aggregate.count)
+            out.raw("}")
+        }
+        out.raw("}")
+    }
+
     /// `,"fields":[…]` and `,"where":"…"` of a query that searches other fields than the
     /// title alone or has conditions, as the service reads them (conditions in a canonical
     /// form: a string operand quoted).
@@ -230,7 +258,7 @@ enum ResponseJSON {
     /// - Complexity: O(rows), plus with `positions` O(children) of each parent of a row
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
                      matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil,
-                     highlight: FilterQuery? = nil) -> [UInt8] {
+                     highlight: FilterQuery? = nil, aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil) -> [UInt8] {
         let forest = store.forest
         let places = positions ? siblingPlaces(of: rows, in: forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
@@ -302,6 +330,7 @@ enum ResponseJSON {
                     out.int(score)
                 }
             }
+            if let aggregates { self.aggregates(aggregates.requests, aggregates.values[i], &out) }
             if forest.hasData(row.node) {
                 out.raw(",\"data\":")
                 forest.writeData(of: row.node, to: &out)

@@ -11,8 +11,13 @@ import TreeEngine
 /// comparison = "=" / "!=" / "<" / "<=" / ">" / ">="
 /// value      = JSON string / "null" / "true" / "false" / JSON number / bare text
 /// ```
-/// Bare text runs to the next `,` (or the end) and is a string. Errors name the 1-based
-/// position (in Unicode scalars) where the text stops making sense.
+/// Bare text runs to the next `,` (or the end) and is a string. And the aggregates of a
+/// rows page, `aggregate=count,sum:data.size`:
+/// ```
+/// aggregate = item *("," item)
+/// item      = "count" / ("sum" / "min" / "max" / "avg") ":" field   ; a data field
+/// ```
+/// Errors name the 1-based position (in Unicode scalars) where the text stops making sense.
 enum FieldSyntax {
     /// At most this many fields in `fields`, and conditions in `where`.
     static let maximumCount = 16
@@ -52,6 +57,37 @@ enum FieldSyntax {
         } while scanner.take(",")
         if !scanner.atEnd { throw scanner.failure("expected ',' or the end after a value") }
         return conditions
+    }
+
+    /// The aggregates of an `aggregate` parameter, in order.
+    static func aggregates(_ text: String) throws(Failure) -> [AggregateRequest] {
+        var scanner = Scanner(text)
+        var requests: [AggregateRequest] = []
+        repeat {
+            let start = scanner.position
+            var name = ""
+            while let c = scanner.current, c != ":" && c != "," { name.unicodeScalars.append(c); scanner.i += 1 }
+            let request: AggregateRequest
+            if name == "count" {
+                request = AggregateRequest(operation: .count, field: nil)
+            } else {
+                guard let operation = AggregateRequest.Operation(rawValue: name), operation != .count else {
+                    throw Failure(message: "\"\(name)\" is not an aggregate: give count, or sum, min, max or avg and \":\" and a data field",
+                                  position: start)
+                }
+                guard scanner.take(":") else { throw scanner.failure("expected ':' and a data field after \(name)") }
+                let fieldStart = scanner.position
+                guard case .data(let path) = try scanner.field(endingAt: [","]) else {
+                    throw Failure(message: "\(name) needs a data field (numbers), not the title", position: fieldStart)
+                }
+                request = AggregateRequest(operation: operation, field: path)
+            }
+            if requests.contains(request) { throw Failure(message: "\(request.key) is asked for twice", position: start) }
+            requests.append(request)
+            if requests.count > maximumCount { throw Failure(message: "at most \(maximumCount) aggregates", position: start) }
+        } while scanner.take(",")
+        if !scanner.atEnd { throw scanner.failure("expected ',' or the end") }
+        return requests
     }
 
     private struct Scanner {
@@ -199,4 +235,22 @@ enum FieldSyntax {
         }
         return s.isEmpty
     }
+}
+
+/// One aggregate a rows page asks for: `count` (the descendants), or `sum`, `min`, `max` or
+/// `avg` of a data field's numbers over the descendants that have one.
+struct AggregateRequest: Equatable {
+    enum Operation: String {
+        case count, sum, min, max, avg
+    }
+
+    let operation: Operation
+    /// Nil for `count`.
+    let field: FieldPath?
+
+    /// Its name in a row's `aggregates`: `count`, `sum:data.size`.
+    var key: String { field.map { "\(operation.rawValue):\($0)" } ?? "count" }
+
+    /// What the engine aggregates for it.
+    var source: AggregateSource { field.map(AggregateSource.field) ?? .nodes }
 }

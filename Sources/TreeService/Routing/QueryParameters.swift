@@ -14,7 +14,7 @@ extension Route.Template {
         case .sessions: return ["format", "separator", "columns", "expand", "ttl"]
         case .session, .view: return method == "PATCH" ? view : []
         case .views: return method == "GET" ? ["offset", "limit"] : []
-        case .rows, .viewRows: return view.union(["offset", "limit", "positions", "highlight"])
+        case .rows, .viewRows: return view.union(["offset", "limit", "positions", "highlight", "aggregate"])
         case .tree, .viewTree: return ["format", "separator", "selection"]
         case .items, .viewItems: return view.union(["format", "separator", "columns", "parentId"])
         case .item, .batch, .viewItem, .viewBatch: return view

@@ -58,6 +58,16 @@ extension HTTPRequest {
                            leavesOnly: leavesOnly, fields: fields, conditions: conditions)
     }
 
+    /// The `aggregate` query parameter of a rows page (none when absent).
+    func aggregateQuery() throws(ServiceError) -> [AggregateRequest] {
+        guard let text = queryValue("aggregate") else { return [] }
+        do throws(FieldSyntax.Failure) {
+            return try FieldSyntax.aggregates(text)
+        } catch {
+            throw .badQueryParameter("query parameter aggregate: \(error.message) (at character \(error.position))")
+        }
+    }
+
     func booleanQuery(_ name: String) throws(ServiceError) -> Bool? {
         switch queryValue(name) {
         case nil: return nil

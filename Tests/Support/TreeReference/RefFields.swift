@@ -181,6 +181,30 @@ extension ReferenceForest {
 
     private enum Either { case digits(String), scalar(Unicode.Scalar) }
 
+    /// The aggregate of `source` over `nodes`: their count, or the numbers of a field
+    /// (numbers, and strings written as JSON numbers), summed in order.
+    static func aggregate(_ nodes: [RefNode], _ source: AggregateSource) -> Aggregate {
+        var result = Aggregate.empty
+        for node in nodes {
+            let number: Double
+            switch source {
+            case .nodes: number = 0
+            case .field(let path):
+                switch node.data.flatMap(RefJSON.parse)?.at(path.members) {
+                case .number(_, let v)?: number = v
+                case .string(let s)? where isJSONNumber(s): number = Double(s)!
+                default: continue
+                }
+            }
+            result.count += 1
+            result.sum += number
+            result.minimum = min(result.minimum, number)
+            result.maximum = max(result.maximum, number)
+        }
+        if case .nodes = source { return Aggregate(count: result.count, sum: 0, minimum: .infinity, maximum: -.infinity) }
+        return result
+    }
+
     /// Whether `s` is a number as JSON writes it.
     static func isJSONNumber(_ s: String) -> Bool {
         s.range(of: #"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil

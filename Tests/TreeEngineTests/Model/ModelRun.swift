@@ -398,6 +398,25 @@ final class ModelRun {
         if !checkAllViews { views = views.filter { $0 == namedView || rng.chance(0.3) } }
         for v in views { checkView(v, context) }
         for f in filters { expectEqual(store.hasView(f), model.isKept(f), "\(context): hasView [\(f)]") }
+        if !failed { checkAggregates(context) }
+    }
+
+    /// Issue 37: the aggregates of random nodes' descendants against a recount, for a few
+    /// random sources (the indexes stay kept, so later edits must keep them right).
+    func checkAggregates(_ context: String) {
+        let nodes = model.allNodes
+        guard !nodes.isEmpty else { return }
+        let sample = (0 ..< min(8, nodes.count)).map { _ in rng.pick(nodes) }
+        let sources = [AggregateSource.nodes] + RandomTrees.fieldPaths.map(AggregateSource.field)
+        let picked = (0 ..< rng.int(1 ... 3)).map { _ in rng.pick(sources) }
+        let got = store.aggregates(of: sample.map { handle($0)! }, picked)
+        for (node, row) in zip(sample, got) {
+            var below: [RefNode] = []
+            for child in node.children { child.appendSubtree(to: &below) }
+            for (source, aggregate) in zip(picked, row) {
+                expectEqual(aggregate, ReferenceForest.aggregate(below, source), "\(context): aggregate \(source) of \(node.key)")
+            }
+        }
     }
 
     /// Exports the forest, parses it back, and compares with the reference.
