@@ -32,6 +32,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   bar: $("bar"), menuToggle: $("menu-toggle"), openMenu: $("open-menu"), treeName: $("tree-name"), detailsToggle: $("details-toggle"),
   loader: $("loader"), sample: $("sample"), expand: $("expand"), file: $("file"), session: $("session"),
+  columnsMenu: $("columns-menu"), columnsList: $("columns-list"), searchColumns: $("search-columns"), gridHead: $("grid-head"),
   search: $("search"), match: $("match"), caseSensitive: $("case"), diacritics: $("diacritics"), leavesOnly: $("leaves"), counts: $("counts"), matchPlace: $("match-place"), prevMatch: $("prev-match"), nextMatch: $("next-match"),
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"),
@@ -52,6 +53,7 @@ const ICONS = {
   "chevron-down": "<path d='M4 6l4 4 4-4'/>",
   menu: "<path d='M2.5 4h11M2.5 8h11M2.5 12h11'/>",
   open: "<path d='M1.5 13V3.5h4.5l1.5 1.5h5.5v2.5'/><path d='M1.5 13l2.5-5.5h10.5L12 13z'/>",
+  columns: "<rect x='1.5' y='2.5' width='13' height='11' rx='1.5'/><path d='M6 2.5v11M10.5 2.5v11'/>",
   sliders: "<path d='M2 4h7M12 4h2M2 12h2M7 12h7'/><circle cx='10.5' cy='4' r='1.5'/><circle cx='5.5' cy='12' r='1.5'/>",
   expand: "<path d='M8 1.5v13M5 4.5l3-3 3 3M5 11.5l3 3 3-3'/>",
   collapse: "<path d='M8 1.5V6M8 10v4.5M5 3.5l3 3 3-3M5 12.5l3-3 3 3'/>",
@@ -117,6 +119,8 @@ const S = {
   edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
   gone: null,       // why the session cannot be shown ({ kind, sid, detail }), shown over the tree
   shownState: "", shownDetails: undefined, typed: "", typedAt: -Infinity,
+  columns: [],      // the data fields shown as columns: { field: "data.size", numeric }, in the order picked
+  searchColumns: false, // the search looks in the shown columns too (`fields=title,…`)
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -188,8 +192,120 @@ function inView(path, extra, read) {
     if (S.caseSensitive) q.push("caseSensitive=true");
     if (S.diacritics) q.push("diacritics=insensitive");
     if (S.leavesOnly) q.push("leavesOnly=true");
+    if (S.searchColumns && S.columns.length) q.push("fields=" + encodeURIComponent(["title", ...S.columns.map((c) => c.field)].join(",")));
   }
   return q.length ? path + "?" + q.join("&") : path;
+}
+
+/** The query of a rows page from `offset`: its place, `positions`, and the aggregates the columns show. */
+function rowsQuery(offset, limit) {
+  const q = `offset=${offset}&limit=${limit}&positions=true`;
+  if (!S.columns.length) return q;
+  const items = ["count", ...S.columns.filter((c) => c.numeric).map((c) => "sum:" + c.field)];
+  return q + "&aggregate=" + encodeURIComponent(items.join(","));
+}
+
+// ---------------------------------------------------------------- columns
+// Data fields shown as columns (GET …/fields lists them): a leaf shows its value, a folder how
+// many items it holds and the total of each number column over everything inside it.
+
+/** The members of a field path, `data.a\.b.c` → ["a.b", "c"] (a backslash takes the next character). */
+function fieldMembers(field) {
+  const members = [];
+  let name = "";
+  for (let i = "data.".length; i < field.length; i++) {
+    const c = field[i];
+    if (c === "\\" && i + 1 < field.length) { name += field[++i]; continue; }
+    if (c === ".") { members.push(name); name = ""; continue; }
+    name += c;
+  }
+  members.push(name);
+  return members;
+}
+
+/** The value of `field` in a row's data, undefined when it has none. */
+function fieldValue(data, field) {
+  let v = data;
+  for (const m of fieldMembers(field)) {
+    if (v == null || typeof v !== "object" || Array.isArray(v) || !(m in v)) return undefined;
+    v = v[m];
+  }
+  return v;
+}
+
+const cellText = (v) => v === undefined ? "" : v === null ? "null" : typeof v === "object" ? (Array.isArray(v) ? `[${v.length}]` : "{…}")
+  : typeof v === "number" ? v.toLocaleString("en-US", { maximumFractionDigits: 6 }) : String(v);
+
+/** The cells of `row` for the shown columns. */
+function cells(row) {
+  return S.columns.map((c) => {
+    const cell = document.createElement("span");
+    cell.className = "cell";
+    cell.dataset.field = c.field;
+    const total = row.hasChildren && c.numeric && row.aggregates ? row.aggregates["sum:" + c.field] : null;
+    if (total) {
+      cell.classList.add("total");
+      cell.textContent = total.count ? cellText(total.value) : "";
+      cell.title = `${c.field}: the total of ${fmt(total.count)} ${total.count === 1 ? "item" : "items"} inside, of ${fmt(row.aggregates.count)}`;
+    } else {
+      cell.textContent = cellText(fieldValue(row.data, c.field));
+      cell.title = `${c.field}: ${cell.textContent}`;
+    }
+    return cell;
+  });
+}
+
+/** Lists the session's data fields in the Columns menu, each with a checkbox. */
+async function loadFields() {
+  if (!S.sid) return;
+  let list;
+  try {
+    list = await api("GET", sessionPath() + "/fields", undefined, true);
+  } catch (e) {
+    ui.columnsList.replaceChildren(muted("The fields could not be read: " + e.message));
+    return;
+  }
+  const fields = list.fields.filter((f) => f.field !== "title").slice(0, 40);
+  if (!fields.length) { ui.columnsList.replaceChildren(muted("The nodes carry no data.")); return; }
+  ui.columnsList.replaceChildren(...fields.map((f) => {
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.value = f.field;
+    box.dataset.numeric = String((f.types.number || 0) > 0);
+    box.checked = S.columns.some((c) => c.field === f.field);
+    box.addEventListener("change", pickColumns);
+    const kinds = Object.keys(f.types).join(", ");
+    label.append(box, ` ${f.field} `, muted(`(${kinds}; ${fmt(f.count)})`));
+    return label;
+  }));
+}
+
+/** The columns picked changed: the head, the rows (with their aggregates) and, when the search looks in them, the view. */
+function pickColumns() {
+  const boxes = [...ui.columnsList.querySelectorAll("input:checked")];
+  const kept = S.columns.filter((c) => boxes.some((b) => b.value === c.field));
+  const added = boxes.filter((b) => !kept.some((c) => c.field === b.value)).map((b) => ({ field: b.value, numeric: b.dataset.numeric === "true" }));
+  S.columns = [...kept, ...added];
+  showColumnsHead();
+  if (S.searchColumns && (S.filter || S.highlight)) { applySearch(); return; }
+  reload();
+}
+
+function showColumnsHead() {
+  const head = S.columns.map((c) => {
+    const cell = document.createElement("span");
+    cell.className = "cell";
+    cell.textContent = c.field.slice("data.".length);
+    cell.title = c.field + (c.numeric ? ": folders show the total inside" : "");
+    return cell;
+  });
+  const name = document.createElement("span");
+  name.className = "head-name";
+  name.textContent = "Name";
+  ui.gridHead.replaceChildren(name, ...head);
+  ui.gridHead.hidden = !S.columns.length;
+  ui.gridHead.parentElement.classList.toggle("grid", S.columns.length > 0);
 }
 
 // ---------------------------------------------------------------- scroll geometry
@@ -339,6 +455,14 @@ function paint(el, row, i) {
     badge.title = badge.textContent + " inside (collapsed)";
     el.append(badge);
   }
+  if (S.columns.length && row.hasChildren && row.aggregates) {
+    const inside = document.createElement("span");
+    inside.className = "inside";
+    inside.textContent = `${fmt(row.aggregates.count)} ${row.aggregates.count === 1 ? "item" : "items"}`;
+    inside.title = "Items inside, at every depth";
+    el.append(inside);
+  }
+  if (S.columns.length) el.append(...cells(row));
 }
 
 function render() {
@@ -636,7 +760,7 @@ function ensureRows() {
 function fetchRows(from, to) {
   const gen = S.gen, req = { from, to };
   S.inflight.push(req);
-  api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=${to - from}&positions=true`, true)).then((page) => {
+  api("GET", inView(viewPath() + "/rows", rowsQuery(from, to - from), true)).then((page) => {
     if (gen !== S.gen || S.mutating > 0) return;
     if (page.version !== S.version) {
       if (page.version > S.version) resync(page);
@@ -689,7 +813,7 @@ async function reload(note) {
   const [a] = visibleRange();
   const from = Math.max(0, a - OVERSCAN);
   try {
-    const page = await api("GET", inView(viewPath() + "/rows", `offset=${from}&limit=200&positions=true`, true));
+    const page = await api("GET", inView(viewPath() + "/rows", rowsQuery(from, 200), true));
     if (gen === S.gen) resync(page); else ensureRows();
   } catch (e) {
     if (e.status === 404) { viewGone(e); return; }
@@ -1167,7 +1291,7 @@ function confirmDelete(title, text, remove) {
 /** The row at index j, fetched when it is not loaded (or stale). */
 async function rowAt(j) {
   if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
-  const page = await api("GET", inView(viewPath() + "/rows", `offset=${j}&limit=1&positions=true`, true));
+  const page = await api("GET", inView(viewPath() + "/rows", rowsQuery(j, 1), true));
   return page.rows[0] || null;
 }
 
@@ -1537,7 +1661,7 @@ async function openView(restore) {
   let page;
   for (let attempt = 1; !page; attempt++) {
     try {
-      page = await api("GET", inView(viewPath() + "/rows", `offset=${start}&limit=200&positions=true`, true));
+      page = await api("GET", inView(viewPath() + "/rows", rowsQuery(start, 200), true));
     } catch (e) {
       if (gen !== S.gen) return;
       if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
@@ -1566,7 +1690,8 @@ const highlighting = () => ui.findMode.getAttribute("aria-pressed") === "true";
 function applySearch() {
   clearTimeout(S.searchTimer);
   const text = ui.search.value, highlight = highlighting();
-  const key = text ? [text, highlight, ui.match.value, ui.caseSensitive.checked, ui.diacritics.checked, ui.leavesOnly.checked].join("\u0000") : "";
+  const fields = ui.searchColumns.checked ? S.columns.map((c) => c.field).join(",") : "";
+  const key = text ? [text, highlight, ui.match.value, ui.caseSensitive.checked, ui.diacritics.checked, ui.leavesOnly.checked, fields].join("\u0000") : "";
   if (key === S.viewKey || !S.sid) return;
   if (!S.filter && S.ready) S.saved = { top: virtualTop(), focus: S.focus };
   S.viewKey = key;
@@ -1578,6 +1703,7 @@ function applySearch() {
   S.caseSensitive = ui.caseSensitive.checked;
   S.diacritics = ui.diacritics.checked;
   S.leavesOnly = ui.leavesOnly.checked;
+  S.searchColumns = ui.searchColumns.checked;
   // The unfiltered view comes back where it was left (highlighted or not); its expansion state is the server's.
   openView(S.filter ? null : S.saved).then(() => { if (S.highlight) countHighlights(); });
 }
@@ -1654,6 +1780,8 @@ ui.match.addEventListener("change", soon);
 ui.caseSensitive.addEventListener("change", soon);
 ui.diacritics.addEventListener("change", soon);
 ui.leavesOnly.addEventListener("change", soon);
+ui.searchColumns.addEventListener("change", soon);
+ui.columnsMenu.addEventListener("toggle", () => { if (ui.columnsMenu.open) loadFields(); });
 
 ui.selectAll.addEventListener("click", () => selectWhole({ selectAll: true }));
 ui.selectNone.addEventListener("click", () => selectWhole({ selectNone: true }));
@@ -1841,7 +1969,12 @@ async function createSession(body, label, name, upload, rule) {
 
 /** Makes `id` the session shown; this tab's view of it is found or made by `openView`. */
 function setSession(id) {
-  if (S.sid !== id) S.vid = null;
+  if (S.sid !== id) {
+    S.vid = null;
+    S.columns = [];  // another tree: other fields
+    showColumnsHead();
+    ui.columnsList.replaceChildren(muted("Loading the fields…"));
+  }
   S.sid = id;
 }
 
