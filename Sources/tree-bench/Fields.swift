@@ -2,60 +2,35 @@
 // object on every node, `{"size": N, "owner": "user K"}` (size spread over 0 to 5,000,000,
 // 1,000 owners), filters that search a data field or compare one, side by side with the
 // title filter on the same store.
-import Foundation
 import TreeEngine
 import TreeFormats
 
-/// The upload JSON of `d` with data: as `menuItemsJSON`, each node's data added.
-func menuItemsWithDataJSON(_ d: Dataset) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(90 * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
-    out.append(contentsOf: Array("{\"nodes\":".utf8))
-    var k = 0
-    func level(_ l: Int) {
-        out.append(UInt8(ascii: "["))
-        if l < d.nestLevel {
-            for i in 1 ... d.itemsInSection {
-                if i > 1 { out.append(UInt8(ascii: ",")) }
-                k += 1
-                let size = (k &* 2_654_435_761) % 5_000_001
-                out.append(contentsOf: Array("{\"title\":\"Level \(l), item: \(i)\",\"data\":{\"size\":\(size),\"owner\":\"user \(k % 1000)\"},\"children\":".utf8))
-                level(l + 1)
-                out.append(UInt8(ascii: "}"))
-            }
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-    level(0)
-    out.append(UInt8(ascii: "}"))
-    return out
+/// The data of the k-th node (from 1, in pre-order) of the data set with data.
+func fieldsData(_ k: Int) -> String {
+    "{\"size\":\((k &* 2_654_435_761) % 5_000_001),\"owner\":\"user \(k % 1000)\"}"
 }
 
 @MainActor func measureFields(_ d: Dataset, runs: Int) {
-    var store = TreeStore(forest: try! Forest.parse(menuItemsWithDataJSON(d)).forest)
+    var store = TreeStore(forest: try! Forest.parse(menuItemsJSON(d, data: fieldsData)).forest)
     store.dataReader = JSONFieldReader()
     let nodes = store.forest.count
     let size = NodeField.data(FieldPath(["size"])), owner = NodeField.data(FieldPath(["owner"]))
     let title = FilterQuery("item: 2")
     let twoFields = FilterQuery("item: 2", fields: [.title, owner])
     let condition = FilterQuery("", conditions: [FieldCondition(size, .greater, .number(4_000_000))])
-    // The first filter that needs a column reads it from every node's data.
-    report(d, nodes: nodes, op: "fields.column.number", samples: (0 ..< runs).map { _ in
-        var copy = store
-        return seconds { try! copy.prepareView(condition) }
-    }, extra: ["bytes_per_node": {
-        var copy = store
-        try! copy.prepareView(condition)
-        return Double(copy.fieldColumnBytes) / Double(nodes)
-    }()])
-    report(d, nodes: nodes, op: "fields.column.string", samples: (0 ..< runs).map { _ in
-        var copy = store
-        return seconds { try! copy.prepareView(twoFields) }
-    }, extra: ["bytes_per_node": {
-        var copy = store
-        try! copy.prepareView(twoFields)
-        return Double(copy.fieldColumnBytes) / Double(nodes)
-    }()])
+    // The first filter that needs a column reads it from every node's data (each run in a
+    // copy of the store that has no column yet).
+    func firstFilter(_ op: String, _ query: FilterQuery) {
+        var columnBytes = 0
+        report(d, nodes: nodes, op: op, samples: (0 ..< runs).map { _ in
+            var copy = store
+            let elapsed = seconds { try! copy.prepareView(query) }
+            columnBytes = copy.fieldColumnBytes
+            return elapsed
+        }, extra: ["bytes_per_node": Double(columnBytes) / Double(nodes)])
+    }
+    firstFilter("fields.column.number", condition)
+    firstFilter("fields.column.string", twoFields)
     // With both columns kept (by views of the store itself), each filter in a copy that keeps
     // no view of its query, beside the title filter.
     try! store.prepareView(FilterQuery("user", fields: [owner]))

@@ -94,17 +94,22 @@ for size in sizes + (emit.map { $0 == "document" ? [] : [$0] } ?? []) where data
 // MARK: Data
 
 /// The upload JSON of the seed's `menuItems(targetNestLevel:, itemsInSection:)`: titles
-/// "Level L, item: I", items numbered from 1, no ids (the service generates them).
-func menuItemsJSON(_ d: Dataset) -> [UInt8] {
+/// "Level L, item: I", items numbered from 1, no ids (the service generates them); with
+/// `data`, the k-th node (from 1, in pre-order) has `data(k)` as its `data`.
+func menuItemsJSON(_ d: Dataset, data: ((Int) -> String)? = nil) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(50 * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
+    out.reserveCapacity((data == nil ? 50 : 90) * Int(pow(Double(d.itemsInSection), Double(d.nestLevel))))
     out.append(contentsOf: Array("{\"nodes\":".utf8))
+    var k = 0
     func level(_ l: Int) {
         out.append(UInt8(ascii: "["))
         if l < d.nestLevel {
             for i in 1 ... d.itemsInSection {
                 if i > 1 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: Array("{\"title\":\"Level \(l), item: \(i)\",\"children\":".utf8))
+                k += 1
+                out.append(contentsOf: Array("{\"title\":\"Level \(l), item: \(i)\",".utf8))
+                if let data { out.append(contentsOf: Array("\"data\":\(data(k)),".utf8)) }
+                out.append(contentsOf: Array("\"children\":".utf8))
                 level(l + 1)
                 out.append(UInt8(ascii: "}"))
             }

@@ -99,7 +99,7 @@ struct DifferentialRun {
         }
         if filter.leavesOnly || filter.text.utf8.count % 3 == 0 { out += "&leavesOnly=\(filter.leavesOnly)" }
         if filter.fields != [.title] { out += "&fields=" + PathSegment.encode(filter.fields.map(\.description).joined(separator: ",")) }
-        if !filter.conditions.isEmpty { out += "&where=" + PathSegment.encode(filter.conditions.map(\.description).joined(separator: ",")) }
+        if !filter.conditions.isEmpty { out += "&where=" + PathSegment.encode(FieldSyntax.text(of: filter.conditions)) }
         return out
     }
 

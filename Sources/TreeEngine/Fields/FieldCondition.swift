@@ -35,30 +35,17 @@ public struct FieldCondition: Hashable, Sendable, CustomStringConvertible {
         self.operand = operand
     }
 
-    /// `data.size>1000000`; a string operand in JSON's quotes.
+    /// `data.size>1000000`, a string operand quoted as Swift writes it (for logs; the
+    /// service writes the `where` syntax itself).
     public var description: String {
         let value: String
         switch operand {
         case .null: value = "null"
         case .boolean(let b): value = b ? "true" : "false"
-        case .number(let n): value = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
-        case .string(let s): value = FieldCondition.quoted(s)
+        case .number(let n): value = "\(n)"
+        case .string(let s): value = s.debugDescription
         }
         return "\(field)\(comparison.rawValue)\(value)"
-    }
-
-    /// `s` as a JSON string.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where c.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
     }
 
     /// Whether `order` (the value's order against the operand, nil when they do not

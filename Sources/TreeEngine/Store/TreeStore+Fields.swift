@@ -4,6 +4,7 @@ extension TreeStore {
     /// Makes the columns `query` needs, reading data with `dataReader`.
     /// - Complexity: O(slots + data bytes) per column made, O(fields) otherwise
     mutating func readyFields(_ query: FilterQuery) {
+        guard !query.isTitleOnly else { return }
         let paths = query.dataPaths
         guard !paths.isEmpty else { return }
         guard let dataReader else { preconditionFailure("a filter on data fields needs the store's dataReader") }

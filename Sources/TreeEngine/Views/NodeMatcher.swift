@@ -1,16 +1,22 @@
 /// Whether a node matches a `FilterQuery`: its text in the title or in any other field the
 /// query searches, and every condition. (Leaves only is the caller's: it depends on the
 /// node's place, not on its fields.)
-struct NodeMatcher: Sendable {
+final class NodeMatcher: Sendable {
     /// The text's matcher; titles and the texts of data values alike.
     let text: TitleMatcher
     /// The conditions, with a string operand's fold.
     let conditions: [(condition: FieldCondition, folded: [UInt8])]
+    /// The fields the text is searched in (none without a text).
+    let fields: [NodeField]
+    /// The text in the title alone, no condition: every query before fields and conditions.
+    let isTitleOnly: Bool
 
     var query: FilterQuery { text.query }
 
     init(_ query: FilterQuery) {
         text = TitleMatcher(query)
+        fields = query.text.isEmpty ? [] : query.fields
+        isTitleOnly = query.isTitleOnly
         let folds = text.folds
         conditions = query.conditions.map { condition in
             guard case .string(var operand) = condition.operand else { return (condition, []) }
@@ -25,9 +31,9 @@ struct NodeMatcher: Sendable {
     /// (`query.fields[i]`) and whether it satisfies the `i`-th condition.
     @inline(__always)
     func matches(text field: (Int) -> Bool, condition: (Int) -> Bool) -> Bool {
-        if !query.text.isEmpty {
+        if !fields.isEmpty {
             var found = false
-            for i in query.fields.indices where field(i) { found = true; break }
+            for i in fields.indices where field(i) { found = true; break }
             if !found { return false }
         }
         for i in conditions.indices where !condition(i) { return false }
@@ -38,8 +44,9 @@ struct NodeMatcher: Sendable {
     /// or with `reader` from the node's data where there is no column.
     /// - Complexity: O(the fields' text lengths · the text's length)
     func matches(_ slot: Slot, in forest: Forest, reader: (any NodeDataReader)?, scratch: inout [UInt8]) -> Bool {
-        matches(text: { i in
-            forest.withField(query.fields[i], of: slot, reader: reader) { kind, value, _ in textMatches(kind, value, scratch: &scratch) }
+        if isTitleOnly { return forest.withTitle(of: NodeHandle(slot: slot)) { text.matches($0, scratch: &scratch) } }
+        return matches(text: { i in
+            forest.withField(fields[i], of: slot, reader: reader) { kind, value, _ in textMatches(kind, value, scratch: &scratch) }
         }, condition: { i in
             forest.withField(conditions[i].condition.field, of: slot, reader: reader) { kind, value, number in
                 holds(i, kind, value, number, scratch: &scratch)
@@ -49,9 +56,8 @@ struct NodeMatcher: Sendable {
 
     /// The fields whose value matches the text, in the query's order (none without a text).
     func matchedFields(_ slot: Slot, in forest: Forest, reader: (any NodeDataReader)?) -> [NodeField] {
-        guard !query.text.isEmpty else { return [] }
         var scratch: [UInt8] = []
-        return query.fields.filter { field in
+        return fields.filter { field in
             forest.withField(field, of: slot, reader: reader) { kind, value, _ in textMatches(kind, value, scratch: &scratch) }
         }
     }

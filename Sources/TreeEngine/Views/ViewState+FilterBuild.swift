@@ -227,7 +227,7 @@ extension ViewState {
             var scratch: [UInt8] = []
             scratch.reserveCapacity(256)
             let text = matcher.text
-            if matcher.query.isTitleOnly {
+            if matcher.isTitleOnly {
                 let titleRef = fields[0].refs, pool = fields[0].pool
                 if let kernel {
                     kernel.needle.withUnsafeBufferPointer { needle in

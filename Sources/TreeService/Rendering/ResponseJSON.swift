@@ -127,7 +127,7 @@ enum ResponseJSON {
         }
         if !query.conditions.isEmpty {
             out.raw(",\"where\":")
-            out.string(query.conditions.map(\.description).joined(separator: ","))
+            out.string(FieldSyntax.text(of: query.conditions))
         }
     }
 

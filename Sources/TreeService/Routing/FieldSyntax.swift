@@ -1,4 +1,5 @@
 import TreeEngine
+import TreeFormats
 
 /// The text forms of fields and conditions in query parameters: `fields=title,data.shell`
 /// and `where=data.size>1000000,data.owner=alice`.
@@ -41,6 +42,21 @@ enum FieldSyntax {
         } while scanner.take(",")
         if !scanner.atEnd { throw scanner.failure("expected ',' or the end") }
         return fields
+    }
+
+    /// `conditions` in the syntax of `where` (each operand as JSON writes it: a string
+    /// quoted), as pages echo them.
+    static func text(of conditions: [FieldCondition]) -> String {
+        conditions.map { condition in
+            var out = JSONWriter()
+            switch condition.operand {
+            case .null: out.null()
+            case .boolean(let b): out.bool(b)
+            case .number(let n): out.double(n)
+            case .string(let s): out.string(s)
+            }
+            return "\(condition.field)\(condition.comparison.rawValue)" + String(decoding: out.bytes, as: UTF8.self)
+        }.joined(separator: ",")
     }
 
     /// The conditions of a `where` parameter.
