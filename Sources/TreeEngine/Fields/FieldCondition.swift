@@ -23,6 +23,27 @@ public struct FieldCondition: Hashable, Sendable, CustomStringConvertible {
         case boolean(Bool)
         case number(Double)
         case string(String)
+
+        /// Strings are equal when their Unicode scalars are, as a filter's texts are
+        /// (`FilterQuery.==`): "é" and "e\u{301}" are different operands.
+        public static func == (a: Operand, b: Operand) -> Bool {
+            switch (a, b) {
+            case (.null, .null): true
+            case (.boolean(let x), .boolean(let y)): x == y
+            case (.number(let x), .number(let y)): x == y
+            case (.string(let x), .string(let y)): x.unicodeScalars.elementsEqual(y.unicodeScalars)
+            default: false
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .null: hasher.combine(0)
+            case .boolean(let b): hasher.combine(b)
+            case .number(let n): hasher.combine(n)
+            case .string(let s): for c in s.unicodeScalars { hasher.combine(c.value) }
+            }
+        }
     }
 
     public var field: NodeField

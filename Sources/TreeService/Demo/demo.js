@@ -192,16 +192,19 @@ function inView(path, extra, read) {
     if (S.caseSensitive) q.push("caseSensitive=true");
     if (S.diacritics) q.push("diacritics=insensitive");
     if (S.leavesOnly) q.push("leavesOnly=true");
-    if (S.searchColumns && S.columns.length) q.push("fields=" + encodeURIComponent(["title", ...S.columns.map((c) => c.field)].join(",")));
+    if (S.searchColumns && S.columns.length) q.push("fields=" + encodeURIComponent(["title", ...S.columns.map((c) => listed(c.field))].join(",")));
   }
   return q.length ? path + "?" + q.join("&") : path;
 }
+
+/** A field as a comma-separated list names it: a `,` in a member name escaped (`GET …/fields` escapes `.` and `\\` only). */
+const listed = (field) => field.replace(/,/g, "\\,");
 
 /** The query of a rows page from `offset`: its place, `positions`, and the aggregates the columns show. */
 function rowsQuery(offset, limit) {
   const q = `offset=${offset}&limit=${limit}&positions=true`;
   if (!S.columns.length) return q;
-  const items = ["count", ...S.columns.filter((c) => c.numeric).map((c) => "sum:" + c.field)];
+  const items = ["count", ...S.columns.filter((c) => c.numeric).map((c) => "sum:" + listed(c.field))];
   return q + "&aggregate=" + encodeURIComponent(items.join(","));
 }
 
