@@ -46,7 +46,7 @@ struct FieldColumn: Sendable {
                         guard let data else { return }
                         reader.read(path, in: data) { kind, text, n in
                             kinds[s] = kind
-                            let number = kind == .number ? n : kind == .string ? FieldColumn.number(in: text) : .nan
+                            let number = kind.number(text, reported: n)
                             values[s] = number
                             if !number.isNaN { numbers = true }
                             if !text.isEmpty { refs[s] = pool.append(text) + 1 }
@@ -83,7 +83,7 @@ struct FieldColumn: Sendable {
             guard let data else { return }
             reader.read(path, in: data) { k, text, n in
                 kind = k
-                if k == .number { number = n } else if k == .string { number = FieldColumn.number(in: text) }
+                number = k.number(text, reported: n)
                 if !text.isEmpty { ref = texts.append(text) + 1 }
             }
         }
@@ -100,29 +100,6 @@ struct FieldColumn: Sendable {
         let s = slot.index, ref = textRef[s], number = numbers.isEmpty ? .nan : numbers[s]
         if ref == 0 { return body(kinds[s], UnsafeRawBufferPointer(start: nil, count: 0), number) }
         return texts.withEntry(ref - 1) { body(kinds[s], $0, number) }
-    }
-
-    /// The value of a string written as a JSON number (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`),
-    /// NaN for any other string.
-    /// - Complexity: O(length)
-    static func number(in text: UnsafeRawBufferPointer) -> Double {
-        var i = 0
-        let n = text.count
-        func digits() -> Int {
-            let start = i
-            while i < n && text[i] &- 48 < 10 { i += 1 }
-            return i - start
-        }
-        if i < n && text[i] == UInt8(ascii: "-") { i += 1 }
-        if i < n && text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return .nan }
-        if i < n && text[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return .nan } }
-        if i < n && text[i] | 0x20 == UInt8(ascii: "e") {
-            i += 1
-            if i < n && (text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-")) { i += 1 }
-            if digits() == 0 { return .nan }
-        }
-        guard i == n else { return .nan }
-        return Double(String(decoding: text, as: UTF8.self)) ?? .nan
     }
 
     /// The bytes this column holds.

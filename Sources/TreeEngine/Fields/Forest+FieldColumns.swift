@@ -47,7 +47,7 @@ extension Forest {
                 reader.read(path, in: data) { k, t, n in
                     kind = k
                     text = Array(t)
-                    if k == .number { number = n } else if k == .string { number = FieldColumn.number(in: t) }
+                    number = k.number(t, reported: n)
                 }
             }
             return text.withUnsafeBytes { body(kind, $0, number) }

@@ -57,6 +57,46 @@ public enum FieldKind: UInt8, Sendable, CaseIterable {
     case compound
 }
 
+extension FieldKind {
+    /// The number a value of this kind compares as: a number's own (`reported` by the
+    /// reader), a string's when it is written as a JSON number (CSV columns give numbers as
+    /// strings), NaN for any other value.
+    @inline(__always)
+    func number(_ text: UnsafeRawBufferPointer, reported: Double) -> Double {
+        switch self {
+        case .number: reported
+        case .string: NumberText.value(text) ?? .nan
+        default: .nan
+        }
+    }
+}
+
+/// Numbers written as text.
+public enum NumberText {
+    /// The value of `text` when it is a number as JSON writes it
+    /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`), else nil.
+    /// - Complexity: O(length)
+    public static func value(_ text: UnsafeRawBufferPointer) -> Double? {
+        var i = 0
+        let n = text.count
+        func digits() -> Int {
+            let start = i
+            while i < n && text[i] &- 48 < 10 { i += 1 }
+            return i - start
+        }
+        if i < n && text[i] == UInt8(ascii: "-") { i += 1 }
+        if i < n && text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return nil }
+        if i < n && text[i] == UInt8(ascii: ".") { i += 1; if digits() == 0 { return nil } }
+        if i < n && text[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < n && (text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-")) { i += 1 }
+            if digits() == 0 { return nil }
+        }
+        guard i == n else { return nil }
+        return Double(String(decoding: text, as: UTF8.self))
+    }
+}
+
 /// Reads a field's value out of a node's `data` (a format's bytes: the engine keeps
 /// `data` as it was given and knows nothing of its format).
 public protocol NodeDataReader: Sendable {

@@ -545,10 +545,7 @@ extension TreeStore {
         self.dataReader = dataReader
         filteredViewCapacity = c.filteredViewCapacity
 
-        for view in c.views where !view.query.dataPaths.isEmpty {
-            guard dataReader != nil else { throw CompactColumnsError("the filtered view [\(view.query)] reads data fields, and there is no reader") }
-            readyFields(view.query)
-        }
+        for view in c.views { try readyImageFields(view.query) }
         filtered = try TreeStore.filteredViews(c.views, self.forest, workers: filterWorkers)
         for view in c.userViews {
             guard userViews[view.id] == nil else { throw CompactColumnsError("view \(view.id) is there twice") }
@@ -568,10 +565,7 @@ extension TreeStore {
             var seen: Set<FilterQuery> = []
             for (query, expansion) in view.filtered {
                 guard seen.insert(query).inserted else { throw CompactColumnsError("the filtered view [\(query)] is kept twice") }
-                guard query.dataPaths.isEmpty || dataReader != nil else {
-                    throw CompactColumnsError("the filtered view [\(query)] reads data fields, and there is no reader")
-                }
-                readyFields(query)
+                try readyImageFields(query)
                 switch expansion {
                 case .bits(let bytes):
                     keepFiltered(query, in: view.id, expanded: try TreeStore.expansionBits(bytes, count: n))
@@ -598,6 +592,15 @@ extension TreeStore {
             }
         }
         checkInvariants()
+    }
+
+    /// The columns a filtered view of an image reads (`readyFields`); throws when it reads
+    /// data fields and the store has no reader.
+    private mutating func readyImageFields(_ query: FilterQuery) throws(CompactColumnsError) {
+        guard query.dataPaths.isEmpty || dataReader != nil else {
+            throw CompactColumnsError("the filtered view [\(query)] reads data fields, and there is no reader")
+        }
+        readyFields(query)
     }
 
     /// Checks changed nodes read from columns: ascending within the `n` nodes, each changed

@@ -71,8 +71,11 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(n + total title length) to build, O(views) when kept
     public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
         guard let filter = view.filter else { return }
-        readyFields(filter)
-        defer { dropUnusedFields() }
+        // Kept rows have their columns; a build may drop other rows, and with them the last
+        // use of a column.
+        let builds = !isKept(view)
+        if builds { readyFields(filter) }
+        defer { if builds { dropUnusedFields() } }
         if let id = view.view {
             try prepareShared(filter, in: id, isCancelled: isCancelled)
         } else if try prepare(filter, in: &filtered, isCancelled: isCancelled) {

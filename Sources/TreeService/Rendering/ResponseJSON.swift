@@ -75,12 +75,16 @@ enum ResponseJSON {
     /// searches other fields than the title alone.
     static func matchedFields(of node: NodeHandle, isMatch: Bool, _ query: FilterQuery, store: TreeStore, _ out: inout JSONWriter) {
         guard !query.text.isEmpty, query.fields != [.title] else { return }
-        out.raw(",\"matchedFields\":[")
-        if isMatch {
-            for (k, field) in store.matchedFields(of: node, query).enumerated() {
-                if k > 0 { out.raw(",") }
-                out.string(field.description)
-            }
+        out.raw(",\"matchedFields\":")
+        fieldNames(isMatch ? store.matchedFields(of: node, query) : [], &out)
+    }
+
+    /// `["title","data.size",…]`
+    static func fieldNames(_ fields: [NodeField], _ out: inout JSONWriter) {
+        out.raw("[")
+        for (k, field) in fields.enumerated() {
+            if k > 0 { out.raw(",") }
+            out.string(field.description)
         }
         out.raw("]")
     }
@@ -118,12 +122,8 @@ enum ResponseJSON {
     /// form: a string operand quoted).
     static func fieldsAndConditions(_ query: FilterQuery, _ out: inout JSONWriter) {
         if query.fields != [.title] {
-            out.raw(",\"fields\":[")
-            for (k, field) in query.fields.enumerated() {
-                if k > 0 { out.raw(",") }
-                out.string(field.description)
-            }
-            out.raw("]")
+            out.raw(",\"fields\":")
+            fieldNames(query.fields, &out)
         }
         if !query.conditions.isEmpty {
             out.raw(",\"where\":")

@@ -31,17 +31,26 @@ enum FieldSyntax {
 
     /// The fields of a `fields` parameter.
     static func fields(_ text: String) throws(Failure) -> [NodeField] {
-        var scanner = Scanner(text)
-        var fields: [NodeField] = []
-        repeat {
-            let start = scanner.position
-            let field = try scanner.field(endingAt: [","])
-            if fields.contains(field) { throw Failure(message: "\(field) is listed twice", position: start) }
-            fields.append(field)
-            if fields.count > maximumCount { throw Failure(message: "at most \(maximumCount) fields", position: start) }
-        } while scanner.take(",")
-        if !scanner.atEnd { throw scanner.failure("expected ',' or the end") }
-        return fields
+        try list(text, of: "fields", end: "expected ',' or the end", twice: { "\($0) is listed twice" }) {
+            (scanner: inout Scanner) throws(Failure) in try scanner.field(endingAt: [","])
+        }
+    }
+
+    /// The conditions of a `where` parameter.
+    static func conditions(_ text: String) throws(Failure) -> [FieldCondition] {
+        try list(text, of: "conditions", end: "expected ',' or the end after a value", twice: nil) {
+            (scanner: inout Scanner) throws(Failure) in
+            let field = try scanner.field(endingAt: ["=", "!", "<", ">"])
+            let comparison = try scanner.comparison()
+            return FieldCondition(field, comparison, try scanner.operand())
+        }
+    }
+
+    /// The aggregates of an `aggregate` parameter, in order.
+    static func aggregates(_ text: String) throws(Failure) -> [AggregateRequest] {
+        try list(text, of: "aggregates", end: "expected ',' or the end", twice: { "\($0.key) is asked for twice" }) {
+            (scanner: inout Scanner) throws(Failure) in try scanner.aggregate()
+        }
     }
 
     /// `conditions` in the syntax of `where` (each operand as JSON writes it: a string
@@ -59,51 +68,22 @@ enum FieldSyntax {
         }.joined(separator: ",")
     }
 
-    /// The conditions of a `where` parameter.
-    static func conditions(_ text: String) throws(Failure) -> [FieldCondition] {
+    /// The comma-separated items of `text`, each read by `item`: at most `maximumCount`
+    /// (`noun` names them in the error), none given twice when `twice` says how that is put,
+    /// and nothing after the last (`end` says what was expected instead).
+    private static func list<Item: Equatable>(_ text: String, of noun: String, end: String, twice: ((Item) -> String)?,
+                                              _ item: (inout Scanner) throws(Failure) -> Item) throws(Failure) -> [Item] {
         var scanner = Scanner(text)
-        var conditions: [FieldCondition] = []
+        var items: [Item] = []
         repeat {
             let start = scanner.position
-            let field = try scanner.field(endingAt: ["=", "!", "<", ">"])
-            let comparison = try scanner.comparison()
-            let operand = try scanner.operand()
-            conditions.append(FieldCondition(field, comparison, operand))
-            if conditions.count > maximumCount { throw Failure(message: "at most \(maximumCount) conditions", position: start) }
+            let next = try item(&scanner)
+            if let twice, items.contains(next) { throw Failure(message: twice(next), position: start) }
+            items.append(next)
+            if items.count > maximumCount { throw Failure(message: "at most \(maximumCount) \(noun)", position: start) }
         } while scanner.take(",")
-        if !scanner.atEnd { throw scanner.failure("expected ',' or the end after a value") }
-        return conditions
-    }
-
-    /// The aggregates of an `aggregate` parameter, in order.
-    static func aggregates(_ text: String) throws(Failure) -> [AggregateRequest] {
-        var scanner = Scanner(text)
-        var requests: [AggregateRequest] = []
-        repeat {
-            let start = scanner.position
-            var name = ""
-            while let c = scanner.current, c != ":" && c != "," { name.unicodeScalars.append(c); scanner.i += 1 }
-            let request: AggregateRequest
-            if name == "count" {
-                request = AggregateRequest(operation: .count, field: nil)
-            } else {
-                guard let operation = AggregateRequest.Operation(rawValue: name), operation != .count else {
-                    throw Failure(message: "\"\(name)\" is not an aggregate: give count, or sum, min, max or avg and \":\" and a data field",
-                                  position: start)
-                }
-                guard scanner.take(":") else { throw scanner.failure("expected ':' and a data field after \(name)") }
-                let fieldStart = scanner.position
-                guard case .data(let path) = try scanner.field(endingAt: [","]) else {
-                    throw Failure(message: "\(name) needs a data field (numbers), not the title", position: fieldStart)
-                }
-                request = AggregateRequest(operation: operation, field: path)
-            }
-            if requests.contains(request) { throw Failure(message: "\(request.key) is asked for twice", position: start) }
-            requests.append(request)
-            if requests.count > maximumCount { throw Failure(message: "at most \(maximumCount) aggregates", position: start) }
-        } while scanner.take(",")
-        if !scanner.atEnd { throw scanner.failure("expected ',' or the end") }
-        return requests
+        if !scanner.atEnd { throw scanner.failure(end) }
+        return items
     }
 
     private struct Scanner {
@@ -155,6 +135,24 @@ enum FieldSyntax {
             return .data(FieldPath(Array(members.dropFirst())))
         }
 
+        /// `count`, or an operation, `:` and a data field.
+        mutating func aggregate() throws(Failure) -> AggregateRequest {
+            let start = position
+            var name = ""
+            while let c = current, c != ":" && c != "," { name.unicodeScalars.append(c); i += 1 }
+            if name == "count" { return AggregateRequest(operation: .count, field: nil) }
+            guard let operation = AggregateRequest.Operation(rawValue: name), operation != .count else {
+                throw Failure(message: "\"\(name)\" is not an aggregate: give count, or sum, min, max or avg and \":\" and a data field",
+                              position: start)
+            }
+            guard take(":") else { throw failure("expected ':' and a data field after \(name)") }
+            let fieldStart = position
+            guard case .data(let path) = try field(endingAt: [","]) else {
+                throw Failure(message: "\(name) needs a data field (numbers), not the title", position: fieldStart)
+            }
+            return AggregateRequest(operation: operation, field: path)
+        }
+
         mutating func comparison() throws(Failure) -> FieldCondition.Comparison {
             switch current {
             case "=": i += 1; return .equal
@@ -176,7 +174,8 @@ enum FieldSyntax {
             case "true": return .boolean(true)
             case "false": return .boolean(false)
             default:
-                if FieldSyntax.isJSONNumber(text), let n = Double(text), n.isFinite { return .number(n) }
+                var bytes = text
+                if let n = bytes.withUTF8({ NumberText.value(UnsafeRawBufferPointer($0)) }), n.isFinite { return .number(n) }
                 return .string(text)
             }
         }
@@ -235,21 +234,6 @@ enum FieldSyntax {
             }
             throw failure("the string has no closing '\"'")
         }
-    }
-
-    /// Whether `text` is a number as JSON writes it: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: String) -> Bool {
-        var s = Array(text.utf8)[...]
-        func digits() -> Int { let n = s.prefix { $0 >= 48 && $0 <= 57 }.count; s = s.dropFirst(n); return n }
-        if s.first == UInt8(ascii: "-") { s = s.dropFirst() }
-        if s.first == UInt8(ascii: "0") { s = s.dropFirst() } else if digits() == 0 { return false }
-        if s.first == UInt8(ascii: ".") { s = s.dropFirst(); if digits() == 0 { return false } }
-        if s.first == UInt8(ascii: "e") || s.first == UInt8(ascii: "E") {
-            s = s.dropFirst()
-            if s.first == UInt8(ascii: "+") || s.first == UInt8(ascii: "-") { s = s.dropFirst() }
-            if digits() == 0 { return false }
-        }
-        return s.isEmpty
     }
 }
 

@@ -38,17 +38,8 @@ extension HTTPRequest {
         case let text?: throw .badQueryParameter("query parameter diacritics must be sensitive or insensitive, not \"\(text)\"")
         }
         let leavesOnly = try booleanQuery("leavesOnly") ?? false
-        var fields: [NodeField] = [.title], conditions: [FieldCondition] = []
-        do throws(FieldSyntax.Failure) {
-            if let text = queryValue("fields") { fields = try FieldSyntax.fields(text) }
-        } catch {
-            throw .badQueryParameter("query parameter fields: \(error.message) (at character \(error.position))")
-        }
-        do throws(FieldSyntax.Failure) {
-            if let text = queryValue("where"), !text.isEmpty { conditions = try FieldSyntax.conditions(text) }
-        } catch {
-            throw .badQueryParameter("query parameter where: \(error.message) (at character \(error.position))")
-        }
+        let fields = try syntaxQuery("fields", FieldSyntax.fields) ?? [.title]
+        let conditions = queryValue("where")?.isEmpty == false ? try syntaxQuery("where", FieldSyntax.conditions) ?? [] : []
         let text = queryValue(name) ?? ""
         if text.isEmpty && queryValue("fields") != nil {
             throw .badQueryParameter("query parameter fields says where a text is searched: give a \(name) text too")
@@ -60,11 +51,17 @@ extension HTTPRequest {
 
     /// The `aggregate` query parameter of a rows page (none when absent).
     func aggregateQuery() throws(ServiceError) -> [AggregateRequest] {
-        guard let text = queryValue("aggregate") else { return [] }
+        try syntaxQuery("aggregate", FieldSyntax.aggregates) ?? []
+    }
+
+    /// The query parameter `name` read by `parse` (`FieldSyntax`), nil when absent; 400 with
+    /// the position of the error when it does not parse.
+    private func syntaxQuery<T>(_ name: String, _ parse: (String) throws(FieldSyntax.Failure) -> T) throws(ServiceError) -> T? {
+        guard let text = queryValue(name) else { return nil }
         do throws(FieldSyntax.Failure) {
-            return try FieldSyntax.aggregates(text)
+            return try parse(text)
         } catch {
-            throw .badQueryParameter("query parameter aggregate: \(error.message) (at character \(error.position))")
+            throw .badQueryParameter("query parameter \(name): \(error.message) (at character \(error.position))")
         }
     }
 
