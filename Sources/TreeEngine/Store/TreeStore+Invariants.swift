@@ -42,6 +42,7 @@ extension TreeStore {
         }
         for entry in depthBases.values { entry.base.checkInvariants(forest) }
         for index in aggregateIndexes { index.checkInvariants(forest) }
+        for base in childBases { base.checkInvariants(forest) }
         #endif
     }
 

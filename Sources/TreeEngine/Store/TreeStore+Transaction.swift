@@ -137,6 +137,7 @@ extension TreeStore {
         if !selections.isEmpty { users[DepthBase.all, default: 0] += selections.count }
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
         for i in aggregateIndexes.indices { aggregateIndexes[i].rebuild(forest) }
+        for i in childBases.indices { childBases[i].rebuild(forest) }
         // The shared states as they were (one dropped on the way built again), their
         // followers from their saved exceptions.
         let current = filterBases

@@ -154,6 +154,7 @@ extension TreeStore {
     /// - Complexity: O(range · bases)
     mutating func updateBases(_ range: Range<Position>) {
         for i in depthBases.indexList { depthBases.values[i].base.update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
+        for i in childBases.indices { childBases[i].update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
         updateAggregates(range.lowerBound.offset ..< range.upperBound.offset)
     }
 

@@ -23,6 +23,12 @@ public struct TreeStore: Sendable {
     /// The shared bases of the views' unfiltered rows, by their rule's depth, with the
     /// number of views over each.
     var depthBases: [Int32: (base: DepthBase, users: Int)] = [:]
+    /// The bases children pages count with, oldest first (`TreeStore+Children.swift`).
+    var childBases: [DepthBase] = []
+    /// How many levels' bases the store keeps for children pages.
+    var childBaseCapacity = 4
+    /// A subtree of at most this many positions has its children walked, with no base.
+    var childWalkLimit = 4096
     /// The shared filtered states of the texts views filter by, each with the views that
     /// follow it (`TreeStore+SharedFilters.swift`).
     var filterBases: [FilterQuery: ViewState] = [:]

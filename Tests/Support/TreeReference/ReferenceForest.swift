@@ -382,6 +382,27 @@ final class ReferenceForest {
 
     func matchCount(_ f: FilterQuery) -> Int { matchSet(f).count }
 
+    /// The children of `node` (the roots when nil) in a view's rows, whatever the expansion:
+    /// in filtered rows, a node in A shows its children in A or M, any other shown node all
+    /// of its children, a hidden node none.
+    func children(of node: RefNode?, _ ref: ViewRef) -> [RefNode] {
+        let all = node?.children ?? roots
+        guard let f = ref.filter else { return all }
+        let q = RefQuery(f)
+        let a = ancestorSet(f)
+        func shows(_ child: RefNode, parentInA: Bool) -> Bool { !parentInA || a.contains(ObjectIdentifier(child)) || Self.matches(child, q) }
+        // The path from a root down to `node`: each step shown under its parent.
+        var path: [RefNode] = []
+        var up = node
+        while let n = up { path.insert(n, at: 0); up = n.parent }
+        var parentInA = true
+        for n in path {
+            guard shows(n, parentInA: parentInA) else { return [] }
+            parentInA = a.contains(ObjectIdentifier(n))
+        }
+        return all.filter { shows($0, parentInA: parentInA) }
+    }
+
     // MARK: Expansion (the caller has called `use`)
 
     /// Sets one node's expansion in a view's rows (unfiltered or filtered).

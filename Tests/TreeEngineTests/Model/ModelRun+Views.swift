@@ -191,6 +191,48 @@ extension ModelRun {
             expectEqual(placement.match, matches.contains(ObjectIdentifier(node)), "\(what): isMatch of \(node.key)")
             if failed { return }
         }
+        for parent in [nil] + (0 ..< min(3, nodes.count)).map({ _ in rng.pick(nodes) }) {
+            checkChildren(of: parent, ref, rowOf: rowOf, what)
+            if failed { return }
+        }
+    }
+
+    /// A random page of a node's children in kept rows against the reference: each child's
+    /// row, its row index and the number of its own children there.
+    func checkChildren(of parent: RefNode?, _ ref: ViewRef, rowOf: [String: Int], _ what: String) {
+        let h = parent.flatMap(handle)
+        let expected = model.children(of: parent, ref)
+        let offset = rng.int(0 ... expected.count + 1), limit = rng.int(0 ... 6)
+        let node = parent?.key ?? "the roots"
+        var page = store.keptChildren(of: h, ref, offset: offset, limit: limit)
+        if page == nil {
+            store.prepareChildren(of: h)
+            page = store.keptChildren(of: h, ref, offset: offset, limit: limit)
+        }
+        guard let page else { problem("\(what): no children of \(node) after prepareChildren"); return }
+        expectEqual(page.total, expected.count, "\(what): children of \(node)")
+        let slice = offset >= expected.count ? [] : Array(expected[offset ..< min(expected.count, offset + limit)])
+        expectEqual(page.children.map { store.forest.id(of: $0.row.node).description }, slice.map(\.key),
+                    "\(what): children \(offset), \(limit) of \(node)")
+        guard !failed else { return }
+        let q = ref.filter.map(RefQuery.init)
+        for (k, (child, ref_)) in zip(page.children, slice).enumerated() {
+            var level = 0, up = ref_.parent
+            while let p = up { level += 1; up = p.parent }
+            var below: Int? = nil
+            if let q {
+                var nodes: [RefNode] = []
+                for c in ref_.children { c.appendSubtree(to: &nodes) }
+                below = nodes.filter { ReferenceForest.matches($0, q) }.count
+            }
+            let row = RefRow(id: ref_.key, level: level, expanded: model.isExpanded(ref_, ref), hasChildren: ref_.hasChildren,
+                             parentID: parent?.key, isMatch: q.map { ReferenceForest.matches(ref_, $0) } ?? false, matchesBelow: below)
+            expectEqual(refRowWithMatches(child.row), row, "\(what): child \(ref_.key) of \(node)")
+            expectEqual(child.row.index, offset + k, "\(what): place of \(ref_.key) among the children of \(node)")
+            expectEqual(child.rowIndex, rowOf[ref_.key], "\(what): row index of child \(ref_.key)")
+            expectEqual(child.childCount, model.children(of: ref_, ref).count, "\(what): child count of \(ref_.key)")
+        }
+        if ref.filter == nil { expectEqual(store.childCount(of: h), expected.count, "\(what): childCount of \(node)") }
     }
 
     /// The view the step named, through the readers that name it (and may build it):

@@ -58,6 +58,9 @@ final class ModelRun {
         store.filteredViewCapacity = capacity
         // Filters split their titles between 1, 3 or 7 threads (or the default), even on small trees.
         store.filterWorkers = [nil, 1, 3, 7][Int(seed % 4)]
+        // Children pages count with their bases, or walk (small subtrees) and evict bases often.
+        store.childWalkLimit = [0, 8, 4096][Int(seed / 4 % 3)]
+        store.childBaseCapacity = 2 + Int(seed / 12 % 3)
         adoptIDs(model.roots, store.forest.children(of: nil), "upload")
         checkForest(store.forest, "after upload")
         let k = rng.int(2 ... 3)

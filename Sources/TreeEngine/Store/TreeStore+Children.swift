@@ -1,0 +1,157 @@
+/// A node's children in a view's rows, by the page: what grids that load a tree group by group
+/// ask for (`GET …/items/{id}/children`).
+///
+/// The children of a node at level d are the nodes of its subtree at level d + 1: exactly the
+/// positions of its subtree whose cover is 0 under the `DepthBase` that expands every level up
+/// to d. So counting them and finding the k-th are that base's rank and select, O(log n),
+/// whatever their number; the store keeps the bases of the `childBaseCapacity` levels most
+/// recently built for this (besides those its views share), kept by edits like theirs. A
+/// subtree of at most `childWalkLimit` positions is walked instead, with no base.
+///
+/// In filtered rows, a node that is an ancestor of a match shows only its children that match
+/// or are ancestors of matches: those are walked, O(children). Any other node in the rows shows
+/// all of its children, as in unfiltered rows; a node the filter hides has none.
+extension TreeStore {
+    /// A page of children (`children(of:_:offset:limit:)`).
+    public struct ChildPage: Sendable {
+        /// The number of the node's children in the rows.
+        public var total: Int
+        public var children: [Child]
+    }
+
+    /// One child on a page: its row (whose `index` is its place among the node's children in
+    /// the rows), its row index in the rows (nil while a collapsed ancestor hides it), and the
+    /// number of its own children in the rows.
+    public struct Child: Sendable {
+        public var row: Row
+        public var rowIndex: Int?
+        public var childCount: Int
+    }
+
+    /// The children of `parent` (the roots when nil) in the rows `view` names, from the
+    /// `offset`-th, at most `limit`, in tree order; nil when the rows or a base they need are
+    /// not kept (`prepareChildren` builds the bases). Changes nothing: for readers.
+    /// - Complexity: O((limit + 1) · log n), plus O(children) of each node on the page and of
+    ///   `parent` that is an ancestor of a match in filtered rows
+    public func keptChildren(of parent: NodeHandle?, _ view: ViewRef, offset: Int, limit: Int) -> ChildPage? {
+        guard isKept(view) else { return nil }
+        let filter = view.filter == nil ? nil : keptView(view)?.filter
+        let p = parent.map { forest.position(of: $0) }
+        guard let children = childList(p, filter) else { return nil }
+        var page: [Child] = []
+        if offset < children.count {
+            for (k, c) in children.positions(from: offset, limit: limit, forest).enumerated() {
+                let slot = forest.slot(at: c)
+                let node = NodeHandle(slot: slot)
+                guard let grandchildren = childList(c, filter, known: true), let placement = keptPlacement(of: node, view) else { return nil }
+                let row = Row(node: node, index: offset + k, level: forest.level(at: c), isExpanded: placement.expanded,
+                              hasChildren: forest.hasChildren(atPosition: c), parent: parent, isMatch: placement.match,
+                              matchesBelow: filter?.matchesBelow(slot: slot, at: c, in: forest))
+                page.append(Child(row: row, rowIndex: placement.index, childCount: grandchildren.count))
+            }
+        }
+        var rows = page.map(\.row)
+        markSelection(&rows, in: view.view)
+        for i in page.indices { page[i].row = rows[i] }
+        return ChildPage(total: children.count, children: page)
+    }
+
+    /// Builds the bases that `keptChildren` needs for a page of `parent`'s children: its
+    /// children's level and theirs (the oldest kept ones past `childBaseCapacity` dropped).
+    /// - Complexity: O(positions) per base built
+    public mutating func prepareChildren(of parent: NodeHandle?) {
+        let level = parent.map { forest.level(of: $0) } ?? -1
+        for depth in [Int32(level + 1), Int32(level + 2)] where depthBases[depth] == nil {
+            if let i = childBases.firstIndex(where: { $0.depth == depth }) {
+                childBases.append(childBases.remove(at: i))
+            } else {
+                childBases.append(DepthBase(depth: depth, forest: forest))
+            }
+        }
+        let capacity = max(2, childBaseCapacity)
+        if childBases.count > capacity && undo == nil { childBases.removeFirst(childBases.count - capacity) }
+    }
+
+    /// The number of `node`'s children (the roots when nil) in the forest.
+    /// - Complexity: O(log n) with its children's level's base kept, else O(children)
+    public func childCount(of node: NodeHandle?) -> Int {
+        let p = node.map { forest.position(of: $0) }
+        return childList(p, nil)?.count ?? forest.childCount(of: node)
+    }
+
+    /// The base whose cover-0 positions in a subtree at level `depth - 1` are its children.
+    func childBase(_ depth: Int32) -> DepthBase? {
+        depthBases[depth]?.base ?? childBases.first { $0.depth == depth }
+    }
+
+    /// The children of the node at `p` (roots: nil) in rows filtered by `filter` (nil:
+    /// unfiltered), or nil when a base they need is not kept. `known`: the node is in the rows.
+    private func childList(_ p: Position?, _ filter: ViewState.FilterState?, known: Bool = false) -> ChildList? {
+        let range = p.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
+        if let filter {
+            if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter)) }
+            if !known, let p, !isInFilteredRows(p, filter) { return .walked([]) }
+        }
+        if range.count <= childWalkLimit { return .walked(forest.childPositions(ofPosition: p)) }
+        let depth = Int32(p.map { forest.level(at: $0) } ?? -1) + 1
+        return childBase(depth).map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
+    }
+
+    /// The children of a node in A among `range` (its subtree): those in A or M.
+    private func listIncluded(_ range: Range<Int>, _ filter: ViewState.FilterState) -> [Position] {
+        var result: [Position] = []
+        var c = forest.nextNode(from: Position(range.lowerBound))
+        while c.offset < range.upperBound {
+            if filter.isIncluded(forest.slot(at: c)) { result.append(c) }
+            c = forest.nextNode(from: forest.subtreeEnd(of: c))
+        }
+        return result
+    }
+
+    /// Whether the node at `p` is in filtered rows: its nearest ancestor-or-self in A or M
+    /// is itself, or a match that is not in A (whose whole subtree shows).
+    /// - Complexity: O(depth)
+    private func isInFilteredRows(_ p: Position, _ filter: ViewState.FilterState) -> Bool {
+        var slot = forest.slot(at: p)
+        var isSelf = true
+        while !filter.isIncluded(slot) {
+            guard let parent = forest.parent(ofSlot: slot) else { return false }
+            slot = parent
+            isSelf = false
+        }
+        return isSelf || !filter.isAncestorOfMatch(slot)
+    }
+}
+
+/// A node's children: listed, or the cover-0 positions of a subtree under a `DepthBase`.
+private enum ChildList {
+    case walked([Position])
+    case included([Position])
+    case indexed(DepthBase, Range<Int>, count: Int)
+
+    var count: Int {
+        switch self {
+        case .walked(let list), .included(let list): list.count
+        case .indexed(_, _, let count): count
+        }
+    }
+
+    /// The positions of the children `offset ..< offset + limit` (fewer at the end).
+    /// - Complexity: O(log n + limit) for an indexed list
+    func positions(from offset: Int, limit: Int, _ forest: Forest) -> [Position] {
+        let end = min(count, offset + limit)
+        guard offset < end else { return [] }
+        switch self {
+        case .walked(let list), .included(let list):
+            return Array(list[offset ..< end])
+        case .indexed(let base, let range, _):
+            var c = Position(base.select(0, offset, range.lowerBound, range.upperBound, forest))
+            var result = [c]
+            while result.count < end - offset {
+                c = forest.nextNode(from: forest.subtreeEnd(of: c))
+                result.append(c)
+            }
+            return result
+        }
+    }
+}
