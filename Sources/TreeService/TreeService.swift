@@ -111,6 +111,7 @@ public final class TreeService: HTTPResponder {
         case (.item(let sid, let item, let view), "GET"): return try itemInfo(request, sid, item, view: view)
         case (.item(let sid, let item, let view), "DELETE"): return try deleteItem(request, sid, item, view: view)
         case (.item(let sid, let item, let view), _): return try patchItem(request, sid, item, view: view)
+        case (.children(let sid, let item, let view), _): return try children(request, sid, of: item, view: view)
         case (.batch(let sid, let view), _): return try batch(request, sid, view: view)
         case (.events(let sid, let view), _): return try events(request, sid, view: view)
         case (.eventToken(let sid), _): return try eventToken(request, sid)

@@ -179,6 +179,7 @@ struct DifferentialRun {
             }
             try checkRows(filter, step)
             if filter != nil { try checkRows(nil, step) }
+            try checkChildren(filter, step)
             try afterStep(step)
         }
     }
@@ -272,6 +273,36 @@ struct DifferentialRun {
             problem("step \(step): splices \(json["changes"]!) do not turn \(old) into \(new)")
         }
         if json["total"]?.intValue != new.count { problem("step \(step): total \(json["total"]!) != \(new.count)") }
+    }
+
+    /// A page of the children of a random node (or of the roots) in the rows `filter` names
+    /// (read after `checkRows`, so they are kept): ids, total, and each child's place, row,
+    /// expansion and own children.
+    mutating func checkChildren(_ filter: FilterQuery?, _ step: Int) throws {
+        let nodes = reference.allNodes
+        let parent = nodes.isEmpty || rng.chance(0.2) ? nil : rng.pick(nodes)
+        let ref = ViewRef(nil, filter: filter)
+        let expected = reference.children(of: parent, ref)
+        let offset = rng.int(0 ... expected.count), limit = rng.int(1 ... 5)
+        let path = parent.map { "/sessions/\(sid)/items/\(PathSegment.encode($0.key))/children" } ?? "/sessions/\(sid)/children"
+        let page = try JSONValue.parse(try client.request("GET", path + query(filter) + (filter == nil ? "?" : "&") + "offset=\(offset)&limit=\(limit)").body)
+        let slice = Array(expected.dropFirst(offset).prefix(limit))
+        let rows = reference.rows(filter)
+        func id(_ value: JSONValue?) -> String? { value?.intValue.map(String.init) ?? value?.stringValue }
+        let got = (page["children"]?.array ?? []).map { id($0["id"]) ?? "?" }
+        if page["total"]?.intValue != expected.count || got != slice.map(\.key) {
+            problem("step \(step): children of \(parent?.key ?? "the roots") \(offset)+\(limit) in \(filter?.description ?? "unfiltered"): "
+                    + "\(page["total"] ?? .null) \(got), want \(expected.count) \(slice.map(\.key))")
+            return
+        }
+        for (k, (child, node)) in zip(page["children"]?.array ?? [], slice).enumerated() {
+            let want = (offset + k, rows.firstIndex { $0.id == node.key }, reference.isExpanded(node, filter),
+                        reference.children(of: node, ref).count)
+            let have = (child["position"]?.intValue, child["index"]?.intValue, child["expanded"]?.boolValue, child["childCount"]?.intValue)
+            if have.0 != want.0 || have.1 != want.1 || have.2 != want.2 || have.3 != want.3 {
+                problem("step \(step): child \(node.key): position, index, expanded, childCount \(have), want \(want)")
+            }
+        }
     }
 
     mutating func checkRows(_ filter: FilterQuery?, _ step: Int) throws {

@@ -39,7 +39,7 @@ extension TreeService {
         out.raw("],\"hasChildren\":")
         out.bool(forest.hasChildren(node))
         out.raw(",\"childCount\":")
-        out.int(forest.childCount(of: node))
+        out.int(state.core.store.childCount(of: node))
         out.raw(",\"expanded\":")
         out.bool(placement.expanded)
         out.raw(",\"index\":")

@@ -259,11 +259,56 @@ enum ResponseJSON {
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
                      matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil,
                      highlight: FilterQuery? = nil, aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil) -> [UInt8] {
-        let forest = store.forest
-        let places = positions ? siblingPlaces(of: rows, in: forest) : [:]
+        let places = positions ? siblingPlaces(of: rows, in: store.forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
         out.raw("{\"version\":")
         out.int(version)
+        pageHead(filter: filter, highlight: highlight, total: total, matchCount: matchCount, selectedCount: selectedCount,
+                 offset: offset, limit: limit, &out)
+        out.raw(",\"rows\":[")
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"index\":")
+            out.int(row.index)
+            rowMembers(row, store: store, filter: filter, highlight: highlight, selection: selectedCount != nil,
+                       place: places[row.node], aggregates: aggregates.map { ($0.requests, $0.values[i]) }, &out)
+        }
+        out.raw("]}")
+        return out.bytes
+    }
+
+    /// A page of a node's children (`GET …/children`): the page of `rows` with `parentId`,
+    /// and each child with `position` (its place among the children in the rows), `index`
+    /// (its row, or null while a collapsed ancestor hides it) and `childCount` (its own
+    /// children in the rows).
+    static func children(_ page: TreeStore.ChildPage, of parent: NodeHandle?, store: TreeStore, filter: FilterQuery?, version: Int,
+                         matchCount: Int?, offset: Int, limit: Int, selectedCount: Int?,
+                         aggregates: (requests: [AggregateRequest], values: [[Aggregate]])?) -> [UInt8] {
+        let forest = store.forest
+        var out = JSONWriter(reservingCapacity: 200 + 180 * page.children.count)
+        out.raw("{\"version\":")
+        out.int(version)
+        out.raw(",\"parentId\":")
+        if let parent { forest.writeID(of: parent, to: &out) } else { out.null() }
+        pageHead(filter: filter, highlight: nil, total: page.total, matchCount: matchCount, selectedCount: selectedCount,
+                 offset: offset, limit: limit, &out)
+        out.raw(",\"children\":[")
+        for (i, child) in page.children.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.raw("{\"position\":")
+            out.int(child.row.index)
+            out.raw(",\"index\":")
+            if let index = child.rowIndex { out.int(index) } else { out.null() }
+            rowMembers(child.row, store: store, filter: filter, highlight: nil, selection: selectedCount != nil, childCount: child.childCount,
+                       aggregates: aggregates.map { ($0.requests, $0.values[i]) }, &out)
+        }
+        out.raw("]}")
+        return out.bytes
+    }
+
+    /// The members of a page of rows before its list: the named rows and their counts.
+    private static func pageHead(filter: FilterQuery?, highlight: FilterQuery?, total: Int, matchCount: Int?, selectedCount: Int?,
+                                 offset: Int, limit: Int, _ out: inout JSONWriter) {
         out.raw(",\"filter\":")
         if let filter { out.string(filter.text) } else { out.null() }
         if let highlight {
@@ -285,60 +330,63 @@ enum ResponseJSON {
         out.int(offset)
         out.raw(",\"limit\":")
         out.int(limit)
-        out.raw(",\"rows\":[")
-        for (i, row) in rows.enumerated() {
-            if i > 0 { out.raw(",") }
-            out.raw("{\"index\":")
-            out.int(row.index)
-            out.raw(",\"id\":")
-            forest.writeID(of: row.node, to: &out)
-            out.raw(",\"title\":")
-            forest.writeTitle(of: row.node, to: &out)
-            out.raw(",\"level\":")
-            out.int(row.level)
-            out.raw(row.isExpanded ? ",\"expanded\":true" : ",\"expanded\":false")
-            out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
-            out.raw(",\"parentId\":")
-            if let parent = row.parent { forest.writeID(of: parent, to: &out) } else { out.null() }
-            if selectedCount != nil {
-                out.raw(row.isSelected ? ",\"selected\":true" : ",\"selected\":false")
-                if row.hasChildren {
-                    out.raw(row.isPartial ? ",\"partial\":true,\"selectedBelow\":" : ",\"partial\":false,\"selectedBelow\":")
-                    out.int(row.selectedBelow)
-                }
-            }
-            if let place = places[row.node] {
-                out.raw(",\"position\":")
-                out.int(place.position)
-                out.raw(",\"siblingCount\":")
-                out.int(place.count)
-            }
-            if let highlight {
-                let isMatch = store.matches(row.node, highlight)
-                out.raw(isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
-                matchRanges(isMatch ? store.matchRanges(of: row.node, highlight) : [], &out)
-                matchedFields(of: row.node, isMatch: isMatch, highlight, store: store, &out)
-            }
-            if let filter {
-                out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
-                matchRanges(row.isMatch ? store.matchRanges(of: row.node, filter) : [], &out)
-                matchedFields(of: row.node, isMatch: row.isMatch, filter, store: store, &out)
-                out.raw(",\"matchesBelow\":")
-                out.int(row.matchesBelow ?? 0)
-                if row.isMatch && filter.mode == .fuzzy, let score = store.fuzzyScore(of: row.node, filter) {
-                    out.raw(",\"score\":")
-                    out.int(score)
-                }
-            }
-            if let aggregates { self.aggregates(aggregates.requests, aggregates.values[i], &out) }
-            if forest.hasData(row.node) {
-                out.raw(",\"data\":")
-                forest.writeData(of: row.node, to: &out)
-            }
-            out.raw("}")
+    }
+
+    /// A row's members after its first one, and the closing brace.
+    private static func rowMembers(_ row: Row, store: TreeStore, filter: FilterQuery?, highlight: FilterQuery?, selection: Bool,
+                                   place: (position: Int, count: Int)? = nil, childCount: Int? = nil,
+                                   aggregates: (requests: [AggregateRequest], values: [Aggregate])?, _ out: inout JSONWriter) {
+        let forest = store.forest
+        out.raw(",\"id\":")
+        forest.writeID(of: row.node, to: &out)
+        out.raw(",\"title\":")
+        forest.writeTitle(of: row.node, to: &out)
+        out.raw(",\"level\":")
+        out.int(row.level)
+        out.raw(row.isExpanded ? ",\"expanded\":true" : ",\"expanded\":false")
+        out.raw(row.hasChildren ? ",\"hasChildren\":true" : ",\"hasChildren\":false")
+        if let childCount {
+            out.raw(",\"childCount\":")
+            out.int(childCount)
         }
-        out.raw("]}")
-        return out.bytes
+        out.raw(",\"parentId\":")
+        if let parent = row.parent { forest.writeID(of: parent, to: &out) } else { out.null() }
+        if selection {
+            out.raw(row.isSelected ? ",\"selected\":true" : ",\"selected\":false")
+            if row.hasChildren {
+                out.raw(row.isPartial ? ",\"partial\":true,\"selectedBelow\":" : ",\"partial\":false,\"selectedBelow\":")
+                out.int(row.selectedBelow)
+            }
+        }
+        if let place {
+            out.raw(",\"position\":")
+            out.int(place.position)
+            out.raw(",\"siblingCount\":")
+            out.int(place.count)
+        }
+        if let highlight {
+            let isMatch = store.matches(row.node, highlight)
+            out.raw(isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
+            matchRanges(isMatch ? store.matchRanges(of: row.node, highlight) : [], &out)
+            matchedFields(of: row.node, isMatch: isMatch, highlight, store: store, &out)
+        }
+        if let filter {
+            out.raw(row.isMatch ? ",\"match\":true,\"matchRanges\":" : ",\"match\":false,\"matchRanges\":")
+            matchRanges(row.isMatch ? store.matchRanges(of: row.node, filter) : [], &out)
+            matchedFields(of: row.node, isMatch: row.isMatch, filter, store: store, &out)
+            out.raw(",\"matchesBelow\":")
+            out.int(row.matchesBelow ?? 0)
+            if row.isMatch && filter.mode == .fuzzy, let score = store.fuzzyScore(of: row.node, filter) {
+                out.raw(",\"score\":")
+                out.int(score)
+            }
+        }
+        if let aggregates { self.aggregates(aggregates.requests, aggregates.values, &out) }
+        if forest.hasData(row.node) {
+            out.raw(",\"data\":")
+            forest.writeData(of: row.node, to: &out)
+        }
+        out.raw("}")
     }
 
     /// The place of each row's node among its parent's children: each parent's children are

@@ -14,6 +14,9 @@ enum Route: Equatable {
     case tree(String, view: String?)
     case items(String, view: String?)
     case item(String, String, view: String?)
+    /// `/sessions/{sid}/items/{itemId}/children` (an item's) and `/sessions/{sid}/children`
+    /// (the roots, `item` nil): a node's children in the view's rows, by the page.
+    case children(String, item: String?, view: String?)
     case batch(String, view: String?)
     case events(String, view: String?)
     case eventToken(String)
@@ -55,6 +58,9 @@ enum Route: Equatable {
         case .items, .viewItems: self = .items(values[0], view: view)
         case .item: self = .item(values[0], values[1], view: nil)
         case .viewItem: self = .item(values[0], values[2], view: view)
+        case .children, .viewChildren: self = .children(values[0], item: nil, view: view)
+        case .itemChildren: self = .children(values[0], item: values[1], view: nil)
+        case .viewItemChildren: self = .children(values[0], item: values[2], view: view)
         case .batch, .viewBatch: self = .batch(values[0], view: view)
         case .events, .viewEvents: self = .events(values[0], view: view)
         case .eventToken: self = .eventToken(values[0])
@@ -92,6 +98,8 @@ enum Route: Equatable {
         case tree = "/sessions/{sid}/tree"
         case items = "/sessions/{sid}/items"
         case item = "/sessions/{sid}/items/{itemId}"
+        case children = "/sessions/{sid}/children"
+        case itemChildren = "/sessions/{sid}/items/{itemId}/children"
         case batch = "/sessions/{sid}/batch"
         case events = "/sessions/{sid}/events"
         case eventToken = "/sessions/{sid}/events/token"
@@ -104,6 +112,8 @@ enum Route: Equatable {
         case viewRows = "/sessions/{sid}/views/{vid}/rows"
         case viewItems = "/sessions/{sid}/views/{vid}/items"
         case viewItem = "/sessions/{sid}/views/{vid}/items/{itemId}"
+        case viewChildren = "/sessions/{sid}/views/{vid}/children"
+        case viewItemChildren = "/sessions/{sid}/views/{vid}/items/{itemId}/children"
         case viewBatch = "/sessions/{sid}/views/{vid}/batch"
         case viewEvents = "/sessions/{sid}/views/{vid}/events"
         case viewMatches = "/sessions/{sid}/views/{vid}/matches"
@@ -114,7 +124,8 @@ enum Route: Equatable {
         /// Whether the template is a view's resource (its second placeholder is `{vid}`).
         var isInView: Bool {
             switch self {
-            case .viewRows, .viewItems, .viewItem, .viewBatch, .viewEvents, .viewMatches, .viewSelection, .viewExpansion, .viewTree: true
+            case .viewRows, .viewItems, .viewItem, .viewChildren, .viewItemChildren, .viewBatch, .viewEvents, .viewMatches, .viewSelection,
+                 .viewExpansion, .viewTree: true
             default: false
             }
         }
@@ -149,7 +160,7 @@ enum Route: Equatable {
         var allowedMethods: [String] {
             switch self {
             case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
-                 .selection, .viewSelection, .viewTree, .fields:
+                 .selection, .viewSelection, .viewTree, .fields, .children, .itemChildren, .viewChildren, .viewItemChildren:
                 return ["GET", "HEAD", "OPTIONS"]
             case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
             case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
@@ -172,6 +183,7 @@ enum Route: Equatable {
         case .tree(_, let view): return view == nil ? .tree : .viewTree
         case .items(_, let view): return view == nil ? .items : .viewItems
         case .item(_, _, let view): return view == nil ? .item : .viewItem
+        case .children(_, let item, let view): return item == nil ? (view == nil ? .children : .viewChildren) : (view == nil ? .itemChildren : .viewItemChildren)
         case .batch(_, let view): return view == nil ? .batch : .viewBatch
         case .events(_, let view): return view == nil ? .events : .viewEvents
         case .eventToken: return .eventToken
