@@ -69,6 +69,11 @@ func guardOps() -> [GuardOp] {
                 return seconds { _ = bench.store.keptAggregates(of: nodes, [.nodes])! }
             }
         },
+        // A page of 50 children at a random place in a folder of n / 7 (`Children.swift`).
+        GuardOp(name: "children.page") { bench in
+            let flat = bench.flat!.forest.node(withID: "flat")!
+            return childPageSamples(bench.flat!, of: flat, ViewRef(), count: 40, rng: &bench.rng)
+        },
     ]
     let edits: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
@@ -129,8 +134,16 @@ func guardOps() -> [GuardOp] {
         _ = store.expandAll(nil)
         // An aggregate index, which every edit keeps (the `aggregate.page` op reads it).
         store.prepareAggregates([.nodes])
+        // The bases that count the children of the first root and of its children, which every
+        // edit keeps too.
+        store.prepareChildren(of: store.forest.children(of: nil)[0])
         var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
                               rng: SplitMix64(state: 42))
+        if views == 0 {
+            var flat = TreeStore(forest: try! Forest.parse(menuItemsWithFlatFolder(d, children: d.count / 7)).forest)
+            flat.prepareChildren(of: flat.forest.node(withID: "flat")!)
+            bench.flat = flat
+        }
         // The first edit counts each view's matches below every node and spreads the forest's
         // positions, once (O(n) by design): done before anything is timed.
         _ = bench.insert(ViewRef())

@@ -127,6 +127,8 @@ struct EditBench {
     var views: [ViewID] = []
     /// The views' filtered rows in use (`views.filter.*`).
     var filtering: [ViewRef] = []
+    /// The complexity guard's store with a folder of n / 7 children (`children.page`).
+    var flat: TreeStore? = nil
 
     /// Names the four filters, so that each is kept (built when the engine dropped it).
     mutating func keepViews() {

@@ -16,6 +16,9 @@ struct Dataset {
     let name: String
     let nestLevel: Int
     let itemsInSection: Int
+
+    /// Its number of nodes: itemsInSection¹ + … + itemsInSection^nestLevel.
+    var count: Int { (1 ... nestLevel).reduce(0) { sum, level in sum + Int(pow(Double(itemsInSection), Double(level))) } }
 }
 
 let datasets: [String: Dataset] = [
@@ -40,6 +43,7 @@ var complexity = false
 var viewCount = 1000
 var fieldRuns = true
 var fieldsOnly = false
+var childrenOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 // Memory is measured as tree-server has it: large blocks in their own mappings (see
 // ProcessMemory), or freed columns stay in malloc's heaps and count as resident; and on
@@ -62,6 +66,7 @@ while let arg = arguments.popFirst() {
     case "--views": viewCount = Int(arguments.popFirst() ?? "") ?? viewCount
     case "--fields": fieldsOnly = true
     case "--no-fields": fieldRuns = false
+    case "--children": childrenOnly = true
     case "--help", "-h":
         print("usage: tree-bench [--json] [--baseline] [--sizes 88K,350K,797K,7.2M] [--toggles N]")
         print("                  [--edits N] [--batch N] [--batch-singles N] [--views N] [--formats] [--complexity]")
@@ -77,6 +82,8 @@ while let arg = arguments.popFirst() {
         print("       --views N   views (each user's own expansion) over the edited store: views.* ops (1000; 0: none)")
         print("       --fields    only the parse and the field ops (fields.*: filters on data fields, on the data set with a")
         print("                   data object on every node; see Fields.swift); --no-fields: without them")
+        print("       --children  only the parse and the children pages (children.*: a folder of n / 7 children; see")
+        print("                   Children.swift)")
         print("       --baseline  also runs the seed library's algorithm (objects, re-flatten per change) on the same data")
         print("       tree-bench --emit SIZE     writes that data set's upload JSON to standard output")
         print("       tree-bench --emit document writes parseDocument's 300 MB JSON document (POST /sessions?format=document)")
@@ -274,6 +281,7 @@ if sizes.count > 1 {
         if let editRuns { childArguments += ["--edits", String(editRuns)] }
         childArguments += ["--batch", String(batchSize), "--batch-singles", String(batchSingles)]
         childArguments += fieldsOnly ? ["--fields"] : fieldRuns ? [] : ["--no-fields"]
+        childArguments += childrenOnly ? ["--children"] : []
         child.arguments = childArguments
         try child.run()
         child.waitUntilExit()
@@ -334,10 +342,12 @@ for size in sizes {
         measureFormats(d, parseMedian: median(parseSamples), nestedBytes: bytes.count, runs: runs)
         continue
     }
-    if fieldRuns {
+    if fieldRuns && !childrenOnly {
         measureFields(d, runs: big ? 5 : 9)
         if fieldsOnly { continue }
     }
+    measureChildren(d, runs: big ? 5 : 9)
+    if childrenOnly { continue }
     #if canImport(TreeStorage)
     measureSnapshot(d, nodes: nodes, store, parseMedian: median(parseSamples), runs: big ? 3 : 5)
     #endif

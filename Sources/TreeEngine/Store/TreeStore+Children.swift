@@ -90,9 +90,13 @@ extension TreeStore {
         let range = p.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
         if let filter {
             if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter)) }
-            if !known, let p, !isInFilteredRows(p, filter) { return .walked([]) }
+            if !known, let p, !isInFilteredRows(p, filter) { return .included([]) }
         }
-        if range.count <= childWalkLimit { return .walked(forest.childPositions(ofPosition: p)) }
+        if range.count <= childWalkLimit {
+            var count = 0
+            forest.forEachChild(ofPosition: p) { _ in count += 1 }
+            return .walked(p, count: count)
+        }
         let depth = Int32(p.map { forest.level(at: $0) } ?? -1) + 1
         return childBase(depth).map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
     }
@@ -123,16 +127,17 @@ extension TreeStore {
     }
 }
 
-/// A node's children: listed, or the cover-0 positions of a subtree under a `DepthBase`.
+/// A node's children: those of the node at a position (nil: the roots), walked; a list;
+/// or the cover-0 positions of a subtree under a `DepthBase`.
 private enum ChildList {
-    case walked([Position])
+    case walked(Position?, count: Int)
     case included([Position])
     case indexed(DepthBase, Range<Int>, count: Int)
 
     var count: Int {
         switch self {
-        case .walked(let list), .included(let list): list.count
-        case .indexed(_, _, let count): count
+        case .walked(_, let count), .indexed(_, _, let count): count
+        case .included(let list): list.count
         }
     }
 
@@ -142,7 +147,14 @@ private enum ChildList {
         let end = min(count, offset + limit)
         guard offset < end else { return [] }
         switch self {
-        case .walked(let list), .included(let list):
+        case .walked(let p, _):
+            var result: [Position] = [], k = 0
+            forest.forEachChild(ofPosition: p, { c in
+                if k >= offset { result.append(c) }
+                k += 1
+            }, while: { k < end })
+            return result
+        case .included(let list):
             return Array(list[offset ..< end])
         case .indexed(let base, let range, _):
             var c = Position(base.select(0, offset, range.lowerBound, range.upperBound, forest))
