@@ -29,54 +29,81 @@ extension TreeStore {
     }
 
     /// The children of `parent` (the roots when nil) in the rows `view` names, from the
-    /// `offset`-th, at most `limit`, in tree order; nil when the rows or a base they need are
-    /// not kept (`prepareChildren` builds the bases). Changes nothing: for readers.
+    /// `offset`-th, at most `limit`, in tree order or in the order of `sort`; nil when the
+    /// rows, the sort or a base they need are not kept (`prepareChildren` builds them).
+    /// Changes nothing: for readers.
     /// - Complexity: O((limit + 1) · log n), plus O(children) of each node on the page and of
     ///   `parent` that is an ancestor of a match in filtered rows
-    public func keptChildren(of parent: NodeHandle?, _ view: ViewRef, offset: Int, limit: Int) -> ChildPage? {
+    public func keptChildren(of parent: NodeHandle?, _ view: ViewRef, sort: SortKeys? = nil, offset: Int, limit: Int) -> ChildPage? {
         guard isKept(view) else { return nil }
         let filter = view.filter == nil ? nil : keptView(view)?.filter
-        let p = parent.map { forest.position(of: $0) }
-        guard let children = childList(p, filter) else { return nil }
+        let listed: ChildList, order: Forest
+        if let sort {
+            guard let layout = sortedLayouts.first(where: { $0.keys == sort }) else { return nil }
+            order = forest.withLayout(layout.columns)
+            guard let list = childList(parent.map { order.position(of: $0) }, filter, in: order, bases: { depth in
+                layout.childBases.first { $0.depth == depth }
+            }) else { return nil }
+            listed = list
+        } else {
+            order = forest
+            guard let list = childList(parent.map { forest.position(of: $0) }, filter, in: forest, bases: childBase) else { return nil }
+            listed = list
+        }
         var page: [Child] = []
-        if offset < children.count {
-            for (k, c) in children.positions(from: offset, limit: limit, forest).enumerated() {
-                let slot = forest.slot(at: c)
-                let node = NodeHandle(slot: slot)
-                guard let grandchildren = childList(c, filter, known: true), let placement = keptPlacement(of: node, view) else { return nil }
-                let row = Row(node: node, index: offset + k, level: forest.level(at: c), isExpanded: placement.expanded,
-                              hasChildren: forest.hasChildren(atPosition: c), parent: parent, isMatch: placement.match,
-                              matchesBelow: filter?.matchesBelow(slot: slot, at: c, in: forest))
+        if offset < listed.count {
+            for (k, c) in listed.positions(from: offset, limit: limit, order).enumerated() {
+                let slot = order.slot(at: c)
+                let node = NodeHandle(slot: slot), p = forest.position(ofSlot: slot)
+                guard let grandchildren = childList(p, filter, known: true, in: forest, bases: childBase),
+                      let placement = keptPlacement(of: node, view) else { return nil }
+                let row = Row(node: node, index: offset + k, level: forest.level(at: p), isExpanded: placement.expanded,
+                              hasChildren: forest.hasChildren(atPosition: p), parent: parent, isMatch: placement.match,
+                              matchesBelow: filter?.matchesBelow(slot: slot, at: p, in: forest))
                 page.append(Child(row: row, rowIndex: placement.index, childCount: grandchildren.count))
             }
         }
         var rows = page.map(\.row)
         markSelection(&rows, in: view.view)
         for i in page.indices { page[i].row = rows[i] }
-        return ChildPage(total: children.count, children: page)
+        return ChildPage(total: listed.count, children: page)
     }
 
-    /// Builds the bases that `keptChildren` needs for a page of `parent`'s children: its
-    /// children's level and theirs (the oldest kept ones past `childBaseCapacity` dropped).
-    /// - Complexity: O(positions) per base built
-    public mutating func prepareChildren(of parent: NodeHandle?) {
+    /// Builds what `keptChildren` needs for a page of `parent`'s children: the layout of
+    /// `sort` (the most recently used of `sortCapacity`), and the bases of its children's
+    /// level and theirs in the tree's order and in the sort's (the most recently used of
+    /// `childBaseCapacity`, at least 2, each).
+    /// - Complexity: O(positions) per base built; a sort as `SortedLayout.init`
+    public mutating func prepareChildren(of parent: NodeHandle?, sort: SortKeys? = nil) {
         let level = parent.map { forest.level(of: $0) } ?? -1
-        for depth in [Int32(level + 1), Int32(level + 2)] where depthBases[depth] == nil {
-            if let i = childBases.firstIndex(where: { $0.depth == depth }) {
-                childBases.append(childBases.remove(at: i))
+        let depths = [Int32(level + 1), Int32(level + 2)]
+        let capacity = max(2, childBaseCapacity)
+        TreeStore.prepareBases(depths.filter { depthBases[$0] == nil }, in: &childBases, capacity: capacity, undo != nil, forest)
+        guard let sort else { return }
+        prepareSort(sort)
+        let i = sortedLayouts.count - 1
+        let sorted = forest.withLayout(sortedLayouts[i].columns)
+        TreeStore.prepareBases([depths[0]], in: &sortedLayouts[i].childBases, capacity: capacity, undo != nil, sorted)
+    }
+
+    /// Makes the bases of `depths` in `bases` the most recently used ones, building those
+    /// missing over `forest`, and drops the oldest past `capacity` (not in a transaction).
+    private static func prepareBases(_ depths: [Int32], in bases: inout [DepthBase], capacity: Int, _ inTransaction: Bool, _ forest: Forest) {
+        for depth in depths {
+            if let i = bases.firstIndex(where: { $0.depth == depth }) {
+                bases.append(bases.remove(at: i))
             } else {
-                childBases.append(DepthBase(depth: depth, forest: forest))
+                bases.append(DepthBase(depth: depth, forest: forest))
             }
         }
-        let capacity = max(2, childBaseCapacity)
-        if childBases.count > capacity && undo == nil { childBases.removeFirst(childBases.count - capacity) }
+        if bases.count > capacity && !inTransaction { bases.removeFirst(bases.count - capacity) }
     }
 
     /// The number of `node`'s children (the roots when nil) in the forest.
     /// - Complexity: O(log n) with its children's level's base kept, else O(children)
     public func childCount(of node: NodeHandle?) -> Int {
         let p = node.map { forest.position(of: $0) }
-        return childList(p, nil)?.count ?? forest.childCount(of: node)
+        return childList(p, nil, in: forest, bases: childBase)?.count ?? forest.childCount(of: node)
     }
 
     /// The base whose cover-0 positions in a subtree at level `depth - 1` are its children.
@@ -84,13 +111,15 @@ extension TreeStore {
         depthBases[depth]?.base ?? childBases.first { $0.depth == depth }
     }
 
-    /// The children of the node at `p` (roots: nil) in rows filtered by `filter` (nil:
-    /// unfiltered), or nil when a base they need is not kept. `known`: the node is in the rows.
-    private func childList(_ p: Position?, _ filter: ViewState.FilterState?, known: Bool = false) -> ChildList? {
+    /// The children of the node at `p` (roots: nil) of `forest` (the store's, or a sorted
+    /// layout of it) in rows filtered by `filter` (nil: unfiltered), or nil when the base
+    /// they need is not among `bases`. `known`: the node is in the rows.
+    private func childList(_ p: Position?, _ filter: ViewState.FilterState?, known: Bool = false, in forest: Forest,
+                           bases: (Int32) -> DepthBase?) -> ChildList? {
         let range = p.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
         if let filter {
-            if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter)) }
-            if !known, let p, !isInFilteredRows(p, filter) { return .included([]) }
+            if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter, forest)) }
+            if !known, let p, !isInFilteredRows(forest.slot(at: p), filter) { return .included([]) }
         }
         if range.count <= childWalkLimit {
             var count = 0
@@ -98,11 +127,11 @@ extension TreeStore {
             return .walked(p, count: count)
         }
         let depth = Int32(p.map { forest.level(at: $0) } ?? -1) + 1
-        return childBase(depth).map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
+        return bases(depth).map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
     }
 
     /// The children of a node in A among `range` (its subtree): those in A or M.
-    private func listIncluded(_ range: Range<Int>, _ filter: ViewState.FilterState) -> [Position] {
+    private func listIncluded(_ range: Range<Int>, _ filter: ViewState.FilterState, _ forest: Forest) -> [Position] {
         var result: [Position] = []
         var c = forest.nextNode(from: Position(range.lowerBound))
         while c.offset < range.upperBound {
@@ -112,11 +141,11 @@ extension TreeStore {
         return result
     }
 
-    /// Whether the node at `p` is in filtered rows: its nearest ancestor-or-self in A or M
+    /// Whether the node in `node` is in filtered rows: its nearest ancestor-or-self in A or M
     /// is itself, or a match that is not in A (whose whole subtree shows).
     /// - Complexity: O(depth)
-    private func isInFilteredRows(_ p: Position, _ filter: ViewState.FilterState) -> Bool {
-        var slot = forest.slot(at: p)
+    private func isInFilteredRows(_ node: Slot, _ filter: ViewState.FilterState) -> Bool {
+        var slot = node
         var isSelf = true
         while !filter.isIncluded(slot) {
             guard let parent = forest.parent(ofSlot: slot) else { return false }

@@ -74,6 +74,7 @@ extension TreeStore {
             cover.inserted(range.lowerBound.offset ..< range.upperBound.offset, run: added[base.depth]!, base, forest)
         }
         let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
+        sortsFollowInsertion(of: roots, parent: parent?.slot)
         recordUndo(.inserted(roots: roots))
         settleFollowers()
         checkInvariants()
@@ -86,6 +87,7 @@ extension TreeStore {
     public mutating func delete(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
         use(view)
         let back = undo != nil ? placeOfReturn(node.slot) : (nil, nil)
+        _ = sortsTakeOut(node.slot)
         let (run, _, splices) = takeOut(node, view, deleting: true)
         if undo != nil {
             let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
@@ -144,11 +146,13 @@ extension TreeStore {
         }
         // A derived id names the parent it was derived from: it is stored whole first.
         forest.ids.storeWhole(slot: node.slot)
+        let sortedRuns = sortsTakeOut(node.slot)
         let (run, departures, splicesOut) = takeOut(node, view, deleting: false)
         var splices = splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)
         let range = place(run, at: q, parent: parent)
         selectionsFollowArrival(range, departures.selections)
+        sortsFollowArrival(of: node.slot, sortedRuns)
         var i = 0
         splices += updateViews(view) { view, forest, splices in
             view.arrived(range, parent: parent?.slot, departures.dense[i], in: forest, splices: &splices)
@@ -180,6 +184,7 @@ extension TreeStore {
             recordUndo(.retitled(node.slot, old: old))
         }
         guard title != nil || data != nil else { return [] }
+        sortsFollowUpdate(of: node.slot, title: title != nil, data: data != nil)
         let splices = updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
         settleFollowers()
         checkInvariants()

@@ -19,6 +19,7 @@ extension TreeStore {
         var used = Set<FieldPath>()
         for entry in filtered { used.formUnion(entry.query.dataPaths) }
         for index in aggregateIndexes { if case .field(let path) = index.source { used.insert(path) } }
+        for layout in sortedLayouts { used.formUnion(layout.keys.dataPaths) }
         for view in userViews.values { for entry in view.filtered { used.formUnion(entry.query.dataPaths) } }
         forest.dropFieldColumns(keeping: used)
     }

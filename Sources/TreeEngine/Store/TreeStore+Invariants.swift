@@ -43,8 +43,37 @@ extension TreeStore {
         for entry in depthBases.values { entry.base.checkInvariants(forest) }
         for index in aggregateIndexes { index.checkInvariants(forest) }
         for base in childBases { base.checkInvariants(forest) }
+        for layout in sortedLayouts { checkLayout(layout) }
         #endif
     }
+
+    #if TREE_INVARIANTS
+    /// A sorted layout holds the forest's nodes in the order of a fresh build of it, each at
+    /// its level, each subtree ending where it does there, with gaps between.
+    private func checkLayout(_ layout: SortedLayout) {
+        let fresh = SortedLayout(layout.keys, of: forest, reader: dataReader, workers: 1).columns
+        let sorted = forest.withLayout(layout.columns)
+        precondition(layout.columns.count == forest.count && layout.columns.slotAt.count == layout.columns.depth.count
+                     && layout.columns.slotAt.count == layout.columns.endAt.count, "sort \(layout.keys): column sizes")
+        precondition(layout.columns.segmentLoad == Forest.segmentLoads(layout.columns.slotAt), "sort \(layout.keys): segment loads")
+        var compact = [Int](repeating: -1, count: sorted.capacity)
+        var i = 0
+        for p in sorted.positions where !sorted.isGap(p) {
+            compact[p.offset] = i
+            precondition(sorted.slotAt[p.offset] == fresh.slotAt[i] && sorted.depth[p.offset] == fresh.depth[i],
+                         "sort \(layout.keys): node \(i) is slot \(sorted.slotAt[p.offset]) at level \(sorted.depth[p.offset]), "
+                            + "a fresh sort has \(fresh.slotAt[i]) at \(fresh.depth[i])")
+            precondition(sorted.positionOf[Int(sorted.slotAt[p.offset])] == p.offset, "sort \(layout.keys): positionOf")
+            i += 1
+        }
+        for p in sorted.positions where !sorted.isGap(p) {
+            let last = Int(sorted.endAt[p.offset]) - 1
+            precondition(last >= p.offset && compact[last] >= 0 && compact[last] + 1 == Int(fresh.endAt[compact[p.offset]]),
+                         "sort \(layout.keys): the subtree at \(p) ends at \(last + 1)")
+        }
+        for base in layout.childBases { base.checkInvariants(sorted) }
+    }
+    #endif
 
     #if TREE_INVARIANTS
     private func checkView(_ view: ViewState) {

@@ -138,6 +138,8 @@ extension TreeStore {
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
         for i in aggregateIndexes.indices { aggregateIndexes[i].rebuild(forest) }
         for i in childBases.indices { childBases[i].rebuild(forest) }
+        // Sorted layouts are built again when next asked for.
+        sortedLayouts = []
         // The shared states as they were (one dropped on the way built again), their
         // followers from their saved exceptions.
         let current = filterBases

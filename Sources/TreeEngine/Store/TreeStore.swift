@@ -25,6 +25,10 @@ public struct TreeStore: Sendable {
     var depthBases: [Int32: (base: DepthBase, users: Int)] = [:]
     /// The bases children pages count with, oldest first (`TreeStore+Children.swift`).
     var childBases: [DepthBase] = []
+    /// The sorted layouts kept, least recently used first (`TreeStore+Sorts.swift`).
+    var sortedLayouts: [SortedLayout] = []
+    /// How many sorted layouts are kept.
+    public var sortCapacity = 4
     /// How many levels' bases the store keeps for children pages.
     var childBaseCapacity = 4
     /// A subtree of at most this many positions has its children walked, with no base.

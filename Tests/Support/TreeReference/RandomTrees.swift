@@ -64,6 +64,17 @@ enum RandomTrees {
     /// The data fields of the records in `dataValues`, and one no record has.
     static let fieldPaths: [FieldPath] = [["name"], ["size"], ["ok"], ["o", "n"], ["a.b"], ["o"], ["missing"]].map(FieldPath.init)
 
+    /// A sort of one to three keys: the title or a data field, each ascending or descending.
+    static func sortKeys(_ rng: inout SeededRandom) -> SortKeys {
+        let fields = [NodeField.title] + fieldPaths.map(NodeField.data)
+        var keys: [SortKeys.Key] = []
+        for _ in 0 ..< rng.int(1 ... 3) {
+            let field = rng.pick(fields)
+            if !keys.contains(where: { $0.field == field }) { keys.append(SortKeys.Key(field, descending: rng.chance(0.5))) }
+        }
+        return SortKeys(keys)
+    }
+
     /// A filter on data fields: a text searched in some of them (the title too, or not),
     /// conditions, or both.
     static func fieldFilter(_ rng: inout SeededRandom) -> FilterQuery {

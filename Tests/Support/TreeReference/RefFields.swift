@@ -181,6 +181,50 @@ extension ReferenceForest {
 
     private enum Either { case digits(String), scalar(Unicode.Scalar) }
 
+    /// `nodes` (siblings in tree order) in the order of `keys` (`SortKeys`), by its
+    /// definition: each key's value classed (numbers, numeric strings too; strings; booleans;
+    /// arrays and objects; then null and missing, last either way) and compared, the first
+    /// key that differs deciding, ties in tree order.
+    static func sorted(_ nodes: [RefNode], _ keys: SortKeys) -> [RefNode] {
+        func order(_ a: RefNode, _ b: RefNode) -> Int {
+            for key in keys.keys {
+                let x = sortValue(a, key.field), y = sortValue(b, key.field)
+                if x.rank != y.rank {
+                    if x.rank == 4 { return 1 }
+                    if y.rank == 4 { return -1 }
+                    return (x.rank < y.rank) != key.descending ? -1 : 1
+                }
+                var c = 0
+                switch (x.value, y.value) {
+                case (.number(_, let v)?, .number(_, let w)?): c = v < w ? -1 : v > w ? 1 : 0
+                case (.string(let s)?, .string(let t)?):
+                    c = naturalOrder(RefTitle.fold(s, FilterQuery("a")), RefTitle.fold(t, FilterQuery("a")))  // folded as by default
+                case (.boolean(let v)?, .boolean(let w)?): c = v == w ? 0 : v ? 1 : -1
+                default: c = 0
+                }
+                if c != 0 { return key.descending ? -c : c }
+            }
+            return 0
+        }
+        return nodes.enumerated().sorted { a, b in
+            let c = order(a.element, b.element)
+            return c != 0 ? c < 0 : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// A node's value of a sort key with its class: 0 numbers (a numeric string as its
+    /// number), 1 strings, 2 booleans, 3 arrays and objects, 4 null or missing.
+    private static func sortValue(_ node: RefNode, _ field: NodeField) -> (rank: Int, value: RefJSON?) {
+        switch value(node.folding, node.data, field) {
+        case .number(let text, let v)?: return (0, .number(text: text, value: v))
+        case .string(let s)? where field != .title && isJSONNumber(s): return (0, .number(text: s, value: Double(s)!))
+        case .string(let s)?: return (1, .string(s))
+        case .boolean(let b)?: return (2, .boolean(b))
+        case .array?, .object?: return (3, nil)
+        case .null?, nil: return (4, nil)
+        }
+    }
+
     /// The aggregate of `source` over `nodes`: their count, or the numbers of a field
     /// (numbers, and strings written as JSON numbers), summed in order.
     static func aggregate(_ nodes: [RefNode], _ source: AggregateSource) -> Aggregate {

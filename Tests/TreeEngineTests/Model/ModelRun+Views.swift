@@ -201,13 +201,16 @@ extension ModelRun {
     /// row, its row index and the number of its own children there.
     func checkChildren(of parent: RefNode?, _ ref: ViewRef, rowOf: [String: Int], _ what: String) {
         let h = parent.flatMap(handle)
-        let expected = model.children(of: parent, ref)
+        // Sometimes in the order of a sort: one kept from the start, or a new one.
+        let sort = rng.chance(0.5) ? (sorts.isEmpty || rng.chance(0.3) ? RandomTrees.sortKeys(&rng) : rng.pick(sorts)) : nil
+        var expected = model.children(of: parent, ref)
+        if let sort { expected = ReferenceForest.sorted(expected, sort) }
         let offset = rng.int(0 ... expected.count + 1), limit = rng.int(0 ... 6)
-        let node = parent?.key ?? "the roots"
-        var page = store.keptChildren(of: h, ref, offset: offset, limit: limit)
+        let node = (parent?.key ?? "the roots") + (sort.map { " sorted by \($0)" } ?? "")
+        var page = store.keptChildren(of: h, ref, sort: sort, offset: offset, limit: limit)
         if page == nil {
-            store.prepareChildren(of: h)
-            page = store.keptChildren(of: h, ref, offset: offset, limit: limit)
+            store.prepareChildren(of: h, sort: sort)
+            page = store.keptChildren(of: h, ref, sort: sort, offset: offset, limit: limit)
         }
         guard let page else { problem("\(what): no children of \(node) after prepareChildren"); return }
         expectEqual(page.total, expected.count, "\(what): children of \(node)")

@@ -29,6 +29,8 @@ final class ModelRun {
     let checkAllViews: Bool
     /// Views besides the default one (issue 35): created, deleted and named by the steps.
     let viewsMode: Bool
+    /// The sorts the store kept from the start (children pages name others too).
+    var sorts: [SortKeys] = []
     /// The number the next view created gets.
     var nextViewID: UInt64 = 1
 
@@ -61,6 +63,13 @@ final class ModelRun {
         // Children pages count with their bases, or walk (small subtrees) and evict bases often.
         store.childWalkLimit = [0, 8, 4096][Int(seed / 4 % 3)]
         store.childBaseCapacity = 2 + Int(seed / 12 % 3)
+        // Sorted layouts (issue 37), from a random generator of their own: kept by every edit
+        // from the start (the invariants compare each with a fresh sort after every change),
+        // and named by children pages.
+        var sortRng = SeededRandom(seed: seed &+ 0x5027)
+        store.sortCapacity = sortRng.int(1 ... 3)
+        sorts = (0 ..< sortRng.int(0 ... 2)).map { _ in RandomTrees.sortKeys(&sortRng) }
+        for sort in sorts { store.prepareSort(sort) }
         adoptIDs(model.roots, store.forest.children(of: nil), "upload")
         checkForest(store.forest, "after upload")
         let k = rng.int(2 ... 3)
