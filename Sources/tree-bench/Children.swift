@@ -20,11 +20,14 @@ func menuItemsWithFlatFolder(_ d: Dataset, children: Int) -> [UInt8] {
 
 /// A page of 50 children at a random offset among `total`, with each child's own count and
 /// row index: what `GET …/children` reads.
-func childPageSamples(_ store: TreeStore, of parent: NodeHandle?, _ view: ViewRef, count: Int, rng: inout SplitMix64) -> [Double] {
-    let total = store.keptChildren(of: parent, view, offset: 0, limit: 0)!.total
+func childPageSamples(_ store: TreeStore, of parent: NodeHandle?, _ view: ViewRef, sort: SortKeys? = nil, count: Int,
+                      rng: inout SplitMix64) -> [Double] {
+    let total = store.keptChildren(of: parent, view, sort: sort, offset: 0, limit: 0)!.total
     return (0 ..< count).map { _ in
         let offset = Int.random(in: 0 ..< max(1, total - 50), using: &rng)
-        return seconds { precondition(store.keptChildren(of: parent, view, offset: offset, limit: 50)!.children.count == min(50, total)) }
+        return seconds {
+            precondition(store.keptChildren(of: parent, view, sort: sort, offset: offset, limit: 50)!.children.count == min(50, total))
+        }
     }
 }
 
@@ -50,6 +53,15 @@ func childPageSamples(_ store: TreeStore, of parent: NodeHandle?, _ view: ViewRe
     }
     report(d, nodes: nodes, op: "children.page.flat", samples: flatPages,
            extra: ["vs_rows_page": median(flatPages) / median(rowPages), "rows_page_us": median(rowPages) * 1e6])
+    // In the order of a sort by title, descending.
+    let sort = SortKeys([SortKeys.Key(.title, descending: true)])
+    report(d, nodes: nodes, op: "children.sort.build", samples: (0 ..< runs).map { _ in
+        var copy = store
+        return seconds { copy.prepareChildren(of: flat, sort: sort) }
+    })
+    store.prepareChildren(of: flat, sort: sort)
+    let sortedPages = childPageSamples(store, of: flat, ViewRef(), sort: sort, count: 200, rng: &rng)
+    report(d, nodes: nodes, op: "children.page.flat.sorted", samples: sortedPages, extra: ["x_unsorted": median(sortedPages) / median(flatPages)])
     // Children of the first root's children (3 each, in subtrees of n / 9 positions: counted
     // by the index too).
     let parents = store.forest.children(of: store.forest.children(of: nil)[0])

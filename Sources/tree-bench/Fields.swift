@@ -65,6 +65,7 @@ func fieldsData(_ k: Int) -> String {
         })
     }
     dataEdits("fields.edit.data")
+    measureSorts(d, store, handles: handles, runs: runs, rng: &rng)
     // Aggregates of a page's rows: building the index of a field whose column is kept, then
     // pages of 50 rows with three aggregates beside the same pages without.
     let sources: [AggregateSource] = [.nodes, .field(FieldPath(["size"]))]

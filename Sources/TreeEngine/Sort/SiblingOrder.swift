@@ -1,6 +1,8 @@
 /// Sorts groups of siblings by `SortKeys`: each member's value of each key read once into
 /// reusable buffers (a class, a number, a folded text), then the members' indexes sorted by
-/// comparing those, ties by the index (the order in the tree).
+/// comparing those, ties by the index (the order in the tree). The values come from the
+/// titles and the keys' field columns as `PooledValues` (`Forest.withPooledValues(keys.fields)`),
+/// so threads read them without reference counting.
 struct SiblingOrder {
     let keys: SortKeys
     /// The class of each member's value by key, then members.
@@ -35,10 +37,10 @@ struct SiblingOrder {
 
     /// Sorts `slots` (siblings in tree order) in place.
     /// - Complexity: O(m log m) comparisons of m members, plus reading their values once
-    mutating func sort(_ slots: UnsafeMutableBufferPointer<Int32>, in forest: Forest, reader: (any NodeDataReader)?) {
+    mutating func sort(_ slots: UnsafeMutableBufferPointer<Int32>, _ values: [PooledValues]) {
         let m = slots.count
         guard m > 1 else { return }
-        read(slots, in: forest, reader: reader)
+        read(slots, values)
         // Sorted outside `self`, which the comparison reads.
         var order = indexes
         indexes = []
@@ -56,9 +58,9 @@ struct SiblingOrder {
 
     /// -1, 0 or 1 as the node in `a` orders before, with or after the one in `b` by the keys
     /// alone.
-    mutating func compare(_ a: Slot, _ b: Slot, in forest: Forest, reader: (any NodeDataReader)?) -> Int {
+    mutating func compare(_ a: Slot, _ b: Slot, _ values: [PooledValues]) -> Int {
         var pair: [Int32] = [a.rawValue, b.rawValue]
-        pair.withUnsafeMutableBufferPointer { read($0, in: forest, reader: reader) }
+        pair.withUnsafeMutableBufferPointer { read($0, values) }
         return compare(0, 1, members: 2)
     }
 
@@ -92,27 +94,33 @@ struct SiblingOrder {
     }
 
     /// Reads every key's value of every member.
-    private mutating func read(_ slots: UnsafeMutableBufferPointer<Int32>, in forest: Forest, reader: (any NodeDataReader)?) {
+    private mutating func read(_ slots: UnsafeMutableBufferPointer<Int32>, _ values: [PooledValues]) {
         classes.removeAll(keepingCapacity: true)
         numbers.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
         texts.removeAll(keepingCapacity: true)
-        for key in keys.keys {
+        for field in values {
             for s in slots {
-                forest.withField(key.field, of: Slot(rawValue: s), reader: reader) { kind, text, number in
-                    let valueClass = SiblingOrder.valueClass(kind, number: number)
-                    classes.append(valueClass.rawValue)
-                    numbers.append(number)
-                    starts.append(texts.count)
-                    if valueClass == .string {
-                        TitleMatcher.fold(text, into: &scratch, scalarStarts: nil, caseSensitive: false, folds: nil)
-                        texts.append(contentsOf: scratch)
-                    } else if valueClass == .boolean {
-                        texts.append(contentsOf: text)
-                    }
+                let value = field.value(Int(s))
+                let valueClass = SiblingOrder.valueClass(value.kind, number: value.number)
+                classes.append(valueClass.rawValue)
+                numbers.append(value.number)
+                starts.append(texts.count)
+                guard valueClass == .string || valueClass == .boolean, value.length > 0 else { continue }
+                let text = UnsafeRawBufferPointer(rebasing: field.pool[value.start ..< value.start + value.length])
+                if valueClass == .string {
+                    TitleMatcher.fold(text, into: &scratch, scalarStarts: nil, caseSensitive: false, folds: nil)
+                    texts.append(contentsOf: scratch)
+                } else {
+                    texts.append(contentsOf: text)
                 }
             }
         }
         starts.append(texts.count)
     }
+}
+
+extension SortKeys {
+    /// The fields the keys read, in order.
+    var fields: [NodeField] { keys.map(\.field) }
 }

@@ -47,10 +47,11 @@ struct SortedLayout: Sendable {
     /// The bases that count children in this layout, most recently used last.
     var childBases: [DepthBase] = []
 
-    /// The nodes of `forest` sorted by `keys`, without gaps: the children of each node
-    /// grouped by parent, each group sorted on one of `workers` threads, then one walk.
+    /// The nodes of `forest` sorted by `keys` (the columns of their data fields made), without
+    /// gaps: the children of each node grouped by parent, each group sorted on one of
+    /// `workers` threads, then one walk.
     /// - Complexity: O(n log(children)) comparisons, reading each key's value of each node once
-    init(_ keys: SortKeys, of forest: Forest, reader: (any NodeDataReader)?, workers: Int? = nil) {
+    init(_ keys: SortKeys, of forest: Forest, workers: Int? = nil) {
         self.keys = keys
         let slots = forest.flags.count, n = forest.count
         // Group g holds the children of slot g - 1 (the roots: 0), in tree order, at
@@ -82,12 +83,14 @@ struct SortedLayout: Sendable {
             firstGroup.append(lo)
         }
         firstGroup.append(slots + 1)
-        start.withUnsafeBufferPointer { start in
-            order.withUnsafeMutableBufferPointer { order in
-                ParallelWork.run(parts) { part in
-                    var sorter = SiblingOrder(keys)
-                    for g in firstGroup[part] ..< firstGroup[part + 1] where start[g + 1] - start[g] > 1 {
-                        sorter.sort(UnsafeMutableBufferPointer(rebasing: order[Int(start[g]) ..< Int(start[g + 1])]), in: forest, reader: reader)
+        forest.withPooledValues(keys.fields) { values in
+            start.withUnsafeBufferPointer { start in
+                order.withUnsafeMutableBufferPointer { order in
+                    ParallelWork.run(parts) { part in
+                        var sorter = SiblingOrder(keys)
+                        for g in firstGroup[part] ..< firstGroup[part + 1] where start[g + 1] - start[g] > 1 {
+                            sorter.sort(UnsafeMutableBufferPointer(rebasing: order[Int(start[g]) ..< Int(start[g + 1])]), values)
+                        }
                     }
                 }
             }

@@ -37,25 +37,19 @@ extension TreeStore {
     public func keptChildren(of parent: NodeHandle?, _ view: ViewRef, sort: SortKeys? = nil, offset: Int, limit: Int) -> ChildPage? {
         guard isKept(view) else { return nil }
         let filter = view.filter == nil ? nil : keptView(view)?.filter
-        let listed: ChildList, order: Forest
+        var layout: Int?
         if let sort {
-            guard let layout = sortedLayouts.first(where: { $0.keys == sort }) else { return nil }
-            order = forest.withLayout(layout.columns)
-            guard let list = childList(parent.map { order.position(of: $0) }, filter, in: order, bases: { depth in
-                layout.childBases.first { $0.depth == depth }
-            }) else { return nil }
-            listed = list
-        } else {
-            order = forest
-            guard let list = childList(parent.map { forest.position(of: $0) }, filter, in: forest, bases: childBase) else { return nil }
-            listed = list
+            guard let i = sortedLayouts.firstIndex(where: { $0.keys == sort }) else { return nil }
+            layout = i
         }
+        let order = layout.map { forest.withLayout(sortedLayouts[$0].columns) } ?? forest
+        guard let listed = childList(parent.map { order.position(of: $0) }, filter, in: order, layout: layout) else { return nil }
         var page: [Child] = []
         if offset < listed.count {
             for (k, c) in listed.positions(from: offset, limit: limit, order).enumerated() {
                 let slot = order.slot(at: c)
                 let node = NodeHandle(slot: slot), p = forest.position(ofSlot: slot)
-                guard let grandchildren = childList(p, filter, known: true, in: forest, bases: childBase),
+                guard let grandchildren = childList(p, filter, known: true, in: forest, layout: nil),
                       let placement = keptPlacement(of: node, view) else { return nil }
                 let row = Row(node: node, index: offset + k, level: forest.level(at: p), isExpanded: placement.expanded,
                               hasChildren: forest.hasChildren(atPosition: p), parent: parent, isMatch: placement.match,
@@ -103,7 +97,7 @@ extension TreeStore {
     /// - Complexity: O(log n) with its children's level's base kept, else O(children)
     public func childCount(of node: NodeHandle?) -> Int {
         let p = node.map { forest.position(of: $0) }
-        return childList(p, nil, in: forest, bases: childBase)?.count ?? forest.childCount(of: node)
+        return childList(p, nil, in: forest, layout: nil)?.count ?? forest.childCount(of: node)
     }
 
     /// The base whose cover-0 positions in a subtree at level `depth - 1` are its children.
@@ -111,11 +105,11 @@ extension TreeStore {
         depthBases[depth]?.base ?? childBases.first { $0.depth == depth }
     }
 
-    /// The children of the node at `p` (roots: nil) of `forest` (the store's, or a sorted
-    /// layout of it) in rows filtered by `filter` (nil: unfiltered), or nil when the base
-    /// they need is not among `bases`. `known`: the node is in the rows.
+    /// The children of the node at `p` (roots: nil) of `forest` (the store's, or that of
+    /// the sorted layout `layout` swapped in) in rows filtered by `filter` (nil: unfiltered),
+    /// or nil when the base they need is not kept. `known`: the node is in the rows.
     private func childList(_ p: Position?, _ filter: ViewState.FilterState?, known: Bool = false, in forest: Forest,
-                           bases: (Int32) -> DepthBase?) -> ChildList? {
+                           layout: Int?) -> ChildList? {
         let range = p.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
         if let filter {
             if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter, forest)) }
@@ -127,7 +121,8 @@ extension TreeStore {
             return .walked(p, count: count)
         }
         let depth = Int32(p.map { forest.level(at: $0) } ?? -1) + 1
-        return bases(depth).map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
+        let base = layout.map { sortedLayouts[$0].childBases.first { $0.depth == depth } } ?? childBase(depth)
+        return base.map { .indexed($0, range, count: $0.count(0, range.lowerBound, range.upperBound, forest)) }
     }
 
     /// The children of a node in A among `range` (its subtree): those in A or M.

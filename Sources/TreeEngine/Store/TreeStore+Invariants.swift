@@ -51,7 +51,7 @@ extension TreeStore {
     /// A sorted layout holds the forest's nodes in the order of a fresh build of it, each at
     /// its level, each subtree ending where it does there, with gaps between.
     private func checkLayout(_ layout: SortedLayout) {
-        let fresh = SortedLayout(layout.keys, of: forest, reader: dataReader, workers: 1).columns
+        let fresh = SortedLayout(layout.keys, of: forest, workers: 1).columns
         let sorted = forest.withLayout(layout.columns)
         precondition(layout.columns.count == forest.count && layout.columns.slotAt.count == layout.columns.depth.count
                      && layout.columns.slotAt.count == layout.columns.endAt.count, "sort \(layout.keys): column sizes")

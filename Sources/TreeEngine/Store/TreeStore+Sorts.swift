@@ -18,7 +18,7 @@ extension TreeStore {
             guard let dataReader else { preconditionFailure("a sort by data fields needs the store's dataReader") }
             forest.addFieldColumns(sort.dataPaths, reader: dataReader, workers: filterWorkers)
         }
-        sortedLayouts.append(SortedLayout(sort, of: forest, reader: dataReader, workers: filterWorkers))
+        sortedLayouts.append(SortedLayout(sort, of: forest, workers: filterWorkers))
         if sortedLayouts.count > sortCapacity && undo == nil {
             sortedLayouts.removeFirst(sortedLayouts.count - sortCapacity)
             dropUnusedFields()
@@ -121,18 +121,27 @@ extension TreeStore {
         let span = parent.map { forest.subtree(of: forest.position(ofSlot: $0)).count } ?? forest.capacity
         if span > childWalkLimit, !layout.childBases.contains(where: { $0.depth == level + 1 }) {
             layout.childBases.append(DepthBase(depth: Int32(level + 1), forest: forest.withLayout(layout.columns)))
+            // Every edit updates them: the most recently built few are kept.
+            if layout.childBases.count > SortedLayout.baseCapacity { layout.childBases.removeFirst() }
         }
-        return TreeStore.sortedPlace(of: node, parent: parent, in: forest.withLayout(layout.columns), layout, tree: forest, reader: dataReader,
+        return TreeStore.sortedPlace(of: node, parent: parent, in: forest.withLayout(layout.columns), layout, tree: forest,
                                      walkLimit: childWalkLimit)
     }
 
     private static func sortedPlace(of node: Slot, parent: Slot?, in sorted: Forest, _ layout: SortedLayout, tree: Forest,
-                                    reader: (any NodeDataReader)?, walkLimit: Int) -> Position {
+                                    walkLimit: Int) -> Position {
+        tree.withPooledValues(layout.keys.fields) { values in
+            sortedPlace(of: node, parent: parent, in: sorted, layout, tree: tree, values, walkLimit: walkLimit)
+        }
+    }
+
+    private static func sortedPlace(of node: Slot, parent: Slot?, in sorted: Forest, _ layout: SortedLayout, tree: Forest,
+                                    _ values: [PooledValues], walkLimit: Int) -> Position {
         var order = SiblingOrder(layout.keys)
         let pNode = tree.position(ofSlot: node)
         func isBefore(_ c: Position) -> Bool {
             let other = sorted.slot(at: c)
-            let byKeys = order.compare(node, other, in: tree, reader: reader)
+            let byKeys = order.compare(node, other, values)
             return byKeys != 0 ? byKeys < 0 : pNode < tree.position(ofSlot: other)
         }
         let p = parent.map { sorted.position(ofSlot: $0) }
@@ -156,6 +165,10 @@ extension TreeStore {
     /// The subtree of `root` (in the tree) as a run in the order of `keys`.
     /// - Complexity: O(k log k) for k nodes
     private func sortedRun(of root: Slot, _ keys: SortKeys) -> Run {
+        forest.withPooledValues(keys.fields) { sortedRun(of: root, keys, $0) }
+    }
+
+    private func sortedRun(of root: Slot, _ keys: SortKeys, _ values: [PooledValues]) -> Run {
         var order = SiblingOrder(keys)
         var run = Run()
         var open: [Int] = []  // the run indexes of the nodes whose subtrees are being written
@@ -174,7 +187,7 @@ extension TreeStore {
             run.ends.append(Int32(j + 1))
             var children = forest.childPositions(ofPosition: forest.position(ofSlot: slot)).map { forest.slot(at: $0).rawValue }
             guard !children.isEmpty else { continue }
-            children.withUnsafeMutableBufferPointer { order.sort($0, in: forest, reader: dataReader) }
+            children.withUnsafeMutableBufferPointer { order.sort($0, values) }
             open.append(j)
             stack.append((children, 0))
         }
@@ -183,6 +196,9 @@ extension TreeStore {
 }
 
 extension SortedLayout {
+    /// How many bases a layout keeps, for its children pages and its edits' binary searches.
+    static let baseCapacity = 8
+
     /// The bases follow the nodes at `range` of `forest` (this layout swapped in).
     mutating func updateBases(_ range: Range<Position>, _ forest: Forest) {
         for i in childBases.indices { childBases[i].update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
