@@ -105,6 +105,45 @@ import TreeEngine
         #expect(h.call("GET", "/sessions/\(sid)/items/big/children")["selectedCount"] == nil)
     }
 
+    /// `sort`: natural order by folded title, numbers by value (a numeric string too),
+    /// missing and null last either way; kept by edits.
+    @Test func sortedChildrenFollowEdits() {
+        let tree = #"{"nodes":[{"id":"f","title":"f","children":["#
+            + #"{"id":"a","title":"item 10","data":{"size":1500}},{"id":"b","title":"Item 9","data":{"size":"12"}},"#
+            + #"{"id":"c","title":"item 2","data":{"size":7}},{"id":"d","title":"d","data":{"size":null}},{"id":"e","title":"e"}]}]}"#
+        let reply = h.call("POST", "/sessions", json: tree)
+        #expect(reply.status == 201)
+        let sid = reply["id"]!.stringValue!
+        func order(_ sort: String) -> [String] {
+            let page = h.call("GET", "/sessions/\(sid)/items/f/children?sort=\(sort)")
+            #expect(page.status == 200, "\(page.text)")
+            #expect(page["sort"]?.stringValue == sort.removingPercentEncoding)
+            return ids(page)
+        }
+        #expect(order("title") == ["d", "e", "c", "b", "a"])
+        #expect(order("-title") == ["a", "b", "c", "e", "d"])
+        #expect(order("data.size") == ["c", "b", "a", "d", "e"])
+        #expect(order("-data.size") == ["a", "b", "c", "d", "e"], "null and missing stay last")
+        #expect(order("-data.size,-title") == ["a", "b", "c", "e", "d"])
+        // Edits put nodes where the sort says.
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"parentId":"f","nodes":[{"id":"n","title":"item 3","data":{"size":100}}]}"#).status == 201)
+        #expect(order("title") == ["d", "e", "c", "n", "b", "a"])
+        #expect(order("-data.size") == ["a", "n", "b", "c", "d", "e"])
+        #expect(h.call("PATCH", "/sessions/\(sid)/items/d", json: #"{"title":"item 1","data":{"size":1e9}}"#).status == 200)
+        #expect(order("title") == ["e", "d", "c", "n", "b", "a"])
+        #expect(order("-data.size") == ["d", "a", "n", "b", "c", "e"])
+        #expect(h.call("DELETE", "/sessions/\(sid)/items/a").status == 200)
+        #expect(order("-data.size") == ["d", "n", "b", "c", "e"])
+        #expect(h.call("PATCH", "/sessions/\(sid)/items/e", json: #"{"parentId":"c"}"#).status == 200)
+        #expect(order("title") == ["d", "c", "n", "b"])
+        #expect(ids(h.call("GET", "/sessions/\(sid)/items/c/children?sort=-title")) == ["e"])
+        // Bad keys answer 400 with the place.
+        for bad in ["", "size", "title,-title", "-", "data."] {
+            let answer = h.call("GET", "/sessions/\(sid)/children?sort=\(bad)")
+            #expect(answer.status == 400, "sort=\(bad): \(answer.text)")
+        }
+    }
+
     @Test func errorsAndConditionalReads() {
         let sid = create()
         #expect(h.call("GET", "/sessions/\(sid)/items/nope/children").status == 404)

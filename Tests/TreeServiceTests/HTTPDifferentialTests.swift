@@ -282,16 +282,20 @@ struct DifferentialRun {
         let nodes = reference.allNodes
         let parent = nodes.isEmpty || rng.chance(0.2) ? nil : rng.pick(nodes)
         let ref = ViewRef(nil, filter: filter)
-        let expected = reference.children(of: parent, ref)
+        // Sometimes sorted (issue 37).
+        let sort = rng.chance(0.4) ? RandomTrees.sortKeys(&rng) : nil
+        var expected = reference.children(of: parent, ref)
+        if let sort { expected = ReferenceForest.sorted(expected, sort) }
         let offset = rng.int(0 ... expected.count), limit = rng.int(1 ... 5)
         let path = parent.map { "/sessions/\(sid)/items/\(PathSegment.encode($0.key))/children" } ?? "/sessions/\(sid)/children"
-        let page = try JSONValue.parse(try client.request("GET", path + query(filter) + (filter == nil ? "?" : "&") + "offset=\(offset)&limit=\(limit)").body)
+        let page = try JSONValue.parse(try client.request("GET", path + query(filter) + (filter == nil ? "?" : "&") + "offset=\(offset)&limit=\(limit)"
+                                                          + (sort.map { "&sort=" + PathSegment.encode($0.description) } ?? "")).body)
         let slice = Array(expected.dropFirst(offset).prefix(limit))
         let rows = reference.rows(filter)
         func id(_ value: JSONValue?) -> String? { value?.intValue.map(String.init) ?? value?.stringValue }
         let got = (page["children"]?.array ?? []).map { id($0["id"]) ?? "?" }
         if page["total"]?.intValue != expected.count || got != slice.map(\.key) {
-            problem("step \(step): children of \(parent?.key ?? "the roots") \(offset)+\(limit) in \(filter?.description ?? "unfiltered"): "
+            problem("step \(step): children of \(parent?.key ?? "the roots") \(offset)+\(limit) in \(filter?.description ?? "unfiltered") by \(sort?.description ?? "tree order"): "
                     + "\(page["total"] ?? .null) \(got), want \(expected.count) \(slice.map(\.key))")
             return
         }

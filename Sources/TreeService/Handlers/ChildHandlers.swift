@@ -5,7 +5,8 @@ extension TreeService {
     /// `GET /sessions/{sid}/items/{itemId}/children?offset=&limit=&filter=&aggregate=` (an
     /// item's children) and `GET /sessions/{sid}/children` (the roots), also under
     /// `/sessions/{sid}/views/{vid}/`: a node's children in the view's rows, by the page,
-    /// whatever the node's expansion (what grids that load a tree group by group ask for).
+    /// whatever the node's expansion, in tree order or by `sort` (what grids that load a tree
+    /// group by group ask for).
     ///
     /// Read beside other readers once the rows and the indexes they need are kept; building
     /// them takes the session's exclusive lock.
@@ -14,33 +15,35 @@ extension TreeService {
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
         let aggregates = try request.aggregateQuery()
+        let sort = try request.sortQuery()
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         return try readOrBuild(session, view, prepared: { state in
             let parent = itemID.flatMap { try? self.node($0, in: state.core.store) }
-            state.core.store.prepareChildren(of: parent)
+            state.core.store.prepareChildren(of: parent, sort: sort)
             state.core.store.prepareAggregates(aggregates.map(\.source))
         }) { (state) throws(ServiceError) in
-            try childPage(request, state, itemID, view, offset: offset, limit: limit, aggregates: aggregates)
+            try childPage(request, state, itemID, view, sort: sort, offset: offset, limit: limit, aggregates: aggregates)
         }
     }
 
     /// The page (or 304), nil when the rows, the bases that count children or the indexes of
     /// the aggregates would have to be built.
-    private func childPage(_ request: HTTPRequest, _ state: Session.State, _ itemID: String?, _ view: ViewRef, offset: Int, limit: Int,
+    private func childPage(_ request: HTTPRequest, _ state: Session.State, _ itemID: String?, _ view: ViewRef, sort: SortKeys?,
+                           offset: Int, limit: Int,
                            aggregates requests: [AggregateRequest]) throws(ServiceError) -> HTTPResponse? {
         let store = state.core.store
         guard store.isKept(view) else { return nil }
         let parent = try itemID.map { (id) throws(ServiceError) in try node(id, in: store) }
         let version = state.core.version(of: view.view)
         if let notModified = notModified(request, version: version) { return notModified }
-        guard let page = store.keptChildren(of: parent, view, offset: offset, limit: limit) else { return nil }
+        guard let page = store.keptChildren(of: parent, view, sort: sort, offset: offset, limit: limit) else { return nil }
         var aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil
         if !requests.isEmpty {
             guard let values = store.keptAggregates(of: page.children.map(\.row.node), requests.map(\.source)) else { return nil }
             aggregates = (requests, values)
         }
-        let body = ResponseJSON.children(page, of: parent, store: store, filter: view.filter, version: version,
+        let body = ResponseJSON.children(page, of: parent, store: store, filter: view.filter, sort: sort, version: version,
                                          matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
                                          selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
                                          aggregates: aggregates)

@@ -277,11 +277,12 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// A page of a node's children (`GET …/children`): the page of `rows` with `parentId`,
+    /// A page of a node's children (`GET …/children`): the page of `rows` with `parentId`
+    /// (and `sort` when sorted),
     /// and each child with `position` (its place among the children in the rows), `index`
     /// (its row, or null while a collapsed ancestor hides it) and `childCount` (its own
     /// children in the rows).
-    static func children(_ page: TreeStore.ChildPage, of parent: NodeHandle?, store: TreeStore, filter: FilterQuery?, version: Int,
+    static func children(_ page: TreeStore.ChildPage, of parent: NodeHandle?, store: TreeStore, filter: FilterQuery?, sort: SortKeys?, version: Int,
                          matchCount: Int?, offset: Int, limit: Int, selectedCount: Int?,
                          aggregates: (requests: [AggregateRequest], values: [[Aggregate]])?) -> [UInt8] {
         let forest = store.forest
@@ -290,6 +291,10 @@ enum ResponseJSON {
         out.int(version)
         out.raw(",\"parentId\":")
         if let parent { forest.writeID(of: parent, to: &out) } else { out.null() }
+        if let sort {
+            out.raw(",\"sort\":")
+            out.string(sort.description)
+        }
         pageHead(filter: filter, highlight: nil, total: page.total, matchCount: matchCount, selectedCount: selectedCount,
                  offset: offset, limit: limit, &out)
         out.raw(",\"children\":[")

@@ -18,6 +18,11 @@ import TreeFormats
 /// aggregate = item *("," item)
 /// item      = "count" / ("sum" / "min" / "max" / "avg") ":" field   ; a data field
 /// ```
+/// And the order of children pages, `sort=-data.size,title`:
+/// ```
+/// sort = key *("," key)
+/// key  = ["-"] field                                   ; "-": descending
+/// ```
 /// Errors name the 1-based position (in Unicode scalars) where the text stops making sense.
 enum FieldSyntax {
     /// At most this many fields in `fields`, and conditions in `where`.
@@ -51,6 +56,19 @@ enum FieldSyntax {
         try list(text, of: "aggregates", end: "expected ',' or the end", twice: { "\($0.key) is asked for twice" }) {
             (scanner: inout Scanner) throws(Failure) in try scanner.aggregate()
         }
+    }
+
+    /// The keys of a `sort` parameter, each field once.
+    static func sort(_ text: String) throws(Failure) -> SortKeys {
+        var seen = Set<NodeField>()
+        return SortKeys(try list(text, of: "sort keys", end: "expected ',' or the end", twice: nil) {
+            (scanner: inout Scanner) throws(Failure) in
+            let start = scanner.position
+            let descending = scanner.take("-")
+            let field = try scanner.field(endingAt: [","])
+            if !seen.insert(field).inserted { throw Failure(message: "\(field) is sorted by twice", position: start) }
+            return SortKeys.Key(field, descending: descending)
+        })
     }
 
     /// `conditions` in the syntax of `where` (each operand as JSON writes it: a string

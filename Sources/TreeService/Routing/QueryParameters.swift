@@ -15,7 +15,7 @@ extension Route.Template {
         case .session, .view: return method == "PATCH" ? view : []
         case .views: return method == "GET" ? ["offset", "limit"] : []
         case .rows, .viewRows: return view.union(["offset", "limit", "positions", "highlight", "aggregate"])
-        case .children, .itemChildren, .viewChildren, .viewItemChildren: return view.union(["offset", "limit", "aggregate"])
+        case .children, .itemChildren, .viewChildren, .viewItemChildren: return view.union(["offset", "limit", "aggregate", "sort"])
         case .tree, .viewTree: return ["format", "separator", "selection"]
         case .items, .viewItems: return view.union(["format", "separator", "columns", "parentId"])
         case .item, .batch, .viewItem, .viewBatch: return view

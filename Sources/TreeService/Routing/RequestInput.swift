@@ -54,6 +54,11 @@ extension HTTPRequest {
         try syntaxQuery("aggregate", FieldSyntax.aggregates) ?? []
     }
 
+    /// The `sort` query parameter (`FieldSyntax.sort`), nil when absent.
+    func sortQuery() throws(ServiceError) -> SortKeys? {
+        try syntaxQuery("sort", FieldSyntax.sort)
+    }
+
     /// The query parameter `name` read by `parse` (`FieldSyntax`), nil when absent; 400 with
     /// the position of the error when it does not parse.
     private func syntaxQuery<T>(_ name: String, _ parse: (String) throws(FieldSyntax.Failure) -> T) throws(ServiceError) -> T? {

@@ -14,7 +14,7 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   insert unless the body is a path list (rows name their parents themselves).
 * `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
   parameter is left out when the body has the member.
-* `fields`, `where` and `aggregate` have a grammar of their own (docs/API.md): a generated
+* `fields`, `where`, `aggregate` and `sort` have a grammar of their own (docs/API.md): a generated
   value becomes a valid one, and `fields` is left out unless a `filter` or `highlight` text
   is there to search.
 * Query parameters that exclude each other: `before` is left out of matches with `after`,
@@ -93,7 +93,7 @@ def before_call(context, case, kwargs):
     # A view's routes take what the default view's take.
     route = (operation.method.upper(), operation.path.replace("/views/{vid}/", "/"))
     body = case.body
-    if isinstance(case.query, dict) and {"fields", "where", "aggregate"} & set(case.query):
+    if isinstance(case.query, dict) and {"fields", "where", "aggregate", "sort"} & set(case.query):
         query = dict(case.query)
         if "fields" in query:
             if query.get("filter") or query.get("highlight"):
@@ -104,6 +104,8 @@ def before_call(context, case, kwargs):
             query["where"] = "data.size>1000000,data.owner=alice"
         if "aggregate" in query:
             query["aggregate"] = "count,sum:data.size"
+        if "sort" in query:
+            query["sort"] = "-data.size,title"
         case.query = query
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
         if isinstance(case.query, dict):
