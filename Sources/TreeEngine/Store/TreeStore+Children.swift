@@ -12,7 +12,7 @@
 /// or are ancestors of matches: those are walked, O(children). Any other node in the rows shows
 /// all of its children, as in unfiltered rows; a node the filter hides has none.
 extension TreeStore {
-    /// A page of children (`children(of:_:offset:limit:)`).
+    /// A page of children (`keptChildren(of:_:sort:offset:limit:)`).
     public struct ChildPage: Sendable {
         /// The number of the node's children in the rows.
         public var total: Int
@@ -65,8 +65,8 @@ extension TreeStore {
 
     /// Builds what `keptChildren` needs for a page of `parent`'s children: the layout of
     /// `sort` (the most recently used of `sortCapacity`), and the bases of its children's
-    /// level and theirs in the tree's order and in the sort's (the most recently used of
-    /// `childBaseCapacity`, at least 2, each).
+    /// level and theirs in the tree's order (the most recently used `childBaseCapacity`, at
+    /// least 2, kept) and of its children's level in the sort's (`SortedLayout.baseCapacity`).
     /// - Complexity: O(positions) per base built; a sort as `SortedLayout.init`
     public mutating func prepareChildren(of parent: NodeHandle?, sort: SortKeys? = nil) {
         let level = parent.map { forest.level(of: $0) } ?? -1
@@ -77,7 +77,7 @@ extension TreeStore {
         prepareSort(sort)
         let i = sortedLayouts.count - 1
         let sorted = forest.withLayout(sortedLayouts[i].columns)
-        TreeStore.prepareBases([depths[0]], in: &sortedLayouts[i].childBases, capacity: capacity, undo != nil, sorted)
+        TreeStore.prepareBases([depths[0]], in: &sortedLayouts[i].childBases, capacity: SortedLayout.baseCapacity, undo != nil, sorted)
     }
 
     /// Makes the bases of `depths` in `bases` the most recently used ones, building those
