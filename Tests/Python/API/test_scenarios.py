@@ -610,6 +610,15 @@ def rows_have_selection(r, b, s):
     Step("a condition without a comparison", "GET", "/sessions/{sid}/rows?where=title", 400,
          expect=lambda r, b, s: expect("at character 6" in b["detail"], f"{b}")),
     Step("fields without a text", "GET", "/sessions/{sid}/rows?fields=title", 400),
+    Step("the roots' children", "GET", "/sessions/{sid}/children?limit=2", 200,
+         expect=lambda r, b, s: expect(b["parentId"] is None and len(b["children"]) <= 2
+                                       and all("childCount" in c and "position" in c for c in b["children"]), f"{b}")),
+    Step("an item's children, sorted", "GET", "/sessions/{sid}/items/docs/children?sort=-title&aggregate=count", 200,
+         expect=lambda r, b, s: expect(b["parentId"] == "docs" and b["sort"] == "-title"
+                                       and all("aggregates" in c for c in b["children"]), f"{b}")),
+    Step("children: a key twice", "GET", "/sessions/{sid}/children?sort=title,-title", 400,
+         expect=lambda r, b, s: expect("at character 7" in b["detail"], f"{b}")),
+    Step("children: unknown item", "GET", "/sessions/{sid}/items/" + UNKNOWN + "/children", 404),
 )
 def test_selection(step, api, state):
     run(step, api, state)
