@@ -135,8 +135,10 @@ func guardOps() -> [GuardOp] {
         // An aggregate index, which every edit keeps (the `aggregate.page` op reads it).
         store.prepareAggregates([.nodes])
         // The bases that count the children of the first root and of its children, which every
-        // edit keeps too.
+        // edit keeps.
         store.prepareChildren(of: store.forest.children(of: nil)[0])
+        // A sorted layout, which every edit keeps too (a renamed node moves in it).
+        store.prepareSort(SortKeys([SortKeys.Key(.title, descending: true)]))
         var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
                               rng: SplitMix64(state: 42))
         if views == 0 {
