@@ -47,6 +47,23 @@ import TreeFormats
         for row in mid { #expect(row.member("position")?.intValue == want[row.member("id")!.stringValue!]?.0) }
     }
 
+    /// A folder of 10,000 children (past the size whose children are walked): counted by the
+    /// index of their level, through edits and in filtered rows (hidden siblings count).
+    @Test func aLargeFolderCountedByItsLevel() {
+        let children = (0 ..< 10_000).map { #"{"id":"c\#($0)","title":"child \#($0)"}"# }.joined(separator: ",")
+        let reply = h.call("POST", "/sessions", json: #"{"nodes":[{"id":"big","title":"big","expanded":true,"children":["# + children + "]}]}")
+        #expect(reply.status == 201)
+        let sid = reply["id"]!.stringValue!
+        func place(_ query: String) -> (Int?, Int?, String?) {
+            let row = h.call("GET", "/sessions/\(sid)/rows?limit=1&positions=true&\(query)")["rows"]?.array?.first
+            return (row?.member("position")?.intValue, row?.member("siblingCount")?.intValue, row?.member("id")?.stringValue)
+        }
+        #expect(place("offset=7001") == (7000, 10_000, "c7000"))
+        #expect(h.call("POST", "/sessions/\(sid)/items", json: #"{"parentId":"big","index":0,"nodes":[{"id":"first","title":"first"}]}"#).status == 201)
+        #expect(place("offset=7001") == (6999 + 1, 10_001, "c6999"))
+        #expect(place("offset=1&filter=child%209999") == (10_000, 10_001, "c9999"))
+    }
+
     @Test func withoutTheParameterRowsStayAsTheyWere() {
         let sid = h.createSample(expand: "\"all\"")
         let row = h.call("GET", "/sessions/\(sid)/rows?limit=1")["rows"]!.array![0]

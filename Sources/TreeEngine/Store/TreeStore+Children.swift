@@ -93,6 +93,43 @@ extension TreeStore {
         if bases.count > capacity && !inTransaction { bases.removeFirst(bases.count - capacity) }
     }
 
+    /// Each node's place among its parent's children (among the roots for a root) in the
+    /// tree, and their number, as rows report with `positions`; nil when a base they need is
+    /// not kept (`prepareSiblingPlaces` builds them). Changes nothing: for readers.
+    /// - Complexity: O(log n) per node; O(children) for a parent of at most `childWalkLimit` positions
+    public func keptSiblingPlaces(of nodes: [NodeHandle]) -> [NodeHandle: (position: Int, count: Int)]? {
+        var places: [NodeHandle: (position: Int, count: Int)] = [:]
+        for node in nodes where places[node] == nil {
+            let p = forest.position(of: node)
+            let parent = forest.parent(of: node).map { forest.position(of: $0) }
+            let range = parent.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
+            if range.count <= childWalkLimit {
+                var count = 0
+                forest.forEachChild(ofPosition: parent) { c in
+                    if c == p { places[node] = (count, 0) }
+                    count += 1
+                }
+                places[node]!.count = count
+            } else {
+                guard let base = childBase(Int32(forest.level(at: p))) else { return nil }
+                places[node] = (base.count(0, range.lowerBound, p.offset, forest), base.count(0, range.lowerBound, range.upperBound, forest))
+            }
+        }
+        return places
+    }
+
+    /// Builds the bases `keptSiblingPlaces(of: nodes)` needs (the most recently used
+    /// `childBaseCapacity` kept, at least 2).
+    /// - Complexity: O(positions) per base built
+    public mutating func prepareSiblingPlaces(of nodes: [NodeHandle]) {
+        var depths: [Int32] = []
+        for node in nodes {
+            let depth = Int32(forest.level(of: node))
+            if !depths.contains(depth) && depthBases[depth] == nil { depths.append(depth) }
+        }
+        TreeStore.prepareBases(depths, in: &childBases, capacity: max(2, childBaseCapacity), undo != nil, forest)
+    }
+
     /// The number of `node`'s children (the roots when nil) in the forest.
     /// - Complexity: O(log n) with its children's level's base kept, else O(children)
     public func childCount(of node: NodeHandle?) -> Int {

@@ -16,13 +16,18 @@ extension TreeService {
         let aggregates = try request.aggregateQuery()
         let session = try liveSession(sid)
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
-        return try readOrBuild(session, view, prepared: { $0.core.store.prepareAggregates(aggregates.map(\.source)) }) { state in
+        return try readOrBuild(session, view, prepared: { state in
+            state.core.store.prepareAggregates(aggregates.map(\.source))
+            if positions, let rows = state.core.store.keptRows(view, offset: offset, limit: limit) {
+                state.core.store.prepareSiblingPlaces(of: rows.map(\.node))
+            }
+        }) { state in
             page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight, aggregates: aggregates)
         }
     }
 
     /// The page of a view's kept rows (or 304), nil when they (or the indexes of its
-    /// aggregates) would have to be built.
+    /// aggregates, or the counts of its rows' siblings) would have to be built.
     private func page(_ request: HTTPRequest, _ state: Session.State, _ view: ViewRef, offset: Int, limit: Int, positions: Bool,
                       highlight: FilterQuery?, aggregates requests: [AggregateRequest]) -> HTTPResponse? {
         guard let total = state.core.store.keptRowCount(view) else { return nil }
@@ -30,6 +35,11 @@ extension TreeService {
         if let notModified = notModified(request, version: version) { return notModified }
         let rows = limit == 0 || offset >= total ? [] : state.core.store.keptRows(view, offset: offset, limit: limit) ?? []
         let store = state.core.store
+        var places: [NodeHandle: (position: Int, count: Int)] = [:]
+        if positions {
+            guard let kept = store.keptSiblingPlaces(of: rows.map(\.node)) else { return nil }
+            places = kept
+        }
         var aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil
         if !requests.isEmpty {
             guard let values = store.keptAggregates(of: rows.map(\.node), requests.map(\.source)) else { return nil }
@@ -37,7 +47,7 @@ extension TreeService {
         }
         let body = ResponseJSON.rows(rows, store: store, filter: view.filter, version: version, total: total,
                                      matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
-                                     positions: positions, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
+                                     places: places, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
                                      highlight: highlight, aggregates: aggregates)
         return json(200, body, headers: [("ETag", ETag.of(version))])
     }

@@ -250,16 +250,16 @@ enum ResponseJSON {
         out.raw("]")
     }
 
-    /// A page of rows; with `positions`, each row also has `position` (its index among its
-    /// parent's children, or among the roots, in the tree: hidden siblings count) and
-    /// `siblingCount` (their number); with `selectedCount` (a view that selects something),
+    /// A page of rows; a row in `places` also has `position` (its index among its parent's
+    /// children, or among the roots, in the tree: hidden siblings count) and `siblingCount`
+    /// (their number); with `selectedCount` (a view that selects something),
     /// the page has it and each row `selected`, and a row with children `partial` and
     /// `selectedBelow`.
-    /// - Complexity: O(rows), plus with `positions` O(children) of each parent of a row
+    /// - Complexity: O(rows)
     static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
-                     matchCount: Int?, offset: Int, limit: Int, positions: Bool = false, selectedCount: Int? = nil,
+                     matchCount: Int?, offset: Int, limit: Int, places: [NodeHandle: (position: Int, count: Int)] = [:],
+                     selectedCount: Int? = nil,
                      highlight: FilterQuery? = nil, aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil) -> [UInt8] {
-        let places = positions ? siblingPlaces(of: rows, in: store.forest) : [:]
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
         out.raw("{\"version\":")
         out.int(version)
@@ -392,25 +392,6 @@ enum ResponseJSON {
             forest.writeData(of: row.node, to: &out)
         }
         out.raw("}")
-    }
-
-    /// The place of each row's node among its parent's children: each parent's children are
-    /// listed once, however many of them the page holds. A page's rows that share a parent come
-    /// in the order of its children (depth first), so one walk over them finds them all.
-    private static func siblingPlaces(of rows: [Row], in forest: Forest) -> [NodeHandle: (position: Int, count: Int)] {
-        var wanted: [NodeHandle?: [NodeHandle]] = [:]
-        for row in rows { wanted[row.parent, default: []].append(row.node) }
-        var places: [NodeHandle: (position: Int, count: Int)] = [:]
-        places.reserveCapacity(rows.count)
-        for (parent, nodes) in wanted {
-            let children = forest.children(of: parent)
-            var next = 0
-            for (i, child) in children.enumerated() where next < nodes.count && child == nodes[next] {
-                places[child] = (i, children.count)
-                next += 1
-            }
-        }
-        return places
     }
 
     /// RFC 3339 UTC with milliseconds.

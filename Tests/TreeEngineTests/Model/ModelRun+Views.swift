@@ -235,7 +235,20 @@ extension ModelRun {
             expectEqual(child.rowIndex, rowOf[ref_.key], "\(what): row index of child \(ref_.key)")
             expectEqual(child.childCount, model.children(of: ref_, ref).count, "\(what): child count of \(ref_.key)")
         }
-        if ref.filter == nil { expectEqual(store.childCount(of: h), expected.count, "\(what): childCount of \(node)") }
+        if ref.filter == nil && sort == nil { expectEqual(store.childCount(of: h), expected.count, "\(what): childCount of \(node)") }
+        // Each child's place among all of the parent's children in the tree (`positions`).
+        let nodes = page.children.map(\.row.node)
+        var places = store.keptSiblingPlaces(of: nodes)
+        if places == nil {
+            store.prepareSiblingPlaces(of: nodes)
+            places = store.keptSiblingPlaces(of: nodes)
+        }
+        let siblings = (parent?.children ?? model.roots).map(\.key)
+        for (child, ref_) in zip(nodes, slice) {
+            let got = places?[child]
+            expectEqual(got?.position, siblings.firstIndex(of: ref_.key), "\(what): position of \(ref_.key)")
+            expectEqual(got?.count, siblings.count, "\(what): sibling count of \(ref_.key)")
+        }
     }
 
     /// The view the step named, through the readers that name it (and may build it):
