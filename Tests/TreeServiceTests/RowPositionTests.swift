@@ -64,6 +64,22 @@ import TreeFormats
         #expect(place("offset=1&filter=child%209999") == (10_000, 10_001, "c9999"))
     }
 
+    /// A page whose rows are children of large subtrees at six levels: each level counted,
+    /// all kept for the page (more than the store keeps of them otherwise).
+    @Test func aPageAcrossManyLargeLevels() {
+        let leaves = (0 ..< 5_000).map { #"{"title":"leaf \#($0)"}"# }.joined(separator: ",")
+        var tree = #"{"id":"e","title":"e","children":["# + leaves + "]}"
+        for id in ["d", "c", "b", "a", "r"] { tree = #"{"id":"\#(id)","title":"\#(id)","children":["# + tree + "]}" }
+        let reply = h.call("POST", "/sessions?expand=all", json: #"{"nodes":["# + tree + "]}")
+        #expect(reply.status == 201, "\(reply.text)")
+        let sid = reply["id"]!.stringValue!
+        let page = h.call("GET", "/sessions/\(sid)/rows?limit=8&positions=true")
+        #expect(page.status == 200, "\(page.text)")
+        let rows = page["rows"]?.array ?? []
+        #expect(rows.map { $0.member("position")?.intValue } == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(rows.map { $0.member("siblingCount")?.intValue } == [1, 1, 1, 1, 1, 1, 5_000, 5_000])
+    }
+
     @Test func withoutTheParameterRowsStayAsTheyWere() {
         let sid = h.createSample(expand: "\"all\"")
         let row = h.call("GET", "/sessions/\(sid)/rows?limit=1")["rows"]!.array![0]

@@ -64,6 +64,13 @@ struct SiblingOrder {
         return compare(0, 1, members: 2)
     }
 
+    /// Whether the node in `a` comes before the one in `b` among siblings: by the keys, then
+    /// by their order in `tree`.
+    mutating func isBefore(_ a: Slot, _ b: Slot, _ values: [PooledValues], tree: Forest) -> Bool {
+        let byKeys = compare(a, b, values)
+        return byKeys != 0 ? byKeys < 0 : tree.position(ofSlot: a) < tree.position(ofSlot: b)
+    }
+
     /// -1, 0 or 1 as the member at `a` orders before, with or after the one at `b` by the
     /// keys alone.
     @inline(__always)

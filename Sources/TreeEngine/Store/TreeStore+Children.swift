@@ -99,17 +99,18 @@ extension TreeStore {
     /// - Complexity: O(log n) per node; O(children) for a parent of at most `childWalkLimit` positions
     public func keptSiblingPlaces(of nodes: [NodeHandle]) -> [NodeHandle: (position: Int, count: Int)]? {
         var places: [NodeHandle: (position: Int, count: Int)] = [:]
+        var walked = Set<NodeHandle?>()
         for node in nodes where places[node] == nil {
             let p = forest.position(of: node)
-            let parent = forest.parent(of: node).map { forest.position(of: $0) }
-            let range = parent.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
+            let parent = forest.parent(of: node)
+            let q = parent.map { forest.position(of: $0) }
+            let range = q.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
             if range.count <= childWalkLimit {
-                var count = 0
-                forest.forEachChild(ofPosition: parent) { c in
-                    if c == p { places[node] = (count, 0) }
-                    count += 1
-                }
-                places[node]!.count = count
+                // One walk places every child of the parent.
+                guard walked.insert(parent).inserted else { continue }
+                var children: [NodeHandle] = []
+                forest.forEachChild(ofPosition: q) { children.append(forest.node(atPosition: $0)) }
+                for (i, child) in children.enumerated() { places[child] = (i, children.count) }
             } else {
                 guard let base = childBase(Int32(forest.level(at: p))) else { return nil }
                 places[node] = (base.count(0, range.lowerBound, p.offset, forest), base.count(0, range.lowerBound, range.upperBound, forest))
@@ -118,16 +119,18 @@ extension TreeStore {
         return places
     }
 
-    /// Builds the bases `keptSiblingPlaces(of: nodes)` needs (the most recently used
-    /// `childBaseCapacity` kept, at least 2).
+    /// Builds the bases `keptSiblingPlaces(of: nodes)` needs: the levels of the nodes whose
+    /// parent spans more than `childWalkLimit` positions, all kept with the most recently used
+    /// others up to `childBaseCapacity`.
     /// - Complexity: O(positions) per base built
     public mutating func prepareSiblingPlaces(of nodes: [NodeHandle]) {
         var depths: [Int32] = []
         for node in nodes {
+            let span = forest.parent(of: node).map { forest.subtree(of: forest.position(of: $0)).count } ?? forest.capacity
             let depth = Int32(forest.level(of: node))
-            if !depths.contains(depth) && depthBases[depth] == nil { depths.append(depth) }
+            if span > childWalkLimit && !depths.contains(depth) && depthBases[depth] == nil { depths.append(depth) }
         }
-        TreeStore.prepareBases(depths, in: &childBases, capacity: max(2, childBaseCapacity), undo != nil, forest)
+        TreeStore.prepareBases(depths, in: &childBases, capacity: max(2, childBaseCapacity, depths.count), undo != nil, forest)
     }
 
     /// The number of `node`'s children (the roots when nil) in the forest.

@@ -2,12 +2,13 @@
 /// first asked for, the `sortCapacity` most recently used kept, and kept by every edit: a
 /// node put into the tree goes where the sort places it among its siblings, one whose title
 /// or data changed moves there, with the packed-memory array's gaps as in the tree's own
-/// order (O(log² n) positions moved amortized). Each edit finds the place by a binary
-/// search of the siblings (by the layout's `DepthBase` of their level, built for a parent of
-/// more than `childWalkLimit` positions) or a walk of them.
+/// order (O(log² n) positions moved amortized). Each edit finds the place among at most 64
+/// siblings by walking them, among more by a binary search with the layout's `DepthBase` of
+/// their level (`Siblings`).
 extension TreeStore {
     /// Builds the layout of `sort` unless kept (its data fields' columns first), and makes it
-    /// the most recently used; drops the oldest past `sortCapacity` (not in a transaction).
+    /// the most recently used; drops the oldest past `sortCapacity`, at least 1 (not in a
+    /// transaction). Readers that find a layout kept do not reorder them.
     /// - Complexity: as `SortedLayout.init`, O(sorts) when kept
     public mutating func prepareSort(_ sort: SortKeys) {
         if let i = sortedLayouts.firstIndex(where: { $0.keys == sort }) {
@@ -19,8 +20,8 @@ extension TreeStore {
             forest.addFieldColumns(sort.dataPaths, reader: dataReader, workers: filterWorkers)
         }
         sortedLayouts.append(SortedLayout(sort, of: forest, workers: filterWorkers))
-        if sortedLayouts.count > sortCapacity && undo == nil {
-            sortedLayouts.removeFirst(sortedLayouts.count - sortCapacity)
+        if sortedLayouts.count > max(1, sortCapacity) && undo == nil {
+            sortedLayouts.removeFirst(sortedLayouts.count - max(1, sortCapacity))
             dropUnusedFields()
         }
     }
@@ -64,12 +65,12 @@ extension TreeStore {
     }
 
     /// The layouts whose keys read the title (`title`) or the data of `node` move it to its
-    /// new place among its siblings.
+    /// new place among its siblings, unless it is still in place (moving it moves its subtree).
     mutating func sortsFollowUpdate(of node: Slot, title: Bool, data: Bool) {
         guard !sortedLayouts.isEmpty else { return }
         let parent = forest.parent(ofSlot: node)
         withLayouts { store, layout in
-            guard layout.keys.keys.contains(where: { $0.field == .title ? title : data }) else { return }
+            guard layout.keys.keys.contains(where: { $0.field == .title ? title : data }), !store.isInPlace(node, in: &layout) else { return }
             let run = store.takeOut(node, from: &layout)
             store.place(run, parent: parent, in: &layout)
         }
@@ -113,53 +114,50 @@ extension TreeStore {
 
     /// Where `node` (not in `layout`) goes among the children of `parent` there: before the
     /// first child it orders before (by the keys, then by their order in the tree), else
-    /// after the last. A binary search by the layout's base of the children's level when the
-    /// parent spans more than `childWalkLimit` positions (the base built if missing), else a walk.
-    /// - Complexity: O(log² n) comparisons or O(children)
+    /// after the last.
+    /// - Complexity: O(log² n) comparisons (`Siblings`)
     private mutating func sortedPlace(of node: Slot, parent: Slot?, in layout: inout SortedLayout) -> Position {
-        let level = parent.map { forest.level(at: forest.position(ofSlot: $0)) } ?? -1
-        let span = parent.map { forest.subtree(of: forest.position(ofSlot: $0)).count } ?? forest.capacity
-        if span > childWalkLimit, !layout.childBases.contains(where: { $0.depth == level + 1 }) {
-            layout.childBases.append(DepthBase(depth: Int32(level + 1), forest: forest.withLayout(layout.columns)))
-            // Every edit updates them: the most recently built few are kept.
+        let siblings = siblings(under: parent, in: &layout)
+        return forest.withPooledValues(layout.keys.fields) { values in
+            var order = SiblingOrder(layout.keys)
+            let k = siblings.firstAfter { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: forest) }
+            return k.map { siblings[$0] } ?? siblings.appended
+        }
+    }
+
+    /// Whether `node` is where the sort places it among its siblings in `layout`: after the
+    /// one before it and before the one after it.
+    /// - Complexity: O(log n) comparisons (`Siblings`)
+    private mutating func isInPlace(_ node: Slot, in layout: inout SortedLayout) -> Bool {
+        let siblings = siblings(under: forest.parent(ofSlot: node), in: &layout)
+        let (before, after) = siblings.neighbours(of: siblings.sorted.position(ofSlot: node))
+        return forest.withPooledValues(layout.keys.fields) { values in
+            var order = SiblingOrder(layout.keys)
+            return before.map { order.isBefore(siblings.sorted.slot(at: $0), node, values, tree: forest) } ?? true
+                && after.map { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: forest) } ?? true
+        }
+    }
+
+    /// The children of `parent` in `layout`: listed when there are at most `Siblings.listed`,
+    /// else counted by the layout's `DepthBase` of their level (built if missing, then the
+    /// most recently used of `SortedLayout.baseCapacity`).
+    private mutating func siblings(under parent: Slot?, in layout: inout SortedLayout) -> Siblings {
+        let sorted = forest.withLayout(layout.columns)
+        let p = parent.map { sorted.position(ofSlot: $0) }
+        let range = p.map { ($0 + 1).offset ..< sorted.subtreeEnd(of: $0).offset } ?? 0 ..< sorted.capacity
+        let appended = p.map { sorted.subtreeEnd(of: $0) } ?? sorted.endOfNodes(before: sorted.positions.upperBound)
+        var list: [Position] = []
+        sorted.forEachChild(ofPosition: p, { list.append($0) }, while: { list.count <= Siblings.listed })
+        if list.count <= Siblings.listed { return Siblings(sorted: sorted, range: range, appended: appended, list: list, base: nil) }
+        let depth = Int32(p.map { sorted.level(at: $0) } ?? -1) + 1
+        if let i = layout.childBases.firstIndex(where: { $0.depth == depth }) {
+            layout.childBases.append(layout.childBases.remove(at: i))
+        } else {
+            layout.childBases.append(DepthBase(depth: depth, forest: sorted))
+            // Every edit updates them: the most recently used few are kept.
             if layout.childBases.count > SortedLayout.baseCapacity { layout.childBases.removeFirst() }
         }
-        return TreeStore.sortedPlace(of: node, parent: parent, in: forest.withLayout(layout.columns), layout, tree: forest,
-                                     walkLimit: childWalkLimit)
-    }
-
-    private static func sortedPlace(of node: Slot, parent: Slot?, in sorted: Forest, _ layout: SortedLayout, tree: Forest,
-                                    walkLimit: Int) -> Position {
-        tree.withPooledValues(layout.keys.fields) { values in
-            sortedPlace(of: node, parent: parent, in: sorted, layout, tree: tree, values, walkLimit: walkLimit)
-        }
-    }
-
-    private static func sortedPlace(of node: Slot, parent: Slot?, in sorted: Forest, _ layout: SortedLayout, tree: Forest,
-                                    _ values: [PooledValues], walkLimit: Int) -> Position {
-        var order = SiblingOrder(layout.keys)
-        let pNode = tree.position(ofSlot: node)
-        func isBefore(_ c: Position) -> Bool {
-            let other = sorted.slot(at: c)
-            let byKeys = order.compare(node, other, values)
-            return byKeys != 0 ? byKeys < 0 : pNode < tree.position(ofSlot: other)
-        }
-        let p = parent.map { sorted.position(ofSlot: $0) }
-        let appended = p.map { sorted.subtreeEnd(of: $0) } ?? sorted.endOfNodes(before: sorted.positions.upperBound)
-        let range = p.map { ($0 + 1).offset ..< sorted.subtreeEnd(of: $0).offset } ?? 0 ..< sorted.capacity
-        let depth = Int32(p.map { sorted.level(at: $0) } ?? -1) + 1
-        if range.count > walkLimit, let base = layout.childBases.first(where: { $0.depth == depth }) {
-            var lo = 0, hi = base.count(0, range.lowerBound, range.upperBound, sorted)
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if isBefore(Position(base.select(0, mid, range.lowerBound, range.upperBound, sorted))) { hi = mid } else { lo = mid + 1 }
-            }
-            return lo < base.count(0, range.lowerBound, range.upperBound, sorted)
-                ? Position(base.select(0, lo, range.lowerBound, range.upperBound, sorted)) : appended
-        }
-        var found: Position?
-        sorted.forEachChild(ofPosition: p, { c in if isBefore(c) { found = c } }, while: { found == nil })
-        return found ?? appended
+        return Siblings(sorted: sorted, range: range, appended: appended, list: [], base: layout.childBases.last!)
     }
 
     /// The subtree of `root` (in the tree) as a run in the order of `keys`.
@@ -192,6 +190,45 @@ extension TreeStore {
             stack.append((children, 0))
         }
         return run
+    }
+}
+
+/// A node's children in a sorted layout, as an edit searches them: a list of at most `listed`,
+/// or the cover-0 positions of the parent's subtree under the layout's base of their level.
+private struct Siblings {
+    static let listed = 64
+    let sorted: Forest
+    let range: Range<Int>
+    /// Where a node goes after the last child.
+    let appended: Position
+    let list: [Position]
+    let base: DepthBase?
+
+    var count: Int { base.map { $0.count(0, range.lowerBound, range.upperBound, sorted) } ?? list.count }
+    subscript(k: Int) -> Position { base.map { Position($0.select(0, k, range.lowerBound, range.upperBound, sorted)) } ?? list[k] }
+
+    /// The index of the first child for which `isAfter` holds (they are in order: none
+    /// holds before one that does), nil if none: a binary search.
+    func firstAfter(_ isAfter: (Position) -> Bool) -> Int? {
+        let n = count
+        var lo = 0, hi = n
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isAfter(self[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo < n ? lo : nil
+    }
+
+    /// The children just before and after the one at `p`.
+    func neighbours(of p: Position) -> (before: Position?, after: Position?) {
+        let next = sorted.nextNode(from: sorted.subtreeEnd(of: p))
+        let after = next.offset < range.upperBound ? next : nil
+        if let base {
+            let k = base.count(0, range.lowerBound, p.offset, sorted)
+            return (k > 0 ? Position(base.select(0, k - 1, range.lowerBound, range.upperBound, sorted)) : nil, after)
+        }
+        let k = list.firstIndex(of: p)!
+        return (k > 0 ? list[k - 1] : nil, after)
     }
 }
 

@@ -101,6 +101,7 @@ extension TreeStore {
             switch step {
             case .inserted(let roots):
                 for root in roots.reversed() {
+                    _ = sortsTakeOut(root)
                     let run = forest.takeOut(forest.position(ofSlot: root))
                     for slot in run.slots {
                         forest.ids.remove(slot: slot)
@@ -109,16 +110,21 @@ extension TreeStore {
                 }
             case .deleted(let run, let parent, let before, let ids):
                 putBack(run, parent: parent, before: before)
+                sortsFollowInsertion(of: zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0), parent: parent)
                 for id in ids { id.key.withUnsafeBytes { forest.ids.insert(slot: id.slot, key: $0, isInteger: id.isInteger) } }
             case .moved(let node, let parent, let before):
+                let sortedRuns = sortsTakeOut(node)
                 putBack(forest.takeOut(forest.position(ofSlot: node)), parent: parent, before: before)
+                sortsFollowArrival(of: node, sortedRuns)
             case .retitled(let node, let old):
                 forest.titles.release(forest.titleRef[node.index])
                 forest.titleRef[node.index] = old
+                sortsFollowUpdate(of: node, title: true, data: false)
             case .redata(let node, let old):
                 forest.dataPool.release(forest.dataRef[node.index] - 1)
                 forest.dataRef[node.index] = old
                 forest.readFields(of: CollectionOfOne(node))
+                sortsFollowUpdate(of: node, title: false, data: true)
             }
         }
         // Slots first used inside the transaction stay, free.
@@ -138,8 +144,6 @@ extension TreeStore {
         depthBases = users.reduce(into: [:]) { bases, entry in bases[entry.key] = (DepthBase(depth: entry.key, forest: forest), entry.value) }
         for i in aggregateIndexes.indices { aggregateIndexes[i].rebuild(forest) }
         for i in childBases.indices { childBases[i].rebuild(forest) }
-        // Sorted layouts are built again when next asked for.
-        sortedLayouts = []
         // The shared states as they were (one dropped on the way built again), their
         // followers from their saved exceptions.
         let current = filterBases

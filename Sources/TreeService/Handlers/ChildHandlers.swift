@@ -20,6 +20,8 @@ extension TreeService {
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         return try readOrBuild(session, view, prepared: { state in
             let parent = itemID.flatMap { try? self.node($0, in: state.core.store) }
+            // An unknown item answers 404 without building anything.
+            guard itemID == nil || parent != nil else { return }
             state.core.store.prepareChildren(of: parent, sort: sort)
             state.core.store.prepareAggregates(aggregates.map(\.source))
         }) { (state) throws(ServiceError) in

@@ -195,6 +195,24 @@ extension ModelRun {
             checkChildren(of: parent, ref, rowOf: rowOf, what)
             if failed { return }
         }
+        checkSiblingPlaces(of: (0 ..< min(6, nodes.count)).map { _ in rng.pick(nodes) }, what)
+    }
+
+    /// Random nodes' places among their siblings (`positions`), of parents at any levels at
+    /// once, as a rows page asks for them.
+    func checkSiblingPlaces(of sample: [RefNode], _ what: String) {
+        let handles = sample.compactMap(handle)
+        var places = store.keptSiblingPlaces(of: handles)
+        if places == nil {
+            store.prepareSiblingPlaces(of: handles)
+            places = store.keptSiblingPlaces(of: handles)
+        }
+        guard let places else { problem("\(what): no sibling places after prepareSiblingPlaces"); return }
+        for (node, h) in zip(sample, handles) {
+            let siblings = (node.parent?.children ?? model.roots).map(\.key)
+            expectEqual(places[h]?.position, siblings.firstIndex(of: node.key), "\(what): position of \(node.key)")
+            expectEqual(places[h]?.count, siblings.count, "\(what): sibling count of \(node.key)")
+        }
     }
 
     /// A random page of a node's children in kept rows against the reference: each child's
