@@ -169,6 +169,13 @@ extension Forest {
         return n
     }
 
+    /// The positions of the descendants of the node at `p`, or every position when nil (the
+    /// roots and theirs): where its children are.
+    /// - Complexity: O(1)
+    func descendantPositions(of p: Position?) -> Range<Int> {
+        p.map { ($0 + 1).offset ..< subtreeEnd(of: $0).offset } ?? 0 ..< capacity
+    }
+
     /// Calls `body` with the positions of the children of the node at `p` (of the
     /// roots when nil), in order.
     /// - Complexity: O(number of children + gaps between them)

@@ -99,17 +99,14 @@ extension TreeStore {
     /// - Complexity: O(log n) per node; O(children) for a parent of at most `childWalkLimit` positions
     public func keptSiblingPlaces(of nodes: [NodeHandle]) -> [NodeHandle: (position: Int, count: Int)]? {
         var places: [NodeHandle: (position: Int, count: Int)] = [:]
-        var walked = Set<NodeHandle?>()
         for node in nodes where places[node] == nil {
             let p = forest.position(of: node)
             let parent = forest.parent(of: node)
             let q = parent.map { forest.position(of: $0) }
-            let range = q.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
+            let range = forest.descendantPositions(of: q)
             if range.count <= childWalkLimit {
-                // One walk places every child of the parent.
-                guard walked.insert(parent).inserted else { continue }
-                var children: [NodeHandle] = []
-                forest.forEachChild(ofPosition: q) { children.append(forest.node(atPosition: $0)) }
+                // One walk places every child of the parent (the loop skips those placed).
+                let children = forest.children(of: parent)
                 for (i, child) in children.enumerated() { places[child] = (i, children.count) }
             } else {
                 guard let base = childBase(Int32(forest.level(at: p))) else { return nil }
@@ -126,7 +123,7 @@ extension TreeStore {
     public mutating func prepareSiblingPlaces(of nodes: [NodeHandle]) {
         var depths: [Int32] = []
         for node in nodes {
-            let span = forest.parent(of: node).map { forest.subtree(of: forest.position(of: $0)).count } ?? forest.capacity
+            let span = forest.descendantPositions(of: forest.parent(of: node).map { forest.position(of: $0) }).count
             let depth = Int32(forest.level(of: node))
             if span > childWalkLimit && !depths.contains(depth) && depthBases[depth] == nil { depths.append(depth) }
         }
@@ -150,7 +147,7 @@ extension TreeStore {
     /// or nil when the base they need is not kept. `known`: the node is in the rows.
     private func childList(_ p: Position?, _ filter: ViewState.FilterState?, known: Bool = false, in forest: Forest,
                            layout: Int?) -> ChildList? {
-        let range = p.map { ($0 + 1).offset ..< forest.subtreeEnd(of: $0).offset } ?? 0 ..< forest.capacity
+        let range = forest.descendantPositions(of: p)
         if let filter {
             if p.map({ filter.isAncestorOfMatch(forest.slot(at: $0)) }) ?? true { return .included(listIncluded(range, filter, forest)) }
             if !known, let p, !isInFilteredRows(forest.slot(at: p), filter) { return .included([]) }

@@ -92,7 +92,7 @@ extension TreeStore {
         let p = forest.position(ofSlot: node)
         let positions = forest.subtree(of: p)
         let run = forest.takeOut(p)
-        for i in layout.childBases.indices { layout.childBases[i].update(positions.lowerBound.offset ..< positions.upperBound.offset, forest) }
+        layout.updateBases(positions, forest)
         if let relocation = forest.shrinkIfSparse() { layout.updateBases(relocation.range, forest) }
         return run
     }
@@ -144,7 +144,7 @@ extension TreeStore {
     private mutating func siblings(under parent: Slot?, in layout: inout SortedLayout) -> Siblings {
         let sorted = forest.withLayout(layout.columns)
         let p = parent.map { sorted.position(ofSlot: $0) }
-        let range = p.map { ($0 + 1).offset ..< sorted.subtreeEnd(of: $0).offset } ?? 0 ..< sorted.capacity
+        let range = sorted.descendantPositions(of: p)
         let appended = p.map { sorted.subtreeEnd(of: $0) } ?? sorted.endOfNodes(before: sorted.positions.upperBound)
         var list: [Position] = []
         sorted.forEachChild(ofPosition: p, { list.append($0) }, while: { list.count <= Siblings.listed })
