@@ -89,6 +89,8 @@ import TreeStorage
         }
         #expect(h.openStream(events(sid), headers: [("Last-Event-ID", "x1")]).0.status == 400)
         #expect(h.openStream(events(sid, "?lastEventId=-1")).0.status == 400)
+        // The header wins, but a malformed query parameter beside it is still an error.
+        #expect(h.openStream(events(sid, "?lastEventId=x"), headers: [("Last-Event-ID", "1")]).0.status == 400)
     }
 
     @Test func theBacklogIsBounded() throws {

@@ -89,11 +89,16 @@ extension TreeService {
 
 extension HTTPRequest {
     /// The version after which a stream resumes: the `Last-Event-ID` header (which
-    /// `EventSource` sends when it reconnects), else the `lastEventId` query parameter.
+    /// `EventSource` sends when it reconnects), else the `lastEventId` query parameter. Both
+    /// are checked when both are given, so a malformed one is never ignored.
     func lastEventID() throws(ServiceError) -> Int? {
-        let given = headers["last-event-id"].map { ($0, "the Last-Event-ID header") }
-            ?? queryValue("lastEventId").map { ($0, "query parameter lastEventId") }
-        guard let (text, name) = given, !text.isEmpty else { return nil }
+        let header = try Self.version(headers["last-event-id"], "the Last-Event-ID header")
+        let query = try Self.version(queryValue("lastEventId"), "query parameter lastEventId")
+        return header ?? query
+    }
+
+    private static func version(_ text: String?, _ name: String) throws(ServiceError) -> Int? {
+        guard let text, !text.isEmpty else { return nil }
         guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
             throw .badQueryParameter("\(name) must be a version (a non-negative integer), not \"\(text)\"")
         }
