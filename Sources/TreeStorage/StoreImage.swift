@@ -8,7 +8,7 @@ import TreeEngine
 /// `data`), the default view's unfiltered expansion (in the flags), every kept filtered
 /// view with its query and expansion in the order the store keeps them, the other views
 /// (their rule, the nodes whose expansion they changed, their filtered views), the views'
-/// selections, and an
+/// selections and their sorts, and an
 /// opaque block of the caller's bytes. Loading builds the store straight from the columns
 /// (no JSON); a filtered view's matches are computed again from the titles.
 ///
@@ -17,10 +17,11 @@ import TreeEngine
 public enum StoreImage {
     /// The format version written. Version 1 (before views other than the default one,
     /// without the `VWS_` section), version 2 (a view's filtered rows as every node's
-    /// expansion) and version 3 (before selections, without the `SEL_` section) are read too.
-    public static let formatVersion: UInt16 = 4
+    /// expansion), version 3 (before selections, without the `SEL_` section) and version 4
+    /// (before sorted views, without the `SRT_` section) are read too.
+    public static let formatVersion: UInt16 = 5
     /// The versions read.
-    static let readableVersions: ClosedRange<UInt16> = 1 ... 4
+    static let readableVersions: ClosedRange<UInt16> = 1 ... 5
     /// The first six bytes of every image.
     public static let magic: [UInt8] = Array("TSSNAP".utf8)
     /// Bytes of the header, its checksum included.
@@ -32,7 +33,7 @@ public enum StoreImage {
 
     /// The sections, in the order they are written and required.
     enum Section: Int, CaseIterable {
-        case caller, levels, flags, titles, ids, data, views, userViews, selections
+        case caller, levels, flags, titles, ids, data, views, userViews, selections, sorts
         var tag: [UInt8] {
             switch self {
             case .caller: return Array("CALR".utf8)
@@ -44,6 +45,7 @@ public enum StoreImage {
             case .views: return Array("VIEW".utf8)
             case .userViews: return Array("VWS_".utf8)
             case .selections: return Array("SEL_".utf8)
+            case .sorts: return Array("SRT_".utf8)
             }
         }
         var name: String { String(decoding: tag, as: UTF8.self) }
@@ -51,8 +53,9 @@ public enum StoreImage {
         /// The sections of an image of format `version`, in order.
         static func of(version: UInt16) -> ArraySlice<Section> {
             switch version {
-            case 1: allCases.dropLast(2)
-            case 2, 3: allCases.dropLast()
+            case 1: allCases.dropLast(3)
+            case 2, 3: allCases.dropLast(2)
+            case 4: allCases.dropLast()
             default: allCases[...]
             }
         }
@@ -107,6 +110,8 @@ public enum StoreImage {
 
         let selections = compact.selections
         let selectionBytes = varintSize(selections.count) + selections.reduce(0) { $0 + 10 + nodesSize($1.toggles) }
+        let sorts = compact.viewSorts.map { ($0.view, FilterQueryBytes.bytes(of: $0.sort)) }
+        let sortBytes = varintSize(sorts.count) + sorts.reduce(0) { $0 + 8 + $1.1.count }
 
         var header = [UInt8]()
         header.reserveCapacity(headerSize)
@@ -208,6 +213,13 @@ public enum StoreImage {
                     try out.u64(selection.view?.rawValue ?? 0)
                     try out.u8(selection.all ? 1 : 0)
                     try writeNodes(selection.toggles, to: &out)
+                }
+            }
+            try section(.sorts, length: sortBytes) { out in
+                try out.varint(sorts.count)
+                for (view, bytes) in sorts {
+                    try out.u64(view.rawValue)
+                    try bytes.withUnsafeBytes { try out.bytes($0) }
                 }
             }
             try trailerTag.withUnsafeBytes { try out.bytes($0) }
@@ -474,6 +486,9 @@ public enum StoreImage {
         if sections.count > Section.selections.rawValue {
             columns.selections = try selections(sections[Section.selections.rawValue], count: n)
         }
+        if sections.count > Section.sorts.rawValue {
+            columns.sorts = try sorts(sections[Section.sorts.rawValue])
+        }
         do {
             return try TreeStore(compact: columns, dataReader: dataReader)
         } catch {
@@ -554,6 +569,22 @@ public enum StoreImage {
         }
         guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the views") }
         return views
+    }
+
+    /// The sorts of the `SRT_` section: for each sorted view its id and its sort.
+    static func sorts(_ section: UnsafeRawBufferPointer) throws(StoreImageError) -> [(view: ViewID, sort: SortKeys)] {
+        guard let (count, first) = varint(in: section, at: 0) else { throw .inconsistent("the sorts section has no count") }
+        var o = first
+        var sorts: [(view: ViewID, sort: SortKeys)] = []
+        for k in 0 ..< count {
+            guard section.count - o >= 8 else { throw .inconsistent("sort \(k) does not fit its section") }
+            let view = ViewID(Reader(bytes: section).u64(at: o))
+            o += 8
+            guard let sort = FilterQueryBytes.readSort(section, at: &o) else { throw .inconsistent("the sort of view \(view) is malformed") }
+            sorts.append((view, sort))
+        }
+        guard o == section.count else { throw .inconsistent("\(section.count - o) bytes after the sorts") }
+        return sorts
     }
 
     /// The selections of the `SEL_` section: for each its view, what a root takes, and its toggles.

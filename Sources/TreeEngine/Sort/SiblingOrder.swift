@@ -65,10 +65,10 @@ struct SiblingOrder {
     }
 
     /// Whether the node in `a` comes before the one in `b` among siblings: by the keys, then
-    /// by their order in `tree`.
-    mutating func isBefore(_ a: Slot, _ b: Slot, _ values: [PooledValues], tree: Forest) -> Bool {
+    /// by their order in the tree, whose positions by slot are `tree`.
+    mutating func isBefore(_ a: Slot, _ b: Slot, _ values: [PooledValues], tree: ContiguousArray<Int32>) -> Bool {
         let byKeys = compare(a, b, values)
-        return byKeys != 0 ? byKeys < 0 : tree.position(ofSlot: a) < tree.position(ofSlot: b)
+        return byKeys != 0 ? byKeys < 0 : tree[a.index] < tree[b.index]
     }
 
     /// -1, 0 or 1 as the member at `a` orders before, with or after the one at `b` by the

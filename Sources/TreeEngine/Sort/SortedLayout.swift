@@ -46,6 +46,8 @@ struct SortedLayout: Sendable {
     var columns: LayoutColumns
     /// The bases that count children in this layout, most recently used last.
     var childBases: [DepthBase] = []
+    /// The views sorted by `keys` and what they share (`TreeStore+SortedViews.swift`).
+    var views = LayoutViews()
 
     /// The nodes of `forest` sorted by `keys` (the columns of their data fields made), without
     /// gaps: the children of each node grouped by parent, each group sorted on one of

@@ -31,10 +31,15 @@ extension TreeStore {
     /// The children of `parent` (the roots when nil) in the rows `view` names, from the
     /// `offset`-th, at most `limit`, in tree order or in the order of `sort`; nil when the
     /// rows, the sort or a base they need are not kept (`prepareChildren` builds them).
+    /// A sorted view's children are in its sort's order (`sort` nil or the same).
     /// Changes nothing: for readers.
     /// - Complexity: O((limit + 1) · log n), plus O(children) of each node on the page and of
     ///   `parent` that is an ancestor of a match in filtered rows
     public func keptChildren(of parent: NodeHandle?, _ view: ViewRef, sort: SortKeys? = nil, offset: Int, limit: Int) -> ChildPage? {
+        if let viewSort = self.sort(of: view.view), layoutKeys == nil {
+            precondition(sort == nil || sort == viewSort, "a sorted view's children are in its order")
+            return readInWorld(of: view.view) { $0.keptChildren(of: parent, view, offset: offset, limit: limit) }
+        }
         guard isKept(view) else { return nil }
         let filter = view.filter == nil ? nil : keptView(view)?.filter
         var layout: Int?
@@ -67,8 +72,13 @@ extension TreeStore {
     /// `sort` (the most recently used of `sortCapacity`), and the bases of its children's
     /// level and theirs in the tree's order (the most recently used `childBaseCapacity`, at
     /// least 2, kept) and of its children's level in the sort's (`SortedLayout.baseCapacity`).
+    /// For the children of sorted view `view`, the bases of its sort's layout (`sort` nil).
     /// - Complexity: O(positions) per base built; a sort as `SortedLayout.init`
-    public mutating func prepareChildren(of parent: NodeHandle?, sort: SortKeys? = nil) {
+    public mutating func prepareChildren(of parent: NodeHandle?, sort: SortKeys? = nil, in view: ViewID? = nil) {
+        if sortedWorld(of: view) != nil {
+            precondition(sort == nil || sort == self.sort(of: view), "a sorted view's children are in its order")
+            return inWorld(of: view) { $0.prepareChildren(of: parent) }
+        }
         let level = parent.map { forest.level(of: $0) } ?? -1
         let depths = [Int32(level + 1), Int32(level + 2)]
         let capacity = max(2, childBaseCapacity)
@@ -94,10 +104,12 @@ extension TreeStore {
     }
 
     /// Each node's place among its parent's children (among the roots for a root) in the
-    /// tree, and their number, as rows report with `positions`; nil when a base they need is
-    /// not kept (`prepareSiblingPlaces` builds them). Changes nothing: for readers.
+    /// tree (in a sorted view, in its order), and their number, as rows report with
+    /// `positions`; nil when a base they need is not kept (`prepareSiblingPlaces` builds
+    /// them). Changes nothing: for readers.
     /// - Complexity: O(log n) per node; O(children) for a parent of at most `childWalkLimit` positions
-    public func keptSiblingPlaces(of nodes: [NodeHandle]) -> [NodeHandle: (position: Int, count: Int)]? {
+    public func keptSiblingPlaces(of nodes: [NodeHandle], in view: ViewID? = nil) -> [NodeHandle: (position: Int, count: Int)]? {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.keptSiblingPlaces(of: nodes) } }
         var places: [NodeHandle: (position: Int, count: Int)] = [:]
         for node in nodes where places[node] == nil {
             let p = forest.position(of: node)
@@ -120,7 +132,8 @@ extension TreeStore {
     /// parent spans more than `childWalkLimit` positions, all kept with the most recently used
     /// others up to `childBaseCapacity`.
     /// - Complexity: O(positions) per base built
-    public mutating func prepareSiblingPlaces(of nodes: [NodeHandle]) {
+    public mutating func prepareSiblingPlaces(of nodes: [NodeHandle], in view: ViewID? = nil) {
+        if sortedWorld(of: view) != nil { return inWorld(of: view) { $0.prepareSiblingPlaces(of: nodes) } }
         var depths: [Int32] = []
         for node in nodes {
             let span = forest.descendantPositions(of: forest.parent(of: node).map { forest.position(of: $0) }).count

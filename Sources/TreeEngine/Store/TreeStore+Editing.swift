@@ -64,21 +64,35 @@ extension TreeStore {
         use(view)
         if fragment.isEmpty { return ([], []) }
         let run = forest.adopt(fragment)
+        var splices = putIn(run, at: q, parent: parent?.slot, view)
+        let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
+        // In a sorted order each subtree goes where the sort places its root.
+        let sortedRuns = sortedRuns(of: roots)
+        forEachSortedWorld { store, i, keys, tree in
+            for run in sortedRuns[i] {
+                let q = store.sortedPlace(of: run.slots[0], parent: parent?.slot, keys, tree: tree)
+                splices += store.putIn(run, at: q, parent: parent?.slot, view)
+            }
+        }
+        recordUndo(.inserted(roots: roots))
+        settleAllFollowers()
+        checkInvariants()
+        return (splices, roots.map { NodeHandle(slot: $0) })
+    }
+
+    /// Puts `run` (new to the positions) at the insertion point `q` under `parent`, every
+    /// view of the order swapped in following.
+    private mutating func putIn(_ run: Run, at q: Position, parent: Slot?, _ view: ViewRef) -> [Splice] {
         let range = place(run, at: q, parent: parent)
         selectionsFollowInsertion(range)
         var splices = updateViews(view) { view, forest, splices in
-            view.inserted(range, parent: parent?.slot, in: forest, splices: &splices)
+            view.inserted(range, parent: parent, in: forest, splices: &splices)
         }
         let added = baseMinimums(range)
         splices += updateCovers(view) { cover, base, forest, _ in
             cover.inserted(range.lowerBound.offset ..< range.upperBound.offset, run: added[base.depth]!, base, forest)
         }
-        let roots = zip(run.slots, run.depths).filter { $0.1 == 0 }.map(\.0)
-        sortsFollowInsertion(of: roots, parent: parent?.slot)
-        recordUndo(.inserted(roots: roots))
-        settleFollowers()
-        checkInvariants()
-        return (splices, roots.map { NodeHandle(slot: $0) })
+        return splices
     }
 
     /// Deletes `node` and its subtree.
@@ -87,8 +101,13 @@ extension TreeStore {
     public mutating func delete(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
         use(view)
         let back = undo != nil ? placeOfReturn(node.slot) : (nil, nil)
-        _ = sortsTakeOut(node.slot)
-        let (run, _, splices) = takeOut(node, view, deleting: true)
+        var splices: [Splice] = []
+        forEachSortedWorld { store, _, _, _ in
+            splices += store.takeOut(node, view, deleting: true).2
+            store.afterDeletion()
+        }
+        let (run, _, treeSplices) = takeOut(node, view, deleting: true)
+        splices += treeSplices
         if undo != nil {
             let ids = run.slots.filter { forest.ids.hasID(slot: $0) }.map { slot in
                 (slot, forest.ids.withKey(slot: slot) { Array($0) }, forest.ids.isInteger(slot: slot))
@@ -96,11 +115,16 @@ extension TreeStore {
             recordUndo(.deleted(run, parent: back.0, before: back.1, ids: ids))
         }
         forest.free(run)
-        dropEmptySelections()
-        if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
-        settleFollowers()
+        afterDeletion()
+        settleAllFollowers()
         checkInvariants()
         return splices
+    }
+
+    /// What follows a deletion in the order swapped in.
+    private mutating func afterDeletion() {
+        dropEmptySelections()
+        if let relocation = forest.shrinkIfSparse() { relocate(relocation) }
     }
 
     /// Why `insert` at `placement` would be refused (an index out of range), or nil: the
@@ -146,24 +170,41 @@ extension TreeStore {
         }
         // A derived id names the parent it was derived from: it is stored whole first.
         forest.ids.storeWhole(slot: node.slot)
-        let sortedRuns = sortsTakeOut(node.slot)
+        // Every order takes the subtree out while the parent links are those it has.
+        var sorted: [(Run, Departures)] = []
+        var splices: [Splice] = []
+        forEachSortedWorld { store, _, _, _ in
+            let (run, departures, out) = store.takeOut(node, view, deleting: false)
+            sorted.append((run, departures))
+            splices += out
+        }
         let (run, departures, splicesOut) = takeOut(node, view, deleting: false)
-        var splices = splicesOut
+        splices += splicesOut
         let q = try! forest.insertionPoint(parent: parent, index: index)
+        splices += arrive(run, departures, at: q, parent: parent?.slot, view)
+        forEachSortedWorld { store, i, keys, tree in
+            let q = store.sortedPlace(of: node.slot, parent: parent?.slot, keys, tree: tree)
+            splices += store.arrive(sorted[i].0, sorted[i].1, at: q, parent: parent?.slot, view)
+        }
+        settleAllFollowers()
+        checkInvariants()
+        return splices
+    }
+
+    /// Puts `run` (taken out with `departures`) at the insertion point `q` under `parent`,
+    /// every view of the order swapped in following.
+    private mutating func arrive(_ run: Run, _ departures: Departures, at q: Position, parent: Slot?, _ view: ViewRef) -> [Splice] {
         let range = place(run, at: q, parent: parent)
         selectionsFollowArrival(range, departures.selections)
-        sortsFollowArrival(of: node.slot, sortedRuns)
         var i = 0
-        splices += updateViews(view) { view, forest, splices in
-            view.arrived(range, parent: parent?.slot, departures.dense[i], in: forest, splices: &splices)
+        var splices = updateViews(view) { view, forest, splices in
+            view.arrived(range, parent: parent, departures.dense[i], in: forest, splices: &splices)
             i += 1
         }
         let moved = baseMinimums(range)
         splices += updateCovers(view) { cover, base, forest, id in
             cover.arrived(range.lowerBound.offset ..< range.upperBound.offset, run: moved[base.depth]!, departures.sparse[id]!, base, forest)
         }
-        settleFollowers()
-        checkInvariants()
         return splices
     }
 
@@ -184,9 +225,18 @@ extension TreeStore {
             recordUndo(.retitled(node.slot, old: old))
         }
         guard title != nil || data != nil else { return [] }
-        sortsFollowUpdate(of: node.slot, title: title != nil, data: data != nil)
-        let splices = updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
-        settleFollowers()
+        var splices = updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
+        // In a sorted order whose keys read what changed, the node moves to its new place.
+        let parent = forest.parent(ofSlot: node.slot)
+        forEachSortedWorld { store, _, keys, tree in
+            splices += store.updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
+            guard TreeStore.reorders(keys, title: title != nil, data: data != nil), !store.isInPlace(node.slot, keys, tree: tree) else { return }
+            let (run, departures, out) = store.takeOut(node, view, deleting: false)
+            splices += out
+            let q = store.sortedPlace(of: node.slot, parent: parent, keys, tree: tree)
+            splices += store.arrive(run, departures, at: q, parent: parent, view)
+        }
+        settleAllFollowers()
         checkInvariants()
         return splices
     }
@@ -200,6 +250,12 @@ extension TreeStore {
         wake(view)
         countTransactionEdit(view)
         if view.filter != nil { try! prepareView(view) }
+        readyForEdits()
+        forEachSortedWorld { store, _, _, _ in store.readyForEdits() }
+    }
+
+    /// Readies every kept filtered view of the order swapped in to follow an edit.
+    private mutating func readyForEdits() {
         func ready(_ view: inout ViewState, _ forest: Forest) {
             view.prepareForEdits(forest)
             view.filter!.matchIndex = nil  // positions and matches are about to move
@@ -215,10 +271,10 @@ extension TreeStore {
 
     /// Makes room for `run` at the insertion point `q` and puts it there (views
     /// follow the nodes that moved); returns the positions it took.
-    private mutating func place(_ run: Run, at q: Position, parent: NodeHandle?) -> Range<Position> {
+    private mutating func place(_ run: Run, at q: Position, parent: Slot?) -> Range<Position> {
         let (start, relocation) = forest.makeRoom(run.count, at: q)
         if let relocation { relocate(relocation) }
-        forest.put(run, at: start, parent: parent?.slot)
+        forest.put(run, at: start, parent: parent)
         updateBases(start ..< start + run.count)
         // The ancestors whose last node was the one before the run end with it now.
         let before = forest.endOfNodes(before: start).offset - 1
@@ -229,7 +285,7 @@ extension TreeStore {
     /// Views follow nodes that moved to make room: the dense ones move their covers, the
     /// shared bases recount the window; the sparse ones name nodes by slot and need nothing.
     mutating func relocate(_ relocation: Relocation) {
-        unfiltered.relocate(relocation)
+        if layoutKeys == nil { unfiltered.relocate(relocation) }
         for i in filtered.indices { filtered[i].view.relocate(relocation) }
         for i in userViews.indexList {
             userViews.values[i].dense?.relocate(relocation)
@@ -305,12 +361,14 @@ extension TreeStore {
     /// the store is used during the call: a view handed on through a nested function that
     /// also used the store was not changed in place, every edit copied the views it changed
     /// (O(n) each, issue 32; `InPlaceEditTests` checks the columns stay where they are).
-    private mutating func updateViews(_ view: ViewRef,
+    mutating func updateViews(_ view: ViewRef,
                                       _ body: (inout ViewState, Forest, inout [Splice]?) -> Void) -> [Splice] {
         var result: [Splice] = []
         var splices: [Splice]? = recordsSplices(of: ViewRef(), named: view) ? [] : nil
-        body(&unfiltered, forest, &splices)
-        keep(splices, of: ViewRef(), named: view, in: &result)
+        if layoutKeys == nil {
+            body(&unfiltered, forest, &splices)
+            keep(splices, of: ViewRef(), named: view, in: &result)
+        }
         for i in filtered.indices {
             let rows = ViewRef(filter: filtered[i].query)
             splices = recordsSplices(of: rows, named: view) ? [] : nil

@@ -15,12 +15,14 @@ extension TreeStore {
     /// build the filters it restores).
     /// - Complexity: O(kept filters · their fields)
     mutating func dropUnusedFields() {
-        guard undo == nil, !forest.fieldColumns.isEmpty else { return }
+        guard undo == nil, layoutKeys == nil, !forest.fieldColumns.isEmpty else { return }
         var used = Set<FieldPath>()
         for entry in filtered { used.formUnion(entry.query.dataPaths) }
         for index in aggregateIndexes { if case .field(let path) = index.source { used.insert(path) } }
         for layout in sortedLayouts { used.formUnion(layout.keys.dataPaths) }
-        for view in userViews.values { for entry in view.filtered { used.formUnion(entry.query.dataPaths) } }
+        for views in [userViews] + sortedLayouts.map(\.views.userViews) {
+            for view in views.values { for entry in view.filtered { used.formUnion(entry.query.dataPaths) } }
+        }
         forest.dropFieldColumns(keeping: used)
     }
 

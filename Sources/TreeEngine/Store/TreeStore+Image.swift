@@ -197,24 +197,28 @@ package struct CompactStore: Sendable {
 
     // MARK: The other views
 
+    /// The store with the layout of view `id`'s sort swapped in (its positions then those of
+    /// the sort: these readers take only its views' state by slot from it).
+    private func world(_ id: ViewID) -> TreeStore { store.readInWorld(of: id) { $0 } }
+
     /// The views other than the default one, ascending.
     package var views: [ViewID] { store.views }
 
     /// The rule of view `id`'s fresh state: nodes at a level below it are expanded
     /// (`Int32.max`: every node).
-    package func depthRule(ofView id: ViewID) -> Int32 { store.userViews[id]!.depth }
+    package func depthRule(ofView id: ViewID) -> Int32 { world(id).userViews[id]!.depth }
 
     /// The nodes whose expansion view `id` changed from its rule, ascending: (node, expanded).
     /// - Complexity: O(changes · log n)
     package func changes(ofView id: ViewID) -> [(index: Int, expanded: Bool)] {
-        if let own = store.userViews[id]!.dense?.own {
+        if let own = world(id).userViews[id]!.dense?.own {
             return (0 ..< count).compactMap { i in
                 let slot = slot(i), level = store.forest.level(at: Position(Int(positions[i])))
                 let expanded = own.expanded.contains(slot.index)
                 return expanded == own.rule(level: level) ? nil : (i, expanded)
             }
         }
-        return nodeChanges(store.userViews[id]!.cover.exceptions)
+        return nodeChanges(world(id).userViews[id]!.cover.exceptions)
     }
 
     /// Exceptions as node numbers, ascending.
@@ -237,8 +241,8 @@ package struct CompactStore: Sendable {
     /// - Complexity: O(changes · log n) for rows over the text's shared state, O(n) for rows
     ///   of the view's own
     package func changes(ofView id: ViewID, keptFilter v: Int) -> [(index: Int, expanded: Bool)] {
-        let entry = store.userViews[id]!.filtered[v]
-        guard let own = entry.own else { return nodeChanges(store.filterBases[entry.query]!.followers!.covers[id]!.exceptions) }
+        let entry = world(id).userViews[id]!.filtered[v]
+        guard let own = entry.own else { return nodeChanges(world(id).filterBases[entry.query]!.followers!.covers[id]!.exceptions) }
         let filter = own.filter!
         return (0 ..< count).compactMap { i in
             let s = slot(i).index
@@ -252,7 +256,12 @@ package struct CompactStore: Sendable {
     /// The expansion of view `id`'s kept filtered rows `v`, as `expansion(ofKeptView:)`.
     /// - Complexity: O(n)
     package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] {
-        expansion(store.filteredExpansion(store.userViews[id]!.filtered[v].query, in: id))
+        expansion(world(id).filteredExpansion(world(id).userViews[id]!.filtered[v].query, in: id))
+    }
+
+    /// The sorted views with their sorts, ascending.
+    package var viewSorts: [(view: ViewID, sort: SortKeys)] {
+        store.viewSorts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     // MARK: Selections
@@ -261,7 +270,7 @@ package struct CompactStore: Sendable {
     /// what a root takes, and the nodes whose state differs from their parent's, ascending.
     /// - Complexity: O(toggles · log n)
     package var selections: [CompactSelection] {
-        store.selections.sorted { ($0.key?.rawValue ?? 0, $0.key == nil ? 0 : 1) < ($1.key?.rawValue ?? 0, $1.key == nil ? 0 : 1) }
+        store.sortedLayouts.reduce(into: store.selections) { all, layout in all.merge(layout.views.selections) { a, _ in a } }.sorted { ($0.key?.rawValue ?? 0, $0.key == nil ? 0 : 1) < ($1.key?.rawValue ?? 0, $1.key == nil ? 0 : 1) }
             .map { view, selection in
                 CompactSelection(view: view, all: selection.all,
                                  toggles: nodeChanges(selection.toggles.map { (Slot(rawValue: $0), false) }).map(\.index))
@@ -342,6 +351,8 @@ package struct CompactColumns {
     package var userViews: [CompactView] = []
     /// The views' selections.
     package var selections: [CompactSelection] = []
+    /// The sorted views' sorts.
+    package var sorts: [(view: ViewID, sort: SortKeys)] = []
 
     package init(count: Int, levels: UnsafeRawBufferPointer, flags: UnsafeRawBufferPointer,
                  titles: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer,
@@ -590,6 +601,13 @@ extension TreeStore {
                 state.reset(selection.all, forest)
                 for node in selection.toggles { state.toggle(Slot(node), forest, nodes) }
             }
+        }
+        var sorted: Set<ViewID> = []
+        for (view, sort) in c.sorts {
+            guard contains(view: view) else { throw CompactColumnsError("a sort of view \(view), which is not there") }
+            guard sorted.insert(view).inserted else { throw CompactColumnsError("view \(view) has two sorts") }
+            guard sort.dataPaths.isEmpty || dataReader != nil else { throw CompactColumnsError("view \(view) is sorted by data fields and the store has no reader") }
+            _ = setSort(sort, of: view)
         }
         checkInvariants()
     }

@@ -5,7 +5,26 @@ extension TreeStore {
     func checkInvariants() {
         #if TREE_INVARIANTS
         forest.checkInvariants()
-        checkView(unfiltered)
+        checkViews()
+        for layout in sortedLayouts {
+            checkLayout(layout)
+            var store = self, sorted = layout
+            store.sortedLayouts = []
+            store.swapWorld(&sorted)
+            store.checkViews()
+            precondition(sorted.views.userViews.keys.allSatisfy { viewSorts[$0] == nil }, "a sorted view in the tree's order")
+        }
+        for (id, sort) in viewSorts {
+            precondition(layoutKeys != nil || userViews[id] == nil && sortedLayouts.contains { $0.keys == sort && $0.views.userViews[id] != nil },
+                         "view \(id) is in the layout of its sort")
+        }
+        #endif
+    }
+
+    #if TREE_INVARIANTS
+    /// Checks the views of the order swapped in.
+    private func checkViews() {
+        if layoutKeys == nil { checkView(unfiltered) }
         for entry in filtered { checkView(entry.view) }
         var users: [Int32: Int] = [:]
         for (id, view) in userViews {
@@ -43,11 +62,8 @@ extension TreeStore {
         for entry in depthBases.values { entry.base.checkInvariants(forest) }
         for index in aggregateIndexes { index.checkInvariants(forest) }
         for base in childBases { base.checkInvariants(forest) }
-        for layout in sortedLayouts { checkLayout(layout) }
-        #endif
     }
 
-    #if TREE_INVARIANTS
     /// A sorted layout holds the forest's nodes in the order of a fresh build of it, each at
     /// its level, each subtree ending where it does there, with gaps between.
     private func checkLayout(_ layout: SortedLayout) {

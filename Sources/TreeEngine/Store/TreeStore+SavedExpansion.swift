@@ -6,6 +6,7 @@ extension TreeStore {
     /// - Complexity: O(expanded nodes) for a view that starts collapsed and keeps its changes
     ///   as exceptions; O(n) otherwise
     public func expandedNodes(in view: ViewID?) -> [NodeHandle] {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.expandedNodes(in: view) } }
         var result: [NodeHandle] = []
         func scan(_ isExpanded: (Slot, Position) -> Bool) {
             forest.forEachPosition { p in
@@ -37,6 +38,7 @@ extension TreeStore {
     /// - Returns: one splice of every row (or none when there were and are none).
     /// - Complexity: as `collapseAll`, plus O(nodes · log n)
     public mutating func setExpansion(_ nodes: [NodeHandle], in view: ViewID?) -> [Splice] {
+        if sortedWorld(of: view) != nil { return inWorld(of: view) { $0.setExpansion(nodes, in: view) } }
         let rows = ViewRef(view)
         let before = rowCount(rows)
         _ = collapseAll(rows)

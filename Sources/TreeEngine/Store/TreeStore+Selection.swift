@@ -10,26 +10,36 @@ extension TreeStore {
     /// Whether `node` is selected in `view` (nil: the default view).
     /// - Complexity: O(log t) for t nodes whose state differs from their parent's
     public func isSelected(_ node: NodeHandle, in view: ViewID?) -> Bool {
-        selections[view]?.isSelected(at: forest.position(of: node).offset, forest) ?? false
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.isSelected(node, in: view) } }
+        return selections[view]?.isSelected(at: forest.position(of: node).offset, forest) ?? false
     }
 
     /// The number of selected nodes in `view`.
     /// - Complexity: O(1)
-    public func selectedCount(in view: ViewID?) -> Int { selections[view]?.selectedCount ?? 0 }
+    public func selectedCount(in view: ViewID?) -> Int {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.selectedCount(in: view) } }
+        return selections[view]?.selectedCount ?? 0
+    }
 
     /// Whether `view` selects a node, or will select a root put into the forest (else its
     /// rows' selection fields are all false and 0).
     /// - Complexity: O(1)
-    public func hasSelection(in view: ViewID?) -> Bool { selections[view] != nil }
+    public func hasSelection(in view: ViewID?) -> Bool {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.hasSelection(in: view) } }
+        return selections[view] != nil
+    }
 
     /// The views that keep a selection (`hasSelection`).
     /// - Complexity: O(views that keep one)
-    public var viewsWithSelection: Set<ViewID?> { Set(selections.keys) }
+    public var viewsWithSelection: Set<ViewID?> {
+        sortedLayouts.reduce(into: Set(selections.keys)) { $0.formUnion($1.views.selections.keys) }
+    }
 
     /// `node` in `view`: whether it is selected, how many of its descendants are, and whether
     /// its subtree holds both selected and unselected nodes.
     /// - Complexity: O(log t + log n)
     public func selectionState(of node: NodeHandle, in view: ViewID?) -> (selected: Bool, below: Int, partial: Bool) {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.selectionState(of: node, in: view) } }
         guard let selection = selections[view] else { return (false, 0, false) }
         return selection.state(at: forest.position(of: node).offset, forest, nodeBase)
     }
@@ -39,6 +49,7 @@ extension TreeStore {
     /// delete, move or export).
     /// - Complexity: O(log t + depth + nodes returned + toggles passed)
     public func selectedNodes(in view: ViewID?, after: NodeHandle?, limit: Int, topMost: Bool) -> [NodeHandle] {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.selectedNodes(in: view, after: after, limit: limit, topMost: topMost) } }
         guard let selection = selections[view], limit > 0 else { return [] }
         var result: [NodeHandle] = []
         let start = after.map { forest.position(of: $0).offset + 1 } ?? 0
@@ -53,6 +64,7 @@ extension TreeStore {
     /// acting on the selection takes, each with its whole subtree.
     /// - Complexity: O(log t + depth + top-most selected nodes + toggles)
     public func outermostSelectedNodes(in view: ViewID?) -> [NodeHandle] {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.outermostSelectedNodes(in: view) } }
         var result: [NodeHandle] = []
         var end = Position(0)
         for node in selectedNodes(in: view, after: nil, limit: .max, topMost: true) {
@@ -69,6 +81,7 @@ extension TreeStore {
     /// its expansion in the default view and whether it declares children.
     /// - Complexity: O(selected nodes + their titles, ids and data, + log t + toggles)
     public func selectedForest(in view: ViewID?) -> Forest {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.selectedForest(in: view) } }
         let nodes = selectedNodes(in: view, after: nil, limit: .max, topMost: false)
         var builder = ForestBuilder(expectedNodes: nodes.count)
         var open: [Position] = []  // the subtree ends of the selected ancestors begun
@@ -117,6 +130,7 @@ extension TreeStore {
     /// - Complexity: O((nodes below whose state differs from their parent's + 1) · log t +
     ///   log n); not `recursive`: O(children · (log t + log n))
     public mutating func setSelected(_ node: NodeHandle, _ value: Bool, recursive: Bool = true, in view: ViewID?) {
+        if sortedWorld(of: view) != nil { return inWorld(of: view) { $0.setSelected(node, value, recursive: recursive, in: view) } }
         changeSelection(of: view) { selection, forest, nodes in
             if recursive {
                 selection.set(subtreeOf: node.slot, value, forest, nodes)
@@ -131,6 +145,7 @@ extension TreeStore {
     /// - Complexity: O(1) unfiltered; filtered O(matches not below another match ·
     ///   (log t + log n)), plus building the rows and their match index
     public mutating func selectAll(_ view: ViewRef) {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.selectAll(view) } }
         guard view.filter != nil else { return changeSelection(of: view.view) { selection, forest, _ in selection.reset(true, forest) } }
         forEachTopMatch(view) { selection, slot, forest, nodes in selection.set(subtreeOf: slot, true, forest, nodes) }
     }
@@ -138,6 +153,7 @@ extension TreeStore {
     /// Deselects every node of `view` (filtered rows or not).
     /// - Complexity: O(1), freeing the selection
     public mutating func selectNone(in view: ViewID?) {
+        if sortedWorld(of: view) != nil { return inWorld(of: view) { $0.selectNone(in: view) } }
         changeSelection(of: view) { selection, forest, _ in selection.reset(false, forest) }
     }
 
@@ -145,6 +161,7 @@ extension TreeStore {
     /// subtree (each node once, however many matches are above it).
     /// - Complexity: O(1) unfiltered; filtered as `selectAll`
     public mutating func invertSelection(_ view: ViewRef) {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.invertSelection(view) } }
         guard view.filter != nil else { return changeSelection(of: view.view) { selection, _, _ in selection.invert() } }
         forEachTopMatch(view) { selection, slot, forest, nodes in selection.toggle(slot, forest, nodes) }
     }
@@ -162,6 +179,7 @@ extension TreeStore {
     @discardableResult
     public mutating func selectRows(_ view: ViewRef, offset: Int, count: Int, _ value: Bool,
                                     recursive: Bool = true) -> (first: NodeHandle, last: NodeHandle)? {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.selectRows(view, offset: offset, count: count, value, recursive: recursive) } }
         let rows = unmarkedRows(view, offset: offset, limit: count)
         guard let first = rows.first, let last = rows.last else { return nil }
         let lastPosition = forest.position(of: last.node)
@@ -256,6 +274,7 @@ extension TreeStore {
     /// their parent's): what it costs.
     /// - Complexity: O(1)
     public func selectionCost(in view: ViewID?) -> (bytes: Int, toggles: Int) {
-        selections[view].map { ($0.bytes, $0.toggleCount) } ?? (0, 0)
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.selectionCost(in: view) } }
+        return selections[view].map { ($0.bytes, $0.toggleCount) } ?? (0, 0)
     }
 }

@@ -139,7 +139,12 @@ extension TreeStore {
     /// dense state would (nodes leaving A keep each view's expansion, as exceptions) gets a
     /// dense state of its own.
     /// - Complexity: O(views following shared states), plus O(n) for each view that turns dense
-    mutating func settleFollowers() {
+    mutating func settleAllFollowers() {
+        settleFollowers()
+        forEachSortedWorld { store, _, _, _ in store.settleFollowers() }
+    }
+
+    private mutating func settleFollowers() {
         var crowded: [(FilterQuery, ViewID)] = []
         for (query, base) in filterBases {
             for (id, cover) in base.followers!.covers where isTooManyForSparse(cover.exceptionCount) { crowded.append((query, id)) }

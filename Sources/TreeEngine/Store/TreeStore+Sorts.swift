@@ -7,10 +7,12 @@
 /// their level (`Siblings`).
 extension TreeStore {
     /// Builds the layout of `sort` unless kept (its data fields' columns first), and makes it
-    /// the most recently used; drops the oldest past `sortCapacity`, at least 1 (not in a
-    /// transaction). Readers that find a layout kept do not reorder them.
+    /// the most recently used; drops the oldest that no view is sorted by past
+    /// `sortCapacity`, at least 1 (not in a transaction). Readers that find a layout kept do
+    /// not reorder them.
     /// - Complexity: as `SortedLayout.init`, O(sorts) when kept
     public mutating func prepareSort(_ sort: SortKeys) {
+        precondition(layoutKeys == nil, "sorts are built in the tree's order")
         if let i = sortedLayouts.firstIndex(where: { $0.keys == sort }) {
             sortedLayouts.append(sortedLayouts.remove(at: i))
             return
@@ -21,7 +23,7 @@ extension TreeStore {
         }
         sortedLayouts.append(SortedLayout(sort, of: forest, workers: filterWorkers))
         if sortedLayouts.count > max(1, sortCapacity) && undo == nil {
-            sortedLayouts.removeFirst(sortedLayouts.count - max(1, sortCapacity))
+            dropUnusedLayouts()
             dropUnusedFields()
         }
     }
@@ -29,141 +31,135 @@ extension TreeStore {
     /// Whether the layout of `sort` is kept.
     public func hasSort(_ sort: SortKeys) -> Bool { sortedLayouts.contains { $0.keys == sort } }
 
-    /// The bytes the kept sorted layouts take (their bases included).
+    /// The bytes the kept sorted layouts take (their bases included, their views not).
     public var sortBytes: Int { sortedLayouts.reduce(0) { $0 + $1.columns.bytes + $1.childBases.reduce(0) { $0 + $1.bytes } } }
 
-    // MARK: Following edits
+    // MARK: Following edits in a layout
 
-    /// The layouts follow the insertion of the subtrees of `roots` (just put into the tree,
-    /// under `parent`): each subtree sorted, and put where the sort places its root.
-    mutating func sortsFollowInsertion(of roots: [Slot], parent: Slot?) {
-        guard !sortedLayouts.isEmpty else { return }
-        withLayouts { store, layout in
-            for root in roots { store.place(store.sortedRun(of: root, layout.keys), parent: parent, in: &layout) }
+    /// The subtrees of `roots` (in the tree) as runs in the order of each layout's keys, by layout.
+    /// - Complexity: O(k log k) per layout for k nodes
+    func sortedRuns(of roots: [Slot]) -> [[Run]] {
+        sortedLayouts.map { layout in
+            forest.withPooledValues(layout.keys.fields) { values in roots.map { sortedRun(of: $0, layout.keys, values) } }
         }
     }
+
+    /// Where `node` (not in the layout swapped in) goes among the children of `parent` there:
+    /// before the first child it orders before (by `keys`, then by their order in the tree,
+    /// whose positions by slot are `tree`), else after the last.
+    /// - Complexity: O(log² n) comparisons (`Siblings`)
+    mutating func sortedPlace(of node: Slot, parent: Slot?, _ keys: SortKeys, tree: ContiguousArray<Int32>) -> Position {
+        let siblings = siblings(under: parent)
+        return forest.withPooledValues(keys.fields) { values in
+            var order = SiblingOrder(keys)
+            let k = siblings.firstAfter { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: tree) }
+            return k.map { siblings[$0] } ?? siblings.appended
+        }
+    }
+
+    /// Whether `node` is where `keys` place it among its siblings in the layout swapped in:
+    /// after the one before it and before the one after it.
+    /// - Complexity: O(log n) comparisons (`Siblings`)
+    mutating func isInPlace(_ node: Slot, _ keys: SortKeys, tree: ContiguousArray<Int32>) -> Bool {
+        let siblings = siblings(under: forest.parent(ofSlot: node))
+        let (before, after) = siblings.neighbours(of: siblings.sorted.position(ofSlot: node))
+        return forest.withPooledValues(keys.fields) { values in
+            var order = SiblingOrder(keys)
+            return before.map { order.isBefore(siblings.sorted.slot(at: $0), node, values, tree: tree) } ?? true
+                && after.map { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: tree) } ?? true
+        }
+    }
+
+    /// Whether keys that read the title or the data (as `title` and `data` say) of a node
+    /// order it anew when those change.
+    static func reorders(_ keys: SortKeys, title: Bool, data: Bool) -> Bool {
+        keys.keys.contains { $0.field == .title ? title : data }
+    }
+
+    // MARK: Following a rollback
+
+    // A rollback moves the nodes of every layout back (their views are restored after,
+    // `TreeStore+Transaction.swift`): only the bases of the layouts' sibling searches follow.
 
     /// The layouts take out the subtree of `node`, before the tree does (its parent links
     /// still those of the layouts); returns each one's run, for `sortsFollowArrival`.
     mutating func sortsTakeOut(_ node: Slot) -> [Run] {
-        guard !sortedLayouts.isEmpty else { return [] }
         var runs: [Run] = []
-        withLayouts { store, layout in runs.append(store.takeOut(node, from: &layout)) }
+        forEachSortedWorld { store, _, _, _ in runs.append(store.takeOutOfLayout(node)) }
         return runs
+    }
+
+    /// The layouts follow the insertion of the subtrees of `roots` (just put into the tree,
+    /// under `parent`): each subtree sorted, and put where the sort places its root.
+    mutating func sortsFollowInsertion(of roots: [Slot], parent: Slot?) {
+        let runs = sortedRuns(of: roots)
+        forEachSortedWorld { store, i, keys, tree in
+            for run in runs[i] { store.putIntoLayout(run, parent: parent, keys, tree: tree) }
+        }
     }
 
     /// The layouts put back the runs `sortsTakeOut` gave, where the sort places `node`
     /// under its parent now.
     mutating func sortsFollowArrival(of node: Slot, _ runs: [Run]) {
-        guard !sortedLayouts.isEmpty else { return }
         let parent = forest.parent(ofSlot: node)
-        var i = 0
-        withLayouts { store, layout in
-            store.place(runs[i], parent: parent, in: &layout)
-            i += 1
-        }
+        forEachSortedWorld { store, i, keys, tree in store.putIntoLayout(runs[i], parent: parent, keys, tree: tree) }
     }
 
     /// The layouts whose keys read the title (`title`) or the data of `node` move it to its
     /// new place among its siblings, unless it is still in place (moving it moves its subtree).
     mutating func sortsFollowUpdate(of node: Slot, title: Bool, data: Bool) {
-        guard !sortedLayouts.isEmpty else { return }
         let parent = forest.parent(ofSlot: node)
-        withLayouts { store, layout in
-            guard layout.keys.keys.contains(where: { $0.field == .title ? title : data }), !store.isInPlace(node, in: &layout) else { return }
-            let run = store.takeOut(node, from: &layout)
-            store.place(run, parent: parent, in: &layout)
+        forEachSortedWorld { store, _, keys, tree in
+            guard TreeStore.reorders(keys, title: title, data: data), !store.isInPlace(node, keys, tree: tree) else { return }
+            store.putIntoLayout(store.takeOutOfLayout(node), parent: parent, keys, tree: tree)
         }
     }
 
-    /// Runs `body` on each kept layout, moved out of the store so that changing its columns
-    /// copies nothing.
-    private mutating func withLayouts(_ body: (inout TreeStore, inout SortedLayout) -> Void) {
-        var layouts = sortedLayouts
-        sortedLayouts = []
-        for i in layouts.indices { body(&self, &layouts[i]) }
-        sortedLayouts = layouts
-    }
-
-    /// Takes the subtree of `node` out of `layout`: its run in the layout's order.
-    private mutating func takeOut(_ node: Slot, from layout: inout SortedLayout) -> Run {
-        forest.swapLayout(&layout.columns)
-        defer { forest.swapLayout(&layout.columns) }
+    /// Takes the subtree of `node` out of the layout swapped in: its run in the layout's order.
+    private mutating func takeOutOfLayout(_ node: Slot) -> Run {
         let p = forest.position(ofSlot: node)
         let positions = forest.subtree(of: p)
         let run = forest.takeOut(p)
-        layout.updateBases(positions, forest)
-        if let relocation = forest.shrinkIfSparse() { layout.updateBases(relocation.range, forest) }
+        updateChildBases(positions)
+        if let relocation = forest.shrinkIfSparse() { updateChildBases(relocation.range) }
         return run
     }
 
-    /// Puts `run` (a subtree in the layout's order) under `parent` where the sort places its root.
-    private mutating func place(_ run: Run, parent: Slot?, in layout: inout SortedLayout) {
-        let q = sortedPlace(of: run.slots[0], parent: parent, in: &layout)
-        // Slots new to the forest have no position in the layout yet.
-        if layout.columns.positionOf.count < forest.flags.count {
-            layout.columns.positionOf.append(contentsOf: repeatElement(-1, count: forest.flags.count - layout.columns.positionOf.count))
-        }
-        forest.swapLayout(&layout.columns)
-        defer { forest.swapLayout(&layout.columns) }
+    /// Puts `run` (a subtree in the layout's order) under `parent` where `keys` place its root.
+    private mutating func putIntoLayout(_ run: Run, parent: Slot?, _ keys: SortKeys, tree: ContiguousArray<Int32>) {
+        let q = sortedPlace(of: run.slots[0], parent: parent, keys, tree: tree)
         let (start, relocation) = forest.makeRoom(run.count, at: q)
-        if let relocation { layout.updateBases(relocation.range, forest) }
+        if let relocation { updateChildBases(relocation.range) }
         forest.put(run, at: start, parent: parent)
-        layout.updateBases(start ..< start + run.count, forest)
+        updateChildBases(start ..< start + run.count)
     }
 
-    /// Where `node` (not in `layout`) goes among the children of `parent` there: before the
-    /// first child it orders before (by the keys, then by their order in the tree), else
-    /// after the last.
-    /// - Complexity: O(log² n) comparisons (`Siblings`)
-    private mutating func sortedPlace(of node: Slot, parent: Slot?, in layout: inout SortedLayout) -> Position {
-        let siblings = siblings(under: parent, in: &layout)
-        return forest.withPooledValues(layout.keys.fields) { values in
-            var order = SiblingOrder(layout.keys)
-            let k = siblings.firstAfter { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: forest) }
-            return k.map { siblings[$0] } ?? siblings.appended
-        }
+    /// The bases of children follow the nodes at `range`.
+    private mutating func updateChildBases(_ range: Range<Position>) {
+        for i in childBases.indices { childBases[i].update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
     }
 
-    /// Whether `node` is where the sort places it among its siblings in `layout`: after the
-    /// one before it and before the one after it.
-    /// - Complexity: O(log n) comparisons (`Siblings`)
-    private mutating func isInPlace(_ node: Slot, in layout: inout SortedLayout) -> Bool {
-        let siblings = siblings(under: forest.parent(ofSlot: node), in: &layout)
-        let (before, after) = siblings.neighbours(of: siblings.sorted.position(ofSlot: node))
-        return forest.withPooledValues(layout.keys.fields) { values in
-            var order = SiblingOrder(layout.keys)
-            return before.map { order.isBefore(siblings.sorted.slot(at: $0), node, values, tree: forest) } ?? true
-                && after.map { order.isBefore(node, siblings.sorted.slot(at: $0), values, tree: forest) } ?? true
-        }
-    }
+    // MARK: Siblings
 
-    /// The children of `parent` in `layout`: listed when there are at most `Siblings.listed`,
-    /// else counted by the layout's `DepthBase` of their level (built if missing, then the
-    /// most recently used of `SortedLayout.baseCapacity`).
-    private mutating func siblings(under parent: Slot?, in layout: inout SortedLayout) -> Siblings {
-        let sorted = forest.withLayout(layout.columns)
-        let p = parent.map { sorted.position(ofSlot: $0) }
-        let range = sorted.descendantPositions(of: p)
-        let appended = p.map { sorted.subtreeEnd(of: $0) } ?? sorted.endOfNodes(before: sorted.positions.upperBound)
+    /// The children of `parent` in the layout swapped in: listed when there are at most
+    /// `Siblings.listed`, else counted by the layout's `DepthBase` of their level (built if
+    /// missing, then the most recently used of `SortedLayout.baseCapacity`).
+    private mutating func siblings(under parent: Slot?) -> Siblings {
+        let p = parent.map { forest.position(ofSlot: $0) }
+        let range = forest.descendantPositions(of: p)
+        let appended = p.map { forest.subtreeEnd(of: $0) } ?? forest.endOfNodes(before: forest.positions.upperBound)
         var list: [Position] = []
-        sorted.forEachChild(ofPosition: p, { list.append($0) }, while: { list.count <= Siblings.listed })
-        if list.count <= Siblings.listed { return Siblings(sorted: sorted, range: range, appended: appended, list: list, base: nil) }
-        let depth = Int32(p.map { sorted.level(at: $0) } ?? -1) + 1
-        if let i = layout.childBases.firstIndex(where: { $0.depth == depth }) {
-            layout.childBases.append(layout.childBases.remove(at: i))
+        forest.forEachChild(ofPosition: p, { list.append($0) }, while: { list.count <= Siblings.listed })
+        if list.count <= Siblings.listed { return Siblings(sorted: forest, range: range, appended: appended, list: list, base: nil) }
+        let depth = Int32(p.map { forest.level(at: $0) } ?? -1) + 1
+        if let i = childBases.firstIndex(where: { $0.depth == depth }) {
+            childBases.append(childBases.remove(at: i))
         } else {
-            layout.childBases.append(DepthBase(depth: depth, forest: sorted))
+            childBases.append(DepthBase(depth: depth, forest: forest))
             // Every edit updates them: the most recently used few are kept.
-            if layout.childBases.count > SortedLayout.baseCapacity { layout.childBases.removeFirst() }
+            if childBases.count > SortedLayout.baseCapacity { childBases.removeFirst() }
         }
-        return Siblings(sorted: sorted, range: range, appended: appended, list: [], base: layout.childBases.last!)
-    }
-
-    /// The subtree of `root` (in the tree) as a run in the order of `keys`.
-    /// - Complexity: O(k log k) for k nodes
-    private func sortedRun(of root: Slot, _ keys: SortKeys) -> Run {
-        forest.withPooledValues(keys.fields) { sortedRun(of: root, keys, $0) }
+        return Siblings(sorted: forest, range: range, appended: appended, list: [], base: childBases.last!)
     }
 
     private func sortedRun(of root: Slot, _ keys: SortKeys, _ values: [PooledValues]) -> Run {
@@ -235,9 +231,4 @@ private struct Siblings {
 extension SortedLayout {
     /// How many bases a layout keeps, for its children pages and its edits' binary searches.
     static let baseCapacity = 8
-
-    /// The bases follow the nodes at `range` of `forest` (this layout swapped in).
-    mutating func updateBases(_ range: Range<Position>, _ forest: Forest) {
-        for i in childBases.indices { childBases[i].update(range.lowerBound.offset ..< range.upperBound.offset, forest) }
-    }
 }

@@ -17,6 +17,7 @@ extension TreeStore {
     public mutating func transaction<R, E: Error>(_ body: (inout TreeStore) throws(E) -> R) throws(E) -> R {
         precondition(undo == nil, "transactions do not nest")
         undo = UndoLog(self)
+        forEachSortedWorld { store, _, keys, _ in store.undo!.layouts[keys] = UndoLog(store) }
         forest.held = Forest.HeldReleases()
         do {
             let result = try body(&self)
@@ -25,7 +26,8 @@ extension TreeStore {
             forest.releaseHeld()
             resumeViews(suspended)
             if filtered.count > filteredViewCapacity { filtered.removeFirst(filtered.count - filteredViewCapacity) }
-            for id in Array(userViews.keys) where userViews[id]!.filtered.count > filteredViewCapacity { dropLeastUsedFilters(of: id) }
+            dropFiltersPastCapacity()
+            forEachSortedWorld { store, _, _, _ in store.dropFiltersPastCapacity() }
             return result
         } catch {
             rollBack()
@@ -94,6 +96,11 @@ extension TreeStore {
         return (parent, sibling)
     }
 
+    /// Each view of the order swapped in keeps at most `filteredViewCapacity` filtered rows.
+    private mutating func dropFiltersPastCapacity() {
+        for id in Array(userViews.keys) where userViews[id]!.filtered.count > filteredViewCapacity { dropLeastUsedFilters(of: id) }
+    }
+
     private mutating func rollBack() {
         let log = undo!
         undo = nil
@@ -134,7 +141,21 @@ extension TreeStore {
         forest.freeSlots = log.freeSlots + (0 ..< added).map { Slot(log.flags.count + $0) }
         forest.nextGeneratedID = log.nextGeneratedID
         forest.held = nil
-        unfiltered.reindex(forest)
+        restoreViews(log)
+        forEachSortedWorld { store, _, keys, _ in
+            if let log = log.layouts[keys] {
+                store.restoreViews(log)
+            } else {
+                // Built inside the transaction: no view is sorted by it yet.
+                for i in store.childBases.indices { store.childBases[i].rebuild(store.forest) }
+            }
+        }
+        checkInvariants()
+    }
+
+    /// The views of the order swapped in as `log` saved them, over the forest put back.
+    private mutating func restoreViews(_ log: UndoLog) {
+        if layoutKeys == nil { unfiltered.reindex(forest) }
         filtered = TreeStore.restored(log.views, from: filtered, forest)
         // The views' rules as they were, and each base counted anew.
         var users: [Int32: Int] = [:]
@@ -174,7 +195,6 @@ extension TreeStore {
                 }
             }
         }
-        checkInvariants()
     }
 
     /// A cover with the exceptions of `saved` over `base` as it is now.
@@ -243,6 +263,9 @@ struct UndoLog: Sendable {
     let selections: [ViewID?: Selection]
     /// The edits made so far.
     var edits = 0
+    /// The views of each sorted layout kept when the transaction began, as this saves the
+    /// tree order's (`TreeStore+SortedViews.swift`).
+    var layouts: [SortKeys: UndoLog] = [:]
     /// The views that stopped following the edits (see `TreeStore.suspendViews`), with
     /// their rows' count then; their exceptions are in `userViews`' covers.
     var suspended: [ViewID: Int] = [:]

@@ -56,16 +56,17 @@ extension TreeStore {
 
     /// The views, ascending (the default view is not among them).
     /// - Complexity: O(v log v)
-    public var views: [ViewID] { userViews.keys.sorted() }
+    public var views: [ViewID] { (Array(userViews.keys) + sortedLayouts.flatMap { $0.views.userViews.keys }).sorted() }
 
     /// Whether the view exists (nil: the default view, always).
     /// - Complexity: O(1)
-    public func contains(view: ViewID?) -> Bool { view.map { userViews[$0] != nil } ?? true }
+    public func contains(view: ViewID?) -> Bool { view.map { userViews[$0] != nil || viewSorts[$0] != nil } ?? true }
 
     /// The number of nodes whose expansion the view changed from its start rule (what its
     /// unfiltered rows cost: `viewBytes`).
     /// - Complexity: O(1); O(n) for a view with a dense state of its own
     public func changedNodes(in view: ViewID) -> Int {
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.changedNodes(in: view) } }
         guard let own = userViews[view]!.dense?.own else { return userViews[view]!.cover.exceptionCount }
         var count = 0
         forest.forEachPosition { p in
@@ -78,7 +79,8 @@ extension TreeStore {
     /// states not counted).
     /// - Complexity: O(1)
     public func viewBytes(_ view: ViewID) -> Int {
-        userViews[view]!.cover.bytes + (userViews[view]!.dense?.bytes ?? 0) + sharedBytes(view)
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.viewBytes(view) } }
+        return userViews[view]!.cover.bytes + (userViews[view]!.dense?.bytes ?? 0) + sharedBytes(view)
     }
 
     /// Adds the view `id` in its start state.
@@ -86,8 +88,15 @@ extension TreeStore {
     /// - Complexity: O(1) over a base some view uses; O(n) for the first view over a base;
     ///   a copy: O(the source's changes), O(n) of the default view
     public mutating func createView(_ id: ViewID, _ start: ViewStart) {
-        precondition(userViews[id] == nil, "view \(id) exists")
-        precondition(undo == nil, "views are created outside transactions")
+        precondition(!contains(view: id), "view \(id) exists")
+        precondition(undo == nil && layoutKeys == nil, "views are created outside transactions")
+        // A copy of a sorted view is sorted the same way, made in its order.
+        if case .copy(of: let source?) = start, let sort = viewSorts[source] { viewSorts[id] = sort }
+        inWorld(of: id) { $0.addView(id, start) }
+    }
+
+    /// Adds the view `id` to the order swapped in.
+    private mutating func addView(_ id: ViewID, _ start: ViewStart) {
         switch start {
         case .collapsed: userViews[id] = freshView(depth: 0)
         case .expanded: userViews[id] = freshView(depth: DepthBase.all)
@@ -125,17 +134,24 @@ extension TreeStore {
     /// - Complexity: O(1), plus freeing what it keeps
     public mutating func deleteView(_ id: ViewID) {
         precondition(undo == nil, "views are deleted outside transactions")
+        inWorld(of: id) { $0.removeView(id) }
+        viewSorts[id] = nil
+        observedViews = observedViews.filter { $0.view != id }
+        observedSplices = observedSplices.filter { $0.key.view != id }
+        dropUnusedLayouts()
+        dropUnusedFields()
+    }
+
+    /// Takes the view `id` out of the order swapped in, with what it keeps.
+    mutating func removeView(_ id: ViewID) {
         let view = userViews.removeValue(forKey: id)!
         releaseBase(view.depth)
         if selections.removeValue(forKey: id) != nil { releaseBase(DepthBase.all) }
         for entry in view.filtered where entry.own == nil { unfollow(entry.query, id) }
-        observedViews = observedViews.filter { $0.view != id }
-        observedSplices = observedSplices.filter { $0.key.view != id }
-        dropUnusedFields()
     }
 
     /// A view with no change over the base of `depth`.
-    private mutating func freshView(depth: Int32) -> UserView {
+    mutating func freshView(depth: Int32) -> UserView {
         acquireBase(depth)
         return UserView(depth: depth, cover: SparseCover(base: depthBases[depth]!.base, forest: forest))
     }

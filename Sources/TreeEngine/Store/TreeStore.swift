@@ -27,6 +27,10 @@ public struct TreeStore: Sendable {
     var childBases: [DepthBase] = []
     /// The sorted layouts kept, least recently used first (`TreeStore+Sorts.swift`).
     var sortedLayouts: [SortedLayout] = []
+    /// The sorts of the views sorted (`TreeStore+SortedViews.swift`).
+    var viewSorts: [ViewID: SortKeys] = [:]
+    /// The keys of the sorted layout swapped in (`swapWorld`), nil in the tree's order.
+    var layoutKeys: SortKeys?
     /// How many sorted layouts are kept.
     public var sortCapacity = 4
     /// How many levels' bases the store keeps for children pages.
@@ -80,6 +84,7 @@ public struct TreeStore: Sendable {
     /// become the view's most recently used). `isCancelled` is polled while titles are matched.
     /// - Complexity: O(n + total title length) to build, O(views) when kept
     public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
+        if sortedWorld(of: view.view) != nil { return try inWorld(of: view.view) { (store: inout TreeStore) throws(Cancelled) in try store.prepareView(view, isCancelled: isCancelled) } }
         guard let filter = view.filter else { return }
         // Kept rows have their columns; a build may drop other rows, and with them the last
         // use of a column.
@@ -131,11 +136,15 @@ public struct TreeStore: Sendable {
     /// Whether reading what `view` names needs no build: its unfiltered rows always, its
     /// filtered rows when kept. False for a view that does not exist.
     /// - Complexity: O(views kept by the view)
-    public func isKept(_ view: ViewRef) -> Bool { keptView(view) != nil || (view.filter == nil && contains(view: view.view)) }
+    public func isKept(_ view: ViewRef) -> Bool {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.isKept(view) } }
+        return keptView(view) != nil || (view.filter == nil && contains(view: view.view))
+    }
 
     /// The filtered rows the view keeps, least recently used first.
     public func keptFilters(in view: ViewID?) -> [FilterQuery] {
-        view.map { userViews[$0]!.filtered.map(\.query) } ?? filtered.map(\.query)
+        if sortedWorld(of: view) != nil { return readInWorld(of: view) { $0.keptFilters(in: view) } }
+        return view.map { userViews[$0]!.filtered.map(\.query) } ?? filtered.map(\.query)
     }
 
     /// Keeps exactly the filtered rows of the view that `order` names, in that order
@@ -144,6 +153,7 @@ public struct TreeStore: Sendable {
     /// order of use.
     /// - Complexity: O(kept²)
     public mutating func arrangeViews(_ order: [FilterQuery], in view: ViewID?) {
+        if sortedWorld(of: view) != nil { return inWorld(of: view) { $0.arrangeViews(order, in: view) } }
         precondition(undo == nil, "no rearranging inside a transaction")
         func arranged<Entry>(_ list: [Entry], _ query: (Entry) -> FilterQuery) -> [Entry] {
             order.compactMap { wanted in list.first { query($0) == wanted } }
@@ -184,6 +194,7 @@ public struct TreeStore: Sendable {
     /// The number of visible rows.
     /// - Complexity: O(1) once the rows are built
     public mutating func rowCount(_ view: ViewRef) -> Int {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.rowCount(view) } }
         wake(view)
         if let sparse = sparse(view) { return sparse.cover.total }
         if let shared = prepareSharedRows(view) { return shared.cover.total }
@@ -193,6 +204,7 @@ public struct TreeStore: Sendable {
     /// The number of matching nodes (|M|) of filtered rows.
     /// - Complexity: O(1) once the rows are built
     public mutating func matchCount(_ view: ViewRef) -> Int {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.matchCount(view) } }
         if let shared = prepareSharedRows(view) { return shared.base.filter!.matchCount }
         return readView(view) { v, _ in v.filter!.matchCount }
     }
@@ -200,6 +212,7 @@ public struct TreeStore: Sendable {
     /// The visible rows `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n · (limit / 64 + 1) + limit)
     public mutating func rows(_ view: ViewRef, offset: Int, limit: Int) -> [Row] {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.rows(view, offset: offset, limit: limit) } }
         var rows = unmarkedRows(view, offset: offset, limit: limit)
         markSelection(&rows, in: view.view)
         return rows
@@ -244,21 +257,29 @@ public struct TreeStore: Sendable {
     /// `rowCount` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views)
     public func keptRowCount(_ view: ViewRef) -> Int? {
-        sparse(view)?.cover.total ?? sharedRows(view)?.cover.total ?? keptView(view)?.index.zeroCount
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptRowCount(view) } }
+        return sparse(view)?.cover.total ?? sharedRows(view)?.cover.total ?? keptView(view)?.index.zeroCount
     }
 
     /// `matchCount` of kept filtered rows, or nil when they would have to be built.
     /// - Complexity: O(views)
-    public func keptMatchCount(_ view: ViewRef) -> Int? { keptView(view)?.filter?.matchCount }
+    public func keptMatchCount(_ view: ViewRef) -> Int? {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptMatchCount(view) } }
+        return keptView(view)?.filter?.matchCount
+    }
 
     /// How many threads matched the titles of kept filtered rows when they were built,
     /// or nil when they are not kept.
     /// - Complexity: O(views)
-    public func keptFilterWorkers(_ view: ViewRef) -> Int? { keptView(view)?.filter?.workers }
+    public func keptFilterWorkers(_ view: ViewRef) -> Int? {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptFilterWorkers(view) } }
+        return keptView(view)?.filter?.workers
+    }
 
     /// `rows` of kept rows, or nil when they would have to be built.
     /// - Complexity: O(views + log n · (limit / 64 + 1) + limit)
     public func keptRows(_ view: ViewRef, offset: Int, limit: Int) -> [Row]? {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptRows(view, offset: offset, limit: limit) } }
         guard var rows = keptUnmarkedRows(view, offset: offset, limit: limit) else { return nil }
         markSelection(&rows, in: view.view)
         return rows
@@ -274,6 +295,7 @@ public struct TreeStore: Sendable {
     /// would have to be built.
     /// - Complexity: O(views + log n)
     public func keptPlacement(of node: NodeHandle, _ view: ViewRef) -> (index: Int?, expanded: Bool, match: Bool)? {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptPlacement(of: node, view) } }
         if let sparse = sparse(view) {
             return (sparseRowIndex(of: node, sparse), sparseIsExpanded(node, sparse), false)
         }
@@ -290,6 +312,7 @@ public struct TreeStore: Sendable {
     /// would have to be built.
     /// - Complexity: O(views + log n)
     public func keptRows(ofSubtree node: NodeHandle, _ view: ViewRef) -> Range<Int>? {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptRows(ofSubtree: node, view) } }
         let subtree = forest.subtree(of: forest.position(of: node))
         func span(_ rowsBefore: (Int) -> Int) -> Range<Int> {
             rowsBefore(subtree.lowerBound.offset) ..< rowsBefore(subtree.upperBound.offset)
@@ -303,6 +326,7 @@ public struct TreeStore: Sendable {
     /// The row index of `node`, or nil when it is not visible.
     /// - Complexity: O(log n)
     public mutating func rowIndex(of node: NodeHandle, _ view: ViewRef) -> Int? {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.rowIndex(of: node, view) } }
         wake(view)
         if let sparse = sparse(view) { return sparseRowIndex(of: node, sparse) }
         if let shared = prepareSharedRows(view) { return sparseRowIndex(of: node, shared) }
@@ -312,6 +336,7 @@ public struct TreeStore: Sendable {
     /// Whether `node` is expanded in the view.
     /// - Complexity: O(1); a view's unfiltered rows: O(log changes)
     public mutating func isExpanded(_ node: NodeHandle, _ view: ViewRef) -> Bool {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.isExpanded(node, view) } }
         wake(view)
         if let sparse = sparse(view) { return sparseIsExpanded(node, sparse) }
         if let shared = prepareSharedRows(view) { return sparseIsExpanded(node, shared) }
@@ -321,6 +346,7 @@ public struct TreeStore: Sendable {
     /// Whether `node` matches the filter (false in unfiltered rows).
     /// - Complexity: O(1)
     public mutating func isMatch(_ node: NodeHandle, _ view: ViewRef) -> Bool {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.isMatch(node, view) } }
         guard view.filter != nil else { return false }
         if let shared = prepareSharedRows(view) { return shared.base.filter!.matches.contains(node.slot.index) }
         return readView(view) { view, forest in view.isMatch(at: forest.position(of: node), in: forest) }
@@ -358,6 +384,7 @@ public struct TreeStore: Sendable {
     /// (`keptMatch`, `keptMatchRank` need it).
     /// - Complexity: O(positions) to build, O(views) when it has one
     public mutating func prepareMatchIndex(_ view: ViewRef) {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.prepareMatchIndex(view) } }
         guard let filter = view.filter else { return }
         func prepare(_ state: inout ViewState, _ forest: Forest) {
             if state.filter!.matchIndex == nil { state.filter!.matchIndex = MatchIndex(forest, matches: state.filter!.matches) }
@@ -376,19 +403,24 @@ public struct TreeStore: Sendable {
     private func keptMatchIndex(_ view: ViewRef) -> MatchIndex? { keptView(view)?.filter?.matchIndex }
 
     /// Whether kept filtered rows have their match index (reading matches needs no build).
-    public func hasMatchIndex(_ view: ViewRef) -> Bool { keptMatchIndex(view) != nil }
+    public func hasMatchIndex(_ view: ViewRef) -> Bool {
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.hasMatchIndex(view) } }
+        return keptMatchIndex(view) != nil
+    }
 
     /// The number of matches before `node` in tree order (its ordinal when it matches);
     /// with `including`, also `node` itself. Needs the match index.
     /// - Complexity: O(views + 64)
     public func keptMatchRank(of node: NodeHandle, including: Bool = false, _ view: ViewRef) -> Int {
-        keptMatchIndex(view)!.rank(forest.position(of: node) + (including ? 1 : 0))
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptMatchRank(of: node, including: including, view) } }
+        return keptMatchIndex(view)!.rank(forest.position(of: node) + (including ? 1 : 0))
     }
 
     /// The match with `ordinal` matches before it in tree order. Needs the match index.
     /// - Complexity: O(views + log n + 64)
     public func keptMatch(_ ordinal: Int, _ view: ViewRef) -> NodeHandle {
-        NodeHandle(slot: forest.slot(at: keptMatchIndex(view)!.select(ordinal)))
+        if sortedWorld(of: view.view) != nil { return readInWorld(of: view.view) { $0.keptMatch(ordinal, view) } }
+        return NodeHandle(slot: forest.slot(at: keptMatchIndex(view)!.select(ordinal)))
     }
 
     // MARK: Expansion
@@ -399,6 +431,7 @@ public struct TreeStore: Sendable {
     /// - Complexity: O(log n); recursive: O(s log n) for s descendants, at most O(n)
     public mutating func setExpanded(_ node: NodeHandle, _ value: Bool, recursive: Bool = false,
                                      _ view: ViewRef) -> [Splice] {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.setExpanded(node, value, recursive: recursive, view) } }
         wake(view)
         if let id = sparseID(view) { return setSparseExpanded(node, value, recursive: recursive, id) }
         if prepareSharedRows(view) != nil,
@@ -416,6 +449,7 @@ public struct TreeStore: Sendable {
     /// (in filtered rows it stays hidden when it or an ancestor is excluded).
     /// - Complexity: O(depth · log n)
     public mutating func reveal(_ node: NodeHandle, _ view: ViewRef) -> [Splice] {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.reveal(node, view) } }
         wake(view)
         let path = forest.path(of: node)
         var splices: [Splice] = []
@@ -440,6 +474,7 @@ public struct TreeStore: Sendable {
     public mutating func expand(toDepth depth: Int, _ view: ViewRef) -> [Splice] { expand(belowDepth: depth, view) }
 
     private mutating func expand(belowDepth depth: Int?, _ view: ViewRef) -> [Splice] {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.expand(belowDepth: depth, view) } }
         wake(view)
         if view.filter == nil, let id = view.view { return rebase(id, depth: depth.map { Int32(clamping: $0) } ?? DepthBase.all) }
         if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }
@@ -451,6 +486,7 @@ public struct TreeStore: Sendable {
     /// Collapses every node.
     /// - Complexity: as `expandAll`
     public mutating func collapseAll(_ view: ViewRef) -> [Splice] {
+        if sortedWorld(of: view.view) != nil { return inWorld(of: view.view) { $0.collapseAll(view) } }
         wake(view)
         if view.filter == nil, let id = view.view { return rebase(id, depth: 0) }
         if prepareSharedRows(view) != nil { makeOwn(view.filter!, view.view!) }

@@ -58,6 +58,8 @@ struct RefView {
     /// Only values that differ from the rule at the node's level when they were set.
     var explicit: [ObjectIdentifier: Bool] = [:]
     var filtered = RefFilteredStates()
+    /// The order of its siblings (issue 37), nil: the tree's.
+    var sort: SortKeys?
 
     init(rule: RefRule) { self.rule = rule }
 

@@ -157,6 +157,23 @@ final class ReferenceForest {
         return out
     }
 
+    /// Siblings in the order a view shows them: its sort's (issue 37), or the tree's.
+    func ordered(_ siblings: [RefNode], _ view: ViewID?) -> [RefNode] {
+        guard let sort = view.flatMap({ views[$0]?.sort }) else { return siblings }
+        return Self.sorted(siblings, sort)
+    }
+
+    /// Every node in the order a view shows them (pre-order, siblings `ordered`).
+    func allNodes(in view: ViewID?) -> [RefNode] {
+        var out: [RefNode] = []
+        func visit(_ node: RefNode) {
+            out.append(node)
+            for c in ordered(node.children, view) { visit(c) }
+        }
+        for r in ordered(roots, view) { visit(r) }
+        return out
+    }
+
     func siblings(of parent: RefNode?) -> [RefNode] { parent?.children ?? roots }
 
     private func setChildren(of parent: RefNode?, _ children: [RefNode]) {
@@ -346,9 +363,9 @@ final class ReferenceForest {
             func visit(_ node: RefNode, _ level: Int) {
                 out.append(RefRow(id: node.key, level: level, expanded: view?.isExpanded(node, level: level) ?? node.expanded,
                                   hasChildren: node.hasChildren, parentID: node.parent?.key, isMatch: false))
-                if view?.opens(node, level: level) ?? node.expanded { for c in node.children { visit(c, level + 1) } }
+                if view?.opens(node, level: level) ?? node.expanded { for c in ordered(node.children, ref.view) { visit(c, level + 1) } }
             }
-            for r in roots { visit(r, 0) }
+            for r in ordered(roots, ref.view) { visit(r, 0) }
             return out
         }
         let q = RefQuery(f)
@@ -374,9 +391,9 @@ final class ReferenceForest {
                              parentID: node.parent?.key, isMatch: match)
             if matchesBelow { row.matchesBelow = below[id] }
             out.append(row)
-            if exp { for c in node.children { visit(c, level + 1, parentInA: inA) } }
+            if exp { for c in ordered(node.children, ref.view) { visit(c, level + 1, parentInA: inA) } }
         }
-        for r in roots { visit(r, 0, parentInA: true) }
+        for r in ordered(roots, ref.view) { visit(r, 0, parentInA: true) }
         return out
     }
 
@@ -386,7 +403,7 @@ final class ReferenceForest {
     /// in filtered rows, a node in A shows its children in A or M, any other shown node all
     /// of its children, a hidden node none.
     func children(of node: RefNode?, _ ref: ViewRef) -> [RefNode] {
-        let all = node?.children ?? roots
+        let all = ordered(node?.children ?? roots, ref.view)
         guard let f = ref.filter else { return all }
         let q = RefQuery(f)
         let a = ancestorSet(f)

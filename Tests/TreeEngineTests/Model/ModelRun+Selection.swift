@@ -62,8 +62,8 @@ extension ModelRun {
     /// Every view's selection (the default view's alone unless in views mode) against the
     /// reference.
     func checkSelections(_ context: String) {
-        let nodes = model.allNodes
         for view in [nil] + (viewsMode ? model.viewIDs.map(Optional.some) : []) {
+            let nodes = model.allNodes(in: view)
             let what = "\(context): selection of view \(view.map(String.init(describing:)) ?? "default")"
             var count = 0
             var selected: [String] = [], top: [String] = []

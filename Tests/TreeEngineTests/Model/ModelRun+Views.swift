@@ -70,6 +70,20 @@ extension ModelRun {
                 if !cancelled || wasKept { problem("prepareView(\(viewName(ref))) threw") }
             }
             return true
+        case 18 ..< 22 where !ids.isEmpty:
+            // Issue 37: a view sorted anew (by a kept sort, a new one, or none), keeping
+            // every node's expansion and selection; its rows (all of them) change order.
+            let id = rng.pick(ids)
+            let sort: SortKeys? = rng.chance(0.25) ? nil : (sorts.isEmpty || rng.chance(0.4) ? RandomTrees.sortKeys(&rng) : rng.pick(sorts))
+            named = ViewRef(id)
+            treeEdit = true
+            record("setSort(\(sort.map(String.init(describing:)) ?? "none"), of: \(id))")
+            let old = model.rows(ViewRef(id), matchesBelow: false).map(\.key)
+            let splices = store.setSort(sort, of: id)
+            model.views[id]!.sort = sort
+            checkSplices(splices, old: old, new: model.rows(ViewRef(id), matchesBelow: false).map(\.key), "setSort")
+            expectEqual(store.sort(of: id), sort, "sort of view \(id)")
+            return true
         case 16 ..< 18:
             // Issue 35: the views through the snapshot image (the run goes on with the loaded store).
             named = Self.noView
@@ -195,21 +209,21 @@ extension ModelRun {
             checkChildren(of: parent, ref, rowOf: rowOf, what)
             if failed { return }
         }
-        checkSiblingPlaces(of: (0 ..< min(6, nodes.count)).map { _ in rng.pick(nodes) }, what)
+        checkSiblingPlaces(of: (0 ..< min(6, nodes.count)).map { _ in rng.pick(nodes) }, in: ref.view, what)
     }
 
     /// Random nodes' places among their siblings (`positions`), of parents at any levels at
     /// once, as a rows page asks for them.
-    func checkSiblingPlaces(of sample: [RefNode], _ what: String) {
+    func checkSiblingPlaces(of sample: [RefNode], in view: ViewID?, _ what: String) {
         let handles = sample.compactMap(handle)
-        var places = store.keptSiblingPlaces(of: handles)
+        var places = store.keptSiblingPlaces(of: handles, in: view)
         if places == nil {
-            store.prepareSiblingPlaces(of: handles)
-            places = store.keptSiblingPlaces(of: handles)
+            store.prepareSiblingPlaces(of: handles, in: view)
+            places = store.keptSiblingPlaces(of: handles, in: view)
         }
         guard let places else { problem("\(what): no sibling places after prepareSiblingPlaces"); return }
         for (node, h) in zip(sample, handles) {
-            let siblings = (node.parent?.children ?? model.roots).map(\.key)
+            let siblings = model.ordered(node.parent?.children ?? model.roots, view).map(\.key)
             expectEqual(places[h]?.position, siblings.firstIndex(of: node.key), "\(what): position of \(node.key)")
             expectEqual(places[h]?.count, siblings.count, "\(what): sibling count of \(node.key)")
         }
@@ -219,15 +233,17 @@ extension ModelRun {
     /// row, its row index and the number of its own children there.
     func checkChildren(of parent: RefNode?, _ ref: ViewRef, rowOf: [String: Int], _ what: String) {
         let h = parent.flatMap(handle)
-        // Sometimes in the order of a sort: one kept from the start, or a new one.
-        let sort = rng.chance(0.5) ? (sorts.isEmpty || rng.chance(0.3) ? RandomTrees.sortKeys(&rng) : rng.pick(sorts)) : nil
+        // Sometimes in the order of a sort: one kept from the start, or a new one; a sorted
+        // view's in its own (named or not).
+        var sort = rng.chance(0.5) ? (sorts.isEmpty || rng.chance(0.3) ? RandomTrees.sortKeys(&rng) : rng.pick(sorts)) : nil
+        if let viewSort = store.sort(of: ref.view) { sort = rng.chance(0.5) ? viewSort : nil }
         var expected = model.children(of: parent, ref)
         if let sort { expected = ReferenceForest.sorted(expected, sort) }
         let offset = rng.int(0 ... expected.count + 1), limit = rng.int(0 ... 6)
         let node = (parent?.key ?? "the roots") + (sort.map { " sorted by \($0)" } ?? "")
         var page = store.keptChildren(of: h, ref, sort: sort, offset: offset, limit: limit)
         if page == nil {
-            store.prepareChildren(of: h, sort: sort)
+            store.prepareChildren(of: h, sort: sort, in: ref.view)
             page = store.keptChildren(of: h, ref, sort: sort, offset: offset, limit: limit)
         }
         guard let page else { problem("\(what): no children of \(node) after prepareChildren"); return }
@@ -256,12 +272,12 @@ extension ModelRun {
         if ref.filter == nil && sort == nil { expectEqual(store.childCount(of: h), expected.count, "\(what): childCount of \(node)") }
         // Each child's place among all of the parent's children in the tree (`positions`).
         let nodes = page.children.map(\.row.node)
-        var places = store.keptSiblingPlaces(of: nodes)
+        var places = store.keptSiblingPlaces(of: nodes, in: ref.view)
         if places == nil {
-            store.prepareSiblingPlaces(of: nodes)
-            places = store.keptSiblingPlaces(of: nodes)
+            store.prepareSiblingPlaces(of: nodes, in: ref.view)
+            places = store.keptSiblingPlaces(of: nodes, in: ref.view)
         }
-        let siblings = (parent?.children ?? model.roots).map(\.key)
+        let siblings = model.ordered(parent?.children ?? model.roots, ref.view).map(\.key)
         for (child, ref_) in zip(nodes, slice) {
             let got = places?[child]
             expectEqual(got?.position, siblings.firstIndex(of: ref_.key), "\(what): position of \(ref_.key)")
