@@ -25,7 +25,7 @@ extension DurabilityTests {
         for view in list["views"]?.array ?? [] {
             let vid = view["id"]!.stringValue!
             let summary = h.call("GET", "/sessions/\(sid)/views/\(vid)")
-            out.append("\(vid) v\(view["version"]!.intValue!) createdAt \(view["createdAt"]!.stringValue!) "
+            out.append("\(vid) v\(view["version"]!.intValue!) createdAt \(view["createdAt"]!.stringValue!) sort \(view["sort"]?.stringValue ?? "-") "
                        + "summary v\(summary["version"]?.intValue ?? -1) total \(summary["total"]?.intValue ?? -1) etag \(summary.headers["etag"] ?? "")")
             for query in [""] + viewFilters {
                 let reply = h.call("GET", "/sessions/\(sid)/views/\(vid)/rows?limit=1000\(query)")
@@ -59,6 +59,11 @@ extension DurabilityTests {
         #expect(h.call("POST", "\(at(gone))/batch?filter=ce", json: #"{"operations":[]}"#).status == 200)
         // The default view changes between them, and copies start from both.
         #expect(h.call("PATCH", "/sessions/\(sid)/items/4", json: #"{"expanded":true}"#).status == 200)
+        // Sorted views (issue 37): a copy keeps the sort; a sort set and then changed again.
+        #expect(h.call("PATCH", at(expanded), json: #"{"sort":"-title"}"#).status == 200)
+        #expect(h.call("PATCH", at(depth), json: #"{"sort":"title"}"#).status == 200)
+        #expect(h.call("PATCH", "\(at(depth))/items/3", json: #"{"title":"Zzz"}"#).status == 200)
+        #expect(h.call("PATCH", at(depth), json: #"{"sort":"-data.size,title"}"#).status == 200)
         let copyOfDefault = ViewResourceTests.createView(h, sid, #"{"from":"default"}"#)
         let copy = ViewResourceTests.createView(h, sid, "{\"from\":\"\(expanded)\"}")
         #expect(h.call("PATCH", "\(at(copy))/items/1?filter=ce", json: #"{"expanded":false}"#).status == 200)

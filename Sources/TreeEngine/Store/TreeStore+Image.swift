@@ -221,7 +221,7 @@ package struct CompactStore: Sendable {
         return nodeChanges(world(id).userViews[id]!.cover.exceptions)
     }
 
-    /// Exceptions as node numbers, ascending.
+    /// Exceptions as node numbers, ascending (a sorted view lists them in its order).
     /// - Complexity: O(exceptions · log n)
     private func nodeChanges(_ exceptions: [(slot: Slot, expanded: Bool)]) -> [(index: Int, expanded: Bool)] {
         exceptions.map { exception in
@@ -233,7 +233,7 @@ package struct CompactStore: Sendable {
                 if positions[mid] < p { lo = mid + 1 } else { hi = mid }
             }
             return (lo, exception.expanded)
-        }
+        }.sorted { $0.index < $1.index }
     }
 
     /// The nodes whose expansion view `id`'s kept filtered rows `v` changed from the fresh
@@ -607,7 +607,7 @@ extension TreeStore {
             guard contains(view: view) else { throw CompactColumnsError("a sort of view \(view), which is not there") }
             guard sorted.insert(view).inserted else { throw CompactColumnsError("view \(view) has two sorts") }
             guard sort.dataPaths.isEmpty || dataReader != nil else { throw CompactColumnsError("view \(view) is sorted by data fields and the store has no reader") }
-            _ = setSort(sort, of: view)
+            _ = setSort(sort, of: ViewRef(view))
         }
         checkInvariants()
     }

@@ -30,36 +30,35 @@ extension TreeStore {
     /// - Complexity: O(1)
     public func sort(of id: ViewID?) -> SortKeys? { id.flatMap { viewSorts[$0] } }
 
-    /// Sorts view `id` by `sort` (nil: the tree's order), keeping every node's expansion and
-    /// selection in its unfiltered and kept filtered rows; the layout of `sort` is built first
-    /// unless kept. Returns the splices of the view's unfiltered rows (all of them replaced),
-    /// and records the same for its observed rows.
-    /// - Precondition: `id` is a view; not in a transaction.
+    /// Sorts the view `view` names by `sort` (nil: the tree's order), keeping every node's
+    /// expansion and selection in its unfiltered and kept filtered rows; the layout of `sort`
+    /// is built first unless kept. Returns the splices of the rows `view` names (all of them
+    /// replaced; its filter, if any, kept), and records the same for its observed rows.
+    /// - Precondition: `view.view` is a view; not in a transaction.
     /// - Complexity: O(the view's changes · log n), plus O(n) for each kept filtered row set
     ///   whose text no view in the new order filters by, and a sort's build when not kept
-    public mutating func setSort(_ sort: SortKeys?, of id: ViewID) -> [Splice] {
+    public mutating func setSort(_ sort: SortKeys?, of view: ViewRef) -> [Splice] {
         precondition(undo == nil && layoutKeys == nil, "sorts change outside transactions")
-        let old = viewSorts[id]
-        guard sort != old else { return [] }
-        let rows = ViewRef(id)
-        let before = rowCount(rows)
-        let filterTotals = keptFilters(in: id).map { ($0, keptRowCount(ViewRef(id, filter: $0))!) }
+        let id = view.view!
+        if view.filter != nil { try! prepareView(view) }
+        guard sort != viewSorts[id] else { return [] }
+        let lists = [ViewRef(id)] + keptFilters(in: id).map { ViewRef(id, filter: $0) }
+        let before = lists.map { keptRowCount($0)! }
+        // Built while the view still holds its filters' columns (a build may drop unused ones).
+        if let sort { prepareSort(sort) }
         let moving = inWorld(of: id) { $0.takeView(id) }
-        viewSorts[id] = nil
-        if let sort {
-            prepareSort(sort)
-            viewSorts[id] = sort
-        }
+        viewSorts[id] = sort
         inWorld(of: id) { $0.putView(id, moving) }
         dropUnusedLayouts()
         dropUnusedFields()
-        let after = rowCount(rows)
-        for (filter, total) in filterTotals where observedViews.contains(ViewRef(id, filter: filter)) {
-            let now = keptRowCount(ViewRef(id, filter: filter))!
-            if total > 0 || now > 0 { observedSplices[ViewRef(id, filter: filter), default: []].append(Splice(index: 0, removed: total, inserted: now)) }
+        var result: [Splice] = []
+        for (rows, total) in zip(lists, before) {
+            let now = keptRowCount(rows)!
+            let splices = total == 0 && now == 0 ? [] : [Splice(index: 0, removed: total, inserted: now)]
+            if rows == view { result = splices } else if observedViews.contains(rows) { observedSplices[rows, default: []] += splices }
         }
         checkInvariants()
-        return before == 0 && after == 0 ? [] : [Splice(index: 0, removed: before, inserted: after)]
+        return result
     }
 
     /// A view as it moves between orders: what it changed, named by slot.

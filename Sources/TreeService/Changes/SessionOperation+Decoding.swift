@@ -5,7 +5,7 @@ import TreeFormats
 /// here, before the session is locked.
 extension SessionOperation {
     /// The members a `PATCH` of a view may have, exactly one of them.
-    static let viewPatchMembers = ["expandAll", "collapseAll", "expandDepth", "selectAll", "selectNone", "invertSelection", "selectRows"]
+    static let viewPatchMembers = ["expandAll", "collapseAll", "expandDepth", "selectAll", "selectNone", "invertSelection", "selectRows", "sort"]
 
     /// The body of `PATCH /sessions/{sid}` (and of a view): exactly one of `expandAll`,
     /// `collapseAll`, `expandDepth`, `selectAll`, `selectNone`, `invertSelection`, `selectRows`.
@@ -20,7 +20,25 @@ extension SessionOperation {
         if members.has("selectNone") { return try flag("selectNone", members, .selectNone) }
         if members.has("invertSelection") { return try flag("invertSelection", members, .invertSelection) }
         if members.has("selectRows") { return try selectRows(members) }
+        if members.has("sort") { return try sort(members) }
         return try expandDepth(members)
+    }
+
+    /// `{"sort": "-data.size,title"}` (the syntax of the `sort` query parameter), or
+    /// `{"sort": null}`: the tree's order.
+    static func sort(_ members: Members) throws(ServiceError) -> SessionOperation {
+        try members.allowOnly(["sort"])
+        switch members["sort"] {
+        case .null?: return .setSort(nil)
+        case .string(let text)?:
+            do throws(FieldSyntax.Failure) {
+                return .setSort(try FieldSyntax.sort(text))
+            } catch {
+                throw .unprocessable("\"sort\": \(error.message) (at character \(error.position))", member: "sort")
+            }
+        default:
+            throw .unprocessable("\"sort\" must be a string of keys (\"-data.size,title\") or null (the tree's order)", member: "sort")
+        }
     }
 
     /// `{"<key>": true}`: the operation it names.

@@ -156,8 +156,11 @@ struct SessionCore: Sendable {
         default:
             let outcome = Self.apply(operation, view, to: &store)
             let ownState = !operation.editsTree
-            return (outcome, step(editsTree: operation.editsTree, changesExpansion: ownState && !operation.changesSelection,
-                                  changesSelection: operation.changesSelection, in: view))
+            // A new order moves rows without changing their expansion or selection: the view's
+            // version steps as for a change of its selection.
+            let reorders = if case .setSort = operation { true } else { false }
+            return (outcome, step(editsTree: operation.editsTree, changesExpansion: ownState && !operation.changesSelection && !reorders,
+                                  changesSelection: operation.changesSelection || reorders, in: view))
         }
     }
 
@@ -265,6 +268,7 @@ enum ResolvedOperation {
     case selectRows(offset: Int, count: Int, selected: Bool, recursive: Bool)
     /// The items of a `setExpansion` that are in the tree, and how many ids named none.
     case setExpansion([NodeHandle], unknown: Int)
+    case setSort(SortKeys?)
     case move(NodeHandle, parent: NodeHandle?, index: Int?)
     case update(NodeHandle, title: String?, data: [UInt8]?)
     case insert(Forest, InsertPlacement)
@@ -284,7 +288,7 @@ enum ResolvedOperation {
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
-             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion: false
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion, .setSort: false
         case .move, .update, .insert, .insertGroups, .delete, .deleteNodes, .moveNodes: true
         }
     }
@@ -381,6 +385,8 @@ extension SessionCore {
         case .setExpansion(let nodes, let unknown):
             return ChangeOutcome(splices: store.setExpansion(nodes, in: view.view), subject: .expansionSet(unknown: unknown),
                                  reload: .everything(view))
+        case .setSort(let sort):
+            return ChangeOutcome(splices: store.setSort(sort, of: view), subject: .session, reload: .everything(inView: view.view))
         case .setSelected(let node, let selected, let recursive):
             store.setSelected(node, selected, recursive: recursive, in: view.view)
             // The node's row and its ancestors' (their counts below); with its subtree, the rows below it too.

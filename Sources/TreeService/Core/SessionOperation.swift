@@ -65,6 +65,9 @@ enum SessionOperation: Sendable {
     /// `PUT .../expansion` `{"expanded": [id, ...]}`: the view's unfiltered rows with these
     /// items expanded and every other collapsed (ids of no item are passed over).
     case setExpansion([ItemID])
+    /// `PATCH …/views/{vid}` `{"sort": "-data.size,title" | null}`: the view's order of
+    /// siblings (null: the tree's), every node keeping its expansion and selection.
+    case setSort(SortKeys?)
     /// A batch's `{"op": "deleteSelected"}`: the view's selected nodes that have no selected
     /// ancestor, with their subtrees.
     case deleteSelected
@@ -101,7 +104,7 @@ enum SessionOperation: Sendable {
     var editsTree: Bool {
         switch self {
         case .expandAll, .collapseAll, .expandToDepth, .setExpanded, .reveal, .createView, .deleteView,
-             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion: return false
+             .setSelected, .selectAll, .selectNone, .invertSelection, .selectRows, .setExpansion, .setSort: return false
         case .move, .update, .insert, .insertGroups, .delete, .deleteSelected, .moveSelected: return true
         }
     }

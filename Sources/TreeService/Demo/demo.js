@@ -121,6 +121,7 @@ const S = {
   shownState: "", shownDetails: undefined, typed: "", typedAt: -Infinity,
   columns: [],      // the data fields shown as columns: { field: "data.size", numeric }, in the order picked
   searchColumns: false, // the search looks in the shown columns too (`fields=title,…`)
+  sort: [],         // the view's order (its rows pages' `sort`): [{ field, descending }], first key first
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -297,19 +298,70 @@ function pickColumns() {
 
 function showColumnsHead() {
   const head = S.columns.map((c) => {
-    const cell = document.createElement("span");
-    cell.className = "cell";
-    cell.textContent = c.field.slice("data.".length);
-    cell.title = c.field + (c.numeric ? ": folders show the total inside" : "");
+    const cell = sortHeader(c.field, c.field.slice("data.".length), "cell");
+    cell.title = c.field + (c.numeric ? ": folders show the total inside" : "") + ". " + cell.title;
     return cell;
   });
-  const name = document.createElement("span");
-  name.className = "head-name";
-  name.textContent = "Name";
-  ui.gridHead.replaceChildren(name, ...head);
+  ui.gridHead.replaceChildren(sortHeader("title", "Name", "head-name"), ...head);
   ui.gridHead.hidden = !S.columns.length;
   ui.gridHead.parentElement.classList.toggle("grid", S.columns.length > 0);
 }
+
+// ---------------------------------------------------------------- sorting
+// A click on a column's head sorts this tab's view by it (again: descending, then the tree's
+// order); Shift-click adds it as a further key. The view keeps every folder's expansion and the
+// selection; only the order of siblings changes (PATCH …/views/{vid} {"sort": …}).
+
+/** A head cell that sorts by `field`, with its direction and place among the keys. */
+function sortHeader(field, label, className) {
+  const cell = document.createElement("button");
+  cell.type = "button";
+  cell.className = className + " sort-head";
+  cell.dataset.sortField = field;
+  const k = S.sort.findIndex((key) => key.field === field);
+  const key = S.sort[k];
+  cell.textContent = label + (key ? (key.descending ? " ▼" : " ▲") + (S.sort.length > 1 ? k + 1 : "") : "");
+  cell.setAttribute("aria-pressed", key ? "true" : "false");
+  cell.title = key ? `Sorted by ${label} ${key.descending ? "descending" : "ascending"}: click to ${key.descending ? "go back to the tree's order" : "sort descending"}`
+                   : `Sort by ${label} (Shift-click: as a further key)`;
+  return cell;
+}
+
+/** The keys as `sort` writes them: `-data.size,title`. */
+const sortText = (keys) => keys.map((k) => (k.descending ? "-" : "") + listed(k.field)).join(",");
+
+/** The keys of a page's `sort` (absent: the tree's order); a `\,` inside a field stays in it. */
+function parseSort(text) {
+  if (!text) return [];
+  return text.split(/(?<!\\),/).map((key) => key.startsWith("-") ? { field: key.slice(1).replace(/\\,/g, ","), descending: true }
+                                                                 : { field: key.replace(/\\,/g, ","), descending: false });
+}
+
+/** The order a page says the view has: the head follows it (another tab of the view may change it). */
+function noteSort(page) {
+  const keys = parseSort(page.sort);
+  if (sortText(keys) === sortText(S.sort)) return;
+  S.sort = keys;
+  showColumnsHead();
+}
+
+/** Sorts the view by `field` (ascending, descending, then none), alone or (`add`) as a further key. */
+function sortBy(field, add) {
+  if (!S.ready) return;
+  const keys = add ? S.sort.slice() : S.sort.filter((k) => k.field === field);
+  const k = keys.findIndex((key) => key.field === field);
+  if (k < 0) keys.push({ field, descending: false });
+  else if (!keys[k].descending) keys[k] = { field, descending: true };
+  else keys.splice(k, 1);
+  S.sort = keys;
+  showColumnsHead();
+  sessionWide({ sort: keys.length ? sortText(keys) : null });
+}
+
+ui.gridHead.addEventListener("click", (e) => {
+  const cell = e.target.closest("[data-sort-field]");
+  if (cell) sortBy(cell.dataset.sortField, e.shiftKey);
+});
 
 // ---------------------------------------------------------------- scroll geometry
 // The scroll height is min(total · ROW_H, MAX_SCROLL_H); past the cap, scrollTop maps linearly
@@ -772,6 +824,7 @@ function fetchRows(from, to) {
     if (page.total !== S.total) { resync(page); return; }
     if (page.matchCount != null) S.matchCount = page.matchCount;
     noteSelection(page);
+    noteSort(page);
     store(page.rows);
     scheduleRender();
   }).catch((e) => {
@@ -1676,6 +1729,7 @@ async function openView(restore) {
   resetCache(page.total, page.version);
   S.matchCount = page.matchCount ?? null;
   noteSelection(page);
+  noteSort(page);
   store(page.rows);
   S.ready = true;
   S.remade = false;

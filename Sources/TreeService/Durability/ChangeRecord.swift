@@ -1,5 +1,6 @@
 import TreeEngine
 import TreeFormats
+import TreeStorage
 
 /// A change as the journal keeps it (record format 3): the view it was made through (a
 /// session's view, nil for the default one, and its filtered rows, nil for its unfiltered
@@ -41,6 +42,8 @@ enum RecordedOperation: Equatable, Sendable {
     case deleteSelected
     case moveSelected(parent: ItemID?, index: Int?)
     case setExpansion([ItemID])
+    /// A view's order (nil: the tree's).
+    case setSort(SortKeys?)
     /// Nested JSON nodes with where they go (`parentId`, `index`, `before`, `after`): an
     /// insert's body, or a batch's insert operation.
     case insertNodes([UInt8])
@@ -68,6 +71,7 @@ enum RecordedOperation: Equatable, Sendable {
         case .deleteSelected: self = .deleteSelected
         case .moveSelected(let parent, let index): self = .moveSelected(parent: parent, index: index)
         case .setExpansion(let items): self = .setExpansion(items)
+        case .setSort(let sort): self = .setSort(sort)
         case .insert, .insertGroups: preconditionFailure("an insert is recorded with the nodes as they came")
         case .createView, .deleteView: preconditionFailure("a view made or dropped has a journal entry of its own")
         }
@@ -94,6 +98,7 @@ enum RecordedOperation: Equatable, Sendable {
         case .deleteSelected: .deleteSelected
         case .moveSelected(let parent, let index): .moveSelected(parent: parent, index: index)
         case .setExpansion(let items): .setExpansion(items)
+        case .setSort(let sort): .setSort(sort)
         case .insertNodes, .insertRows: nil
         }
     }
@@ -144,6 +149,7 @@ extension RecordedOperation {
     private enum Code: UInt8 {
         case expandAll = 1, collapseAll, expandToDepth, setExpanded, reveal, move, update, delete, insertNodes, insertRows
         case setSelected, selectAll, selectNone, invertSelection, selectRows, deleteSelected, moveSelected, setExpansion
+        case setSort
     }
 
     func encode(to out: inout ByteWriter) {
@@ -172,6 +178,9 @@ extension RecordedOperation {
             out.u8(Code.setExpansion.rawValue)
             out.u32(UInt32(items.count))
             for item in items { out.string(item.text) }
+        case .setSort(let sort):
+            out.u8(Code.setSort.rawValue)
+            out.optional(sort) { $0.counted(FilterQueryBytes.bytes(of: $1)) }
         case .moveSelected(let parent, let index):
             out.u8(Code.moveSelected.rawValue)
             out.optional(parent?.text) { $0.string($1) }
@@ -236,6 +245,15 @@ extension RecordedOperation {
                 items.append(item)
             }
             self = .setExpansion(items)
+        case .setSort:
+            guard let bytes = input.optional({ $0.counted() }) else { return nil }
+            guard let bytes else {
+                self = .setSort(nil)
+                return
+            }
+            var o = 0
+            guard let sort = bytes.withUnsafeBytes({ FilterQueryBytes.readSort($0, at: &o) }), o == bytes.count else { return nil }
+            self = .setSort(sort)
         case .moveSelected:
             guard let parent = input.optional({ $0.string() }), let index = input.optional({ $0.i64() }) else { return nil }
             self = .moveSelected(parent: parent.map(ItemID.init), index: index.map { Int($0) })

@@ -19,7 +19,7 @@ extension TreeService {
         return try readOrBuild(session, view, prepared: { state in
             state.core.store.prepareAggregates(aggregates.map(\.source))
             if positions, let rows = state.core.store.keptRows(view, offset: offset, limit: limit) {
-                state.core.store.prepareSiblingPlaces(of: rows.map(\.node))
+                state.core.store.prepareSiblingPlaces(of: rows.map(\.node), in: view.view)
             }
         }) { state in
             page(request, state, view, offset: offset, limit: limit, positions: positions, highlight: highlight, aggregates: aggregates)
@@ -37,7 +37,7 @@ extension TreeService {
         let store = state.core.store
         var places: [NodeHandle: (position: Int, count: Int)] = [:]
         if positions {
-            guard let kept = store.keptSiblingPlaces(of: rows.map(\.node)) else { return nil }
+            guard let kept = store.keptSiblingPlaces(of: rows.map(\.node), in: view.view) else { return nil }
             places = kept
         }
         var aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil
@@ -45,7 +45,7 @@ extension TreeService {
             guard let values = store.keptAggregates(of: rows.map(\.node), requests.map(\.source)) else { return nil }
             aggregates = (requests, values)
         }
-        let body = ResponseJSON.rows(rows, store: store, filter: view.filter, version: version, total: total,
+        let body = ResponseJSON.rows(rows, store: store, filter: view.filter, sort: store.sort(of: view.view), version: version, total: total,
                                      matchCount: view.filter == nil ? nil : store.keptMatchCount(view), offset: offset, limit: limit,
                                      places: places, selectedCount: store.hasSelection(in: view.view) ? store.selectedCount(in: view.view) : nil,
                                      highlight: highlight, aggregates: aggregates)

@@ -125,6 +125,7 @@ extension TreeService {
                 out.string(view.id.text)
                 out.raw(",\"version\":")
                 out.int(state.core.version(of: view.id))
+                ResponseJSON.sortMember(state.core.store.sort(of: view.id), &out)
                 out.raw(",\"createdAt\":")
                 out.string(ResponseJSON.timestamp(view.entry.createdAt))
                 out.raw(",\"lastUse\":")
@@ -148,7 +149,7 @@ extension TreeService {
         }
     }
 
-    /// `{"id","version","total","createdAt","lastUse","expiresAt","ttl"}` of a view.
+    /// `{"id","version","sort","total","createdAt","lastUse","expiresAt","ttl"}` of a view.
     func viewSummary(_ id: ViewID, _ session: Session, _ state: Session.State) -> [UInt8] {
         let ttl = viewTTL(of: session)
         let lastUse = session.views.lastUse(of: id) ?? registry.clock.now
@@ -158,6 +159,7 @@ extension TreeService {
         out.string(id.text)
         out.raw(",\"version\":")
         out.int(state.core.version(of: id))
+        ResponseJSON.sortMember(state.core.store.sort(of: id), &out)
         out.raw(",\"total\":")
         out.int(state.core.store.keptRowCount(ViewRef(id))!)  // a view's unfiltered rows are always kept
         out.raw(",\"createdAt\":")
@@ -184,7 +186,8 @@ extension TreeService {
         return try mutateSession(request, sid, view: ViewName(id: vid), .deleteView(id, expired: false))
     }
 
-    /// `PATCH /sessions/{sid}/views/{vid}?filter=`: one of expandAll, collapseAll, expandDepth.
+    /// `PATCH /sessions/{sid}/views/{vid}?filter=`: one of expandAll, collapseAll, expandDepth,
+    /// the selection's, or `sort`.
     func patchView(_ request: HTTPRequest, _ sid: String, _ vid: String) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
         let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))

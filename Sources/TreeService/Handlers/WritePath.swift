@@ -219,6 +219,11 @@ extension TreeService {
         case .setExpansion(let items):
             let nodes = items.compactMap { store.forest.node(withID: $0.text) }
             return .setExpansion(nodes, unknown: items.count - nodes.count)
+        case .setSort(let sort):
+            guard view != nil else {
+                throw .unprocessable("the default view shows the tree's order: make a view (POST /sessions/{sid}/views) to sort", member: "sort")
+            }
+            return .setSort(sort)
         case .move(let item, let parent, let index):
             let moved = try node(item)
             return .move(moved, parent: try parent.map { (id) throws(ServiceError) in try node(id, "parentId") }, index: index)

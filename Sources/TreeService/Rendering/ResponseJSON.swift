@@ -256,14 +256,14 @@ enum ResponseJSON {
     /// the page has it and each row `selected`, and a row with children `partial` and
     /// `selectedBelow`.
     /// - Complexity: O(rows)
-    static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, version: Int, total: Int,
+    static func rows(_ rows: [Row], store: TreeStore, filter: FilterQuery?, sort: SortKeys? = nil, version: Int, total: Int,
                      matchCount: Int?, offset: Int, limit: Int, places: [NodeHandle: (position: Int, count: Int)] = [:],
                      selectedCount: Int? = nil,
                      highlight: FilterQuery? = nil, aggregates: (requests: [AggregateRequest], values: [[Aggregate]])? = nil) -> [UInt8] {
         var out = JSONWriter(reservingCapacity: 160 + 160 * rows.count)
         out.raw("{\"version\":")
         out.int(version)
-        pageHead(filter: filter, highlight: highlight, total: total, matchCount: matchCount, selectedCount: selectedCount,
+        pageHead(filter: filter, sort: sort, highlight: highlight, total: total, matchCount: matchCount, selectedCount: selectedCount,
                  offset: offset, limit: limit, &out)
         out.raw(",\"rows\":[")
         for (i, row) in rows.enumerated() {
@@ -277,8 +277,7 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// A page of a node's children (`GET …/children`): the page of `rows` with `parentId`
-    /// (and `sort` when sorted),
+    /// A page of a node's children (`GET …/children`): the page of `rows` with `parentId`,
     /// and each child with `position` (its place among the children in the rows), `index`
     /// (its row, or null while a collapsed ancestor hides it) and `childCount` (its own
     /// children in the rows).
@@ -291,11 +290,7 @@ enum ResponseJSON {
         out.int(version)
         out.raw(",\"parentId\":")
         if let parent { forest.writeID(of: parent, to: &out) } else { out.null() }
-        if let sort {
-            out.raw(",\"sort\":")
-            out.string(sort.description)
-        }
-        pageHead(filter: filter, highlight: nil, total: page.total, matchCount: matchCount, selectedCount: selectedCount,
+        pageHead(filter: filter, sort: sort, highlight: nil, total: page.total, matchCount: matchCount, selectedCount: selectedCount,
                  offset: offset, limit: limit, &out)
         out.raw(",\"children\":[")
         for (i, child) in page.children.enumerated() {
@@ -311,9 +306,20 @@ enum ResponseJSON {
         return out.bytes
     }
 
-    /// The members of a page of rows before its list: the named rows and their counts.
-    private static func pageHead(filter: FilterQuery?, highlight: FilterQuery?, total: Int, matchCount: Int?, selectedCount: Int?,
+    /// `,"sort":` and a view's sort, or null for the tree's order.
+    static func sortMember(_ sort: SortKeys?, _ out: inout JSONWriter) {
+        out.raw(",\"sort\":")
+        if let sort { out.string(sort.description) } else { out.null() }
+    }
+
+    /// The members of a page of rows before its list: the order (`sort` when sorted), the
+    /// named rows and their counts.
+    private static func pageHead(filter: FilterQuery?, sort: SortKeys?, highlight: FilterQuery?, total: Int, matchCount: Int?, selectedCount: Int?,
                                  offset: Int, limit: Int, _ out: inout JSONWriter) {
+        if let sort {
+            out.raw(",\"sort\":")
+            out.string(sort.description)
+        }
         out.raw(",\"filter\":")
         if let filter { out.string(filter.text) } else { out.null() }
         if let highlight {

@@ -14,8 +14,8 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   insert unless the body is a path list (rows name their parents themselves).
 * `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
   parameter is left out when the body has the member.
-* `fields`, `where`, `aggregate` and `sort` have a grammar of their own (docs/API.md): a generated
-  value becomes a valid one, and `fields` is left out unless a `filter` or `highlight` text
+* `fields`, `where`, `aggregate` and `sort` (a query parameter, or a view's `sort` member) have a
+  grammar of their own (docs/API.md): a generated value becomes a valid one, and `fields` is left out unless a `filter` or `highlight` text
   is there to search.
 * Query parameters that exclude each other: `before` is left out of matches with `after`,
   `highlight` out of rows and matches with `filter`; matches with neither `filter` nor
@@ -107,6 +107,8 @@ def before_call(context, case, kwargs):
         if "sort" in query:
             query["sort"] = "-data.size,title"
         case.query = query
+    if route == ("PATCH", "/sessions/{sid}/views/{vid}") and isinstance(body, dict) and isinstance(body.get("sort"), str):
+        case.body = dict(body, sort="-data.size,title")
     if route in {("POST", "/sessions"), ("POST", "/sessions/{sid}/items")}:
         if isinstance(case.query, dict):
             drop = {"format", "separator", "columns"} | ({"parentId"} if case.media_type != "text/plain" else set())

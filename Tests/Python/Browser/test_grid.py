@@ -102,3 +102,33 @@ def test_the_search_looks_in_the_shown_columns(page):
         ["Draft", {"data.shell": "/usr/sbin/nologin"}],
     ])
     assert page.evaluate("() => document.getElementById('counts').textContent") == "2 matches · 4 rows"
+
+
+def test_sorting_by_a_column_keeps_the_folders_expanded(page):
+    pick(page, "data.size")
+    # Ascending by size among siblings (a node without a size last); Old stays expanded.
+    page.click("#grid-head [data-sort-field='data.size']")
+    shows(page, [["Documents", {"data.size": "1,540"}], ["Notes", {"data.size": "300"}], ["Report", {"data.size": "1,200"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Empty", {"data.size": ""}]])
+    assert page.locator("#grid-head .cell").all_text_contents() == ["size ▲"]
+    page.click("#grid-head [data-sort-field='data.size']")
+    shows(page, [["Documents", {"data.size": "1,540"}], ["Report", {"data.size": "1,200"}], ["Notes", {"data.size": "300"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Empty", {"data.size": ""}]])
+    # By name, descending, then a further key; then back to the tree's order.
+    page.click("#grid-head .head-name")
+    page.click("#grid-head .head-name")
+    shows(page, [["Empty", {"data.size": ""}], ["Documents", {"data.size": "1,540"}], ["Report", {"data.size": "1,200"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Notes", {"data.size": "300"}]])
+    page.click("#grid-head [data-sort-field='data.size']", modifiers=["Shift"])
+    assert page.locator("#grid-head").inner_text().replace("\n", " ").split() == ["Name", "▼1", "size", "▲2"]
+    page.click("#grid-head .head-name", modifiers=["Shift"])
+    shows(page, [["Documents", {"data.size": "1,540"}], ["Notes", {"data.size": "300"}], ["Report", {"data.size": "1,200"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Empty", {"data.size": ""}]])
+    page.click("#grid-head [data-sort-field='data.size']")
+    shows(page, [["Documents", {"data.size": "1,540"}], ["Report", {"data.size": "1,200"}], ["Notes", {"data.size": "300"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Empty", {"data.size": ""}]])
+    assert page.locator("#grid-head .cell").all_text_contents() == ["size ▼"]
+    page.click("#grid-head [data-sort-field='data.size']")
+    shows(page, [["Documents", {"data.size": "1,540"}], ["Report", {"data.size": "1,200"}], ["Notes", {"data.size": "300"}],
+                 ["Old", {"data.size": "40"}], ["Draft", {"data.size": "40"}], ["Empty", {"data.size": ""}]])
+    assert page.locator("#grid-head .cell").all_text_contents() == ["size"]

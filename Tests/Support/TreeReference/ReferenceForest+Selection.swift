@@ -80,9 +80,9 @@ extension ReferenceForest {
 
 /// A view's expansion as a list (issue 36): saved and set again.
 extension ReferenceForest {
-    /// The nodes with children that the view's unfiltered rows show expanded, in tree order.
+    /// The nodes with children that the view's unfiltered rows show expanded, in its order.
     func expandedNodes(in view: ViewID?) -> [RefNode] {
-        allNodes.filter { node in node.hasChildren && (view.map { views[$0]!.opens(node, level: node.level) } ?? node.expanded) }
+        allNodes(in: view).filter { node in node.hasChildren && (view.map { views[$0]!.opens(node, level: node.level) } ?? node.expanded) }
     }
 
     /// The view's unfiltered rows with exactly `nodes` expanded.

@@ -75,13 +75,16 @@ extension ModelRun {
             // every node's expansion and selection; its rows (all of them) change order.
             let id = rng.pick(ids)
             let sort: SortKeys? = rng.chance(0.25) ? nil : (sorts.isEmpty || rng.chance(0.4) ? RandomTrees.sortKeys(&rng) : rng.pick(sorts))
-            named = ViewRef(id)
+            let kept = model.keptFilters(in: id)
+            let ref = ViewRef(id, filter: kept.isEmpty || rng.chance(0.6) ? nil : rng.pick(kept))
+            named = ref
             treeEdit = true
-            record("setSort(\(sort.map(String.init(describing:)) ?? "none"), of: \(id))")
-            let old = model.rows(ViewRef(id), matchesBelow: false).map(\.key)
-            let splices = store.setSort(sort, of: id)
+            record("setSort(\(sort.map(String.init(describing:)) ?? "none"), of: \(viewName(ref)))")
+            model.use(ref)
+            let old = model.rows(ref, matchesBelow: false).map(\.key)
+            let splices = store.setSort(sort, of: ref)
             model.views[id]!.sort = sort
-            checkSplices(splices, old: old, new: model.rows(ViewRef(id), matchesBelow: false).map(\.key), "setSort")
+            checkSplices(splices, old: old, new: model.rows(ref, matchesBelow: false).map(\.key), "setSort")
             expectEqual(store.sort(of: id), sort, "sort of view \(id)")
             return true
         case 16 ..< 18:
