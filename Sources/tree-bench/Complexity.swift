@@ -16,6 +16,8 @@ let growthLimit = 3.0
 /// The users' views kept besides the default view's filtered rows (`views.*` ops), 30% of
 /// them filtering by one of 10 texts (`views.filter.*`).
 let guardViews = 100
+/// The sorts the guard's stores keep: sorted views use the first, switch to the second and back.
+let guardSorts = [SortKeys([SortKeys.Key(.title, descending: true)]), SortKeys([SortKeys.Key(.title)])]
 
 /// Set once, by `--complexity`, before anything is timed: every `seconds` evicts the caches
 /// first. tree-bench times on its main thread only.
@@ -88,12 +90,27 @@ func guardOps() -> [GuardOp] {
         GuardOp(name: "views.toggle", withViews: true) { $0.viewToggleSamples(20) },
         GuardOp(name: "views.page", withViews: true) { $0.viewPageSamples(40) },
         GuardOp(name: "views.indexOf", withViews: true) { $0.viewIndexOfSamples(40) },
-        GuardOp(name: "views.filter.toggle", withViews: true) { $0.viewToggleSamples(20, filtered: true) },
-        GuardOp(name: "views.filter.page", withViews: true) { $0.viewPageSamples(40, filtered: true) },
-        GuardOp(name: "views.filter.indexOf", withViews: true) { $0.viewIndexOfSamples(40, filtered: true) },
+        GuardOp(name: "views.filter.toggle", withViews: true) { $0.viewToggleSamples(20, .filtered) },
+        GuardOp(name: "views.filter.page", withViews: true) { $0.viewPageSamples(40, .filtered) },
+        GuardOp(name: "views.filter.indexOf", withViews: true) { $0.viewIndexOfSamples(40, .filtered) },
     ] + edits.map { name, edit in
         GuardOp(name: "views." + name, withViews: true) { bench in (0 ..< perRound).map { _ in edit(&bench, bench.randomView()) } }
     }
+    // Views sorted by title (see `runComplexityGuard`): reads and edits in them, and a view
+    // switched between the two sorts kept and back.
+    let sortedOps = [
+        GuardOp(name: "sorted.toggle", withViews: true) { $0.viewToggleSamples(20, .sorted) },
+        GuardOp(name: "sorted.page", withViews: true) { $0.viewPageSamples(40, .sorted) },
+        GuardOp(name: "sorted.indexOf", withViews: true) { $0.viewIndexOfSamples(40, .sorted) },
+        GuardOp(name: "sorted.insert", withViews: true) { bench in (0 ..< perRound).map { _ in bench.insert(bench.random(.sorted)) } },
+        GuardOp(name: "sorted.rename", withViews: true) { bench in (0 ..< perRound).map { _ in bench.rename(bench.random(.sorted)) } },
+        GuardOp(name: "sorted.switch", withViews: true) { bench in
+            (0 ..< 10).flatMap { _ in
+                let view = bench.random(.sorted)
+                return [seconds { _ = bench.store.setSort(guardSorts[1], of: view) }, seconds { _ = bench.store.setSort(guardSorts[0], of: view) }]
+            }
+        },
+    ]
     // The default view's busy selection (see `runComplexityGuard`), on the store with views.
     let selectionOps = [
         GuardOp(name: "selection.subtree", withViews: true) { bench in
@@ -122,7 +139,7 @@ func guardOps() -> [GuardOp] {
             (0 ..< 10).map { _ in seconds { _ = bench.store.selectedNodes(in: nil, after: nil, limit: 100, topMost: true) } }
         },
     ]
-    return reads + editOps + viewOps + selectionOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
+    return reads + editOps + viewOps + sortedOps + selectionOps + [GuardOp(name: "batch of 1,000") { [$0.timedBatch(1000)] }]
 }
 
 /// Runs the guard, prints the table it measured, and returns the exit status: 1 when an op
@@ -137,8 +154,8 @@ func guardOps() -> [GuardOp] {
         // The bases that count the children of the first root and of its children, which every
         // edit keeps.
         store.prepareChildren(of: store.forest.children(of: nil)[0])
-        // A sorted layout, which every edit keeps too (a renamed node moves in it).
-        store.prepareSort(SortKeys([SortKeys.Key(.title, descending: true)]))
+        // Sorted layouts, which every edit keeps too (a renamed node moves in them).
+        for sort in guardSorts.reversed() { store.prepareSort(sort) }
         var bench = EditBench(store: store, filters: editFilters(d), pool: NodePool(handles: allHandles(store.forest)),
                               rng: SplitMix64(state: 42))
         if views == 0 {
@@ -157,6 +174,11 @@ func guardOps() -> [GuardOp] {
         if views > 0 {
             bench.selectRandom(500, in: nil)
             for id in bench.views.prefix(10) { bench.selectRandom(20, in: id) }
+            // Ten views sorted (all filtering, five selecting), each keeping its state.
+            for id in bench.views.prefix(15).suffix(10) {
+                _ = bench.store.setSort(guardSorts[0], of: ViewRef(id))
+                bench.sortedViews.append(id)
+            }
         }
         return bench
     }

@@ -127,6 +127,8 @@ struct EditBench {
     var views: [ViewID] = []
     /// The views' filtered rows in use (`views.filter.*`).
     var filtering: [ViewRef] = []
+    /// The sorted views (`sorted.*`).
+    var sortedViews: [ViewID] = []
     /// The complexity guard's store with a folder of n / 7 children (`children.page`).
     var flat: TreeStore? = nil
 

@@ -64,11 +64,22 @@ extension EditBench {
 
     mutating func randomFiltering() -> ViewRef { filtering[Int.random(in: 0 ..< filtering.count, using: &rng)] }
 
+    /// Which views an op picks from: any, those filtering (their filtered rows), the sorted ones.
+    enum ViewKind { case any, filtered, sorted }
+
+    mutating func random(_ kind: ViewKind) -> ViewRef {
+        switch kind {
+        case .any: randomView()
+        case .filtered: randomFiltering()
+        case .sorted: ViewRef(sortedViews[Int.random(in: 0 ..< sortedViews.count, using: &rng)])
+        }
+    }
+
     /// A random visible row of a random view collapsed or expanded, and back: two samples.
-    mutating func viewToggleSamples(_ count: Int, filtered: Bool = false) -> [Double] {
+    mutating func viewToggleSamples(_ count: Int, _ kind: ViewKind = .any) -> [Double] {
         var samples: [Double] = []
         for _ in 0 ..< count {
-            let view = filtered ? randomFiltering() : randomView()
+            let view = random(kind)
             guard store.rowCount(view) > 0 else { continue }
             let node = store.rows(view, offset: Int.random(in: 0 ..< store.rowCount(view), using: &rng), limit: 1)[0].node
             let expanded = store.isExpanded(node, view)
@@ -79,18 +90,18 @@ extension EditBench {
     }
 
     /// Pages of 50 rows at random offsets of random views.
-    mutating func viewPageSamples(_ count: Int, filtered: Bool = false) -> [Double] {
+    mutating func viewPageSamples(_ count: Int, _ kind: ViewKind = .any) -> [Double] {
         (0 ..< count).map { _ in
-            let view = filtered ? randomFiltering() : randomView()
+            let view = random(kind)
             let offset = Int.random(in: 0 ..< max(1, store.rowCount(view) - 50), using: &rng)
             return seconds { _ = store.rows(view, offset: offset, limit: 50) }
         }
     }
 
     /// The row of a random node in a random view.
-    mutating func viewIndexOfSamples(_ count: Int, filtered: Bool = false) -> [Double] {
+    mutating func viewIndexOfSamples(_ count: Int, _ kind: ViewKind = .any) -> [Double] {
         (0 ..< count).map { _ in
-            let view = filtered ? randomFiltering() : randomView()
+            let view = random(kind)
             let node = pool.random(using: &rng)
             return seconds { _ = store.rowIndex(of: node, view) }
         }
@@ -120,9 +131,9 @@ extension EditBench {
     let filterBytes = Double(residentBytes() - beforeFilters)
     let sharedStates = bench.store.sharedFilters
     reportWithTail(d, nodes: nodes, op: "views.filter.shared", samples: shared, extra: ["views": Double(filteringCount)])
-    reportWithTail(d, nodes: nodes, op: "views.filter.toggle", samples: bench.viewToggleSamples(toggleRuns / 2, filtered: true))
-    reportWithTail(d, nodes: nodes, op: "views.filter.page", samples: bench.viewPageSamples(1000, filtered: true))
-    reportWithTail(d, nodes: nodes, op: "views.filter.indexOf", samples: bench.viewIndexOfSamples(1000, filtered: true))
+    reportWithTail(d, nodes: nodes, op: "views.filter.toggle", samples: bench.viewToggleSamples(toggleRuns / 2, .filtered))
+    reportWithTail(d, nodes: nodes, op: "views.filter.page", samples: bench.viewPageSamples(1000, .filtered))
+    reportWithTail(d, nodes: nodes, op: "views.filter.indexOf", samples: bench.viewIndexOfSamples(1000, .filtered))
 
     let edits: [(String, (inout EditBench, ViewRef) -> Double)] = [
         ("insert", { $0.insert($1) }), ("delete", { $0.delete($1) }),
