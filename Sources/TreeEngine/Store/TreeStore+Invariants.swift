@@ -44,7 +44,8 @@ extension TreeStore {
             }
         }
         if !selections.isEmpty { users[DepthBase.all, default: 0] += selections.count }
-        precondition(users == depthBases.mapValues(\.users), "depth bases and their users")
+        precondition(users == depthBases.filter { $0.value.users > 0 }.mapValues(\.users), "depth bases and their users")
+        precondition(depthBases.values.count(where: { $0.users == 0 }) <= TreeStore.idleBases, "idle depth bases")
         for (view, selection) in selections {
             precondition(contains(view: view) && !selection.isEmpty, "a selection of view \(String(describing: view))")
             selection.checkInvariants(forest, nodeBase)

@@ -161,10 +161,17 @@ extension TreeStore {
         depthBases[depth]!.users += 1
     }
 
+    /// Drops a view's use of the base of `depth`. Up to `idleBases` bases nobody uses stay
+    /// (kept by edits like the others), so that a view that comes back to one (a view sorted
+    /// anew and back, or made again) does not build it (O(n)).
     mutating func releaseBase(_ depth: Int32) {
         depthBases[depth]!.users -= 1
-        if depthBases[depth]!.users == 0 { depthBases[depth] = nil }
+        guard depthBases[depth]!.users == 0 else { return }
+        if depthBases.values.count(where: { $0.users == 0 }) > TreeStore.idleBases { depthBases[depth] = nil }
     }
+
+    /// How many bases nobody uses a store keeps in each order.
+    static let idleBases = 2
 
     /// The bases follow a change of the nodes at `range` (their number of positions unchanged).
     /// - Complexity: O(range · bases)
