@@ -72,6 +72,12 @@ import TreeEngine
     let switches = (0 ..< 100).map { i in seconds { _ = sorted.setSort(sorts[(i + 1) % 2], of: sortedView) } }
     reportWithTail(d, nodes: nodes, op: "sort.view.switch", samples: switches,
                    extra: ["changes": Double(sorted.changedNodes(in: sortedView.view!))])
+    // The same with filtered rows kept, which no other view in either order keeps: each switch
+    // builds them in the new order (a pass over the tree), on a copy.
+    var filtering = sorted
+    try! filtering.prepareView(ViewRef(sortedView.view!, filter: FilterQuery("item: 2")))
+    let filteredSwitches = (0 ..< 6).map { i in seconds { _ = filtering.setSort(sorts[(i + 1) % 2], of: sortedView) } }
+    report(d, nodes: nodes, op: "sort.view.switch.filtered", samples: filteredSwitches)
     // Reads and toggles: the sorted view beside the same view in the tree's order.
     var toggles: ([Double], [Double]) = ([], []), pages: ([Double], [Double]) = ([], []), indexes: ([Double], [Double]) = ([], [])
     for _ in 0 ..< 500 {
