@@ -286,8 +286,8 @@ import TreeFormats
         #expect(Self.loadError(wrong) == .badMagic)
         #expect(Self.loadError(Array("{\"nodes\":[]}".utf8)) == .badMagic)
         wrong = bytes
-        wrong[6] = 5
-        #expect(Self.loadError(wrong) == .unsupportedVersion(5))
+        wrong[6] = 6
+        #expect(Self.loadError(wrong) == .unsupportedVersion(6))
         wrong = bytes
         wrong[20] ^= 1  // the node count
         #expect(Self.loadError(wrong) == .checksumMismatch(section: "header"))

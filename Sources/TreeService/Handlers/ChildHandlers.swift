@@ -20,9 +20,10 @@ extension TreeService {
         let view = try liveView(ViewName(id: vid, filter: filter), in: session)
         return try readOrBuild(session, view, prepared: { state in
             let parent = itemID.flatMap { try? self.node($0, in: state.core.store) }
-            // An unknown item answers 404 without building anything.
-            guard itemID == nil || parent != nil,
-                  let order = try? Self.childOrder(sort, of: view.view, state.core.store) else { return }
+            // An unknown item answers 404, another sort than a sorted view's 400, without building anything.
+            guard itemID == nil || parent != nil else { return }
+            let order: SortKeys?
+            do throws(ServiceError) { order = try Self.childOrder(sort, of: view.view, state.core.store) } catch { return }
             state.core.store.prepareChildren(of: parent, sort: order, in: view.view)
             state.core.store.prepareAggregates(aggregates.map(\.source))
         }) { (state) throws(ServiceError) in
