@@ -1,6 +1,7 @@
 """The complexity guard of the service path (scripts/check-complexity.sh): edits over HTTP
 on sessions of the 88K and the 797K tree (9x the nodes), each uploaded expanded and with the
-four filtered views of tree-bench's edit ops kept, on one keep-alive connection, in
+four filtered views of tree-bench's edit ops kept and a view of its own sorted by title,
+descending (toggles and renames through it), on one keep-alive connection, in
 alternating rounds. The median time of a request may grow at most LIMIT times across the
 larger tree: HTTP costs the same on both, so an engine step linear in the tree shows as a
 growth of many times (each kept view once copied costs 10 ms an edit on 7.2M nodes).
@@ -41,6 +42,9 @@ class Session:
         self.filters = ["item: 2", f"Level {nest - 1}", "item: 1", "Level 7"]
         self.turn = 0
         self.keep_views()
+        # A view expanded like the session, sorted: every edit keeps its order too.
+        self.vid = call_json(c, "POST", f"/sessions/{self.sid}/views", json.dumps({"expand": "all"}).encode())["id"]
+        call_json(c, "PATCH", f"/sessions/{self.sid}/views/{self.vid}", json.dumps({"sort": "-title"}).encode())
 
     def keep_views(self):
         """Names the four filters, so that the session keeps each (building it if needed)."""
@@ -95,12 +99,18 @@ class Session:
 
     def toggle(self, named):
         node = self.pick(leaf=False)
-        path = f"/sessions/{self.sid}/items/{q(node)}"
+        path = f"/sessions/{self.sid}{self.sorted_view(named)}/items/{q(node)}"
         return self.timed("PATCH", path, {"expanded": False}) + self.timed("PATCH", path, {"expanded": True})
+
+    def sorted_view(self, named):
+        return f"/views/{self.vid}" if named else ""
+
+    def sorted_rename(self, named):
+        return self.timed("PATCH", f"/sessions/{self.sid}/views/{self.vid}/items/{q(self.pick())}", {"title": self.title()})
 
 
 sessions = [Session(name, nest) for name, nest in SIZES.items()]
-ops = [("toggle", Session.toggle, False)] + [
+ops = [("toggle", Session.toggle, False), ("sorted.toggle", Session.toggle, True), ("sorted.rename", Session.sorted_rename, True)] + [
     (name + (".named" if named else ""), edit, named)
     for name, edit in [("insert", Session.insert), ("delete", Session.delete), ("move", Session.move), ("rename", Session.rename)]
     for named in (False, True)
