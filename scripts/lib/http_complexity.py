@@ -124,7 +124,7 @@ for _ in range(ROUNDS):
 
 small, large = sessions
 print(f"complexity guard over HTTP: sessions of {small.nodes} and {large.nodes} nodes "
-      f"({large.nodes / small.nodes:.1f}x), four filtered views kept, {ROUNDS} alternating rounds; limit {LIMIT}x")
+      f"({large.nodes / small.nodes:.1f}x), four filtered views and a sorted view kept, {ROUNDS} alternating rounds; limit {LIMIT}x")
 print(f"{'op':16s} {small.name + ' median':>14s} {large.name + ' median':>14s}   growth")
 failed = []
 for op, _, _ in ops:
