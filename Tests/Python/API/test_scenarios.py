@@ -475,6 +475,8 @@ def default_view_unchanged(r, b, s):
     Step("insert through a view: If-Match stale", "POST", VIEW + "/items", 412, body=[{"title": "x"}],
          headers={"If-Match": '"1"'}),
     Step("insert through a view: unknown view", "POST", NO_VIEW + "/items", 404, body=[{"title": "x"}]),
+    Step("the default view before a view is sorted", "GET", "/sessions/{sid}/rows", 200,
+         save=lambda s, r, b: s.update(default_rows=s["api"].rows(s["sid"]))),
     Step("sort a view", "PATCH", VIEW, 200, view="", through="vid", body={"sort": "-title"}, expect=default_view_unchanged),
     Step("a sorted view's rows", "GET", VIEW + "/rows?positions=true", 200,
          expect=lambda r, b, s: expect(b["sort"] == "-title" and all("position" in row for row in b["rows"]), f"rows {b}")),
