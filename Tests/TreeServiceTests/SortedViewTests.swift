@@ -42,6 +42,10 @@ import TreeEngine
         #expect(rows["rows"]?.array?.map { $0["position"]?.intValue } == [0, 1, 2, 0, 1, 2])
         #expect(rows["rows"]?.array?[4]["selected"]?.boolValue == true)
         #expect(h.call("GET", view)["sort"]?.stringValue == "title")
+        // The order it has already: nothing changes, not even the version.
+        let version = ViewResourceTests.version(h, view)
+        #expect(h.call("PATCH", view, json: #"{"sort":"title"}"#)["changes"]?.array?.isEmpty == true)
+        #expect(ViewResourceTests.version(h, view) == version)
         #expect(h.call("GET", "/sessions/\(sid)/views")["views"]?.array?.first?["sort"]?.stringValue == "title")
         // Children pages follow the view's sort; another sort is an error.
         #expect(ids(h.call("GET", "\(view)/items/f/children"), "children") == ["c1", "a2", "b10"])

@@ -452,6 +452,9 @@ extension JournalEntryTests {
             .operations(ChangeRecord(view: ViewID(10), filter: FilterQuery("x", caseSensitive: true), isBatch: true,
                                      operations: [.collapseAll, .delete(ItemID("a"))])),
             .operations(ChangeRecord(view: ViewID(0), filter: nil, isBatch: false, operations: [.expandToDepth(2)])),
+            .operations(ChangeRecord(view: ViewID(11), filter: nil, isBatch: false,
+                                     operations: [.setSort(SortKeys([SortKeys.Key(.data(FieldPath(["a.b", "c"])), descending: true), SortKeys.Key(.title)]))])),
+            .operations(ChangeRecord(view: ViewID(11), filter: FilterQuery("x"), isBatch: false, operations: [.setSort(nil)])),
         ]
         for entry in entries {
             let bytes = entry.encoded(at: time)
@@ -466,6 +469,11 @@ extension JournalEntryTests {
         zero[zero.count - 8] = 0
         #expect(JournalEntry.decode(zero) == nil)
         #expect(JournalEntry.decode(JournalEntry.viewCreated(ViewID(6), .copy(of: ViewID(6))).encoded(at: time)) == nil)
+        // A sort is a view's, and never in a batch.
+        for record in [ChangeRecord(view: nil, filter: nil, isBatch: false, operations: [.setSort(nil)]),
+                       ChangeRecord(view: ViewID(1), filter: nil, isBatch: true, operations: [.setSort(nil)])] {
+            #expect(JournalEntry.decode(JournalEntry.operations(record).encoded(at: time)) == nil)
+        }
     }
 
     /// A change record of format 2 reads as a change of the default view.

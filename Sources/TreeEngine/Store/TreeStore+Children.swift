@@ -81,8 +81,7 @@ extension TreeStore {
         }
         let level = parent.map { forest.level(of: $0) } ?? -1
         let depths = [Int32(level + 1), Int32(level + 2)]
-        let capacity = max(2, childBaseCapacity)
-        TreeStore.prepareBases(depths.filter { depthBases[$0] == nil }, in: &childBases, capacity: capacity, undo != nil, forest)
+        TreeStore.prepareBases(depths.filter { depthBases[$0] == nil }, in: &childBases, capacity: childBasesKept, undo != nil, forest)
         guard let sort else { return }
         prepareSort(sort)
         let i = sortedLayouts.count - 1
@@ -140,7 +139,7 @@ extension TreeStore {
             let depth = Int32(forest.level(of: node))
             if span > childWalkLimit && !depths.contains(depth) && depthBases[depth] == nil { depths.append(depth) }
         }
-        TreeStore.prepareBases(depths, in: &childBases, capacity: max(2, childBaseCapacity, depths.count), undo != nil, forest)
+        TreeStore.prepareBases(depths, in: &childBases, capacity: max(childBasesKept, depths.count), undo != nil, forest)
     }
 
     /// The number of `node`'s children (the roots when nil) in the forest.
@@ -149,6 +148,10 @@ extension TreeStore {
         let p = node.map { forest.position(of: $0) }
         return childList(p, nil, in: forest, layout: nil)?.count ?? forest.childCount(of: node)
     }
+
+    /// How many bases of children the order swapped in keeps: a layout's serve its edits' sibling
+    /// searches too (`SortedLayout.baseCapacity`).
+    private var childBasesKept: Int { layoutKeys == nil ? max(2, childBaseCapacity) : SortedLayout.baseCapacity }
 
     /// The base whose cover-0 positions in a subtree at level `depth - 1` are its children.
     func childBase(_ depth: Int32) -> DepthBase? {

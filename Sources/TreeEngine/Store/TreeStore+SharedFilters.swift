@@ -163,10 +163,12 @@ extension TreeStore {
     }
 
     /// The texts views filter by, each with the bytes of its shared state and the number
-    /// of views following it.
+    /// of views following it, in each order (a text views filter by in two orders: twice).
     /// - Complexity: O(texts)
     public var sharedFilters: [(query: FilterQuery, bytes: Int, views: Int)] {
-        filterBases.map { ($0.key, $0.value.bytes, $0.value.followers!.covers.count) }
+        ([filterBases] + sortedLayouts.map(\.views.filterBases)).flatMap { bases in
+            bases.map { ($0.key, $0.value.bytes, $0.value.followers!.covers.count) }
+        }
     }
 
     /// The bytes view `id`'s shared filtered rows hold (the shared states not counted).

@@ -51,7 +51,16 @@ extension TreeStore {
         guard undo != nil else { return }
         undo!.edits += 1
         guard undo!.edits > TreeStore.editsBeforeSuspending, undo!.suspended.isEmpty else { return }
-        for (id, user) in userViews where id != view.view && undo!.userViews[id] != nil && user.dense == nil {
+        suspendViews(except: view.view, saved: undo!)
+        forEachSortedWorld { store, _, keys, _ in
+            if let saved = store.undo!.layouts[keys] { store.suspendViews(except: view.view, saved: saved) }
+        }
+    }
+
+    /// Suspends the views of the order swapped in that existed when the transaction began
+    /// (`saved` has them), but `named`.
+    private mutating func suspendViews(except named: ViewID?, saved: UndoLog) {
+        for (id, user) in userViews where id != named && saved.userViews[id] != nil && user.dense == nil {
             undo!.suspended[id] = user.cover.total
         }
     }
@@ -72,11 +81,13 @@ extension TreeStore {
     /// - Complexity: O(their exceptions · log n)
     mutating func resumeViews(_ suspended: [ViewID: Int]) {
         for (id, oldTotal) in suspended {
-            let cover = TreeStore.rebuilt(userViews[id]!.cover, over: depthBases[userViews[id]!.depth]!.base, forest)
-            userViews[id]!.cover = cover
-            let rows = ViewRef(id)
-            if observedViews.contains(rows) && (oldTotal > 0 || cover.total > 0) {
-                observedSplices[rows, default: []].append(Splice(index: 0, removed: oldTotal, inserted: cover.total))
+            inWorld(of: id) { store in
+                let cover = TreeStore.rebuilt(store.userViews[id]!.cover, over: store.depthBases[store.userViews[id]!.depth]!.base, store.forest)
+                store.userViews[id]!.cover = cover
+                let rows = ViewRef(id)
+                if store.observedViews.contains(rows) && (oldTotal > 0 || cover.total > 0) {
+                    store.observedSplices[rows, default: []].append(Splice(index: 0, removed: oldTotal, inserted: cover.total))
+                }
             }
         }
         checkInvariants()

@@ -163,11 +163,12 @@ extension TreeStore {
 
     /// Drops a view's use of the base of `depth`. Up to `idleBases` bases nobody uses stay
     /// (kept by edits like the others), so that a view that comes back to one (a view sorted
-    /// anew and back, or made again) does not build it (O(n)).
+    /// anew and back, or made again) does not build it (O(n)): the one just left, and another.
     mutating func releaseBase(_ depth: Int32) {
         depthBases[depth]!.users -= 1
         guard depthBases[depth]!.users == 0 else { return }
-        if depthBases.values.count(where: { $0.users == 0 }) > TreeStore.idleBases { depthBases[depth] = nil }
+        let idle = depthBases.filter { $0.value.users == 0 && $0.key != depth }.keys
+        if idle.count >= TreeStore.idleBases { depthBases[idle.first!] = nil }
     }
 
     /// How many bases nobody uses a store keeps in each order.

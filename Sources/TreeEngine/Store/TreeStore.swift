@@ -84,7 +84,12 @@ public struct TreeStore: Sendable {
     /// become the view's most recently used). `isCancelled` is polled while titles are matched.
     /// - Complexity: O(n + total title length) to build, O(views) when kept
     public mutating func prepareView(_ view: ViewRef, isCancelled: () -> Bool = { false }) throws(Cancelled) {
-        if sortedWorld(of: view.view) != nil { return try inWorld(of: view.view) { (store: inout TreeStore) throws(Cancelled) in try store.prepareView(view, isCancelled: isCancelled) } }
+        if sortedWorld(of: view.view) != nil {
+            // Columns are dropped in the tree's order, where every view's filters are seen.
+            let builds = !isKept(view)
+            defer { if builds { dropUnusedFields() } }
+            return try inWorld(of: view.view) { (store: inout TreeStore) throws(Cancelled) in try store.prepareView(view, isCancelled: isCancelled) }
+        }
         guard let filter = view.filter else { return }
         // Kept rows have their columns; a build may drop other rows, and with them the last
         // use of a column.

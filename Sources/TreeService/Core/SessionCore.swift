@@ -154,12 +154,13 @@ struct SessionCore: Sendable {
             filterBooks[id] = nil
             return (ChangeOutcome(splices: [], subject: .removed, reload: ReloadHint()), .none)
         default:
+            // A new order moves rows without changing their expansion or selection: the view's
+            // version steps as for a change of its selection, and not for the order it has.
+            var sorting = false, reorders = false
+            if case .setSort(let sort) = operation { (sorting, reorders) = (true, sort != store.sort(of: view.view)) }
             let outcome = Self.apply(operation, view, to: &store)
             let ownState = !operation.editsTree
-            // A new order moves rows without changing their expansion or selection: the view's
-            // version steps as for a change of its selection.
-            let reorders = if case .setSort = operation { true } else { false }
-            return (outcome, step(editsTree: operation.editsTree, changesExpansion: ownState && !operation.changesSelection && !reorders,
+            return (outcome, step(editsTree: operation.editsTree, changesExpansion: ownState && !operation.changesSelection && !sorting,
                                   changesSelection: operation.changesSelection || reorders, in: view))
         }
     }

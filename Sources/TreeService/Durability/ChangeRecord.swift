@@ -140,6 +140,9 @@ extension ChangeRecord {
             operations.append(operation)
         }
         guard input.atEnd, batch == 1 || count == 1 else { return nil }
+        // A sort is a view's, and no batch holds one.
+        let sorts = operations.contains { if case .setSort = $0 { true } else { false } }
+        guard !sorts || (batch == 0 && id != nil) else { return nil }
         self.init(view: id, filter: filter, isBatch: batch == 1, operations: operations)
     }
 }
