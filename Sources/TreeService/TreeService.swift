@@ -141,15 +141,19 @@ public final class TreeService: HTTPResponder {
             }
             return
         }
-        let given = request.headers["authorization"] ?? ""
-        let expected = "Bearer " + token
-        // Compare in time independent of where the first difference is.
-        var difference = given.utf8.count ^ expected.utf8.count
-        for (a, b) in zip(given.utf8, expected.utf8) { difference |= Int(a ^ b) }
-        if difference != 0 {
+        // Compared in a time independent of where the first difference is.
+        guard let given = request.headers["authorization"].flatMap(TreeService.bearerCredentials), HMAC.equal(given.utf8, token.utf8) else {
             throw ServiceError(.unauthorized, detail: "this server needs Authorization: Bearer <token>",
                                headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\"")])
         }
+    }
+
+    /// The credentials of an `Authorization` value of the Bearer scheme: the scheme's name in
+    /// any case (RFC 9110 §11.1), one or more spaces, then the token; nil for anything else.
+    static func bearerCredentials(_ value: String) -> Substring? {
+        guard let space = value.firstIndex(of: " "), value[..<space].lowercased() == "bearer" else { return nil }
+        let credentials = value[space...].drop { $0 == " " }
+        return credentials.isEmpty ? nil : credentials
     }
 
     private func allowedOrigin(_ request: HTTPRequest) -> String? {

@@ -284,6 +284,13 @@ import TreeEngine
         #expect(denied.status == 401)
         #expect(denied.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
         #expect(secured.call("POST", "/sessions", json: "[]", headers: [("Authorization", "Bearer wrong")]).status == 401)
+        // The scheme is case-insensitive and may be followed by more than one space (RFC 9110 §11.1, §11.4).
+        for header in ["bearer s3cret", "BEARER s3cret", "Bearer   s3cret"] {
+            #expect(secured.call("POST", "/sessions", json: "[]", headers: [("Authorization", header)]).status == 201, "\(header)")
+        }
+        for header in ["Bearer", "Bearer ", "Basic s3cret", "Bearers3cret", "Bearer s3cre", "Bearer s3cretx", "Bear s3cret"] {
+            #expect(secured.call("POST", "/sessions", json: "[]", headers: [("Authorization", header)]).status == 401, "\(header)")
+        }
         let allowed = secured.call("POST", "/sessions", json: "[]", headers: [("Authorization", "Bearer s3cret"), ("Origin", "https://app.example")])
         #expect(allowed.status == 201)
         #expect(allowed.headers["access-control-allow-origin"] == "https://app.example")
