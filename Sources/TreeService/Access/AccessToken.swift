@@ -1,0 +1,139 @@
+import TreeEngine
+
+/// A token that grants one role on one session, perhaps bound to one of its views, until it
+/// expires (issue 38). Tokens are stateless: what they grant is written in them, signed with
+/// HMAC-SHA256 under a server key (`TokenSigner`), so that every instance that knows the keys
+/// accepts a token any of them minted, and a restart forgets nothing.
+///
+/// The text is the fields joined by dots, then the signature of everything before it:
+/// `ts1.{sid}.{role}.{vid or -}.{expires}.{key id}.{signature}` (the expiry in seconds since
+/// 1970, the signature 32 bytes in unpadded base64url). Session ids, view ids, roles, numbers
+/// and key ids hold no dot.
+struct AccessToken: Equatable, Sendable {
+    /// What the holder may do (each role may do what the one before it may).
+    enum Role: String, CaseIterable, Sendable, Comparable {
+        /// Every read of the session and of its views, and its own views' state.
+        case reader
+        /// A reader, and edits of the tree.
+        case editor
+        /// An editor, and deleting the session, minting its tokens, changing its metadata.
+        case owner
+
+        static func < (a: Role, b: Role) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
+    }
+
+    var session: String
+    var role: Role
+    /// The one view its holder may read or change the state of (nil: any).
+    var view: ViewID?
+    /// Seconds since 1970 (UTC) after which it is refused.
+    var expires: Int64
+
+    static let prefix = "ts1"
+}
+
+/// Why a token is refused.
+enum TokenError: Error, Equatable {
+    /// Not a token of this server's format.
+    case malformed
+    /// Signed with a key the server does not have (any more).
+    case unknownKey
+    /// Its fields are not those that were signed.
+    case badSignature
+    case expired
+}
+
+/// Mints and checks `AccessToken`s with a set of keys: the first signs, every one checks (so
+/// that keys rotate: a new one first, the old one kept until its tokens expire).
+struct TokenSigner: Sendable {
+    struct Key: Sendable {
+        /// A short name written in the tokens it signs: letters, digits, `-` and `_`.
+        var id: String
+        var secret: [UInt8]
+    }
+
+    let keys: [Key]
+
+    /// - Precondition: at least one key; ids valid and distinct; secrets of at least 32 bytes.
+    init(keys: [Key]) {
+        precondition(!keys.isEmpty && Set(keys.map(\.id)).count == keys.count, "distinct keys")
+        precondition(keys.allSatisfy { TokenSigner.isName($0.id) && $0.secret.count >= 32 }, "key ids are names, secrets 32 bytes or more")
+        self.keys = keys
+    }
+
+    /// The text of `token`, signed with the first key.
+    func mint(_ token: AccessToken) -> String {
+        precondition(TokenSigner.isName(token.session), "a session id is a name")
+        let key = keys[0]
+        let fields = [AccessToken.prefix, token.session, token.role.rawValue, token.view?.text ?? "-", String(token.expires), key.id]
+            .joined(separator: ".")
+        return fields + "." + Base64URL.encode(HMAC.sha256(key: key.secret, fields.utf8))
+    }
+
+    /// The token `text` is, checked: its format, its key, its signature (compared in constant
+    /// time), and that it has not expired at `now` (seconds since 1970).
+    func verify(_ text: Substring, now: Int64) -> Result<AccessToken, TokenError> {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 7, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1]),
+              let role = AccessToken.Role(rawValue: String(parts[2])),
+              let expires = Int64(parts[4]), expires >= 0, String(expires) == parts[4], TokenSigner.isName(parts[5]),
+              let signature = Base64URL.decode(parts[6]), signature.count == SHA256.digestSize else { return .failure(.malformed) }
+        var view: ViewID?
+        if parts[3] != "-" {
+            guard let id = ViewID(text: String(parts[3])) else { return .failure(.malformed) }
+            view = id
+        }
+        guard let key = keys.first(where: { $0.id == parts[5] }) else { return .failure(.unknownKey) }
+        let signed = text[..<parts[6].startIndex].dropLast()
+        guard HMAC.equal(HMAC.sha256(key: key.secret, signed.utf8), signature) else { return .failure(.badSignature) }
+        guard now < expires else { return .failure(.expired) }
+        return .success(AccessToken(session: String(parts[1]), role: role, view: view, expires: expires))
+    }
+
+    /// Letters, digits, `-` and `_`, 1 to 64 of them: what session and key ids are made of.
+    static func isName(_ text: some StringProtocol) -> Bool {
+        (1 ... 64).contains(text.utf8.count) && text.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f
+        }
+    }
+}
+
+/// Base64 with the URL's alphabet (`-`, `_`) and no padding (RFC 4648 §5).
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var i = 0
+        while i < bytes.count {
+            let n = min(3, bytes.count - i)
+            var group = UInt32(bytes[i]) << 16
+            if n > 1 { group |= UInt32(bytes[i + 1]) << 8 }
+            if n > 2 { group |= UInt32(bytes[i + 2]) }
+            for k in 0 ... n { out.append(alphabet[Int(group >> UInt32(18 - 6 * k) & 63)]) }
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of `text`, nil when it is not unpadded base64url (a length of 1 mod 4, a
+    /// character outside the alphabet, or bits set past the last byte).
+    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        var group: UInt32 = 0, bits = 0
+        for c in chars {
+            guard let value = alphabet.firstIndex(of: c) else { return nil }
+            group = group << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
+                group &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return group == 0 ? out : nil
+    }
+}
