@@ -225,11 +225,12 @@ extension TreeStore {
             recordUndo(.retitled(node.slot, old: old))
         }
         guard title != nil || data != nil else { return [] }
-        var splices = updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
+        let rematch = { (view: inout ViewState, forest: Forest, splices: inout [Splice]?) in view.rematched(node.slot, in: forest, splices: &splices) }
+        var splices = updateViews(view, rematch)
         // In a sorted order whose keys read what changed, the node moves to its new place.
         let parent = forest.parent(ofSlot: node.slot)
         forEachSortedWorld { store, _, keys, tree in
-            splices += store.updateViews(view) { view, forest, splices in view.rematched(node.slot, in: forest, splices: &splices) }
+            splices += store.updateViews(view, rematch)
             guard TreeStore.reorders(keys, title: title != nil, data: data != nil), !store.isInPlace(node.slot, keys, tree: tree) else { return }
             let (run, departures, out) = store.takeOut(node, view, deleting: false)
             splices += out

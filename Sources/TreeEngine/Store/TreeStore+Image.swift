@@ -211,14 +211,15 @@ package struct CompactStore: Sendable {
     /// The nodes whose expansion view `id` changed from its rule, ascending: (node, expanded).
     /// - Complexity: O(changes · log n)
     package func changes(ofView id: ViewID) -> [(index: Int, expanded: Bool)] {
-        if let own = world(id).userViews[id]!.dense?.own {
+        let view = world(id).userViews[id]!
+        if let own = view.dense?.own {
             return (0 ..< count).compactMap { i in
                 let slot = slot(i), level = store.forest.level(at: Position(Int(positions[i])))
                 let expanded = own.expanded.contains(slot.index)
                 return expanded == own.rule(level: level) ? nil : (i, expanded)
             }
         }
-        return nodeChanges(world(id).userViews[id]!.cover.exceptions)
+        return nodeChanges(view.cover.exceptions)
     }
 
     /// Exceptions as node numbers, ascending (a sorted view lists them in its order).
@@ -241,8 +242,9 @@ package struct CompactStore: Sendable {
     /// - Complexity: O(changes · log n) for rows over the text's shared state, O(n) for rows
     ///   of the view's own
     package func changes(ofView id: ViewID, keptFilter v: Int) -> [(index: Int, expanded: Bool)] {
-        let entry = world(id).userViews[id]!.filtered[v]
-        guard let own = entry.own else { return nodeChanges(world(id).filterBases[entry.query]!.followers!.covers[id]!.exceptions) }
+        let world = world(id)
+        let entry = world.userViews[id]!.filtered[v]
+        guard let own = entry.own else { return nodeChanges(world.filterBases[entry.query]!.followers!.covers[id]!.exceptions) }
         let filter = own.filter!
         return (0 ..< count).compactMap { i in
             let s = slot(i).index
@@ -256,7 +258,8 @@ package struct CompactStore: Sendable {
     /// The expansion of view `id`'s kept filtered rows `v`, as `expansion(ofKeptView:)`.
     /// - Complexity: O(n)
     package func expansion(ofView id: ViewID, keptFilter v: Int) -> [UInt8] {
-        expansion(world(id).filteredExpansion(world(id).userViews[id]!.filtered[v].query, in: id))
+        let world = world(id)
+        return expansion(world.filteredExpansion(world.userViews[id]!.filtered[v].query, in: id))
     }
 
     /// The sorted views with their sorts, ascending.

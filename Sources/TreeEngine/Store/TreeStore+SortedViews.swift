@@ -174,9 +174,4 @@ extension TreeStore {
         swap(&childBases, &layout.childBases)
         layoutKeys = layoutKeys == nil ? layout.keys : nil
     }
-
-    /// The view `id` wherever it is, for readers that take its state by slot (images).
-    func userView(_ id: ViewID) -> UserView? {
-        userViews[id] ?? sortedLayouts.lazy.compactMap { $0.views.userViews[id] }.first
-    }
 }
