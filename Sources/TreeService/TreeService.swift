@@ -14,7 +14,8 @@ public final class TreeService: HTTPResponder {
     let durability: Durability
     /// Event streams open on this server (`--max-streams`).
     let openStreams = Atomic<Int>(0)
-    let accessTokens = AccessTokens()
+    /// The admin tokens and signing keys requests are checked against.
+    let keys: Mutex<AccessKeys>
 
     /// - Parameters:
     ///   - clock: the service's time; injected so expiry can be tested.
@@ -24,6 +25,7 @@ public final class TreeService: HTTPResponder {
     public init(configuration: ServiceConfiguration, clock: any ServiceClock = SystemClock(),
                 dataDirectory: DataDirectory? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.configuration = configuration
+        keys = Mutex(AccessKeys(configuration.credentials))
         let durability = Durability(directory: dataDirectory, log: log)
         self.durability = durability
         for note in dataDirectory?.startupNotes ?? [] { log("storage: \(note)") }
@@ -61,7 +63,7 @@ public final class TreeService: HTTPResponder {
         var response: HTTPResponse
         do throws(ServiceError) {
             guard let route else {
-                if request.method != "OPTIONS" { try authorize(request, nil) }
+                if request.method != "OPTIONS" { _ = try authorize(request, nil) }
                 throw ServiceError.notFound(Route.unmatchedDetail(request.pathSegments, path: request.path))
             }
             response = try handle(request, route)
@@ -87,7 +89,7 @@ public final class TreeService: HTTPResponder {
     private func handle(_ request: HTTPRequest, _ route: Route) throws(ServiceError) -> HTTPResponse {
         let method = request.method == "HEAD" ? "GET" : request.method
         if method == "OPTIONS" { return preflight(request, route) }
-        if route != .health { try authorize(request, route) }
+        let caller = try authorize(request, route)
         guard route.allowedMethods.contains(request.method) else {
             throw ServiceError(.methodNotAllowed,
                                detail: "\(request.method) is not allowed on \(route.template.rawValue); allowed: \(route.allowedMethods.joined(separator: ", "))",
@@ -101,26 +103,28 @@ public final class TreeService: HTTPResponder {
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: metrics.render(sessions: registry.loadedCount, nodes: registry.nodeCount) + eventMetrics() + storageMetrics())
         case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
+        case (.sessions, "GET"): return try listSessions(request, caller)
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)
         case (.session(let sid), "DELETE"): return try deleteSession(request, sid)
-        case (.session(let sid), _): return try patchSession(request, sid)
+        case (.session(let sid), _): return try patchSession(request, sid, caller)
         case (.rows(let sid, let view), _): return try rows(request, sid, view: view)
         case (.tree(let sid, let view), _): return try exportTree(request, sid, view: view)
         case (.items(let sid, let view), _): return try insertItems(request, sid, view: view)
         case (.item(let sid, let item, let view), "GET"): return try itemInfo(request, sid, item, view: view)
         case (.item(let sid, let item, let view), "DELETE"): return try deleteItem(request, sid, item, view: view)
-        case (.item(let sid, let item, let view), _): return try patchItem(request, sid, item, view: view)
+        case (.item(let sid, let item, let view), _): return try patchItem(request, sid, item, view: view, caller)
         case (.children(let sid, let item, let view), _): return try children(request, sid, of: item, view: view)
-        case (.batch(let sid, let view), _): return try batch(request, sid, view: view)
+        case (.batch(let sid, let view), _): return try batch(request, sid, view: view, caller)
         case (.events(let sid, let view), _): return try events(request, sid, view: view)
-        case (.eventToken(let sid), _): return try eventToken(request, sid)
+        case (.eventToken(let sid), _): return try eventToken(request, sid, caller)
+        case (.tokens(let sid), _): return try mintToken(request, sid, caller)
         case (.matches(let sid, let view), _): return try matches(request, sid, view: view)
         case (.selection(let sid, let view), _): return try selection(request, sid, view: view)
         case (.expansion(let sid, let view), "PUT"): return try setExpansion(request, sid, view: view)
         case (.expansion(let sid, let view), _): return try expansion(request, sid, view: view)
         case (.fields(let sid), _): return try fieldList(request, sid)
-        case (.views(let sid), "GET"): return try listViews(request, sid)
+        case (.views(let sid), "GET"): return try listViews(request, sid, caller)
         case (.views(let sid), _): return try createView(request, sid)
         case (.view(let sid, let view), "GET"): return try viewSummary(request, sid, view)
         case (.view(let sid, let view), "DELETE"): return try deleteView(request, sid, view)
@@ -128,33 +132,7 @@ public final class TreeService: HTTPResponder {
         }
     }
 
-    // MARK: Access
-
-    /// With `--token`, every request needs `Authorization: Bearer <token>`; an event
-    /// stream may instead give an access token of its session as `access_token`.
-    private func authorize(_ request: HTTPRequest, _ route: Route?) throws(ServiceError) {
-        guard let token = configuration.token else { return }
-        if case .events(let sid, _)? = route, let access = request.queryValue("access_token") {
-            guard accessTokens.allows(access, session: sid, now: registry.clock.now) else {
-                throw ServiceError(.unauthorized, detail: "the access_token is unknown, expired, or for another session; get a new one with POST /sessions/{sid}/events/token",
-                                   headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\", error=\"invalid_token\"")])
-            }
-            return
-        }
-        // Compared in a time independent of where the first difference is.
-        guard let given = request.headers["authorization"].flatMap(TreeService.bearerCredentials), HMAC.equal(given.utf8, token.utf8) else {
-            throw ServiceError(.unauthorized, detail: "this server needs Authorization: Bearer <token>",
-                               headers: [("WWW-Authenticate", "Bearer realm=\"tree-sessions\"")])
-        }
-    }
-
-    /// The credentials of an `Authorization` value of the Bearer scheme: the scheme's name in
-    /// any case (RFC 9110 §11.1), one or more spaces, then the token; nil for anything else.
-    static func bearerCredentials(_ value: String) -> Substring? {
-        guard let space = value.firstIndex(of: " "), value[..<space].lowercased() == "bearer" else { return nil }
-        let credentials = value[space...].drop { $0 == " " }
-        return credentials.isEmpty ? nil : credentials
-    }
+    // MARK: CORS
 
     private func allowedOrigin(_ request: HTTPRequest) -> String? {
         guard let origin = request.headers["origin"], !configuration.corsOrigins.isEmpty else { return nil }

@@ -34,6 +34,23 @@ struct Settings {
     var shutdownTimeout = 10
     /// nil: the HTTP layer's default, or what a journal record holds with a data directory.
     var maxBody: Int? = nil
+    /// `--token`, and the files of more admin tokens and of signing keys, read again on SIGHUP.
+    var token: String? = nil
+    var tokenFile: String? = nil
+    var signingKeyFile: String? = nil
+
+    /// The credentials the flags and files give now.
+    func credentials() throws -> Credentials {
+        func read<T>(_ path: String, _ flag: String, _ parse: (String) throws(CredentialsError) -> T) throws -> T {
+            guard let data = FileManager.default.contents(atPath: path) else { throw UsageError(description: "\(flag): cannot read \(path)") }
+            guard let text = String(data: data, encoding: .utf8) else { throw UsageError(description: "\(flag): \(path) is not UTF-8 text") }
+            do { return try parse(text) } catch { throw UsageError(description: "\(flag) \(path): \(error.description)") }
+        }
+        var credentials = Credentials(adminTokens: token.map { [$0] } ?? [])
+        if let tokenFile { credentials.adminTokens += try read(tokenFile, "--token-file", Credentials.adminTokens(file:)) }
+        if let signingKeyFile { credentials.signingKeys = try read(signingKeyFile, "--signing-key-file", Credentials.signingKeys(file:)) }
+        return credentials
+    }
 }
 
 struct UsageError: Error, CustomStringConvertible {
@@ -69,7 +86,10 @@ let options: [Option] = [
     Option(flag: "--body-timeout", variable: "TREE_BODY_TIMEOUT", help: "seconds without body progress, 408 beyond (default 30)") { $1.http.bodyReadTimeout = .seconds(try integer($0, "--body-timeout", minimum: 1)) },
     Option(flag: "--idle-timeout", variable: "TREE_IDLE_TIMEOUT", help: "seconds a keep-alive connection may idle (default 60)") { $1.http.idleTimeout = .seconds(try integer($0, "--idle-timeout", minimum: 1)) },
     Option(flag: "--shutdown-timeout", variable: "TREE_SHUTDOWN_TIMEOUT", help: "seconds a shutdown (SIGTERM, SIGINT) waits for the requests in progress; then one whose response has not begun gets 503 and Connection: close (default 10)") { $1.shutdownTimeout = try integer($0, "--shutdown-timeout") },
-    Option(flag: "--token", variable: "TREE_TOKEN", help: "bearer token required on every request but /healthz (default none)") { $1.service.token = $0.isEmpty ? nil : $0 },
+    Option(flag: "--token", variable: "TREE_TOKEN", help: "admin token: Authorization: Bearer <token> may do everything; without any admin token the server is open to anyone (default none)") { $1.token = $0.isEmpty ? nil : $0 },
+    Option(flag: "--token-file", variable: "TREE_TOKEN_FILE", help: "file of admin tokens, one per line (# comments), beside --token; read again on SIGHUP, so tokens rotate without a restart (default none)") { $1.tokenFile = $0.isEmpty ? nil : $0 },
+    Option(flag: "--signing-key-file", variable: "TREE_SIGNING_KEY_FILE", help: "file of the keys that sign session tokens, one per line as ID SECRET (32+ bytes), the first signing; read again on SIGHUP; give every instance the same file (default: a key made at start, so tokens end with the process)") { $1.signingKeyFile = $0.isEmpty ? nil : $0 },
+    Option(flag: "--max-token-ttl", variable: "TREE_MAX_TOKEN_TTL", help: "the longest ttl of a token minted by POST /sessions/{sid}/tokens, in seconds (default 2592000, 30 days)") { $1.service.maxTokenTTL = .seconds(try integer($0, "--max-token-ttl", minimum: 1)) },
     Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
     Option(flag: "--data-dir", variable: "TREE_DATA_DIR", help: "directory where sessions and every change are stored, created if missing; none: memory only (default tree-sessions-data)") {
         $1.dataDirectory = $0 == "none" ? nil : $0
@@ -123,6 +143,7 @@ let options: [Option] = [
     } else if let maxBody = s.maxBody {
         s.http.maxBodySize = maxBody
     }
+    s.service.credentials = try s.credentials()
     return s
 }
 
@@ -158,6 +179,23 @@ do {
         log("tree-server: memory only (--data-dir none): sessions are lost when the server stops")
     }
     let service = TreeService(configuration: s.service, dataDirectory: directory, log: { log("tree-server: " + $0) })
+    if service.isOpen {
+        log("tree-server: open: no admin token (--token, --token-file), so any request may read, change and delete every session; give one before the server is reachable by others")
+    } else {
+        log("tree-server: \(s.service.credentials.adminTokens.count) admin token(s); session tokens signed with " + (s.signingKeyFile == nil ? "a key made at start (they end with this process; give --signing-key-file to keep them)" : "the keys of \(s.signingKeyFile!)"))
+    }
+    // SIGHUP reads the token and key files again; a file that cannot be read keeps what was there.
+    signal(SIGHUP, SIG_IGN)
+    let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global(qos: .utility))
+    reload.setEventHandler {
+        do {
+            try service.replaceCredentials(try s.credentials())
+            log("tree-server: SIGHUP: credentials read again")
+        } catch {
+            log("tree-server: SIGHUP: credentials kept as they were: \(error)")
+        }
+    }
+    reload.resume()
     s.http.errorRenderer = TreeService.httpErrorRenderer
     if s.accessLog {
         s.http.accessLog = { entry in
@@ -182,6 +220,7 @@ do {
     try server.runUntilTerminated(shutdownDeadline: .seconds(s.shutdownTimeout))
     heartbeat.cancel()
     upkeep.cancel()
+    reload.cancel()
     guard service.shutDownStorage() else {
         log("tree-server: stopped, but changes acknowledged before may not be on disk (see above); exit 1")
         exit(1)

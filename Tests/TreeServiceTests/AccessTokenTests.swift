@@ -5,16 +5,17 @@ import TreeEngine
 /// Issue 38's signed tokens, before any route takes them: what is minted verifies, and any
 /// change of a field, a foreign or dropped key, an expiry past, or a malformed text is refused.
 @Suite struct AccessTokenTests {
-    static let old = TokenSigner.Key(id: "k1", secret: Array(repeating: 7, count: 32))
-    static let new = TokenSigner.Key(id: "k2", secret: Array((0 ..< 40).map { UInt8($0) }))
-    let token = AccessToken(session: "l6ym2ygnhU9gQOThBuVhpQ", role: .editor, view: ViewID(0xc80d0d180294557c), expires: 1_800_000_000)
+    static let old = SigningKey(id: "k1", secret: Array(repeating: 7, count: 32))
+    static let new = SigningKey(id: "k2", secret: Array((0 ..< 40).map { UInt8($0) }))
+    let token = AccessToken(session: "l6ym2ygnhU9gQOThBuVhpQ", role: .editor, view: ViewID(0xc80d0d180294557c), issued: 1_799_990_000_000,
+                            expires: 1_800_000_000_000)
 
     @Test func aMintedTokenVerifiesUntilItExpires() throws {
         let signer = TokenSigner(keys: [Self.old])
         let text = signer.mint(token)
-        #expect(text.hasPrefix("ts1.l6ym2ygnhU9gQOThBuVhpQ.editor.c80d0d180294557c.1800000000.k1."))
-        #expect(try signer.verify(text[...], now: 1_799_999_999).get() == token)
-        #expect(signer.verify(text[...], now: 1_800_000_000) == .failure(.expired))
+        #expect(text.hasPrefix("ts1.l6ym2ygnhU9gQOThBuVhpQ.editor.c80d0d180294557c.1799990000000.1800000000000.k1."))
+        #expect(try signer.verify(text[...], now: 1_799_999_999_999).get() == token)
+        #expect(signer.verify(text[...], now: 1_800_000_000_000) == .failure(.expired))
         var unbound = token
         unbound.view = nil
         unbound.role = .reader
@@ -30,11 +31,12 @@ import TreeEngine
             text.replacingOccurrences(of: ".editor.", with: ".owner."),
             text.replacingOccurrences(of: "l6ym2", with: "l6ym3"),
             text.replacingOccurrences(of: "c80d0d180294557c", with: "c80d0d180294557d"),
-            text.replacingOccurrences(of: ".1800000000.", with: ".1900000000."),
+            text.replacingOccurrences(of: ".1800000000000.", with: ".1900000000000."),
+            text.replacingOccurrences(of: ".1799990000000.", with: ".1799990000001."),
         ]
         for changed in changes { #expect(signer.verify(changed[...], now: 0) == .failure(.badSignature), "\(changed)") }
         // Another server's key with the same name.
-        let other = TokenSigner(keys: [TokenSigner.Key(id: "k1", secret: Array(repeating: 8, count: 32))])
+        let other = TokenSigner(keys: [SigningKey(id: "k1", secret: Array(repeating: 8, count: 32))])
         #expect(other.verify(text[...], now: 0) == .failure(.badSignature))
     }
 
@@ -53,7 +55,7 @@ import TreeEngine
         let text = signer.mint(token)
         let parts = text.split(separator: ".").map(String.init)
         var malformed = ["", "ts1", text + ".x", String(text.dropLast()), text + "A", "ts2" + text.dropFirst(3)]
-        for (i, bad) in [(2, "admin"), (3, "C80D0D180294557C"), (4, "01800000000"), (4, "-1"), (5, "k 1"), (6, "!!")] {
+        for (i, bad) in [(2, "admin"), (3, "C80D0D180294557C"), (4, "01799990000000"), (5, "-1"), (6, "k 1"), (7, "!!")] {
             var p = parts
             p[i] = bad
             malformed.append(p.joined(separator: "."))

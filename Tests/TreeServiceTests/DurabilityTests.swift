@@ -659,6 +659,13 @@ extension DurabilityTests {
         var doubling = meta
         doubling.doublesPathBackslashes = true
         #expect(SessionMetadata(doubling.encoded) == doubling)
+        var named = meta
+        named.settings = SessionSettings(name: "Q4 plan", labels: ["team": "search", "k8s.io/app": ""], owner: "ana@example.com",
+                                         ttl: .zero, tokensValidAfter: 1_800_000_000_123)
+        #expect(SessionMetadata(named.encoded) == named)
+        for n in 0 ..< named.encoded.count { #expect(SessionMetadata(Array(named.encoded.prefix(n))) == nil) }
+        let entry = JournalEntry.settings(named.settings)
+        #expect(JournalEntry.decode(entry.encoded(at: Date(timeIntervalSince1970: 5)))?.entry == entry)
     }
 
     /// A path-list insert's record says how its ids are spelled: code 3, as every record

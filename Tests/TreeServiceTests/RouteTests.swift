@@ -264,7 +264,7 @@ import TreeEngine
         let wrong = h.call("PUT", "/sessions/\(sid)")
         #expect(wrong.status == 405)
         #expect(wrong.headers["allow"] == "GET, HEAD, PATCH, DELETE, OPTIONS")
-        #expect(h.call("GET", "/sessions").status == 405)
+        #expect(h.call("PUT", "/sessions").status == 405)
         #expect(h.call("GET", "/nothing/here").status == 404)
         #expect(h.call("GET", "/sessions/unknown/rows").status == 404)
         #expect(h.call("HEAD", "/sessions/\(sid)/rows").status == 200)

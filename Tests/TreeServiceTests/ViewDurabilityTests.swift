@@ -397,7 +397,7 @@ extension DurabilityTests {
                 meta.views = SessionMetadata.Views(key: 0, serial: 0)
                 var caller = meta.encoded
                 caller[0] = 3
-                caller.removeLast(20)
+                caller.removeLast(20 + 14)  // no views, and no settings (format 5)
                 let store = state.core.store
                 #expect(!store.views.isEmpty)
                 let compaction = try state.files!.beginCompaction()

@@ -6,9 +6,10 @@ import TreeEngine
 /// accepts a token any of them minted, and a restart forgets nothing.
 ///
 /// The text is the fields joined by dots, then the signature of everything before it:
-/// `ts1.{sid}.{role}.{vid or -}.{expires}.{key id}.{signature}` (the expiry in seconds since
-/// 1970, the signature 32 bytes in unpadded base64url). Session ids, view ids, roles, numbers
-/// and key ids hold no dot.
+/// `ts1.{sid}.{role}.{vid or -}.{issued}.{expires}.{key id}.{signature}` (times in
+/// milliseconds since 1970, the signature 32 bytes in unpadded base64url). Session ids, view
+/// ids, roles, numbers and key ids hold no dot. The fields are readable by anyone who holds
+/// the token (a page may show its role); only the signature needs the server's key.
 struct AccessToken: Equatable, Sendable {
     /// What the holder may do (each role may do what the one before it may).
     enum Role: String, CaseIterable, Sendable, Comparable {
@@ -26,10 +27,31 @@ struct AccessToken: Equatable, Sendable {
     var role: Role
     /// The one view its holder may read or change the state of (nil: any).
     var view: ViewID?
-    /// Seconds since 1970 (UTC) after which it is refused.
+    /// When it was minted, in milliseconds since 1970 (UTC): a session refuses the tokens
+    /// minted before its `tokensValidAfter`.
+    var issued: Int64
+    /// Milliseconds since 1970 (UTC) from which it is refused.
     var expires: Int64
 
     static let prefix = "ts1"
+}
+
+/// A key that signs access tokens (`--signing-key-file`).
+public struct SigningKey: Sendable, Equatable {
+    /// A short name written in the tokens it signs: letters, digits, `-` and `_`.
+    public let id: String
+    public let secret: [UInt8]
+
+    /// The fewest bytes a secret has.
+    public static let minimumSecretBytes = 32
+
+    /// - Precondition: `id` is a name (`TokenSigner.isName`), `secret` has at least 32 bytes.
+    public init(id: String, secret: [UInt8]) {
+        precondition(TokenSigner.isName(id) && secret.count >= SigningKey.minimumSecretBytes,
+                     "a key id is a name, a secret 32 bytes or more")
+        self.id = id
+        self.secret = secret
+    }
 }
 
 /// Why a token is refused.
@@ -46,18 +68,11 @@ enum TokenError: Error, Equatable {
 /// Mints and checks `AccessToken`s with a set of keys: the first signs, every one checks (so
 /// that keys rotate: a new one first, the old one kept until its tokens expire).
 struct TokenSigner: Sendable {
-    struct Key: Sendable {
-        /// A short name written in the tokens it signs: letters, digits, `-` and `_`.
-        var id: String
-        var secret: [UInt8]
-    }
+    let keys: [SigningKey]
 
-    let keys: [Key]
-
-    /// - Precondition: at least one key; ids valid and distinct; secrets of at least 32 bytes.
-    init(keys: [Key]) {
+    /// - Precondition: at least one key; ids distinct.
+    init(keys: [SigningKey]) {
         precondition(!keys.isEmpty && Set(keys.map(\.id)).count == keys.count, "distinct keys")
-        precondition(keys.allSatisfy { TokenSigner.isName($0.id) && $0.secret.count >= 32 }, "key ids are names, secrets 32 bytes or more")
         self.keys = keys
     }
 
@@ -65,29 +80,34 @@ struct TokenSigner: Sendable {
     func mint(_ token: AccessToken) -> String {
         precondition(TokenSigner.isName(token.session), "a session id is a name")
         let key = keys[0]
-        let fields = [AccessToken.prefix, token.session, token.role.rawValue, token.view?.text ?? "-", String(token.expires), key.id]
+        let fields = [AccessToken.prefix, token.session, token.role.rawValue, token.view?.text ?? "-", String(token.issued),
+                      String(token.expires), key.id]
             .joined(separator: ".")
         return fields + "." + Base64URL.encode(HMAC.sha256(key: key.secret, fields.utf8))
     }
 
     /// The token `text` is, checked: its format, its key, its signature (compared in constant
-    /// time), and that it has not expired at `now` (seconds since 1970).
+    /// time), and that it has not expired at `now` (milliseconds since 1970).
     func verify(_ text: Substring, now: Int64) -> Result<AccessToken, TokenError> {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 7, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1]),
+        func time(_ field: Substring) -> Int64? {
+            guard let value = Int64(field), value >= 0, String(value) == field else { return nil }
+            return value
+        }
+        guard parts.count == 8, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1]),
               let role = AccessToken.Role(rawValue: String(parts[2])),
-              let expires = Int64(parts[4]), expires >= 0, String(expires) == parts[4], TokenSigner.isName(parts[5]),
-              let signature = Base64URL.decode(parts[6]), signature.count == SHA256.digestSize else { return .failure(.malformed) }
+              let issued = time(parts[4]), let expires = time(parts[5]), TokenSigner.isName(parts[6]),
+              let signature = Base64URL.decode(parts[7]), signature.count == SHA256.digestSize else { return .failure(.malformed) }
         var view: ViewID?
         if parts[3] != "-" {
             guard let id = ViewID(text: String(parts[3])) else { return .failure(.malformed) }
             view = id
         }
-        guard let key = keys.first(where: { $0.id == parts[5] }) else { return .failure(.unknownKey) }
-        let signed = text[..<parts[6].startIndex].dropLast()
+        guard let key = keys.first(where: { $0.id == parts[6] }) else { return .failure(.unknownKey) }
+        let signed = text[..<parts[7].startIndex].dropLast()
         guard HMAC.equal(HMAC.sha256(key: key.secret, signed.utf8), signature) else { return .failure(.badSignature) }
         guard now < expires else { return .failure(.expired) }
-        return .success(AccessToken(session: String(parts[1]), role: role, view: view, expires: expires))
+        return .success(AccessToken(session: String(parts[1]), role: role, view: view, issued: issued, expires: expires))
     }
 
     /// Letters, digits, `-` and `_`, 1 to 64 of them: what session and key ids are made of.

@@ -56,6 +56,18 @@ struct Batch {
         }
     }
 
+    /// Whether an operation of the batch edits the tree (an insert, or one whose
+    /// `editsTree` says so), so that it needs the editor role.
+    var editsTree: Bool {
+        entries.contains { entry in
+            switch entry {
+            case .operation(let operation): operation.editsTree
+            case .insert: true
+            case .invalid: false
+            }
+        }
+    }
+
     /// Reads each insert's nodes with `read` (before the session is locked); an error is
     /// kept for the insert's turn, as an undecodable operation's is.
     mutating func readInserts(_ read: (Range<Int>) throws(ServiceError) -> DetachedNodes) {

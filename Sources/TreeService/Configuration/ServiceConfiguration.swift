@@ -16,8 +16,14 @@ public struct ServiceConfiguration: Sendable {
     /// The default and the largest `limit` of a page of rows.
     public var defaultPageLimit: Int = 50
     public var maxPageLimit: Int = 1000
-    /// When set, every request but `/healthz` (and CORS preflights) needs `Authorization: Bearer <token>`.
-    public var token: String? = nil
+    /// Admin tokens and the keys of session tokens (see `Credentials`). Without admin tokens
+    /// the server is open: a request without a credential may do anything.
+    public var credentials = Credentials()
+    /// The one admin token, when there is one (`--token`).
+    public var token: String? {
+        get { credentials.adminTokens.first }
+        set { credentials.adminTokens = newValue.map { [$0] } ?? [] }
+    }
     /// Origins allowed by CORS; `*` allows any. Empty: no CORS headers.
     public var corsOrigins: [String] = []
     /// Filtered rows kept per view (the most recently used filters).
@@ -42,7 +48,9 @@ public struct ServiceConfiguration: Sendable {
     public var maxStreamsPerSession: Int = 1000
     /// How long a view whose last event stream left keeps its backlog for a reconnect.
     public var eventBacklogLinger: Duration = .seconds(300)
-    /// How long an access token for `GET /sessions/{sid}/events?access_token=` lasts.
+    /// The longest `ttl` of a token minted by `POST /sessions/{sid}/tokens`.
+    public var maxTokenTTL: Duration = .seconds(30 * 86400)
+    /// How long a token from `POST /sessions/{sid}/events/token` lasts.
     public var accessTokenTTL: Duration = .seconds(60)
     /// Gives the memory of dropped sessions back to the system; called off the request's
     /// thread, at most one call pending, after a drop of at least 100K nodes (a removal, a

@@ -37,6 +37,8 @@ enum JournalEntry: Equatable {
     /// The session was used at the entry's time, and each of these views at its time
     /// (reads, batched: at most one entry a minute names a view).
     case viewUses([ViewUse])
+    /// The session's settings after a `PATCH` changed them (name, labels, owner, TTL, token cut-off).
+    case settings(SessionSettings)
 
     /// A view's last use in a `viewUses` entry.
     struct ViewUse: Equatable, Sendable {
@@ -46,7 +48,7 @@ enum JournalEntry: Equatable {
     }
 
     enum Kind: UInt8 {
-        case change = 1, views = 2, touch = 3, operations = 4, viewCreated = 5, viewDeleted = 6, viewFilters = 7, viewUses = 8
+        case change = 1, views = 2, touch = 3, operations = 4, viewCreated = 5, viewDeleted = 6, viewFilters = 7, viewUses = 8, settings = 9
     }
 
     /// The view the entry is about (nil: the default view, or none).
@@ -54,7 +56,7 @@ enum JournalEntry: Equatable {
         switch self {
         case .operations(let record): record.view
         case .viewCreated(let id, _), .viewDeleted(let id, _), .viewFilters(let id, _): id
-        case .change, .views, .touch, .viewUses: nil
+        case .change, .views, .touch, .viewUses, .settings: nil
         }
     }
 
@@ -81,6 +83,7 @@ enum JournalEntry: Equatable {
         case .viewDeleted: out.u8(Kind.viewDeleted.rawValue)
         case .viewFilters: out.u8(Kind.viewFilters.rawValue)
         case .viewUses: out.u8(Kind.viewUses.rawValue)
+        case .settings: out.u8(Kind.settings.rawValue)
         }
         out.i64(JournalEntry.milliseconds(time))
         switch self {
@@ -129,6 +132,9 @@ enum JournalEntry: Equatable {
                 out.u64(use.view.rawValue)
                 out.i64(JournalEntry.milliseconds(use.time))
             }
+        case .settings(let settings):
+            out.i64(settings.ttlSeconds)
+            settings.writeDescription(to: &out)
         }
         return out.bytes
     }
@@ -212,6 +218,11 @@ enum JournalEntry: Equatable {
                 uses.append(ViewUse(view: id, time: date(milliseconds: millis)))
             }
             return input.atEnd ? (.viewUses(uses), time) : nil
+        case .settings:
+            var settings = SessionSettings()
+            guard let seconds = input.i64(), seconds >= -1, settings.readDescription(from: &input), input.atEnd else { return nil }
+            settings.ttl = SessionSettings.ttl(seconds: seconds)
+            return (.settings(settings), time)
         }
     }
 }

@@ -13,7 +13,8 @@ import TreeEngine
 /// `4`) the views: the key that makes their ids (UInt64), the number of views made so far
 /// (UInt64), and the views in the order they were made (UInt32 count), each its id, serial
 /// and version (UInt64 each), `createdAt` and last use (Float64 seconds) and its changed
-/// filtered rows (as the default view's). Format `1`, written before uploads could ask for a
+/// filtered rows (as the default view's), then (format `5`) the session's name, owner note,
+/// labels and token cut-off (`SessionSettings.writeDescription`). Format `1`, written before uploads could ask for a
 /// TTL, ends after the views; formats 1 and 2, written before path-list ids doubled a
 /// backslash only where needed, read as doubling; format 3 ends after the flags, and has no
 /// views (the store's are dropped on load). All still read.
@@ -22,8 +23,9 @@ struct SessionMetadata: Equatable {
     var createdAt: Date
     var lastUse: Date
     var changedFilters: Set<FilterQuery>
-    /// nil: the server's `--session-ttl`.
-    var ttl: Duration? = nil
+    /// Its name, labels, TTL (nil: the server's `--session-ttl`) and token cut-off.
+    var settings = SessionSettings()
+    var ttl: Duration? { settings.ttl }
     var doublesPathBackslashes = false
     /// The views (format 4); nil for a block of an earlier format, which has none.
     var views: Views? = nil
@@ -49,7 +51,7 @@ struct SessionMetadata: Equatable {
         var changedFilters: Set<FilterQuery>
     }
 
-    static let format: UInt8 = 4
+    static let format: UInt8 = 5
 
     /// Each view's last use.
     var viewUses: [ViewID: Date] {
@@ -63,7 +65,7 @@ struct SessionMetadata: Equatable {
         out.f64(createdAt.timeIntervalSince1970)
         out.f64(lastUse.timeIntervalSince1970)
         Self.write(changedFilters, to: &out)
-        out.i64(ttl.map { $0.components.seconds } ?? -1)
+        out.i64(settings.ttlSeconds)
         out.u8(doublesPathBackslashes ? 1 : 0)
         let views = views ?? Views(key: 0, serial: 0)
         out.u64(views.key)
@@ -77,6 +79,7 @@ struct SessionMetadata: Equatable {
             out.f64(view.lastUse.timeIntervalSince1970)
             Self.write(view.changedFilters, to: &out)
         }
+        settings.writeDescription(to: &out)
         return out.bytes
     }
 
@@ -101,12 +104,13 @@ struct SessionMetadata: Equatable {
     }
 
     init(version: Int, createdAt: Date, lastUse: Date, changedFilters: Set<FilterQuery>, ttl: Duration? = nil,
-         doublesPathBackslashes: Bool = false, views: Views? = nil) {
+         settings: SessionSettings = SessionSettings(), doublesPathBackslashes: Bool = false, views: Views? = nil) {
         self.version = version
         self.createdAt = createdAt
         self.lastUse = lastUse
         self.changedFilters = changedFilters
-        self.ttl = ttl
+        self.settings = settings
+        if let ttl { self.settings.ttl = ttl }
         self.doublesPathBackslashes = doublesPathBackslashes
         self.views = views
     }
@@ -117,10 +121,10 @@ struct SessionMetadata: Equatable {
         guard let format = input.u8(), (1 ... SessionMetadata.format).contains(format), let version = input.u64(), version >= 1, version < 1 << 62,
               let created = input.f64(), created.isFinite, let used = input.f64(), used.isFinite,
               let changed = Self.readFilters(&input) else { return nil }
-        var ttl: Duration? = nil
+        var settings = SessionSettings()
         if format >= 2 {
             guard let seconds = input.i64(), seconds >= -1 else { return nil }
-            ttl = seconds < 0 ? nil : .seconds(seconds)
+            settings.ttl = SessionSettings.ttl(seconds: seconds)
         }
         var doubles = true
         if format >= 3 {
@@ -144,9 +148,10 @@ struct SessionMetadata: Equatable {
             }
             views = all
         }
+        if format >= 5, !settings.readDescription(from: &input) { return nil }
         guard input.atEnd else { return nil }
         self.init(version: Int(version), createdAt: Date(timeIntervalSince1970: created),
-                  lastUse: Date(timeIntervalSince1970: used), changedFilters: changed, ttl: ttl, doublesPathBackslashes: doubles,
+                  lastUse: Date(timeIntervalSince1970: used), changedFilters: changed, settings: settings, doublesPathBackslashes: doubles,
                   views: views)
     }
 }

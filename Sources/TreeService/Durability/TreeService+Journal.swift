@@ -29,7 +29,7 @@ extension Session.State {
         case .operations, .viewCreated, .viewFilters:
             guard let id = entry.view else { break }
             recordedViewUse[id] = max(recordedViewUse[id] ?? time, time)
-        case .change, .views, .touch:
+        case .change, .views, .touch, .settings:
             break
         }
     }

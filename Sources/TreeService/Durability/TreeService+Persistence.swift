@@ -21,7 +21,8 @@ extension TreeService {
                                  changedFilters: state.core.changedFilters(in: id))
         }
         return SessionMetadata(version: state.core.version, createdAt: session.createdAt,
-                               lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters, ttl: session.ttl,
+                               lastUse: registry.clock.wallTime(of: session.lastUsed), changedFilters: state.core.changedFilters,
+                               settings: session.settings.withLock { $0 },
                                doublesPathBackslashes: session.doublesPathBackslashes,
                                views: SessionMetadata.Views(key: state.core.viewKey, serial: state.core.viewSerial, views: views))
     }
@@ -261,7 +262,7 @@ extension TreeService {
             clock.now - .milliseconds(Int64(max(0, clock.wallNow.timeIntervalSince(date)) * 1000))
         }
         let session = Session(id: id, store: store, clock: clock, createdAt: meta.createdAt, lastUsed: instant(meta.lastUse),
-                              ttl: meta.ttl, doublesPathBackslashes: meta.doublesPathBackslashes, viewKey: meta.views?.key,
+                              settings: meta.settings, doublesPathBackslashes: meta.doublesPathBackslashes, viewKey: meta.views?.key,
                               linger: configuration.eventBacklogLinger)
         var lastUse = meta.lastUse
         session.state.withLock { state in
@@ -357,7 +358,7 @@ extension TreeService {
         case .viewCreated(let id, _): uses[id] = time
         case .operations, .viewFilters:
             if let id = entry.view { uses[id] = max(uses[id] ?? time, time) }
-        case .change, .views, .touch: break
+        case .change, .views, .touch, .settings: break
         }
     }
 
@@ -402,6 +403,8 @@ extension TreeService {
                 _ = try change(ViewRef(source), session, &state, ticket: 0) { _ throws(ServiceError) in (.createView(start, at: time), nil) }
             case .viewDeleted(let view, let expired):
                 _ = try change(ViewRef(view), session, &state, ticket: 0) { _ throws(ServiceError) in (.deleteView(view, expired: expired), nil) }
+            case .settings(let settings):
+                session.settings.withLock { $0 = settings }
             case .touch, .viewUses:
                 break
             }

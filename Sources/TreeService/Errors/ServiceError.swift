@@ -11,6 +11,7 @@ enum ProblemType: String, CaseIterable, Sendable {
     case malformedBody = "malformed-body"
     case badQueryParameter = "bad-query-parameter"
     case unauthorized = "unauthorized"
+    case forbidden = "forbidden"
     case notFound = "not-found"
     case methodNotAllowed = "method-not-allowed"
     case notAcceptable = "not-acceptable"
@@ -45,6 +46,7 @@ enum ProblemType: String, CaseIterable, Sendable {
         switch self {
         case .malformedHTTP, .malformedJSON, .malformedBody, .badQueryParameter: 400
         case .unauthorized: 401
+        case .forbidden: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .notAcceptable: 406

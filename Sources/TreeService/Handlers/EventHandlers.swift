@@ -32,21 +32,6 @@ extension TreeService {
         })
     }
 
-    /// `POST /sessions/{sid}/events/token`: a token that opens the session's event streams
-    /// as `access_token` for a short while (`EventSource` cannot send `Authorization`).
-    func eventToken(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
-        let session = try liveSession(sid)
-        let now = registry.clock.now
-        let token = accessTokens.issue(for: session.id, now: now, expires: now + configuration.accessTokenTTL)
-        var out = JSONWriter(reservingCapacity: 128)
-        out.raw("{\"token\":")
-        out.string(token)
-        out.raw(",\"expiresIn\":")
-        out.int(Int(configuration.accessTokenTTL.components.seconds))
-        out.raw("}")
-        return json(201, out.bytes, headers: [("Cache-Control", "no-store")])
-    }
-
     /// Takes a slot for a new stream on the server and on the session, or 429.
     private func takeStreamSlot(_ session: Session) throws(ServiceError) {
         guard openStreams.add(1, ordering: .relaxed).newValue <= configuration.maxStreams else {

@@ -58,9 +58,10 @@ extension TreeService {
 
     /// `PATCH /sessions/{sid}/items/{itemId}?filter=` (and under `/sessions/{sid}/views/{vid}/`):
     /// expand/collapse, reveal, update, or move.
-    func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
+    func patchItem(_ request: HTTPRequest, _ sid: String, _ itemID: String, view vid: String?, _ caller: Caller) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
         let operation = try SessionOperation.itemPatch(ItemID(itemID), Members(try request.jsonObjectBody()))
+        if operation.editsTree { try caller.require(.editor, to: "edit the tree") }
         return try mutateSession(request, sid, view: ViewName(id: vid, filter: filter), operation)
     }
 

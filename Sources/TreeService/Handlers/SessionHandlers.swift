@@ -4,29 +4,34 @@ import TreeEngine
 import TreeFormats
 
 extension TreeService {
-    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N, "ttl": seconds}` or a
-    /// bare array, or the tree in another format (`Content-Type`, `format`; see
-    /// `ContentNegotiation`); `expand` and `ttl` may also be query parameters (any format),
-    /// not both.
+    /// `POST /sessions`: `{"nodes": [...], "expand": "none"|"all"|N, "ttl": seconds, "name",
+    /// "labels", "owner"}` or a bare array, or the tree in another format (`Content-Type`,
+    /// `format`; see `ContentNegotiation`); `expand`, `ttl` and `name` may also be query
+    /// parameters (any format), not both.
     func createSession(_ request: HTTPRequest) throws(ServiceError) -> HTTPResponse {
         let format = try request.uploadFormat()
         let queryExpand = try request.expandQuery()
         let queryTTL = try request.ttlQuery()
         if let queryTTL, let refusal = ttlRefusal(queryTTL) { throw .badQueryParameter("query parameter ttl: " + refusal) }
+        var settings = SessionSettings(ttl: queryTTL)
+        if let name = request.queryValue("name") {
+            do {
+                settings = try settings.applying(Members([("name", .string(name))]), now: tokenNow, ttlRefusal: ttlRefusal)
+            } catch {
+                throw .badQueryParameter("query parameter name must be 1 to \(SessionSettings.maxTextLength) characters without control characters")
+            }
+        }
         try registry.checkCapacity()
         let (forest, members) = try parseForest(request, format)
-        try members.allowOnly(["expand", "ttl"])
-        for name in ["expand", "ttl"] where request.queryValue(name) != nil && members[name] != nil {
+        try members.allowOnly(["expand", "ttl", "name", "labels", "owner"])
+        for name in ["expand", "ttl", "name"] where request.queryValue(name) != nil && members[name] != nil {
             throw .badQueryParameter("\(name) is given twice: as a query parameter and as a member of the body; give one")
         }
-        var ttl = queryTTL
-        if members.has("ttl") {
-            guard let seconds = try members.nonNegativeInt("ttl"), seconds <= TreeService.longestTTL else {
-                throw .unprocessable("\"ttl\" must be a whole number of seconds from 0 (never expire) to \(TreeService.longestTTL)", member: "ttl")
-            }
-            if let refusal = ttlRefusal(.seconds(seconds)) { throw .unprocessable("\"ttl\": " + refusal, member: "ttl") }
-            ttl = .seconds(seconds)
+        let given = members.members.filter { ["ttl", "name", "labels", "owner"].contains($0.0) }
+        if given.contains(where: { $0.0 == "ttl" && $0.1 == .null }) {
+            throw .unprocessable("\"ttl\" must be a whole number of seconds from 0 (never expire) to \(TreeService.longestTTL)", member: "ttl")
         }
+        settings = try settings.applying(Members(given), now: tokenNow, ttlRefusal: ttlRefusal)
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
         switch members["expand"] ?? queryExpand {
@@ -38,7 +43,7 @@ extension TreeService {
             }
             _ = store.expand(toDepth: depth, nil)
         }
-        let session = try registry.create(store, ttl: ttl)
+        let session = try registry.create(store, settings: settings)
         try storeNewSession(session)
         let body = session.state.withReadLock { summary(session, $0) }
         return json(201, body, headers: [("Location", "/sessions/\(session.id)"), ("ETag", ETag.of(1))])
@@ -54,7 +59,8 @@ extension TreeService {
 
     /// The session's summary (`GET /sessions/{sid}`, and the upload's answer).
     func summary(_ session: Session, _ state: Session.State) -> [UInt8] {
-        ResponseJSON.summary(session, state, expiresAt: expiresAt(session), ttl: registry.ttl(of: session))
+        ResponseJSON.summary(session, state, settings: session.settings.withLock { $0 }, expiresAt: expiresAt(session),
+                             lastUse: registry.clock.wallTime(of: session.lastUsed), ttl: registry.ttl(of: session))
     }
 
     /// When the session expires unless it is used again, on the wall clock; nil: never.
@@ -87,11 +93,96 @@ extension TreeService {
         return HTTPResponse(status: 204)
     }
 
-    /// `PATCH /sessions/{sid}?filter=`: one of expandAll, collapseAll, expandDepth.
-    func patchSession(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+    /// `PATCH /sessions/{sid}?filter=`: one of the default view's changes (expandAll,
+    /// collapseAll, expandDepth, the selection's), or settings (owner; see `patchSettings`).
+    func patchSession(_ request: HTTPRequest, _ sid: String, _ caller: Caller) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
-        let operation = try SessionOperation.sessionPatch(Members(try request.jsonObjectBody()))
+        let members = Members(try request.jsonObjectBody())
+        if members.keys.contains(where: SessionSettings.members.contains) {
+            return try patchSettings(request, sid, members, filter: filter, caller)
+        }
+        let operation = try SessionOperation.sessionPatch(members)
+        try caller.requireView(nil)
         return try mutateSession(request, sid, view: ViewName(filter: filter), operation)
+    }
+
+    /// `PATCH /sessions/{sid}` with settings: `name`, `labels`, `owner`, `ttl`,
+    /// `tokensValidAfter`, each replacing its setting (owner). Journaled; the session's version
+    /// does not step (its rows are the same), and the answer is its summary.
+    private func patchSettings(_ request: HTTPRequest, _ sid: String, _ members: Members, filter: FilterQuery?,
+                               _ caller: Caller) throws(ServiceError) -> HTTPResponse {
+        if let other = members.keys.first(where: { !SessionSettings.members.contains($0) }) {
+            throw .unprocessable("\"\(other)\" changes the default view, and the other members the session's settings: send them in two requests", member: other)
+        }
+        if filter != nil { throw .badQueryParameter("the session's settings are not a view's: drop the filter parameters") }
+        try caller.require(.owner, to: "change the session's settings")
+        let session = try liveSession(sid)
+        let current = session.settings.withLock { $0 }
+        let settings = try current.applying(members, now: tokenNow, ttlRefusal: ttlRefusal)
+        let (body, version, mark) = try withSession(session) { session, state throws(ServiceError) in
+            try request.checkIfMatch(version: state.core.version)
+            var mark: JournalMark?
+            if settings != current {
+                mark = try journal(.settings(settings), session, &state)
+                session.settings.withLock { $0 = settings }
+                mark = try durableUnderLock(mark, session, &state)
+            }
+            return (summary(session, state), state.core.version, mark)
+        }
+        return sentWhenDurable(json(200, body, headers: [("ETag", ETag.of(version))]), mark, session)
+    }
+
+    /// `GET /sessions` (admin): the sessions, newest first, `limit` at a time (the next page
+    /// `after` the last one's `cursor`), those whose name starts with `name` or that carry the
+    /// label `label` (`key:value`). A session token lists its own session only.
+    func listSessions(_ request: HTTPRequest, _ caller: Caller) throws(ServiceError) -> HTTPResponse {
+        let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
+        let prefix = request.queryValue("name")
+        var label: (key: String, value: String)?
+        if let text = request.queryValue("label") {
+            guard let colon = text.firstIndex(of: ":"), SessionSettings.isLabelKey(text[..<colon]) else {
+                throw .badQueryParameter("query parameter label must be key:value (a label key, a colon, its value), not \"\(text)\"")
+            }
+            label = (String(text[..<colon]), String(text[text.index(after: colon)...]))
+        }
+        var after: SessionCursor?
+        if let text = request.queryValue("after") {
+            guard let cursor = SessionCursor(text) else {
+                throw .badQueryParameter("query parameter after must be the cursor of a session of a page before, not \"\(text)\"")
+            }
+            after = cursor
+        }
+        let now = registry.clock.now
+        var sessions: [(SessionCursor, Session, SessionSettings)] = []
+        for session in registry.all where !registry.isExpired(session, now: now) {
+            if case .token(let token) = caller, token.session != session.id { continue }
+            let settings = session.settings.withLock { $0 }
+            if let prefix, !(settings.name?.hasPrefix(prefix) ?? false) { continue }
+            if let label, settings.labels[label.key] != label.value { continue }
+            let cursor = SessionCursor(createdAt: JournalEntry.milliseconds(session.createdAt), id: session.id)
+            if let after, !(cursor < after) { continue }
+            sessions.append((cursor, session, settings))
+        }
+        sessions.sort { $0.0 > $1.0 }  // newest first
+        let page = sessions.prefix(limit)
+        var out = JSONWriter(reservingCapacity: 64 + 400 * page.count)
+        out.raw("{\"sessions\":[")
+        var first = true
+        for (cursor, session, settings) in page {
+            let entry: [UInt8]? = session.state.withReadLock { state in
+                state.removed ? nil : ResponseJSON.summary(session, state, settings: settings, expiresAt: expiresAt(session),
+                                                           lastUse: registry.clock.wallTime(of: session.lastUsed), ttl: registry.ttl(of: session),
+                                                           cursor: cursor.text)
+            }
+            guard let entry else { continue }
+            if !first { out.raw(",") }
+            first = false
+            out.raw(entry)
+        }
+        out.raw("],\"next\":")
+        if sessions.count > limit, let last = page.last { out.string(last.0.text) } else { out.raw("null") }
+        out.raw("}")
+        return json(200, out.bytes, headers: [("Cache-Control", "no-store")])
     }
 
     /// `GET /sessions/{sid}/tree`: the forest in the upload format (or, by `Accept` or
@@ -253,6 +344,27 @@ extension TreeService {
         guard let header = request.headers["if-none-match"], ETag.list(header, names: version, weakly: true) else { return nil }
         return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", ETag.of(version))]))
     }
+}
+
+/// Where a session stands in the list of sessions: newest first, by creation time, then id.
+/// Its text, `{milliseconds}:{id}`, continues a list after that session, present or not.
+struct SessionCursor: Comparable {
+    var createdAt: Int64
+    var id: String
+
+    init(createdAt: Int64, id: String) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    init?(_ text: String) {
+        guard let colon = text.firstIndex(of: ":"), let time = Int64(text[..<colon]), time >= 0 else { return nil }
+        self.init(createdAt: time, id: String(text[text.index(after: colon)...]))
+    }
+
+    var text: String { "\(createdAt):\(id)" }
+
+    static func < (a: SessionCursor, b: SessionCursor) -> Bool { (a.createdAt, a.id) < (b.createdAt, b.id) }
 }
 
 /// Nodes to insert read from a body before the session was locked (`readDetachedNodes`):

@@ -103,13 +103,14 @@ extension TreeService {
 
     /// `GET /sessions/{sid}/views?offset=&limit=`: the session's views in the order they were
     /// made (the default view is not among them), a page at a time.
-    func listViews(_ request: HTTPRequest, _ sid: String) throws(ServiceError) -> HTTPResponse {
+    func listViews(_ request: HTTPRequest, _ sid: String, _ caller: Caller) throws(ServiceError) -> HTTPResponse {
         let offset = try request.integerQuery("offset", default: 0)
         let limit = try request.integerQuery("limit", default: configuration.defaultPageLimit, maximum: configuration.maxPageLimit)
         let session = try liveSession(sid)
         expireViews(session, force: true)
         return try readingSession(session) { session, state throws(ServiceError) in
-            let all = state.core.viewsInOrder
+            // A token bound to a view sees that one only.
+            let all = state.core.viewsInOrder.filter { view in caller.boundView.map { $0 == view.id } ?? true }
             let page = offset >= all.count ? [] : all[offset ..< min(all.count, offset + limit)]
             var out = JSONWriter(reservingCapacity: 96 + 160 * page.count)
             out.raw("{\"total\":")

@@ -6,10 +6,22 @@ import TreeFormats
 enum ResponseJSON {
     /// `{"id","version","nodeCount","total","createdAt","expiresAt","ttl"}` (`expiresAt` null
     /// and `ttl` 0 for a session that never expires).
-    static func summary(_ session: Session, _ state: Session.State, expiresAt: Date?, ttl: Duration) -> [UInt8] {
-        var out = JSONWriter(reservingCapacity: 256)
+    static func summary(_ session: Session, _ state: Session.State, settings: SessionSettings, expiresAt: Date?, lastUse: Date,
+                        ttl: Duration, cursor: String? = nil) -> [UInt8] {
+        var out = JSONWriter(reservingCapacity: 384)
         out.raw("{\"id\":")
         out.string(session.id)
+        out.raw(",\"name\":")
+        if let name = settings.name { out.string(name) } else { out.raw("null") }
+        out.raw(",\"labels\":{")
+        for (k, key) in settings.labels.keys.sorted().enumerated() {
+            if k > 0 { out.raw(",") }
+            out.string(key)
+            out.raw(":")
+            out.string(settings.labels[key]!)
+        }
+        out.raw("},\"owner\":")
+        if let owner = settings.owner { out.string(owner) } else { out.raw("null") }
         out.raw(",\"version\":")
         out.int(state.core.version)
         out.raw(",\"nodeCount\":")
@@ -18,10 +30,18 @@ enum ResponseJSON {
         out.int(state.core.store.keptRowCount(ViewRef())!)  // the default view's unfiltered rows are always kept
         out.raw(",\"createdAt\":")
         out.string(timestamp(session.createdAt))
+        out.raw(",\"lastUse\":")
+        out.string(timestamp(lastUse))
         out.raw(",\"expiresAt\":")
         if let expiresAt { out.string(timestamp(expiresAt)) } else { out.raw("null") }
         out.raw(",\"ttl\":")
         out.int(Int(ttl.components.seconds))
+        out.raw(",\"tokensValidAfter\":")
+        if settings.tokensValidAfter > 0 { out.string(timestamp(Date(timeIntervalSince1970: Double(settings.tokensValidAfter) / 1000))) } else { out.raw("null") }
+        if let cursor {
+            out.raw(",\"cursor\":")
+            out.string(cursor)
+        }
         out.raw("}")
         return out.bytes
     }

@@ -10,8 +10,8 @@ extension Route.Template {
         let view = Route.Template.viewParameters
         switch self {
         case .root: return nil
-        case .health, .metrics, .openAPI, .eventToken: return []
-        case .sessions: return ["format", "separator", "columns", "expand", "ttl"]
+        case .health, .metrics, .openAPI, .eventToken, .tokens: return []
+        case .sessions: return method == "GET" ? ["name", "label", "limit", "after"] : ["format", "separator", "columns", "expand", "ttl", "name"]
         case .session, .view: return method == "PATCH" ? view : []
         case .views: return method == "GET" ? ["offset", "limit"] : []
         case .rows, .viewRows: return view.union(["offset", "limit", "positions", "highlight", "aggregate"])

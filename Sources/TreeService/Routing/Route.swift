@@ -20,6 +20,8 @@ enum Route: Equatable {
     case batch(String, view: String?)
     case events(String, view: String?)
     case eventToken(String)
+    /// `/sessions/{sid}/tokens`: tokens minted for the session.
+    case tokens(String)
     case matches(String, view: String?)
     /// `/sessions/{sid}/selection`: the view's selected nodes.
     case selection(String, view: String?)
@@ -64,6 +66,7 @@ enum Route: Equatable {
         case .batch, .viewBatch: self = .batch(values[0], view: view)
         case .events, .viewEvents: self = .events(values[0], view: view)
         case .eventToken: self = .eventToken(values[0])
+        case .tokens: self = .tokens(values[0])
         case .matches, .viewMatches: self = .matches(values[0], view: view)
         case .selection, .viewSelection: self = .selection(values[0], view: view)
         case .expansion, .viewExpansion: self = .expansion(values[0], view: view)
@@ -103,6 +106,7 @@ enum Route: Equatable {
         case batch = "/sessions/{sid}/batch"
         case events = "/sessions/{sid}/events"
         case eventToken = "/sessions/{sid}/events/token"
+        case tokens = "/sessions/{sid}/tokens"
         case matches = "/sessions/{sid}/matches"
         case selection = "/sessions/{sid}/selection"
         case expansion = "/sessions/{sid}/expansion"
@@ -162,8 +166,8 @@ enum Route: Equatable {
             case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
                  .selection, .viewSelection, .viewTree, .fields, .children, .itemChildren, .viewChildren, .viewItemChildren:
                 return ["GET", "HEAD", "OPTIONS"]
-            case .sessions, .items, .batch, .eventToken, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
-            case .views: return ["GET", "HEAD", "POST", "OPTIONS"]
+            case .items, .batch, .eventToken, .tokens, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
+            case .sessions, .views: return ["GET", "HEAD", "POST", "OPTIONS"]
             case .session, .item, .view, .viewItem: return ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]
             case .expansion, .viewExpansion: return ["GET", "HEAD", "PUT", "OPTIONS"]
             }
@@ -187,12 +191,34 @@ enum Route: Equatable {
         case .batch(_, let view): return view == nil ? .batch : .viewBatch
         case .events(_, let view): return view == nil ? .events : .viewEvents
         case .eventToken: return .eventToken
+        case .tokens: return .tokens
         case .matches(_, let view): return view == nil ? .matches : .viewMatches
         case .selection(_, let view): return view == nil ? .selection : .viewSelection
         case .expansion(_, let view): return view == nil ? .expansion : .viewExpansion
         case .fields: return .fields
         case .views: return .views
         case .view: return .view
+        }
+    }
+
+    /// The session the resource is part of.
+    var session: String? {
+        switch self {
+        case .root, .health, .metrics, .openAPI, .sessions: nil
+        case .session(let sid), .eventToken(let sid), .tokens(let sid), .fields(let sid), .views(let sid), .view(let sid, _),
+             .rows(let sid, _), .tree(let sid, _), .items(let sid, _), .item(let sid, _, _), .children(let sid, _, _),
+             .batch(let sid, _), .events(let sid, _), .matches(let sid, _), .selection(let sid, _), .expansion(let sid, _): sid
+        }
+    }
+
+    /// The view whose rows or state the resource is: its `{vid}`, nil for the session's
+    /// default view (or a resource of no view).
+    var viewName: String? {
+        switch self {
+        case .view(_, let vid): vid
+        case .rows(_, let view), .tree(_, let view), .items(_, let view), .item(_, _, let view), .children(_, _, let view),
+             .batch(_, let view), .events(_, let view), .matches(_, let view), .selection(_, let view), .expansion(_, let view): view
+        default: nil
         }
     }
 

@@ -10,9 +10,9 @@ final class Session: Sendable {
     let id: String
     /// When it was created, on the wall clock: only shown.
     let createdAt: Date
-    /// The idle time after which it expires, as its upload asked (zero: never); nil: the
-    /// server's `sessionTTL`, whatever it is when asked.
-    let ttl: Duration?
+    /// Its name, labels, TTL and token cut-off, readable without its lock (which a long
+    /// change holds: every request checks its tokens against them).
+    let settings: Mutex<SessionSettings>
     /// Its path-list ids double every backslash: a session stored before the minimal form
     /// (`SessionMetadata` format 1 or 2) keeps the spelling its ids were given.
     let doublesPathBackslashes: Bool
@@ -78,9 +78,9 @@ final class Session: Sendable {
     ///   - linger: how long a view nobody follows keeps its events (`EventHub`).
     ///   - viewKey: the key its view ids are made with (`SessionCore.viewKey`); nil: a new one.
     init(id: String, store: TreeStore, clock: any ServiceClock, createdAt: Date? = nil, lastUsed: ContinuousClock.Instant? = nil,
-         ttl: Duration? = nil, doublesPathBackslashes: Bool = false, viewKey: UInt64? = nil, linger: Duration) {
+         settings: SessionSettings = SessionSettings(), doublesPathBackslashes: Bool = false, viewKey: UInt64? = nil, linger: Duration) {
         self.id = id
-        self.ttl = ttl
+        self.settings = Mutex(settings)
         self.doublesPathBackslashes = doublesPathBackslashes
         self.createdAt = createdAt ?? clock.wallNow
         events = EventHub(committer: committer, linger: linger)
@@ -89,6 +89,13 @@ final class Session: Sendable {
         state = ReadWriteLocked(State(core: core, accountedNodes: store.forest.count, recordedUse: clock.wallNow))
         lastUse = AtomicInstant(lastUsed ?? clock.now)
     }
+
+    /// Session tokens minted before this time (milliseconds since 1970) are refused.
+    var tokensValidAfter: Int64 { settings.withLock { $0.tokensValidAfter } }
+
+    /// The idle time after which it expires (zero: never); nil: the server's `sessionTTL`,
+    /// whatever it is when asked.
+    var ttl: Duration? { settings.withLock { $0.ttl } }
 
     /// The instant of the last request.
     var lastUsed: ContinuousClock.Instant { lastUse.load() }

@@ -70,12 +70,12 @@ final class SessionRegistry: Sendable {
     }
 
     /// Stores a new session for `store` under a fresh random id.
-    func create(_ store: TreeStore, ttl: Duration? = nil) throws(ServiceError) -> Session {
+    func create(_ store: TreeStore, settings: SessionSettings = SessionSettings()) throws(ServiceError) -> Session {
         try checkCapacity()
         let nodes = store.forest.count
         try reserve(nodes)
         let session = Session(id: configuration.instance.map { $0 + "." + SessionRegistry.newID() } ?? SessionRegistry.newID(),
-                              store: store, clock: clock, ttl: ttl, linger: configuration.eventBacklogLinger)
+                              store: store, clock: clock, settings: settings, linger: configuration.eventBacklogLinger)
         let stored = sessions.withLock { table -> Bool in
             guard table.count < configuration.maxSessions else { return false }
             table[session.id] = session
