@@ -59,5 +59,37 @@ import Testing
             #expect(ContinuousClock.now - signalled < .seconds(5))
         }
     }
+
+    /// The token and key files are read at start and again on SIGHUP: admin tokens rotate
+    /// without a restart; a file that cannot be read keeps what was there.
+    @Test(.enabled(if: server != nil, "tree-server is not built beside the tests (swift build --build-tests)"))
+    func sighupReadsTheCredentialFilesAgain() throws {
+        let directory = try TemporaryDirectory()
+        let tokens = directory.path + "/tokens", keys = directory.path + "/keys"
+        try "# admins\nfirst-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        try "k1 \(String(repeating: "k", count: 40))\n".write(toFile: keys, atomically: true, encoding: .utf8)
+        try withProcess(Self.server!, ["--data-dir", "none", "--port", "0", "--token-file", tokens, "--signing-key-file", keys],
+                        reading: .errors) { process, errors in
+            let log = read(errors, until: "listening on")
+            #expect(log.contains("1 admin token(s); session tokens signed with the keys of \(keys)"), "\(log)")
+            let port = try #require(log.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            let client = try HTTPTestClient(port: port)
+            func status(_ token: String) throws -> Int { try client.request("GET", "/sessions", headers: [("Authorization", "Bearer \(token)")]).status }
+            #expect(try status("first-token") == 200)
+            #expect(try status("second-token") == 401)
+            try "second-token\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+            kill(process.processIdentifier, SIGHUP)
+            #expect(read(errors, until: "SIGHUP").contains("credentials read again"))
+            #expect(try status("first-token") == 401)
+            #expect(try status("second-token") == 200)
+            try "".write(toFile: tokens, atomically: true, encoding: .utf8)
+            kill(process.processIdentifier, SIGHUP)
+            #expect(read(errors, until: "SIGHUP").contains("credentials kept as they were"))
+            #expect(try status("second-token") == 200)
+        }
+        try withProcess(Self.server!, ["--data-dir", "none", "--port", "0"], reading: .errors) { _, errors in
+            #expect(read(errors, until: "listening on").contains("tree-server: open: no admin token"))
+        }
+    }
 }
 #endif
