@@ -3,7 +3,8 @@
 #  1. upload of the 7.2M-node tree (about 330 MB of JSON) to a ready session;
 #  2. a fresh filter request on that session, and single expand/collapse requests;
 #  3. GET rows (limit 50, mid-tree, 88K expanded session) with wrk at 64 connections
-#     against nginx serving the very same response bytes, side by side in one run.
+#     against nginx serving the very same response bytes, side by side in one run; then the
+#     same with a reader token (its signature checked on every request).
 #
 # Usage: scripts/bench-service.sh        (DURATION=10 CONNECTIONS=64 THREADS=2 RUNS=5)
 # Needs root for apt-get if wrk, nginx or curl are missing.
@@ -77,6 +78,8 @@ call(c, "DELETE", f"/sessions/{sid}")
 c = conn()
 s88 = call(c, "POST", "/sessions", json.dumps({"nodes": json.loads(open(f"{tmp}/88K.json").read())["nodes"], "expand": "all"}).encode())
 open(f"{tmp}/rows-path", "w").write(f"/sessions/{s88['id']}/rows?offset=44000&limit=50")
+# A reader token of that session: the same reads, each with its signature checked.
+open(f"{tmp}/reader-token", "w").write(call(c, "POST", f"/sessions/{s88['id']}/tokens", b'{"role": "reader"}')["token"])
 PY
 
 path="$(cat "$tmp/rows-path")"
@@ -89,3 +92,5 @@ echo "== GET rows: $ours_bytes bytes from both; wrk -t$THREADS -c$CONNECTIONS -d
 wrk_run ours "http://127.0.0.1:$PORT$path"
 wrk_run nginx "http://127.0.0.1:$NGINX_PORT/rows"
 echo "ratio ours/nginx: $(ratio ours nginx) (goal >= 0.5; p99 goal < 5 ms)"
+wrk_run token "http://127.0.0.1:$PORT$path" -H "Authorization: Bearer $(cat "$tmp/reader-token")"
+echo "ratio with a reader token / without: $(ratio token ours)"

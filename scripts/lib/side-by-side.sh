@@ -82,16 +82,18 @@ CONF
   wait_for_url "http://127.0.0.1:$port/"
 }
 
-# wrk_run NAME URL: a 2 s warm-up, then the measured run; prints req/s and p99 and
-# keeps the req/s in $tmp/NAME.rps.
+# wrk_run NAME URL [WRK ARGS...]: a 2 s warm-up, then the measured run; prints req/s and p99
+# and keeps the req/s in $tmp/NAME.rps.
 wrk_run() {
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$2" >/dev/null
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$2" >"$tmp/$1.txt"
+  local name=$1 url=$2
+  shift 2
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$@" "$url" >/dev/null
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url" >"$tmp/$name.txt"
   local rps p99
-  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$1.txt")
-  p99=$(awk '$1 == "99%" {print $2}' "$tmp/$1.txt")
-  printf "%-6s %12s req/s   p99 %8s   %s\n" "$1" "$rps" "$p99" "$(grep -E 'Non-2xx|Socket errors' "$tmp/$1.txt" || true)"
-  echo "$rps" >"$tmp/$1.rps"
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/$name.txt")
+  p99=$(awk '$1 == "99%" {print $2}' "$tmp/$name.txt")
+  printf "%-6s %12s req/s   p99 %8s   %s\n" "$name" "$rps" "$p99" "$(grep -E 'Non-2xx|Socket errors' "$tmp/$name.txt" || true)"
+  echo "$rps" >"$tmp/$name.rps"
 }
 
 # ratio A B: req/s of run A over run B, two decimals.
