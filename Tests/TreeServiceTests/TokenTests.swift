@@ -145,10 +145,13 @@ import TreeStorage
         let owner = Self.bearer(try Self.token(h, sid, #"{"role": "owner"}"#))
         let patched = h.call("PATCH", "/sessions/\(sid)", json: #"{"name": "Q1 plan", "labels": null, "owner": null, "ttl": 600}"#,
                              headers: owner + [("If-Match", "\"1\"")])
-        #expect(patched.status == 200 && patched.headers["etag"] == "\"1\"", "\(patched.text)")
+        #expect(patched.status == 200 && patched.headers["etag"] == "\"2\"" && patched["version"]?.intValue == 2, "\(patched.text)")
+        let same = h.call("PATCH", "/sessions/\(sid)", json: #"{"name": "Q1 plan"}"#, headers: owner + [("If-None-Match", "\"2\"")])
+        #expect(same.headers["etag"] == "\"2\"", "no change, no step")
+        #expect(h.call("GET", "/sessions/\(sid)", headers: owner + [("If-None-Match", "\"1\"")])["name"]?.stringValue == "Q1 plan")
         #expect(patched["name"]?.stringValue == "Q1 plan" && patched["labels"] == .object([]) && patched["owner"] == .null)
         #expect(patched["ttl"]?.intValue == 600 && patched["expiresAt"]?.stringValue == "2027-01-15T08:10:00.000Z")
-        #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"name": "x"}"#, headers: owner + [("If-Match", "\"2\"")]).status == 412)
+        #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"name": "x"}"#, headers: owner + [("If-Match", "\"1\"")]).status == 412)
         #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"name": "x", "expandAll": true}"#, headers: owner).status == 422)
         #expect(h.call("PATCH", "/sessions/\(sid)?filter=a", json: #"{"name": "x"}"#, headers: owner).status == 400)
         #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"ttl": 0}"#, headers: owner).status == 422, "never is longer than --max-session-ttl")
@@ -157,6 +160,19 @@ import TreeStorage
         // The TTL set by PATCH is the one the session expires by.
         h.clock.advance(.seconds(601))
         #expect(h.call("GET", "/sessions/\(sid)", headers: Self.admin).status == 404)
+    }
+
+    /// A change of settings is a version step of the session, which its streams see as a
+    /// change of no row.
+    @Test func aChangeOfSettingsIsAnEventOfNoRow() throws {
+        let h = Self.secured()
+        let sid = try Self.create(h)
+        let stream = try #require(h.openStream("/sessions/\(sid)/events?filter=ce", headers: Self.admin).1)
+        #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"owner": "ops"}"#, headers: Self.admin).status == 200)
+        let events = stream.wait(forCount: 2)
+        #expect(events[1].name == "change" && events[1].id == 2)
+        #expect(events[1].json["changes"] == .array([]) && events[1].json["reload"] == .array([]))
+        stream.stream.cancel()
     }
 
     @Test func settingsAndTokensOutliveARestart() throws {
@@ -180,6 +196,7 @@ import TreeStorage
             let h = Self.secured(clock: clock, data: data)
             let summary = h.call("GET", "/sessions/\(sid)", headers: owner)
             #expect(summary.status == 200 && summary["name"]?.stringValue == "kept" && summary["labels"] == .object([("team", .string("a"))]))
+            #expect(summary["version"]?.intValue == 2, "the change of settings stepped it, replayed too")
             #expect(h.call("GET", "/sessions/\(sid)", headers: revoked).status == 401)
             h.service.shutDownStorage()
             data.close()

@@ -37,7 +37,8 @@ enum JournalEntry: Equatable {
     /// The session was used at the entry's time, and each of these views at its time
     /// (reads, batched: at most one entry a minute names a view).
     case viewUses([ViewUse])
-    /// The session's settings after a `PATCH` changed them (name, labels, owner, TTL, token cut-off).
+    /// The session's settings after a `PATCH` changed them (name, labels, owner, TTL, token
+    /// cut-off): a step of the session's version.
     case settings(SessionSettings)
 
     /// A view's last use in a `viewUses` entry.

@@ -404,7 +404,7 @@ extension TreeService {
             case .viewDeleted(let view, let expired):
                 _ = try change(ViewRef(view), session, &state, ticket: 0) { _ throws(ServiceError) in (.deleteView(view, expired: expired), nil) }
             case .settings(let settings):
-                session.settings.withLock { $0 = settings }
+                applySettings(settings, session, &state, mark: nil)
             case .touch, .viewUses:
                 break
             }

@@ -29,7 +29,7 @@ extension TreeService {
     /// nor in any other view.
     func publishViewReset(_ view: ViewRef, _ session: Session, _ state: inout Session.State, mark: JournalMark?) {
         publish(session, &state, .one(view.view), mark: mark) { ref, store, version in
-            ref == view ? .reset : .change(ResponseJSON.changes(version: version, total: store.keptRowCount(ref)!, [], reload: [], index: .absent))
+            ref == view ? .reset : .change(ResponseJSON.unchanged(ref, store, version: version))
         }
     }
 

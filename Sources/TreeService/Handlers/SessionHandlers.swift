@@ -27,11 +27,10 @@ extension TreeService {
         for name in ["expand", "ttl", "name"] where request.queryValue(name) != nil && members[name] != nil {
             throw .badQueryParameter("\(name) is given twice: as a query parameter and as a member of the body; give one")
         }
-        let given = members.members.filter { ["ttl", "name", "labels", "owner"].contains($0.0) }
-        if given.contains(where: { $0.0 == "ttl" && $0.1 == .null }) {
+        if members["ttl"] == .null {  // an upload that wants the server's TTL gives none
             throw .unprocessable("\"ttl\" must be a whole number of seconds from 0 (never expire) to \(TreeService.longestTTL)", member: "ttl")
         }
-        settings = try settings.applying(Members(given), now: tokenNow, ttlRefusal: ttlRefusal)
+        settings = try settings.applying(Members(members.members.filter { $0.0 != "expand" }), now: tokenNow, ttlRefusal: ttlRefusal)
         var store = TreeStore(forest: forest)
         store.filteredViewCapacity = configuration.filteredViewsPerSession
         switch members["expand"] ?? queryExpand {
@@ -107,8 +106,9 @@ extension TreeService {
     }
 
     /// `PATCH /sessions/{sid}` with settings: `name`, `labels`, `owner`, `ttl`,
-    /// `tokensValidAfter`, each replacing its setting (owner). Journaled; the session's version
-    /// does not step (its rows are the same), and the answer is its summary.
+    /// `tokensValidAfter`, each replacing its setting (owner). Settings are part of the
+    /// session's summary, so a change of them steps its version (its `ETag`), with an event
+    /// that changes no row; the answer is the summary.
     private func patchSettings(_ request: HTTPRequest, _ sid: String, _ members: Members, filter: FilterQuery?,
                                _ caller: Caller) throws(ServiceError) -> HTTPResponse {
         if let other = members.keys.first(where: { !SessionSettings.members.contains($0) }) {
@@ -117,19 +117,26 @@ extension TreeService {
         if filter != nil { throw .badQueryParameter("the session's settings are not a view's: drop the filter parameters") }
         try caller.require(.owner, to: "change the session's settings")
         let session = try liveSession(sid)
-        let current = session.settings.withLock { $0 }
-        let settings = try current.applying(members, now: tokenNow, ttlRefusal: ttlRefusal)
         let (body, version, mark) = try withSession(session) { session, state throws(ServiceError) in
             try request.checkIfMatch(version: state.core.version)
+            let current = session.settings.withLock { $0 }
+            let settings = try current.applying(members, now: tokenNow, ttlRefusal: ttlRefusal)
             var mark: JournalMark?
             if settings != current {
                 mark = try journal(.settings(settings), session, &state)
-                session.settings.withLock { $0 = settings }
+                applySettings(settings, session, &state, mark: mark)
                 mark = try durableUnderLock(mark, session, &state)
             }
             return (summary(session, state), state.core.version, mark)
         }
         return sentWhenDurable(json(200, body, headers: [("ETag", ETag.of(version))]), mark, session)
+    }
+
+    /// Gives the session `settings`, a step of its version (a live change, and its replay).
+    func applySettings(_ settings: SessionSettings, _ session: Session, _ state: inout Session.State, mark: JournalMark?) {
+        session.settings.withLock { $0 = settings }
+        state.core.version += 1
+        publish(session, &state, .one(nil), mark: mark) { ref, store, version in .change(ResponseJSON.unchanged(ref, store, version: version)) }
     }
 
     /// `GET /sessions` (admin): the sessions, newest first, `limit` at a time (the next page

@@ -46,6 +46,11 @@ enum ResponseJSON {
         return out.bytes
     }
 
+    /// A change body for a version step that changed none of `view`'s rows (kept rows).
+    static func unchanged(_ view: ViewRef, _ store: TreeStore, version: Int) -> [UInt8] {
+        changes(version: version, total: store.keptRowCount(view)!, [], reload: [], index: .absent)
+    }
+
     /// The `index` member of a change response.
     enum IndexMember {
         /// No `index` member (a change of the whole session).
