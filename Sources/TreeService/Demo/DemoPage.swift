@@ -13,6 +13,13 @@ import Foundation
 /// responses and of the view's event stream (`GET /sessions/{sid}/views/{vid}/events`), and
 /// edits the shared tree (rename, insert, delete, move) with `If-Match`; its checkboxes select
 /// in the view's selection, and what is selected is deleted or moved in one batch.
+///
+/// Opened as `/?session={sid}&token={token}` (or `access_token=`), it keeps the token in the
+/// tab's `sessionStorage`, takes it out of the address at once and sends it as
+/// `Authorization: Bearer` with every request; its event stream opens with a short token of
+/// `POST /sessions/{sid}/events/token` as `access_token`. It reads a session token's plain
+/// fields: a reader's page is read-only (no edit control), and one bound to a view uses that
+/// view instead of making its own. A 401 is shown over the tree.
 enum DemoPage {
     /// The whole page, UTF-8. Built once.
     static let html: [UInt8] = Array(assemble(

@@ -9,7 +9,8 @@
 // and patched from the `changes` splices of every change response and of every `change` event
 // of the view's event stream (GET …/views/{vid}/events). Edits (rename, insert, delete, move)
 // carry `If-Match` with the view's version the page holds. Only the rows near the viewport are
-// in the DOM.
+// in the DOM. Opened with an access token (`?session=SID&token=…`, see "credentials") it sends
+// the token with every request and offers what the token's role allows.
 "use strict";
 (() => {
 const ROW_H = 26;              // px, must match --row
@@ -21,6 +22,7 @@ const MAX_INFLIGHT = 3;        // concurrent page requests
 const CACHE_CAP = 200000;      // loaded rows kept; farther ones are dropped past it
 const POLL_MS = 5000;          // without a live event stream: how often to look for others' changes
 const RESUBSCRIBE_MS = 5000;   // after the event stream failed for good (EventSource gave up)
+const EVENTS_TOKEN_MARGIN = 10000; // ms: an events token with less left is not used to open a stream
 const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline at once
 const INDENT = 18;             // px per level, must match --indent
 const INDENT_START = 8;        // px before the first level's disclosure
@@ -37,7 +39,8 @@ const ui = {
   expandAll: $("expand-all"), collapseAll: $("collapse-all"), expandDepth: $("expand-depth"), depth: $("depth"),
   tree: $("tree"), spacer: $("spacer"), layer: $("layer"),
   state: $("state"), stateIcon: $("state-icon"), stateTitle: $("state-title"), stateText: $("state-text"), stateActions: $("state-actions"),
-  request: $("status-request"), view: $("status-view"), live: $("live"), notice: $("notice"),
+  request: $("status-request"), view: $("status-view"), live: $("live"), access: $("status-access"), notice: $("notice"),
+  loaderHint: $("loader-hint"), loaderLocked: $("loader-locked"),
   confirm: $("confirm"), confirmTitle: $("confirm-title"), confirmText: $("confirm-text"), editBar: $("edit-bar"),
   findMode: $("find-mode"), selectAll: $("select-all"), selectNone: $("select-none"), invertSelection: $("invert-selection"),
   selectionBar: $("selection-bar"), selectedCount: $("selected-count"), deleteSelected: $("delete-selected"), moveSelected: $("move-selected"),
@@ -122,6 +125,10 @@ const S = {
   columns: [],      // the data fields shown as columns: { field: "data.size", numeric }, in the order picked
   searchColumns: false, // the search looks in the shown columns too (`fields=title,…`)
   sort: [],         // the view's order (its rows pages' `sort`): [{ field, descending }], first key first
+  token: null,      // the credential sent for session `sid` (see `useCredential`), null: none (an open server)
+  access: null,     // what a session token says (`tokenFields`); null: the admin token, or none
+  eventsToken: null, // the event stream's `access_token` ({ sid, text, expires }), see `eventsToken`
+  streamTurn: 0,    // bumped by `unsubscribe`: a subscription still waiting for its events token is dropped
 };
 
 // ---------------------------------------------------------------- HTTP
@@ -154,6 +161,7 @@ function showMessage(text, isError) {
 /** One request; JSON in and out (`headers`: more request headers). Throws ApiError with the problem's detail. */
 async function api(method, path, body, quiet, headers) {
   const init = { method, headers: Object.assign({}, headers) };
+  if (S.token) init.headers.Authorization = "Bearer " + S.token;
   if (body !== undefined) {
     if (!init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
     init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
@@ -170,8 +178,137 @@ async function api(method, path, body, quiet, headers) {
   let json = null;
   if (text) { try { json = JSON.parse(text); } catch (e) { json = null; } }
   if (!quiet) showRequest(method, path, res.status, performance.now() - t0);
-  if (!res.ok) throw new ApiError(res.status, json, text);
+  if (!res.ok) {
+    const error = new ApiError(res.status, json, text);
+    if (res.status === 401) denied(error);
+    throw error;
+  }
   return json;
+}
+
+// ---------------------------------------------------------------- credentials
+// Opened as /?session=SID&token=TOKEN (or access_token=TOKEN), the page keeps the token in the
+// tab's sessionStorage and takes it out of the address at once; every request then carries
+// `Authorization: Bearer TOKEN`, and the event stream, which EventSource cannot give a header,
+// opens with a short reader token of its own as `access_token` (`eventsToken`). A session
+// token's dotted fields are plain: the page reads its session, its role (a reader's page offers
+// no edit) and the view it is bound to (the page then uses that one and makes none). Any other
+// token is the server's admin token. Without one the page sends none, as an open server wants.
+
+const TOKEN_KEY = "treesessions.token";  // and "." + sid: a session token; alone: an admin token
+const heldTokens = new Map();            // the tokens of this tab, when sessionStorage keeps none
+
+/**
+ * What a session token says, `ts1.{sid}.{role}.{vid or -}.{issued}.{expires}.{key}.{signature}`
+ * (`expires` in ms since 1970); null for any other credential (an admin token).
+ */
+function tokenFields(text) {
+  const f = String(text).split(".");
+  if (f.length !== 8 || f[0] !== "ts1") return null;
+  return { sid: f[1], role: f[2], view: f[3] === "-" ? null : f[3], expires: Number(f[5]) };
+}
+
+function keepToken(key, text) {
+  heldTokens.set(key, text);
+  try { sessionStorage.setItem(key, text); } catch (e) { /* held for this page only */ }
+}
+function storedToken(key) {
+  if (heldTokens.has(key)) return heldTokens.get(key);
+  try { return sessionStorage.getItem(key); } catch (e) { return null; }
+}
+
+/**
+ * Takes `token` (or `access_token`) out of the address, which keeps the rest, into the tab's
+ * storage: a session token under its session (which it names when the address does not), any
+ * other as the admin token (which then stands for the session named, in place of a token of it).
+ */
+function takeToken() {
+  const url = new URL(location.href), q = url.searchParams;
+  if (!q.has("token") && !q.has("access_token")) return;
+  const text = q.get("token") || q.get("access_token");
+  q.delete("token");
+  q.delete("access_token");
+  const fields = text ? tokenFields(text) : null;
+  if (fields && !q.get("session")) q.set("session", fields.sid);
+  const rest = q.toString();
+  history.replaceState(history.state, "", url.pathname + (rest ? "?" + rest : "") + url.hash);
+  if (!text) return;
+  if (fields) { keepToken(TOKEN_KEY + "." + fields.sid, text); return; }
+  keepToken(TOKEN_KEY, text);
+  const sid = q.get("session");
+  if (sid) {
+    heldTokens.delete(TOKEN_KEY + "." + sid);
+    try { sessionStorage.removeItem(TOKEN_KEY + "." + sid); } catch (e) { /* none kept */ }
+  }
+}
+
+/** The credential for session `sid` (null: no session): its session token, else the admin token, else none. */
+const credentialFor = (sid) => (sid != null && storedToken(TOKEN_KEY + "." + sid)) || storedToken(TOKEN_KEY) || null;
+/** Whether the page may edit the tree: not with a reader's token. */
+const canEdit = () => !S.access || S.access.role !== "reader";
+/** Whether the page may load a tree (that makes a session): with the admin token, or none on an open server. */
+const canUpload = () => !S.access;
+
+/** True, with a notice, when the page may not edit the tree (`what`: the edit asked for). */
+function readOnly(what) {
+  if (canEdit()) return false;
+  showNotice(`${what}: this page is read-only (its access token is a reader's).`);
+  return true;
+}
+
+/** True, with a notice, when the page may not load a tree: its token is one session's. */
+function uploadLocked() {
+  if (canUpload()) return false;
+  showNotice(`Loading a tree starts a new session: this page's access token is for session ${S.access.sid} only.`);
+  return true;
+}
+
+/** Takes the credential of session `sid` and shows what it allows: a reader's page says it is read-only and offers no edit. */
+function useCredential(sid) {
+  const token = credentialFor(sid);
+  if (token !== S.token) S.eventsToken = null;
+  S.token = token;
+  S.access = token ? tokenFields(token) : null;
+  const reader = !canEdit();
+  ui.access.hidden = !reader;
+  ui.access.textContent = reader ? "read-only" : "";
+  ui.access.title = reader ? "This page's access token is a reader's: browse, expand, filter, select and sort in this tab's view; no edit of the tree"
+    + (S.access.view ? ` (the token is bound to view ${S.access.view})` : "") : "";
+  ui.editBar.hidden = reader;
+  const locked = !canUpload();
+  for (const control of ui.loader.elements) control.disabled = locked;
+  ui.loaderLocked.hidden = !locked;
+  ui.loaderHint.hidden = locked;
+  S.shownState = null;  // shown again: its actions depend on it
+  updateSelection();
+}
+
+/** A 401: no credential, or one that expired or was revoked. The page stops, and says so over the tree. */
+function denied(e) {
+  if (S.gone && S.gone.kind === "denied") return;
+  const why = !S.token ? "none" : S.access && Date.now() >= S.access.expires ? "expired" : "refused";
+  S.ready = false;
+  S.gone = { kind: "denied", sid: S.sid, detail: e.message, why };
+  unsubscribe("offline", "Not authorized: " + e.message);
+  finishEdit(false);
+  showMessage(`Not authorized: ${e.message}`, true);
+  scheduleRender();
+}
+
+/**
+ * The `access_token` of this tab's event stream with its expiry (ms since 1970, by this page's
+ * clock): a reader token of a minute (`POST …/events/token`), asked again once the one held has
+ * less than EVENTS_TOKEN_MARGIN left; null without a credential.
+ */
+async function eventsToken() {
+  if (!S.token) return null;
+  const held = S.eventsToken, sid = S.sid;
+  if (held && held.sid === sid && held.expires - Date.now() > EVENTS_TOKEN_MARGIN) return held;
+  const asked = Date.now();
+  const res = await api("POST", sessionPath() + "/events/token", undefined, true);
+  const token = { sid, text: res.token, expires: asked + res.expiresIn * 1000 };
+  if (S.sid === sid) S.eventsToken = token;
+  return token;
 }
 
 const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
@@ -476,7 +613,7 @@ function paint(el, row, i) {
     el.removeAttribute("aria-posinset");
     el.removeAttribute("aria-setsize");
   }
-  el.draggable = true;
+  el.draggable = canEdit();
   if (row.hasChildren) el.setAttribute("aria-expanded", row.expanded ? "true" : "false");
   else el.removeAttribute("aria-expanded");
   el.style.paddingLeft = indent(row.level) + "px";
@@ -590,6 +727,7 @@ function noteSelection(page) {
 function updateSelection() {
   const n = S.ready ? S.selectedCount : 0;
   ui.selectionBar.hidden = n === 0;
+  ui.deleteSelected.hidden = ui.moveSelected.hidden = !canEdit();
   ui.selectedCount.textContent = `${fmt(n)} selected`;
   ui.selectAll.lastChild.textContent = S.filter ? "Select all matches" : "Select all";
   ui.invertSelection.lastChild.textContent = S.filter ? "Invert among matches" : "Invert selection";
@@ -599,11 +737,18 @@ function updateSelection() {
 
 /** What the tree area shows instead of rows (`S.gone`, or derived in `render`), with what to do next. */
 function stateView(st) {
-  const startOver = [["Start a new session", () => loadSample("outline"), true], ["Open a file or another sample…", openLoader]];
+  // A token of one session loads no tree; a reader's adds no item.
+  const startOver = canUpload() ? [["Start a new session", () => loadSample("outline"), true], ["Open a file or another sample…", openLoader]] : [];
   switch (st.kind) {
     case "start": return { icon: "logo", title: "No tree open yet",
       text: "Load the outline sample (38 nodes), a generated tree of 88,572 or 797,160 nodes, or a file of your own (JSON, CSV, NDJSON, a path list): drop it on this page.",
       actions: [["Load the outline sample", () => loadSample("outline"), true], ["Open…", openLoader]] };
+    case "denied": return { icon: "expired", error: true,
+      title: st.why === "none" ? "This server needs an access token" : st.why === "expired" ? "The access token has expired" : "The access token was refused",
+      text: (st.why === "none" ? "Open the link you were given, with its token (/?session=…&token=…): the page keeps the token in this tab only. "
+        : st.why === "expired" ? `The token this page was opened with expired at ${new Date(S.access.expires).toLocaleTimeString("en-US")}. `
+        : `The server says: ${st.detail}. `) + "Ask for a new link and open it.",
+      actions: st.sid ? [["Try again", () => attach(st.sid), true]] : [] };
     case "gone": return { icon: "expired", error: true, title: "This session has expired — start a new one",
       text: `Session “${st.sid}” is not on the server any more: a session ends after a time without use, or when it is deleted.`, actions: startOver };
     case "deleted": return { icon: "expired", error: true, title: "This session was deleted — start a new one",
@@ -611,7 +756,7 @@ function stateView(st) {
     case "error": return { icon: "expired", error: true, title: "The session could not be opened",
       text: `Session “${st.sid}”: ${st.detail}`, actions: [["Try again", () => attach(st.sid), true], ...startOver] };
     case "empty": return { icon: "empty", title: "The tree is empty",
-      text: "Every item was deleted, or the tree had none.", actions: [["Add an item", newSibling, true]] };
+      text: "Every item was deleted, or the tree had none.", actions: canEdit() ? [["Add an item", newSibling, true]] : [] };
     default: return { icon: "no-match", title: `No title matches “${S.filter}”`,
       text: "Try fewer letters, another match mode, or leave the filter empty to see the whole tree.", actions: [["Clear the filter", clearFilter, true]] };
   }
@@ -1000,6 +1145,7 @@ function change(method, path, body, opts = {}) {
 
 /** Closes the view's event stream, if any. */
 function unsubscribe(state, detail) {
+  S.streamTurn++;
   clearTimeout(S.resubscribeTimer);
   S.resubscribeTimer = 0;
   if (S.es) S.es.close();
@@ -1010,13 +1156,29 @@ function unsubscribe(state, detail) {
 
 /**
  * Subscribes to this tab's view: the rows shown (`filter` and its options as the rows requests
- * name them). `resume`: the last event id seen, after the stream failed for good.
+ * name them). `resume`: the last event id seen, after the stream failed for good. With a
+ * credential, the stream opens with an events token (`eventsToken`) as `access_token`.
  */
-function subscribe(resume) {
+async function subscribe(resume) {
   unsubscribe("connecting");
   if (!S.sid || typeof EventSource !== "function") { setLive("offline"); return; }
   if (!resume) S.lastEventId = null;
-  const es = new EventSource(inView(viewPath() + "/events", resume != null ? "lastEventId=" + encodeURIComponent(resume) : ""));
+  const turn = S.streamTurn, sid = S.sid;
+  let access;
+  try {
+    access = await eventsToken();
+  } catch (e) {
+    if (turn !== S.streamTurn || S.sid !== sid) return;
+    if (e.status === 401) return;  // `denied` says so
+    if (e.status === 404) { viewGone(e); return; }
+    setLive("offline", "No token for the event stream: " + e.message);
+    S.resubscribeTimer = setTimeout(() => { if (turn === S.streamTurn) subscribe(resume); }, RESUBSCRIBE_MS);
+    return;
+  }
+  if (turn !== S.streamTurn || S.sid !== sid) return;  // unsubscribed meanwhile
+  const query = [resume != null ? "lastEventId=" + encodeURIComponent(resume) : "",
+                 access ? "access_token=" + encodeURIComponent(access.text) : ""].filter(Boolean).join("&");
+  const es = new EventSource(inView(viewPath() + "/events", query));
   S.es = es;
   const mine = (f) => (e) => { if (S.es === es) f(e); };
   es.addEventListener("open", mine(() => setLive("live")));
@@ -1036,17 +1198,25 @@ function subscribe(resume) {
     viewGone(new Error(reason || "ended"), reason === "deleted" ? "deleted" : "gone");
   }));
   es.addEventListener("error", mine(() => {
-    if (es.readyState !== EventSource.CLOSED) { setLive("connecting"); return; }  // EventSource retries by itself
-    // Refused (404, 429, 503...): is this tab's view still there? Then try again a little later.
+    // The events token has expired (or nearly): the browser's own retry would send it again and
+    // be refused, so the stream is opened anew with a new one.
+    const expired = access != null && Date.now() >= access.expires - 2000;
+    if (es.readyState !== EventSource.CLOSED) {
+      if (!expired) { setLive("connecting"); return; }  // EventSource retries by itself
+      subscribe(S.lastEventId);
+      return;
+    }
+    // Refused (404, 429, 503...): is this tab's view still there? Then try again a little later
+    // (at once when the refusal was for the expired events token).
     setLive("offline");
-    const sid = S.sid, resumeAt = S.lastEventId;
+    const resumeAt = S.lastEventId;
     api("GET", viewPath(), undefined, true).then(() => {
       if (S.es !== es || S.sid !== sid) return;
-      S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
+      S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, expired ? 0 : RESUBSCRIBE_MS);
     }).catch((err) => {
       if (S.es !== es || S.sid !== sid) return;
       if (err.status === 404) viewGone(err);
-      else S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
+      else if (err.status !== 401) S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
     });
   }));
 }
@@ -1133,7 +1303,7 @@ function selectWhole(body) {
 /** Deletes the selected items (each with everything inside it) after asking. */
 function deleteSelected() {
   const n = S.selectedCount;
-  if (!n) return;
+  if (!n || readOnly("Delete selected")) return;
   confirmDelete("Delete the selection?", `${fmt(n)} selected ${n === 1 ? "item" : "items"} will be deleted, each with everything inside it.`,
     () => editDue("Delete selected", async () => batchSpec([{ op: "deleteSelected" }], { focusItem: false })));
 }
@@ -1194,8 +1364,9 @@ function needRow(what) {
   return row;
 }
 
-/** One edit: `If-Match`, and the item's row focused after it. */
+/** One edit: `If-Match`, and the item's row focused after it (none on a read-only page). */
 function edit(what, method, path, body, opts = {}) {
+  if (readOnly(what)) return Promise.resolve(null);
   return change(method, path, body, Object.assign({ ifMatch: true, what, focusItem: true, keepFocusVisible: true }, opts));
 }
 
@@ -1205,6 +1376,7 @@ function edit(what, method, path, body, opts = {}) {
  * `[method, path, body, opts]`, or null to send nothing. So Alt+Up pressed twice moves twice.
  */
 function editDue(what, make) {
+  if (readOnly(what)) return Promise.resolve(null);
   return change(null, null, null, { ifMatch: true, what, focusItem: true, keepFocusVisible: true, make });
 }
 
@@ -1243,7 +1415,7 @@ ui.layer.appendChild(editor);
 function startRename(i, known) {
   const row = S.rows[i];
   const item = known || (row && { id: row.id, title: row.title, level: row.level });
-  if (!item || !S.ready) return;
+  if (!item || !S.ready || readOnly("Rename")) return;
   finishEdit(false);
   S.focus = i;
   S.edit = { index: i, id: item.id, original: String(item.title), level: item.level, isNew: !!(known && known.isNew) };
@@ -1322,6 +1494,7 @@ async function newChild() {
 // ---- delete, with a confirmation for a subtree
 
 function deleteFocused() {
+  if (readOnly("Delete")) return;
   const row = needRow("Delete");
   if (!row) return;
   const remove = () => edit("Delete", "DELETE", inView(itemPath(row.id)), undefined, { focusItem: false });
@@ -1414,6 +1587,7 @@ function indentItem() {
 
 /** Ctrl+X marks the focused row; Ctrl+V moves it into the focused row, as its last child. */
 function cutFocused() {
+  if (readOnly("Cut")) return;
   const row = needRow("Cut");
   if (!row) return;
   S.cut = { id: row.id, title: row.title };
@@ -1431,6 +1605,7 @@ function clearCut() {
 }
 
 function pasteInto() {
+  if (readOnly("Paste")) return;
   if (!S.cut) { showNotice("Paste: cut a row first (Ctrl+X)."); return; }
   const cut = S.cut;
   clearCut();
@@ -1584,7 +1759,7 @@ function clearDrop() {
 
 ui.tree.addEventListener("dragstart", (e) => {
   const el = e.target.closest && e.target.closest(".row");
-  if (!el || !el._row || S.edit) { e.preventDefault(); return; }
+  if (!el || !el._row || S.edit || !canEdit()) { e.preventDefault(); return; }
   const row = el._row;
   S.drag = { id: row.id };
   S.focus = Number(el.dataset.index);
@@ -1879,6 +2054,10 @@ function forgetView(sid) {
  */
 async function ensureView() {
   const sid = S.sid, kept = storedView(sid);
+  if (S.access && S.access.view) {  // a token bound to a view: that one, and it may make no other
+    useNewView(S.access.view);
+    return;
+  }
   if (kept) {
     S.vid = kept;
     claimView(kept);
@@ -1905,12 +2084,19 @@ async function viewGone(e, kind = "gone") {
   const current = () => S.sid === sid && S.vid === vid;  // not replaced meanwhile
   const status = (path) => api("GET", path, undefined, true).then(() => 200, (err) => err.status);
   const session = await status(sessionPath());
-  if (!current()) return;
+  if (!current() || session === 401) return;  // `denied` says so
   if (session === 404) { lost(e, kind); return; }
   const view = session === 200 ? await status(viewPath()) : session;
-  if (!current() || view === 200) return;  // both are there: the 404 named an item
+  if (!current() || view === 200 || view === 401) return;  // both are there: the 404 named an item
   if (view !== 404) { showMessage(`Could not look for this tab's view: ${view ? "HTTP " + view : "network error"}`, true); return; }
   forgetView(sid);
+  if (S.access && S.access.view) {  // the view of the page's token: no other may be made
+    S.ready = false;
+    S.gone = { kind: "error", sid, detail: `the view this page's access token is bound to (${vid}) is gone (${e.message}): ask for a new link` };
+    unsubscribe("offline", "This tab's view is gone");
+    scheduleRender();
+    return;
+  }
   S.vid = null;
   if (S.remade) {  // the view made for the last one is gone before it showed a row: do not loop
     S.ready = false;
@@ -1934,7 +2120,8 @@ function claimView(vid) {
 }
 if (tabChannel) {
   tabChannel.onmessage = ({ data }) => {
-    if (!data || !S.vid || data.sid !== S.sid) return;
+    // A page whose token is bound to its view shares it with the tabs of that token: no fork.
+    if (!data || !S.vid || data.sid !== S.sid || (S.access && S.access.view)) return;
     if (data.claim === S.vid && data.tab !== TAB) tabChannel.postMessage({ sid: S.sid, taken: S.vid, to: data.tab });
     else if (data.taken === S.vid && data.to === TAB) forkView(S.vid);
   };
@@ -1993,6 +2180,7 @@ function resetSearch() {
  * rule that gives every node its state (null: the nodes' own `expanded` flags may count).
  */
 async function createSession(body, label, name, upload, rule) {
+  if (uploadLocked()) return;
   const size = typeof body === "string" ? body.length : body.size;
   const mb = size / 1048576;
   showMessage(`Uploading ${label} (${mb >= 1 ? mb.toFixed(1) + " MB" : fmt(size) + " bytes"})…`);
@@ -2026,6 +2214,7 @@ async function createSession(body, label, name, upload, rule) {
 
 /** Makes `id` the session shown; this tab's view of it is found or made by `openView`. */
 function setSession(id) {
+  useCredential(id);
   if (S.sid !== id) {
     S.vid = null;
     S.columns = [];  // another tree: other fields
@@ -2051,12 +2240,13 @@ function attached(summary, own, name, rule) {
   S.gone = null;
   S.nodeCount = summary.nodeCount;
   history.replaceState(null, "", sessionHref(summary.id));
-  ui.treeName.textContent = `${name || "Session " + summary.id} · ${fmt(summary.nodeCount)} ${summary.nodeCount === 1 ? "node" : "nodes"}`;
+  ui.treeName.textContent = `${name || summary.name || "Session " + summary.id} · ${fmt(summary.nodeCount)} ${summary.nodeCount === 1 ? "node" : "nodes"}`;
   ui.treeName.parentElement.title = ui.treeName.textContent + ": open another tree";
   const link = document.createElement("a");
   link.href = sessionHref(summary.id);
   link.textContent = summary.id;
-  link.title = "Open this session in another tab: it gets a view of its own (what it expands stays there), and edits show in both";
+  link.title = "Open this session in another tab: it gets a view of its own (what it expands stays there), and edits show in both"
+    + (S.token ? ". The access token stays in this tab: another one is opened with the link that carries it" : "");
   ui.session.replaceChildren(link);
   resetSearch();
   openView();
@@ -2071,6 +2261,7 @@ async function attach(id, rule) {
     const summary = await api("GET", sessionPath());
     attached(summary, false, undefined, rule);
   } catch (e) {
+    if (e.status === 401) return;  // `denied` says so
     S.gone = { kind: e.status === 404 ? "gone" : "error", sid: id, detail: e.message };
     showMessage(`Cannot attach to session “${id}”: ${e.message}. Load a sample instead.`, true);
     scheduleRender();
@@ -2082,6 +2273,7 @@ const outlineSample = () => JSON.parse($("outline-sample").textContent);
 
 /** Loads a sample (`kind`: a value of the Tree choice) expanded as chosen; "file" asks for a file. */
 async function loadSample(kind = ui.sample.value) {
+  if (uploadLocked()) return;
   const expand = expandChoice();
   if (kind === "file") { ui.file.value = ""; ui.file.click(); return; }
   if (kind === "outline") {
@@ -2120,6 +2312,7 @@ const fileRule = (expand) => (expand === "none" ? null : expand);
 
 /** Opens a file of any format: nested JSON nodes, any JSON document, CSV, NDJSON, a path list. */
 async function loadFile(file) {
+  if (uploadLocked()) return;
   const upload = uploadOf(file);
   if (upload) {
     await createSession(file, `${file.name} (${upload.what})`, file.name, upload, fileRule(expandChoice()));
@@ -2176,8 +2369,11 @@ setInterval(async () => {
 }, POLL_MS);
 
 // A visit creates no session: `?session=ID` attaches to one, Load (or a dropped file) makes one.
+// `token` (or `access_token`) is taken out of the address first (see "credentials").
 setLive("offline");
+takeToken();
 const query = new URLSearchParams(location.search), wanted = query.get("session");
+useCredential(wanted);
 // `expand` (all, none or a depth): how this tab's view starts when it has none yet.
 const ruleText = query.get("expand") || "";
 const wantedRule = ruleText === "all" || ruleText === "none" ? ruleText : /^\d{1,3}$/.test(ruleText) ? Number(ruleText) : null;

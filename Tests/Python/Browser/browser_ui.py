@@ -63,3 +63,23 @@ def call(base_url, method, path, body=None, headers=None):
     with urllib.request.urlopen(request, timeout=10) as response:
         text = response.read()
         return json.loads(text) if text else None
+
+
+def row_of(page, title):
+    """The row whose title is `title`, as a locator."""
+    index = page.evaluate("t => [...document.querySelectorAll('#tree [role=treeitem]')]"
+                          ".find(e => e.querySelector('.title').textContent === t).dataset.index", title)
+    return page.locator(f"#row-{index}")
+
+
+def focus_row(page, title):
+    """Focuses the row by clicking its title."""
+    row = row_of(page, title)
+    row.locator(".title").click()
+    page.wait_for_function("id => document.getElementById('tree').getAttribute('aria-activedescendant') === id",
+                           arg=row.get_attribute("id"))
+
+
+def live(page):
+    """Waits until the page's event stream is open."""
+    page.wait_for_function("document.getElementById('live').dataset.state === 'live'", timeout=5000)

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from browser_ui import call, view_path
+from browser_ui import call, focus_row, live, row_of, view_path
 
 # Alpha (Apple, Avocado) and Bravo (Banana) expanded, Charlie, Delta (Date) collapsed: a tab
 # that attaches without an `expand` rule copies this layout (the default view's).
@@ -50,24 +50,6 @@ def settle(page, base_url, timeout=None):
 
 def titles(rows):
     return [r[0] for r in rows]
-
-
-def row_of(page, title):
-    index = page.evaluate("t => [...document.querySelectorAll('#tree [role=treeitem]')]"
-                          ".find(e => e.querySelector('.title').textContent === t).dataset.index", title)
-    return page.locator(f"#row-{index}")
-
-
-def focus_row(page, title):
-    """Focuses the row by clicking its title."""
-    row = row_of(page, title)
-    row.locator(".title").click()
-    page.wait_for_function("id => document.getElementById('tree').getAttribute('aria-activedescendant') === id",
-                           arg=row.get_attribute("id"))
-
-
-def live(page):
-    page.wait_for_function("document.getElementById('live').dataset.state === 'live'", timeout=5000)
 
 
 @pytest.fixture(scope="module")
