@@ -116,7 +116,7 @@ public final class TreeService: HTTPResponder {
         case (.item(let sid, let item, let view), _): return try patchItem(request, sid, item, view: view, caller)
         case (.children(let sid, let item, let view), _): return try children(request, sid, of: item, view: view)
         case (.batch(let sid, let view), _): return try batch(request, sid, view: view, caller)
-        case (.events(let sid, let view), _): return try events(request, sid, view: view)
+        case (.events(let sid, let view), _): return try events(request, sid, view: view, caller)
         case (.eventToken(let sid), _): return try eventToken(request, sid, caller)
         case (.tokens(let sid), _): return try mintToken(request, sid, caller)
         case (.matches(let sid, let view), _): return try matches(request, sid, view: view)

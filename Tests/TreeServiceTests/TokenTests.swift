@@ -111,9 +111,15 @@ import TreeStorage
         let h = Self.secured()
         let sid = try Self.create(h)
         let old = Self.bearer(try Self.token(h, sid, #"{"role": "owner"}"#))
+        let access = try #require(h.call("POST", "/sessions/\(sid)/events/token", headers: old)["token"]?.stringValue)
+        let streams = try [h.openStream("/sessions/\(sid)/events", headers: old).1, h.openStream("/sessions/\(sid)/events?access_token=\(access)").1,
+                           h.openStream("/sessions/\(sid)/events", headers: Self.admin).1].map { try #require($0) }
         h.clock.advance(.seconds(5))
         let revoke = h.call("PATCH", "/sessions/\(sid)", json: #"{"tokensValidAfter": "now"}"#, headers: old)
         #expect(revoke.status == 200 && revoke["tokensValidAfter"]?.stringValue == "2027-01-15T08:00:05.000Z", "\(revoke.text)")
+        // The streams opened with tokens minted before end (their clients reconnect and learn why).
+        #expect(streams.map(\.finished) == [true, true, false])
+        streams[2].stream.cancel()
         let refused = h.call("GET", "/sessions/\(sid)", headers: old)
         #expect(refused.status == 401 && refused["detail"]?.stringValue?.contains("revoked") == true)
         let fresh = Self.bearer(try Self.token(h, sid, #"{"role": "reader"}"#))

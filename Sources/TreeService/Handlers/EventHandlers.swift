@@ -12,7 +12,11 @@ extension TreeService {
     /// a read builds it: 409 when a newer filter request cancels the build), and the stream
     /// takes a slot of the server's and of the session's (429 when none is free). Once the
     /// head is sent, the stream is subscribed under the session's lock.
-    func events(_ request: HTTPRequest, _ sid: String, view vid: String?) throws(ServiceError) -> HTTPResponse {
+    ///
+    /// A token is checked when its stream opens (an events token lives a minute, the stream
+    /// as long as it is followed); the session's `tokensValidAfter` ends the streams opened
+    /// with tokens minted before it (`endRevokedStreams`).
+    func events(_ request: HTTPRequest, _ sid: String, view vid: String?, _ caller: Caller) throws(ServiceError) -> HTTPResponse {
         let filter = try request.filterQuery()
         let lastEventID = try request.lastEventID()
         let session = try liveSession(sid)
@@ -28,6 +32,7 @@ extension TreeService {
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
         try takeStreamSlot(session)
         return HTTPResponse(status: 200, headers: headers, body: .push { [self] stream in
+            if case .token(let token) = caller { session.tokenStreams.add(stream, minted: token.issued) }
             subscribe(stream, session, view, lastEventID: lastEventID)
         })
     }

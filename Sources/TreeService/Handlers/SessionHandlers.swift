@@ -135,6 +135,7 @@ extension TreeService {
     /// Gives the session `settings`, a step of its version (a live change, and its replay).
     func applySettings(_ settings: SessionSettings, _ session: Session, _ state: inout Session.State, mark: JournalMark?) {
         session.settings.withLock { $0 = settings }
+        session.tokenStreams.end(mintedBefore: settings.tokensValidAfter)
         state.core.version += 1
         publish(session, &state, .one(nil), mark: mark) { ref, store, version in .change(ResponseJSON.unchanged(ref, store, version: version)) }
     }

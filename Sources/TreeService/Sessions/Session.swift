@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import Synchronization
 import TreeEngine
 import TreeStorage
@@ -29,6 +30,8 @@ final class Session: Sendable {
     /// The tree's fields as last counted (`GET /sessions/{sid}/fields`), with the count of
     /// tree edits then: good until the next edit.
     let fieldStats = Mutex<(treeEdits: Int, stats: FieldStats)?>(nil)
+    /// The event streams opened with a session token, which its revocation ends.
+    let tokenStreams = TokenStreams()
     /// The session's views as requests see them before its lock: their last use.
     let views: ViewUses
     let state: ReadWriteLocked<State>
@@ -102,4 +105,23 @@ final class Session: Sendable {
 
     /// Marks the session used at `now` (a reading taken earlier on another thread does not move it back).
     func touch(_ now: ContinuousClock.Instant) { lastUse.advance(to: now) }
+}
+
+/// A session's event streams opened with a session token, with the time it was minted: a
+/// revocation (`tokensValidAfter`) ends those opened with tokens minted before it, and their
+/// clients, reconnecting, are told why (401).
+final class TokenStreams: Sendable {
+    private let streams = Mutex<[ObjectIdentifier: (stream: HTTPPushStream, minted: Int64)]>([:])
+
+    func add(_ stream: HTTPPushStream, minted: Int64) {
+        let id = ObjectIdentifier(stream)
+        streams.withLock { $0[id] = (stream, minted) }
+        stream.onEnd { [self] in streams.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
+    /// Ends the streams whose tokens were minted before `time` (milliseconds since 1970).
+    func end(mintedBefore time: Int64) {
+        let revoked = streams.withLock { $0.values.filter { $0.minted < time }.map(\.stream) }
+        for stream in revoked { stream.finish() }
+    }
 }
