@@ -65,6 +65,17 @@ import TreeStorage
         #expect(h.call("GET", "/sessions/\(sid)/rows", headers: reader)["detail"]?.stringValue == "the token has expired; ask the application for a new one")
     }
 
+    /// An instance's session ids hold a dot, which a token writes `~`.
+    @Test func anInstancesSessionsHaveTokensToo() throws {
+        let h = Self.secured { $0.instance = "east-1" }
+        let sid = try Self.create(h)
+        #expect(sid.hasPrefix("east-1."))
+        let token = try Self.token(h, sid, #"{"role": "reader"}"#)
+        #expect(token.hasPrefix("ts1.east-1~"))
+        #expect(h.call("GET", "/sessions/\(sid)", headers: Self.bearer(token)).status == 200)
+        #expect(h.call("GET", "/sessions", headers: Self.bearer(token))["sessions"]?.array?.count == 1)
+    }
+
     @Test func mintingChecksItsBody() throws {
         let h = Self.secured { $0.maxTokenTTL = .seconds(7200) }
         let sid = try Self.create(h)

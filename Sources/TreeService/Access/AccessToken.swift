@@ -7,8 +7,9 @@ import TreeEngine
 ///
 /// The text is the fields joined by dots, then the signature of everything before it:
 /// `ts1.{sid}.{role}.{vid or -}.{issued}.{expires}.{key id}.{signature}` (times in
-/// milliseconds since 1970, the signature 32 bytes in unpadded base64url). Session ids, view
-/// ids, roles, numbers and key ids hold no dot. The fields are readable by anyone who holds
+/// milliseconds since 1970, the signature 32 bytes in unpadded base64url). View ids, roles,
+/// numbers and key ids hold no dot; a session id's dot (after an `--instance` name) is written
+/// `~`, which ids never hold. The fields are readable by anyone who holds
 /// the token (a page may show its role); only the signature needs the server's key.
 struct AccessToken: Equatable, Sendable {
     /// What the holder may do (each role may do what the one before it may).
@@ -78,9 +79,10 @@ struct TokenSigner: Sendable {
 
     /// The text of `token`, signed with the first key.
     func mint(_ token: AccessToken) -> String {
-        precondition(TokenSigner.isName(token.session), "a session id is a name")
+        let session = token.session.replacingOccurrences(of: ".", with: "~")
+        precondition(TokenSigner.isName(session.replacingOccurrences(of: "~", with: "")), "a session id is a name, perhaps after an instance's")
         let key = keys[0]
-        let fields = [AccessToken.prefix, token.session, token.role.rawValue, token.view?.text ?? "-", String(token.issued),
+        let fields = [AccessToken.prefix, session, token.role.rawValue, token.view?.text ?? "-", String(token.issued),
                       String(token.expires), key.id]
             .joined(separator: ".")
         return fields + "." + Base64URL.encode(HMAC.sha256(key: key.secret, fields.utf8))
@@ -94,7 +96,7 @@ struct TokenSigner: Sendable {
             guard let value = Int64(field), value >= 0, String(value) == field else { return nil }
             return value
         }
-        guard parts.count == 8, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1]),
+        guard parts.count == 8, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1].replacingOccurrences(of: "~", with: "")),
               let role = AccessToken.Role(rawValue: String(parts[2])),
               let issued = time(parts[4]), let expires = time(parts[5]), TokenSigner.isName(parts[6]),
               let signature = Base64URL.decode(parts[7]), signature.count == SHA256.digestSize else { return .failure(.malformed) }
@@ -107,7 +109,7 @@ struct TokenSigner: Sendable {
         let signed = text[..<parts[7].startIndex].dropLast()
         guard HMAC.equal(HMAC.sha256(key: key.secret, signed.utf8), signature) else { return .failure(.badSignature) }
         guard now < expires else { return .failure(.expired) }
-        return .success(AccessToken(session: String(parts[1]), role: role, view: view, issued: issued, expires: expires))
+        return .success(AccessToken(session: parts[1].replacingOccurrences(of: "~", with: "."), role: role, view: view, issued: issued, expires: expires))
     }
 
     /// Letters, digits, `-` and `_`, 1 to 64 of them: what session and key ids are made of.

@@ -199,13 +199,14 @@ const TOKEN_KEY = "treesessions.token";  // and "." + sid: a session token; alon
 const heldTokens = new Map();            // the tokens of this tab, when sessionStorage keeps none
 
 /**
- * What a session token says, `ts1.{sid}.{role}.{vid or -}.{issued}.{expires}.{key}.{signature}`
+ * What a session token says, `ts1.{sid}.{role}.{vid or -}.{issued}.{expires}.{key}.{signature}` (a dot of
+ * the session id, after an instance name, written `~`)
  * (`expires` in ms since 1970); null for any other credential (an admin token).
  */
 function tokenFields(text) {
   const f = String(text).split(".");
   if (f.length !== 8 || f[0] !== "ts1") return null;
-  return { sid: f[1], role: f[2], view: f[3] === "-" ? null : f[3], expires: Number(f[5]) };
+  return { sid: f[1].replace(/~/g, "."), role: f[2], view: f[3] === "-" ? null : f[3], expires: Number(f[5]) };
 }
 
 function keepToken(key, text) {
