@@ -221,7 +221,7 @@ private enum ChildList {
     /// The positions of the children `offset ..< offset + limit` (fewer at the end).
     /// - Complexity: O(log n + limit) for an indexed list
     func positions(from offset: Int, limit: Int, _ forest: Forest) -> [Position] {
-        let end = min(count, offset + limit)
+        let end = offset >= count ? offset : offset + min(limit, count - offset)  // never past Int.max
         guard offset < end else { return [] }
         switch self {
         case .walked(let p, _):

@@ -214,8 +214,8 @@ struct CoverIndex: Sendable {
     /// (fewer at the end), in order.
     /// - Complexity: O((limit / 64 + 1) · log n + limit + 64)
     func forEachZero(from first: Int, limit: Int, _ body: (Position) -> Void) {
-        let end = min(zeroCount, first + limit)
-        guard end > first else { return }
+        guard first < zeroCount, limit > 0 else { return }
+        let end = first + min(limit, zeroCount - first)  // never past Int.max
         var k = first
         var (q, acc) = locate(k)
         while true {

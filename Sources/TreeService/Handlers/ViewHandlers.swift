@@ -111,7 +111,7 @@ extension TreeService {
         return try readingSession(session) { session, state throws(ServiceError) in
             // A token bound to a view sees that one only.
             let all = state.core.viewsInOrder.filter { view in caller.boundView.map { $0 == view.id } ?? true }
-            let page = offset >= all.count ? [] : all[offset ..< min(all.count, offset + limit)]
+            let page = offset >= all.count ? [] : all[offset ..< offset + min(limit, all.count - offset)]
             var out = JSONWriter(reservingCapacity: 96 + 160 * page.count)
             out.raw("{\"total\":")
             out.int(all.count)

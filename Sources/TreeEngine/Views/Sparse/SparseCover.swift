@@ -434,7 +434,7 @@ struct SparseCover: Sendable {
     /// interval's target cover (`CoverBase.forEachPosition`).
     /// - Complexity: O((intervals entered) · (log |X| + log n)), plus the base's walks
     func forEachRow(from offset: Int, limit: Int, _ base: some CoverBase, _ forest: Forest, _ body: (Int) -> Void) {
-        let end = min(total, offset + max(0, limit))
+        let end = offset >= total ? offset : offset + min(max(0, limit), total - offset)  // never past Int.max
         var r = offset
         while r < end {
             // Inside an interval no exception starts: its rows are the base's positions
