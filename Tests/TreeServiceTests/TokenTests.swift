@@ -135,7 +135,8 @@ import TreeStorage
         #expect(refused.status == 401 && refused["detail"]?.stringValue?.contains("revoked") == true)
         let fresh = Self.bearer(try Self.token(h, sid, #"{"role": "reader"}"#))
         #expect(h.call("GET", "/sessions/\(sid)", headers: fresh).status == 200)
-        for body in [#"{"tokensValidAfter": "2027-01-15T08:00:06Z"}"#, #"{"tokensValidAfter": "yesterday"}"#, #"{"tokensValidAfter": 5}"#] {
+        for body in [#"{"tokensValidAfter": "2027-01-15T08:00:06Z"}"#, #"{"tokensValidAfter": "yesterday"}"#, #"{"tokensValidAfter": 5}"#,
+                     #"{"tokensValidAfter": "1969-12-31T23:59:59Z"}"#, #"{"tokensValidAfter": "2027-01-15T08:00:00+0100"}"#] {
             #expect(h.call("PATCH", "/sessions/\(sid)", json: body, headers: Self.admin).status == 422, "\(body)")
         }
         #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"tokensValidAfter": "2027-01-15T08:00:00.000Z"}"#, headers: Self.admin).status == 200)
@@ -155,7 +156,9 @@ import TreeStorage
                      #"{"nodes": [], "owner": "\u0007"}"#, #"{"nodes": [], "ttl": null}"#, #"{"nodes": [], "ttl": 7200}"#,
                      #"{"nodes": [], "tokensValidAfter": "now"}"#,
                      "{\"nodes\": [], \"labels\": {\((0 ..< 17).map { "\"k\($0)\": \"v\"" }.joined(separator: ","))}}",
-                     "{\"nodes\": [], \"name\": \"\(String(repeating: "é", count: 201))\"}"] {
+                     "{\"nodes\": [], \"name\": \"\(String(repeating: "é", count: 201))\"}",
+                     // 41 characters, 205 code points: lengths count code points, as JSON Schema's maxLength does.
+                     "{\"nodes\": [], \"name\": \"\(String(repeating: "👨‍👩‍👧", count: 41))\"}"] {
             #expect(h.call("POST", "/sessions", json: body, headers: Self.admin).status == 422, "\(body)")
         }
         #expect(h.call("POST", "/sessions?name=a", json: #"{"nodes": [], "name": "b"}"#, headers: Self.admin).status == 400)

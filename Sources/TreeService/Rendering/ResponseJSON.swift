@@ -427,16 +427,6 @@ enum ResponseJSON {
 
     /// RFC 3339 UTC with milliseconds.
     static func timestamp(_ date: Date) -> String {
-        let unix = date.timeIntervalSince1970
-        var seconds = time_t(unix.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let millis = Int((unix - unix.rounded(.down)) * 1000)
-        func pad(_ n: Int32, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+        RFC3339.format(milliseconds: JournalEntry.milliseconds(date))
     }
 }

@@ -5,7 +5,7 @@ import TreeFormats
 /// finds it by, how long it may stay idle, and the time before which its tokens are refused.
 /// Set at upload, changed by `PATCH /sessions/{sid}` (owner), kept in snapshots and journaled.
 struct SessionSettings: Equatable, Sendable {
-    /// 1 to 200 characters; nil: none.
+    /// 1 to 200 characters (Unicode code points, as everywhere here); nil: none.
     var name: String? = nil
     /// At most 16 pairs; keys of 1 to 64 letters, digits, `.`, `_`, `-` or `/`, values up to 200 characters.
     var labels: [String: String] = [:]
@@ -35,7 +35,7 @@ struct SessionSettings: Equatable, Sendable {
             switch (key, value) {
             case ("name", .null), ("owner", .null): key == "name" ? (settings.name = nil) : (settings.owner = nil)
             case ("name", .string(let text)), ("owner", .string(let text)):
-                guard (1 ... Self.maxTextLength).contains(text.count), !Self.hasControls(text) else {
+                guard (1 ... Self.maxTextLength).contains(text.unicodeScalars.count), !Self.hasControls(text) else {
                     throw .unprocessable("\"\(key)\" must be 1 to \(Self.maxTextLength) characters without control characters, or null", member: key)
                 }
                 key == "name" ? (settings.name = text) : (settings.owner = text)
@@ -52,8 +52,8 @@ struct SessionSettings: Equatable, Sendable {
             case ("tokensValidAfter", .null): settings.tokensValidAfter = 0
             case ("tokensValidAfter", .string("now")): settings.tokensValidAfter = now
             case ("tokensValidAfter", .string(let text)):
-                guard let time = Self.timestamp(text), time <= now else {
-                    throw .unprocessable("\"tokensValidAfter\" must be \"now\", a time up to now (RFC 3339, e.g. 2026-12-06T10:00:00Z), or null", member: key)
+                guard let time = RFC3339.parse(text), time <= now else {
+                    throw .unprocessable("\"tokensValidAfter\" must be \"now\", a time from 1970 up to now (RFC 3339, e.g. 2026-12-06T10:00:00Z), or null", member: key)
                 }
                 settings.tokensValidAfter = time
             case ("name", _), ("owner", _):
@@ -78,7 +78,7 @@ struct SessionSettings: Equatable, Sendable {
             guard isLabelKey(key) else {
                 throw .unprocessable("\"labels\": the key \"\(key)\" must be 1 to 64 letters, digits, '.', '_', '-' or '/'", member: "labels")
             }
-            guard case .string(let text) = value, text.count <= maxTextLength, !hasControls(text) else {
+            guard case .string(let text) = value, text.unicodeScalars.count <= maxTextLength, !hasControls(text) else {
                 throw .unprocessable("\"labels\": the value of \"\(key)\" must be a string of at most \(maxTextLength) characters without control characters", member: "labels")
             }
             labels[key] = text
@@ -88,19 +88,6 @@ struct SessionSettings: Equatable, Sendable {
 
     private static func hasControls(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
-    /// An RFC 3339 time (`2026-12-06T10:00:00Z`, with fractions of a second or an offset)
-    /// in milliseconds since 1970; nil when it is not one.
-    static func timestamp(_ text: String) -> Int64? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        var date = formatter.date(from: text)
-        if date == nil {
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            date = formatter.date(from: text)
-        }
-        return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
     }
 
     static func isLabelKey(_ key: some StringProtocol) -> Bool {
