@@ -4,8 +4,12 @@
 .build/debug/tree-server) on 127.0.0.1 with a free port (`--port 0`; the port is read from the
 server's "listening on" line), waits until /healthz answers 200 and returns a `TreeServer`. The
 servers stop at the end of the test session; one that died during the run fails it.
+
+`signing_key_file` is a `--signing-key-file` with one fresh key, for servers whose session
+tokens (`POST /sessions/{sid}/tokens`) the tests mint.
 """
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -121,3 +125,11 @@ def tree_server(request):
     finally:
         for server in servers:
             os.unlink(server.log.name)
+
+
+@pytest.fixture(scope="session")
+def signing_key_file(tmp_path_factory):
+    """A signing-key file (`ID SECRET` a line) with one random key, `test`."""
+    path = tmp_path_factory.mktemp("signing-keys") / "keys"
+    path.write_text("# tree-server --signing-key-file: ID SECRET, the first line signs\ntest " + secrets.token_urlsafe(32) + "\n")
+    return path

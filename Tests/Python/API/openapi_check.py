@@ -22,6 +22,9 @@ MAIN_FLAGS = ("--max-sessions", "1000000", "--max-body", "1048576")
 # Tiny limits and a token, for 401, 413 (body, batch), 429 (sessions, views) and 503.
 LIMITED_FLAGS = ("--max-sessions", "1", "--max-total-nodes", "3", "--max-body", "4096", "--max-batch", "2",
                  "--max-views", "1", "--token", TOKEN)
+# An admin token and signing keys (`--signing-key-file`, given by the caller), for session
+# tokens, their roles (403), and 401 for tokens that are refused.
+SECURED_FLAGS = ("--max-sessions", "1000", "--token", TOKEN)
 
 
 def pointer_escape(s):

@@ -12,8 +12,15 @@ cannot state, so that a schema-valid request must be accepted (see schemathesis.
   body of one of them becomes a small valid one with fresh ids; `format`, `separator` and
   `columns` (which name how to read the body) are left out of uploads, and `parentId` of an
   insert unless the body is a path list (rows name their parents themselves).
-* `expand` and `ttl` may be members of a nested upload or query parameters, not both: the query
-  parameter is left out when the body has the member.
+* `expand`, `ttl` and `name` may be members of a nested upload or query parameters, not both:
+  the query parameter is left out when the body has the member.
+* `tokensValidAfter` is a time from 1970 up to now: a valid time outside that becomes
+  2020-01-01T00:00:00Z. The session's settings take no filter: `filter`, `where` and `fields`
+  are left out of a `PATCH /sessions/{sid}` whose body holds settings.
+* `view` of `POST /sessions/{sid}/tokens` must be a view of the session (else 422): a valid one
+  becomes `null`.
+* `access_token` of an event stream is left out: a generated one is never a token the server
+  minted (401); test_scenarios.py opens streams with real ones.
 * `fields`, `where`, `aggregate` and `sort` (a query parameter, or a view's `sort` member) have a
   grammar of their own (docs/API.md): a generated value becomes a valid one, and `fields` is left out unless a `filter` or `highlight` text
   is there to search.
@@ -25,9 +32,17 @@ The routes under `/sessions/{sid}/views/{vid}/` are treated as the default view'
 repeat.
 
 Only values that are valid are rewritten, so a request that breaks the schema still does.
+
+With TREE_READER_SESSION set (test_schemathesis.py's run with a reader token), every valid `sid`
+becomes that session and every valid `vid` TREE_READER_VIEW, the session and view the token
+reaches; and the check `reader_never_edits` fails any 2xx answer to a request that a reader may
+not make (`is_edit`).
 """
 import itertools
+import os
+from datetime import datetime, timezone
 
+import jsonschema
 import schemathesis
 
 _fresh = itertools.count(1)
@@ -71,6 +86,57 @@ def index_zero(body):
     return body
 
 
+SETTINGS = {"name", "labels", "owner", "ttl", "tokensValidAfter"}
+# Batch operations that edit the tree (the editor role).
+EDIT_OPERATIONS = {"insert", "delete", "move", "update", "deleteSelected", "moveSelected"}
+_formats = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+def bounded_settings(body):
+    """A `tokensValidAfter` before 1970 or in the future moved into that span."""
+    body = dict(body)
+    after = body.get("tokensValidAfter")
+    if isinstance(after, str) and after != "now" and _formats.conforms(after, "date-time"):
+        try:
+            when = datetime.fromisoformat(after.upper().replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+        if when is None or when > datetime.now(timezone.utc) or when < datetime(1970, 1, 1, tzinfo=timezone.utc):
+            body["tokensValidAfter"] = "2020-01-01T00:00:00Z"
+    return body
+
+
+def is_edit(method, path, body):
+    """Whether a request (`path` a template) needs more than the reader role of its session: an
+    edit of the tree, the session's deletion, settings or tokens, an upload, the metrics."""
+    route = (method.upper(), path.replace("/views/{vid}/", "/"))
+    if route in {("POST", "/sessions"), ("GET", "/metrics"), ("HEAD", "/metrics"), ("DELETE", "/sessions/{sid}"),
+                 ("POST", "/sessions/{sid}/tokens"), ("POST", "/sessions/{sid}/items"),
+                 ("DELETE", "/sessions/{sid}/items/{itemId}")}:
+        return True
+    if not isinstance(body, dict):
+        return False
+    if route == ("PATCH", "/sessions/{sid}/items/{itemId}"):
+        return bool({"title", "data", "parentId", "index"} & set(body))
+    if route == ("PATCH", "/sessions/{sid}"):
+        return bool(SETTINGS & set(body))
+    if route == ("POST", "/sessions/{sid}/batch") and isinstance(body.get("operations"), list):
+        return any(isinstance(op, dict) and op.get("op") in EDIT_OPERATIONS for op in body["operations"])
+    return False
+
+
+READER_SESSION = os.environ.get("TREE_READER_SESSION")
+READER_VIEW = os.environ.get("TREE_READER_VIEW")
+
+if READER_SESSION:
+    @schemathesis.check
+    def reader_never_edits(ctx, response, case):
+        """A reader token never gets a 2xx for a request that needs more than reading."""
+        if 200 <= response.status_code < 300 and is_edit(case.method, case.path, case.body):
+            raise AssertionError(f"a reader token got {response.status_code} for {case.method} {case.path}, "
+                                 "which needs the editor or owner role (or an admin token)")
+
+
 def other_format_body(media_type):
     """A small valid body of a row or path-list media type, with fresh ids; None for JSON."""
     n = next(_fresh)
@@ -93,6 +159,21 @@ def before_call(context, case, kwargs):
     # A view's routes take what the default view's take.
     route = (operation.method.upper(), operation.path.replace("/views/{vid}/", "/"))
     body = case.body
+    if READER_SESSION and isinstance(case.path_parameters, dict):
+        parameters = dict(case.path_parameters)
+        for name, value in (("sid", READER_SESSION), ("vid", READER_VIEW)):
+            if isinstance(parameters.get(name), str) and "\0" not in parameters[name]:
+                parameters[name] = value
+        case.path_parameters = parameters
+    if route[1] == "/sessions/{sid}/events" and isinstance(case.query, dict) and "access_token" in case.query:
+        case.query = {k: v for k, v in case.query.items() if k != "access_token"}
+    if route in {("POST", "/sessions"), ("PATCH", "/sessions/{sid}")} and isinstance(body, dict) and SETTINGS & set(body):
+        body = case.body = bounded_settings(body)
+        if route[0] == "PATCH" and isinstance(case.query, dict):
+            case.query = {k: v for k, v in case.query.items() if k not in ("filter", "where", "fields")}
+    if route == ("POST", "/sessions/{sid}/tokens") and isinstance(body, dict) and isinstance(body.get("view"), str) \
+            and len(body["view"]) == 16 and all(c in "0123456789abcdef" for c in body["view"]):
+        case.body = dict(body, view=None)
     if isinstance(case.query, dict) and {"fields", "where", "aggregate", "sort"} & set(case.query):
         query = dict(case.query)
         if "fields" in query:
@@ -113,7 +194,7 @@ def before_call(context, case, kwargs):
         if isinstance(case.query, dict):
             drop = {"format", "separator", "columns"} | ({"parentId"} if case.media_type != "text/plain" else set())
             if isinstance(body, dict):
-                drop |= {"expand", "ttl"} & set(body)
+                drop |= {"expand", "ttl", "name"} & set(body)
             case.query = {k: v for k, v in case.query.items() if k not in drop}
         replacement = other_format_body(case.media_type)
         if replacement is not None:

@@ -640,8 +640,8 @@ def test_selection(step, api, state):
 
 
 # -- methods -------------------------------------------------------------------------------
-@pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("GET", "/sessions"), ("POST", "/sessions/{sid}"),
-                                          ("DELETE", "/sessions/{sid}/rows")])
+@pytest.mark.parametrize("method, path", [("PUT", "/sessions"), ("DELETE", "/sessions"), ("POST", "/sessions/{sid}"),
+                                          ("DELETE", "/sessions/{sid}/rows"), ("GET", "/sessions/{sid}/tokens")])
 def test_method_not_allowed(method, path, api, state):
     r = api.request(method, path.format(**state))
     assert r.status_code == 405 and "Allow" in r.headers \
@@ -670,9 +670,14 @@ LIMITED = dict(server="limited")
 
 @steps(
     Step("limited: health without token", "GET", "/healthz", 200, **LIMITED),
-    Step("limited: demo page without token", "GET", "/", 401, **LIMITED),
-    Step("limited: metrics without token", "GET", "/metrics", 401, **LIMITED),
-    Step("limited: spec without token", "GET", "/openapi.yaml", 401, **LIMITED),
+    Step("limited: demo page without token (open)", "GET", "/", 200, **LIMITED),
+    Step("limited: demo page with a wrong token (not checked)", "GET", "/", 200,
+         headers={"Authorization": "Bearer nope"}, **LIMITED),
+    Step("limited: metrics without token", "GET", "/metrics", 401,
+         expect=lambda r, b, s: expect(r.headers["WWW-Authenticate"] == 'Bearer realm="tree-sessions"',
+                                       f"WWW-Authenticate {r.headers.get('WWW-Authenticate')}"), **LIMITED),
+    Step("limited: spec without token (open)", "GET", "/openapi.yaml", 200, **LIMITED),
+    Step("limited: list sessions without token", "GET", "/sessions", 401, **LIMITED),
     Step("limited: create without token", "POST", "/sessions", 401, body=[{"title": "a"}], **LIMITED),
     Step("limited: create wrong token", "POST", "/sessions", 401, body=[{"title": "a"}],
          headers={"Authorization": "Bearer nope"}, **LIMITED),
@@ -755,3 +760,287 @@ def test_event_stream_token(api, state):
     with api.http.get(f"{base}?access_token={body['token']}", stream=True, timeout=10) as stream:
         assert stream.status_code == 200 and next(events_of(stream))["event"] == "reset"
     assert api.http.get(f"{base}?access_token=wrong", timeout=10).status_code == 401
+
+
+# -- access: session tokens, roles, bound views, settings, the session list (issue 38) -------
+# A third server, with an admin token and a signing-key file (conftest.py).
+SECURED = dict(server="secured")
+SEC = "/sessions/{sec}"
+SEC_VIEW = "/sessions/{sec}/views/{secv}"
+FORBIDDEN = "urn:treesessions:problem:forbidden"
+INVALID_TOKEN = 'Bearer realm="tree-sessions", error="invalid_token"'
+
+
+def bearer(key):
+    """An Authorization header with the token the state keeps under `key`."""
+    return {"Authorization": "Bearer {" + key + "}"}
+
+
+def minted(role, view=None):
+    """A 201 of POST .../tokens: the role and view asked for, no-store, and a token whose
+    readable fields say the same."""
+    def check(r, b, s):
+        fields = b["token"].split(".")
+        expect(b["role"] == role and b["view"] == (s[view] if view else None), f"minted {b}")
+        expect(r.headers.get("Cache-Control") == "no-store", "no Cache-Control: no-store")
+        expect(fields[:4] == ["ts1", s["sec"], role, s[view] if view else "-"] and len(fields) == 8, f"token fields {fields[:4]}")
+    return check
+
+
+def keep(key, member="token"):
+    return lambda s, r, b: s.update({key: b[member]})
+
+
+def problem(status_type, www=None, says=None):
+    """A problem of this type (and WWW-Authenticate value; a `detail` that says this)."""
+    def check(r, b, s):
+        expect(b["type"] == status_type, f"problem {b}")
+        if www is not None:
+            expect(r.headers.get("WWW-Authenticate") == www, f"WWW-Authenticate {r.headers.get('WWW-Authenticate')}")
+        if says is not None:
+            expect(says in b["detail"], f"detail {b['detail']!r} does not say {says!r}")
+        for key in ("reader", "owner", "bound"):
+            expect(key not in s or s[key] not in b["detail"], "the detail echoes a token")
+    return check
+
+
+def tampered(s):
+    """The reader's token with one character of its signature changed."""
+    token = s["reader"]
+    return {"Authorization": "Bearer " + token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]}
+
+
+def under_unknown_key(s):
+    """The reader's token claiming a key the server does not have."""
+    fields = s["reader"].split(".")
+    fields[6] = "gone"
+    return {"Authorization": "Bearer " + ".".join(fields)}
+
+
+def after_expiry(s):
+    """Waits until the short token has expired, then sends it."""
+    import time
+    from datetime import datetime
+    expires = datetime.fromisoformat(s["short_expires"].replace("Z", "+00:00")).timestamp()
+    time.sleep(max(0.0, expires - time.time() + 0.05))
+    return {"Authorization": "Bearer " + s["short"]}
+
+
+def listed(*names, next_=False):
+    def check(r, b, s):
+        got = [entry["name"] for entry in b["sessions"]]
+        expect(got == list(names), f"sessions {got}, expected {list(names)}")
+        expect((b["next"] is not None) == next_, f"next {b['next']}")
+        expect(all(entry["cursor"] for entry in b["sessions"]), "an entry without a cursor")
+        expect(r.headers.get("Cache-Control") == "no-store", "no Cache-Control: no-store")
+    return check
+
+
+def summary_has(**members):
+    def check(r, b, s):
+        expect(all(b.get(k) == v for k, v in members.items()), f"summary {b}")
+    return check
+
+
+@steps(
+    Step("secured: create with settings", "POST", "/sessions", 201, headers=AUTH,
+         body={**TREE, "name": "Team tree", "labels": {"team": "search", "env": "test"}, "owner": "ana@example.com"},
+         expect=summary_has(name="Team tree", labels={"env": "test", "team": "search"}, owner="ana@example.com",
+                            tokensValidAfter=None),
+         save=lambda s, r, b: s.update(sec=b["id"]), **SECURED),
+    Step("secured: a view", "POST", SEC + "/views", 201, headers=AUTH, save=lambda s, r, b: s.update(secv=b["id"]), **SECURED),
+    Step("secured: another session", "POST", "/sessions?name=Other", 201, headers=AUTH, body=[{"title": "x"}],
+         save=lambda s, r, b: s.update(other=b["id"]), **SECURED),
+    # Minting.
+    Step("mint a reader token", "POST", SEC + "/tokens", 201, headers=AUTH, body={"role": "reader"},
+         expect=minted("reader"), save=keep("reader"), **SECURED),
+    Step("mint an editor token", "POST", SEC + "/tokens", 201, headers=AUTH, body={"role": "editor", "ttl": 600},
+         expect=minted("editor"), save=keep("editor"), **SECURED),
+    Step("mint an owner token", "POST", SEC + "/tokens", 201, headers=AUTH, body={"role": "owner", "ttl": 600, "view": None},
+         expect=minted("owner"), save=lambda s, r, b: s.update(owner=b["token"], owner_expires=b["expiresAt"]), **SECURED),
+    Step("mint a reader token bound to a view", "POST", SEC + "/tokens", 201, headers=AUTH,
+         body=lambda s: {"role": "reader", "view": s["secv"]}, expect=minted("reader", "secv"), save=keep("bound"), **SECURED),
+    Step("mint a token that lasts a second", "POST", SEC + "/tokens", 201, headers=AUTH, body={"role": "reader", "ttl": 1},
+         save=lambda s, r, b: s.update(short=b["token"], short_expires=b["expiresAt"]), **SECURED),
+    Step("mint: no role", "POST", SEC + "/tokens", 422, headers=AUTH, body={"ttl": 60},
+         expect=lambda r, b, s: expect(b["pointer"] == "/role", f"{b}"), **SECURED),
+    Step("mint: unknown role", "POST", SEC + "/tokens", 422, headers=AUTH, body={"role": "admin"}, **SECURED),
+    Step("mint: ttl 0", "POST", SEC + "/tokens", 422, headers=AUTH, body={"role": "reader", "ttl": 0},
+         expect=lambda r, b, s: expect(b["pointer"] == "/ttl", f"{b}"), **SECURED),
+    Step("mint: ttl over --max-token-ttl", "POST", SEC + "/tokens", 422, headers=AUTH, body={"role": "reader", "ttl": 2592001}, **SECURED),
+    Step("mint: a view the session does not have", "POST", SEC + "/tokens", 422, headers=AUTH,
+         body={"role": "reader", "view": "0000000000000000"},
+         expect=lambda r, b, s: expect(b["pointer"] == "/view", f"{b}"), **SECURED),
+    Step("mint: unknown member", "POST", SEC + "/tokens", 422, headers=AUTH, body={"role": "reader", "scope": "all"}, **SECURED),
+    Step("mint: a query parameter", "POST", SEC + "/tokens?ttl=60", 400, headers=AUTH, body={"role": "reader"}, **SECURED),
+    Step("mint: no content type", "POST", SEC + "/tokens", 415, headers=AUTH, raw=b'{"role": "reader"}', **SECURED),
+    Step("mint: unknown session", "POST", f"/sessions/{UNKNOWN}/tokens", 404, headers=AUTH, body={"role": "reader"}, **SECURED),
+    Step("mint: without a credential", "POST", SEC + "/tokens", 401, body={"role": "reader"},
+         expect=problem("urn:treesessions:problem:unauthorized", 'Bearer realm="tree-sessions"'), **SECURED),
+    # The reader role.
+    Step("reader: rows", "GET", SEC + "/rows", 200, headers=bearer("reader"), **SECURED),
+    Step("reader: the summary", "GET", SEC, 200, headers=bearer("reader"), **SECURED),
+    Step("reader: expand", "PATCH", SEC + "/items/docs", 200, headers=bearer("reader"), body={"expanded": True}, **SECURED),
+    Step("reader: select", "PATCH", SEC + "/items/docs", 200, headers=bearer("reader"), body={"selected": True}, **SECURED),
+    Step("reader: a batch of view changes", "POST", SEC + "/batch", 200, headers=bearer("reader"),
+         body={"operations": [{"op": "collapseAll"}, {"op": "expand", "id": "docs", "expanded": True}]}, **SECURED),
+    Step("reader: set the expansion", "PUT", SEC + "/expansion", 200, headers=bearer("reader"), body={"expanded": ["docs"]}, **SECURED),
+    Step("reader: rename, refused", "PATCH", SEC + "/items/docs", 403, headers=bearer("reader"), body={"title": "Mine"},
+         expect=problem(FORBIDDEN, says="editor"), **SECURED),
+    Step("reader: move, refused", "PATCH", SEC + "/items/1", 403, headers=bearer("reader"), body={"parentId": None}, **SECURED),
+    Step("reader: insert, refused", "POST", SEC + "/items", 403, headers=bearer("reader"), body=[{"title": "x"}],
+         expect=problem(FORBIDDEN), **SECURED),
+    Step("reader: delete an item, refused", "DELETE", SEC + "/items/docs", 403, headers=bearer("reader"), **SECURED),
+    Step("reader: a batch with an edit, refused", "POST", SEC + "/batch", 403, headers=bearer("reader"),
+         body={"operations": [{"op": "collapseAll"}, {"op": "delete", "id": "docs"}]}, **SECURED),
+    Step("reader: an edit through a view, refused", "POST", SEC_VIEW + "/items", 403, headers=bearer("reader"),
+         body=[{"title": "x"}], **SECURED),
+    Step("reader: delete the session, refused", "DELETE", SEC, 403, headers=bearer("reader"), **SECURED),
+    Step("reader: mint, refused", "POST", SEC + "/tokens", 403, headers=bearer("reader"), body={"role": "reader"}, **SECURED),
+    Step("reader: settings, refused", "PATCH", SEC, 403, headers=bearer("reader"), body={"name": "Mine"},
+         expect=problem(FORBIDDEN, says="owner"), **SECURED),
+    Step("reader: metrics, refused", "GET", "/metrics", 403, headers=bearer("reader"), **SECURED),
+    Step("reader: upload, refused", "POST", "/sessions", 403, headers=bearer("reader"), body=[{"title": "x"}], **SECURED),
+    Step("reader: the session list is its session", "GET", "/sessions", 200, headers=bearer("reader"),
+         expect=lambda r, b, s: expect([e["id"] for e in b["sessions"]] == [s["sec"]], f"{b}"), **SECURED),
+    Step("reader: an events token", "POST", SEC + "/events/token", 201, headers=bearer("reader"),
+         expect=lambda r, b, s: expect(b["token"].split(".")[2:4] == ["reader", "-"] and b["expiresIn"] <= 60, f"{b}"), **SECURED),
+    # The editor and owner roles.
+    Step("editor: rename", "PATCH", SEC + "/items/docs", 200, headers=bearer("editor"), body={"title": "Docs"}, **SECURED),
+    Step("editor: a batch with an edit", "POST", SEC + "/batch", 200, headers=bearer("editor"),
+         body={"operations": [{"op": "insert", "nodes": [{"title": "By the editor", "id": "ed1"}]}]}, **SECURED),
+    Step("editor: settings, refused", "PATCH", SEC, 403, headers=bearer("editor"), body={"ttl": 60}, **SECURED),
+    Step("editor: delete the session, refused", "DELETE", SEC, 403, headers=bearer("editor"), **SECURED),
+    Step("owner: mint an editor token, expiring with the owner's", "POST", SEC + "/tokens", 201, headers=bearer("owner"),
+         body={"role": "editor", "ttl": 86400},
+         expect=lambda r, b, s: expect(b["expiresAt"] == s["owner_expires"], f"{b['expiresAt']} is not {s['owner_expires']}"), **SECURED),
+    # A token bound to a view.
+    Step("bound: its view's rows", "GET", SEC_VIEW + "/rows", 200, headers=bearer("bound"), **SECURED),
+    Step("bound: expand in its view", "PATCH", SEC_VIEW + "/items/docs", 200, headers=bearer("bound"), body={"expanded": True}, **SECURED),
+    Step("bound: the default view's rows, refused", "GET", SEC + "/rows", 403, headers=bearer("bound"),
+         expect=problem(FORBIDDEN, says="bound to view"), **SECURED),
+    Step("bound: the default view's expandAll, refused", "PATCH", SEC, 403, headers=bearer("bound"), body={"expandAll": True}, **SECURED),
+    Step("bound: make a view, refused", "POST", SEC + "/views", 403, headers=bearer("bound"), **SECURED),
+    Step("bound: the views are its view", "GET", SEC + "/views", 200, headers=bearer("bound"),
+         expect=lambda r, b, s: expect([v["id"] for v in b["views"]] == [s["secv"]] and b["total"] == 1, f"{b}"), **SECURED),
+    Step("bound: the summary", "GET", SEC, 200, headers=bearer("bound"), **SECURED),
+    Step("bound: an events token, bound too", "POST", SEC + "/events/token", 201, headers=bearer("bound"),
+         expect=lambda r, b, s: expect(b["token"].split(".")[3] == s["secv"], f"{b}"), **SECURED),
+    # Credentials that are refused: 401.
+    Step("no credential", "GET", SEC + "/rows", 401,
+         expect=problem("urn:treesessions:problem:unauthorized", 'Bearer realm="tree-sessions"'), **SECURED),
+    Step("a forged signature", "GET", SEC + "/rows", 401, headers=tampered,
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN, "signature"), **SECURED),
+    Step("a key the server does not have", "GET", SEC + "/rows", 401, headers=under_unknown_key,
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN), **SECURED),
+    Step("a malformed token", "GET", SEC + "/rows", 401, headers={"Authorization": "Bearer ts1.nothing"},
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN), **SECURED),
+    Step("an unknown token", "GET", SEC + "/rows", 401, headers={"Authorization": "bearer not-a-token"},
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN), **SECURED),
+    Step("another scheme", "GET", SEC + "/rows", 401, headers={"Authorization": "Basic YTpi"},
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN), **SECURED),
+    Step("a token of another session", "GET", "/sessions/{other}/rows", 401, headers=bearer("reader"),
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN, "another session"), **SECURED),
+    Step("an expired token", "GET", SEC + "/rows", 401, headers=after_expiry,
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN, "expired"), **SECURED),
+    Step("the admin token as access_token", "GET", SEC + "/events?access_token=" + TOKEN, 401,
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN, "URL"), **SECURED),
+    # Settings.
+    Step("the version before the settings", "GET", SEC, 200, headers=AUTH,
+         save=lambda s, r, b: s.update(sec_version=b["version"]), **SECURED),
+    Step("owner: settings", "PATCH", SEC, 200, headers=bearer("owner"),
+         body={"name": "Team tree, renamed", "labels": {"team": "search", "run": "pages"}, "ttl": 0},
+         expect=lambda r, b, s: (summary_has(name="Team tree, renamed", labels={"run": "pages", "team": "search"}, ttl=0,
+                                             expiresAt=None, owner="ana@example.com")(r, b, s),
+                                 expect(r.headers["ETag"] == f'"{b["version"]}"', "ETag is not the version"),
+                                 expect(b["version"] == s["sec_version"] + 1, f"version {b['version']}, before {s['sec_version']}")),
+         save=lambda s, r, b: s.update(sec_version=b["version"]), **SECURED),
+    Step("settings: the summary after", "GET", SEC, 200, headers=AUTH,
+         expect=lambda r, b, s: expect(b["version"] == s["sec_version"] and b["name"] == "Team tree, renamed", f"{b}"),
+         **SECURED),
+    Step("settings: the same again steps nothing", "PATCH", SEC, 200, headers=AUTH, body={"name": "Team tree, renamed"},
+         expect=lambda r, b, s: expect(b["version"] == s["sec_version"] and r.headers["ETag"] == f'"{s["sec_version"]}"', f"{b}"),
+         **SECURED),
+    Step("settings: If-Match current", "PATCH", SEC, 200, headers=lambda s: {**AUTH, "If-Match": f'"{s["sec_version"]}"'},
+         body={"owner": None, "ttl": None}, expect=summary_has(owner=None, ttl=1800), **SECURED),
+    Step("settings: If-Match stale", "PATCH", SEC, 412, headers={**AUTH, "If-Match": '"999"'}, body={"name": None}, **SECURED),
+    Step("settings: mixed with a view's operation", "PATCH", SEC, 422, headers=AUTH, body={"name": "x", "expandAll": True}, **SECURED),
+    Step("settings: with a filter", "PATCH", SEC + "?filter=doc", 400, headers=AUTH, body={"name": "x"}, **SECURED),
+    Step("settings: an empty name", "PATCH", SEC, 422, headers=AUTH, body={"name": ""},
+         expect=lambda r, b, s: expect(b["pointer"] == "/name", f"{b}"), **SECURED),
+    Step("settings: a bad label key", "PATCH", SEC, 422, headers=AUTH, body={"labels": {"a b": "c"}}, **SECURED),
+    Step("settings: 17 labels", "PATCH", SEC, 422, headers=AUTH, body={"labels": {f"k{i}": "v" for i in range(17)}}, **SECURED),
+    Step("settings: tokensValidAfter in the future", "PATCH", SEC, 422, headers=AUTH,
+         body={"tokensValidAfter": "2999-01-01T00:00:00Z"}, **SECURED),
+    Step("settings: tokensValidAfter not a time", "PATCH", SEC, 422, headers=AUTH, body={"tokensValidAfter": "yesterday"}, **SECURED),
+    Step("settings: an unknown session", "PATCH", f"/sessions/{UNKNOWN}", 404, headers=AUTH, body={"name": "x"}, **SECURED),
+    Step("upload: name twice", "POST", "/sessions?name=a", 400, headers=AUTH, body={"nodes": [], "name": "b"}, **SECURED),
+    Step("upload: a name with a control character", "POST", "/sessions", 422, headers=AUTH, body={"nodes": [], "name": "a\tb"}, **SECURED),
+    # The session list.
+    *[Step(f"upload page {i}", "POST", "/sessions", 201, headers=AUTH,
+           body={"nodes": [{"title": "x"}], "name": f"Page {i}", "labels": {"run": "pages"}}, **SECURED) for i in (1, 2, 3)],
+    Step("list by name, a page of 2", "GET", "/sessions?name=Page&limit=2", 200, headers=AUTH,
+         expect=listed("Page 3", "Page 2", next_=True), save=lambda s, r, b: s.update(next_page=b["next"]), **SECURED),
+    Step("list the page after", "GET", "/sessions?name=Page&limit=2&after={next_page}", 200, headers=AUTH,
+         expect=listed("Page 1"), **SECURED),
+    Step("list by label", "GET", "/sessions?label=run:pages", 200, headers=AUTH,
+         expect=listed("Page 3", "Page 2", "Page 1", "Team tree, renamed"), **SECURED),
+    Step("list by label and name", "GET", "/sessions?label=run:pages&name=Team", 200, headers=AUTH,
+         expect=listed("Team tree, renamed"), **SECURED),
+    Step("list head", "HEAD", "/sessions?limit=1", 200, headers=AUTH, **SECURED),
+    Step("list: a label without a colon", "GET", "/sessions?label=run", 400, headers=AUTH, **SECURED),
+    Step("list: not a cursor", "GET", "/sessions?after=page-2", 400, headers=AUTH, **SECURED),
+    Step("list: limit 1001", "GET", "/sessions?limit=1001", 400, headers=AUTH, **SECURED),
+    Step("list: unknown parameter", "GET", "/sessions?label=run:pages&owner=ana", 400, headers=AUTH, **SECURED),
+    # Revocation.
+    Step("the reader before tokensValidAfter", "GET", SEC, 200, headers=bearer("reader"), **SECURED),
+    Step("revoke the tokens minted so far", "PATCH", SEC, 200, headers=AUTH, body={"tokensValidAfter": "now"},
+         expect=lambda r, b, s: expect(b["tokensValidAfter"] is not None, f"{b}"), **SECURED),
+    Step("a revoked reader token", "GET", SEC, 401, headers=bearer("reader"),
+         expect=problem("urn:treesessions:problem:unauthorized", INVALID_TOKEN, "tokensValidAfter"), **SECURED),
+    Step("a revoked owner token", "PATCH", SEC, 401, headers=bearer("owner"), body={"tokensValidAfter": None}, **SECURED),
+    Step("mint after the revocation", "POST", SEC + "/tokens", 201, headers=AUTH, body={"role": "reader"},
+         save=keep("fresh"), **SECURED),
+    Step("a token minted after tokensValidAfter", "GET", SEC, 200, headers=bearer("fresh"), **SECURED),
+    Step("tokensValidAfter cleared", "PATCH", SEC, 200, headers=AUTH, body={"tokensValidAfter": None},
+         expect=summary_has(tokensValidAfter=None), **SECURED),
+    Step("the old reader token again", "GET", SEC, 200, headers=bearer("reader"), **SECURED),
+    Step("a reader token, deleting another session", "DELETE", "/sessions/{other}", 401, headers=bearer("fresh"), **SECURED),
+    Step("admin: delete the session", "DELETE", SEC, 204, headers=AUTH, **SECURED),
+)
+def test_access(step, api, state):
+    run(step, api, state)
+
+
+def test_session_token_opens_event_streams(api, state):
+    """A session token (not only the events token) opens its session's streams as access_token
+    and as Authorization; a bound one only its view's stream; tokensValidAfter closes the
+    streams of the tokens it revokes."""
+    base = api.bases["secured"]
+    sid = api.request("POST", "/sessions", server="secured", headers=AUTH, body=TREE).json()["id"]
+    vid = api.request("POST", f"/sessions/{sid}/views", server="secured", headers=AUTH).json()["id"]
+    reader = api.request("POST", f"/sessions/{sid}/tokens", server="secured", headers=AUTH, body={"role": "reader"}).json()["token"]
+    bound = api.request("POST", f"/sessions/{sid}/tokens", server="secured", headers=AUTH,
+                        body={"role": "reader", "view": vid}).json()["token"]
+    for url, headers in ((f"{base}/sessions/{sid}/events?access_token={reader}", {}),
+                         (f"{base}/sessions/{sid}/events", {"Authorization": f"Bearer {reader}"}),
+                         (f"{base}/sessions/{sid}/views/{vid}/events?access_token={bound}", {})):
+        with api.http.get(url, headers=headers, stream=True, timeout=10) as stream:
+            _, problems = api.spec.problems("GET", stream, 200)
+            assert not problems, problems
+            assert next(events_of(stream))["event"] == "reset"
+    refused = api.http.get(f"{base}/sessions/{sid}/events?access_token={bound}", timeout=10)
+    _, problems = api.spec.problems("GET", refused, 403)
+    assert not problems, problems
+    # tokensValidAfter closes the streams opened with the tokens it revokes, without `end`;
+    # their reconnects get 401.
+    with api.http.get(f"{base}/sessions/{sid}/events?access_token={reader}", stream=True, timeout=10) as stream:
+        events = events_of(stream)
+        assert next(events)["event"] == "reset"
+        revoked = api.request("PATCH", f"/sessions/{sid}", server="secured", headers=AUTH, body={"tokensValidAfter": "now"})
+        assert revoked.status_code == 200, revoked.text
+        assert all(event["event"] != "end" for event in events)
+    again = api.http.get(f"{base}/sessions/{sid}/events?access_token={reader}", timeout=10)
+    _, problems = api.spec.problems("GET", again, 401)
+    assert not problems, problems
+    assert api.request("DELETE", f"/sessions/{sid}", server="secured", headers=AUTH).status_code == 204
