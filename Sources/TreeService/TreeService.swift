@@ -16,6 +16,9 @@ public final class TreeService: HTTPResponder {
     let openStreams = Atomic<Int>(0)
     /// The admin tokens and signing keys requests are checked against.
     let keys: Mutex<AccessKeys>
+    /// Token texts the keys of `generation` verified, with what they say (their expiry is
+    /// checked at each use): a browser sends one token with every request, checked once.
+    let verifiedTokens = Mutex<(generation: Int, tokens: [String: AccessToken])>((0, [:]))
 
     /// - Parameters:
     ///   - clock: the service's time; injected so expiry can be tested.

@@ -8,6 +8,11 @@ struct AccessKeys: Sendable {
     /// The admin tokens' bytes; empty: an open server.
     var adminTokens: [[UInt8]]
     var signer: TokenSigner
+    /// Counts the signers: the tokens one verified are kept with its generation
+    /// (`TreeService.verifiedTokens`).
+    var generation = 0
+    /// The most tokens kept verified; beyond, all are forgotten and verified again as they come.
+    static let verifiedCapacity = 10_000
 
     /// From configured credentials; a key is made now when none is given.
     init(_ credentials: Credentials) {
@@ -40,7 +45,10 @@ extension TreeService {
         let fresh = AccessKeys(credentials)
         keys.withLock { keys in
             if !isOpen { keys.adminTokens = fresh.adminTokens }
-            if !credentials.signingKeys.isEmpty { keys.signer = fresh.signer }
+            if !credentials.signingKeys.isEmpty {
+                keys.signer = fresh.signer
+                keys.generation += 1  // what the old keys verified is forgotten: a key left out refuses its tokens
+            }
         }
     }
 
@@ -104,7 +112,9 @@ extension TreeService {
                                                          : "the token is not one this server accepts")
         }
         let token: AccessToken
-        switch keys.signer.verify(text, now: tokenNow) {
+        let now = tokenNow
+        let known = verifiedTokens.withLock { $0.generation == keys.generation ? $0.tokens[String(text)] : nil }
+        switch known.map({ now < $0.expires ? .success($0) : .failure(.expired) }) ?? verify(text, keys, now: now) {
         case .success(let verified): token = verified
         case .failure(.expired): throw TreeService.invalidToken("the token has expired; ask the application for a new one")
         case .failure(.unknownKey): throw TreeService.invalidToken("the token was signed with a key this server does not have (any more)")
@@ -118,6 +128,22 @@ extension TreeService {
             }
         }
         return (keys, .token(token))
+    }
+
+    /// Checks a token that is not among the tokens verified already, and keeps it there: a
+    /// browser sends the same token with every request, and its signature is checked once.
+    private func verify(_ text: Substring, _ keys: AccessKeys, now: Int64) -> Result<AccessToken, TokenError> {
+        let result = keys.signer.verify(text, now: now)
+        if case .success(let token) = result {
+            verifiedTokens.withLock { verified in
+                // Kept with the keys that verified it: none of an older generation.
+                if verified.generation < keys.generation { verified = (keys.generation, [:]) }
+                guard verified.generation == keys.generation else { return }
+                if verified.tokens.count >= AccessKeys.verifiedCapacity { verified.tokens = [:] }
+                verified.tokens[String(text)] = token
+            }
+        }
+        return result
     }
 
     /// A 401 for a credential that is given but not accepted; `detail` says why (never the token).
