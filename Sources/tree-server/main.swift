@@ -46,7 +46,10 @@ struct Settings {
             guard let text = String(data: data, encoding: .utf8) else { throw UsageError(description: "\(flag): \(path) is not UTF-8 text") }
             do { return try parse(text) } catch { throw UsageError(description: "\(flag) \(path): \(error.description)") }
         }
-        var credentials = Credentials(adminTokens: token.map { [$0] } ?? [])
+        var credentials = Credentials()
+        if let token {
+            do { credentials.adminTokens = [try Credentials.adminToken(token)] } catch { throw UsageError(description: "--token: \(error.description)") }
+        }
         if let tokenFile { credentials.adminTokens += try read(tokenFile, "--token-file", Credentials.adminTokens(file:)) }
         if let signingKeyFile { credentials.signingKeys = try read(signingKeyFile, "--signing-key-file", Credentials.signingKeys(file:)) }
         return credentials
@@ -89,7 +92,11 @@ let options: [Option] = [
     Option(flag: "--token", variable: "TREE_TOKEN", help: "admin token: Authorization: Bearer <token> may do everything; without any admin token the server is open to anyone (default none)") { $1.token = $0.isEmpty ? nil : $0 },
     Option(flag: "--token-file", variable: "TREE_TOKEN_FILE", help: "file of admin tokens, one per line (# comments), beside --token; read again on SIGHUP, so tokens rotate without a restart (default none)") { $1.tokenFile = $0.isEmpty ? nil : $0 },
     Option(flag: "--signing-key-file", variable: "TREE_SIGNING_KEY_FILE", help: "file of the keys that sign session tokens, one per line as ID SECRET (32+ bytes), the first signing; read again on SIGHUP; give every instance the same file (default: a key made at start, so tokens end with the process)") { $1.signingKeyFile = $0.isEmpty ? nil : $0 },
-    Option(flag: "--max-token-ttl", variable: "TREE_MAX_TOKEN_TTL", help: "the longest ttl of a token minted by POST /sessions/{sid}/tokens, in seconds (default 2592000, 30 days)") { $1.service.maxTokenTTL = .seconds(try integer($0, "--max-token-ttl", minimum: 1)) },
+    Option(flag: "--max-token-ttl", variable: "TREE_MAX_TOKEN_TTL", help: "the longest ttl of a token minted by POST /sessions/{sid}/tokens, in seconds, at most \(TreeService.longestTTL) (default 2592000, 30 days)") {
+        let seconds = try integer($0, "--max-token-ttl", minimum: 1)
+        guard seconds <= TreeService.longestTTL else { throw UsageError(description: "--max-token-ttl can be at most \(TreeService.longestTTL), not \(seconds)") }
+        $1.service.maxTokenTTL = .seconds(seconds)
+    },
     Option(flag: "--cors-origins", variable: "TREE_CORS_ORIGINS", help: "comma-separated origins allowed by CORS, or * (default none)") { $1.service.corsOrigins = $0.split(separator: ",").map(String.init) },
     Option(flag: "--data-dir", variable: "TREE_DATA_DIR", help: "directory where sessions and every change are stored, created if missing; none: memory only (default tree-sessions-data)") {
         $1.dataDirectory = $0 == "none" ? nil : $0

@@ -127,10 +127,14 @@ import TreeStorage
                            h.openStream("/sessions/\(sid)/events", headers: Self.admin).1].map { try #require($0) }
         h.clock.advance(.seconds(5))
         let revoke = h.call("PATCH", "/sessions/\(sid)", json: #"{"tokensValidAfter": "now"}"#, headers: old)
-        #expect(revoke.status == 200 && revoke["tokensValidAfter"]?.stringValue == "2027-01-15T08:00:05.000Z", "\(revoke.text)")
+        // "now" refuses the tokens minted in this very millisecond too.
+        #expect(revoke.status == 200 && revoke["tokensValidAfter"]?.stringValue == "2027-01-15T08:00:05.001Z", "\(revoke.text)")
+        #expect(h.call("GET", "/sessions/\(sid)", headers: Self.bearer(try Self.token(h, sid, #"{"role": "reader"}"#))).status == 401)
+        h.clock.advance(.milliseconds(1))
         // The streams opened with tokens minted before end (their clients reconnect and learn why).
         #expect(streams.map(\.finished) == [true, true, false])
         streams[2].stream.cancel()
+        #expect(h.call("GET", "/sessions", headers: old).status == 401, "a route of no session checks the token's own")
         let refused = h.call("GET", "/sessions/\(sid)", headers: old)
         #expect(refused.status == 401 && refused["detail"]?.stringValue?.contains("revoked") == true)
         let fresh = Self.bearer(try Self.token(h, sid, #"{"role": "reader"}"#))
@@ -139,6 +143,9 @@ import TreeStorage
                      #"{"tokensValidAfter": "1969-12-31T23:59:59Z"}"#, #"{"tokensValidAfter": "2027-01-15T08:00:00+0100"}"#] {
             #expect(h.call("PATCH", "/sessions/\(sid)", json: body, headers: Self.admin).status == 422, "\(body)")
         }
+        // Only the admin moves it back: an owner who holds a leaked token would revive every other.
+        let owner = Self.bearer(try Self.token(h, sid, #"{"role": "owner"}"#))
+        #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"tokensValidAfter": null}"#, headers: owner).status == 403)
         #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"tokensValidAfter": "2027-01-15T08:00:00.000Z"}"#, headers: Self.admin).status == 200)
         #expect(h.call("GET", "/sessions/\(sid)", headers: old).status == 200)
     }
@@ -206,6 +213,7 @@ import TreeStorage
             revoked = Self.bearer(try Self.token(h, sid, #"{"role": "owner"}"#))
             clock.advance(.seconds(1))
             #expect(h.call("PATCH", "/sessions/\(sid)", json: #"{"labels": {"team": "a"}, "tokensValidAfter": "now"}"#, headers: Self.admin).status == 200)
+            clock.advance(.milliseconds(1))
             owner = Self.bearer(try Self.token(h, sid, #"{"role": "owner"}"#))
             h.service.shutDownStorage()
             data.close()
@@ -243,6 +251,9 @@ import TreeStorage
         let cursor = try #require(first["next"]?.stringValue)
         #expect(first["sessions"]?.array?.count == 2 && first["sessions"]?.array?.last?["cursor"]?.stringValue == cursor)
         #expect(list("?limit=2&after=\(cursor)") == [ids[2], ids[1]])
+        let none = h.call("GET", "/sessions?limit=0", headers: Self.admin)
+        let start = try #require(none["next"]?.stringValue)
+        #expect(none["sessions"] == .array([]) && list("?after=\(start)") == ids.reversed())
         // A cursor goes on after its session, even when that one is gone.
         #expect(h.call("DELETE", "/sessions/\(ids[3])", headers: Self.admin).status == 204)
         #expect(list("?after=\(cursor)") == [ids[2], ids[1], ids[0]])
@@ -273,6 +284,7 @@ import TreeStorage
         let h = Self.secured()
         let sid = try Self.create(h)
         let before = Self.bearer(try Self.token(h, sid, #"{"role": "reader"}"#))
+        let stream = try #require(h.openStream("/sessions/\(sid)/events", headers: before).1)
         let next = SigningKey(id: "k2", secret: Array(repeating: 42, count: 32))
         try h.service.replaceCredentials(Credentials(adminTokens: ["new-secret"], signingKeys: [next, Self.key]))
         #expect(h.call("GET", "/sessions", headers: Self.admin).status == 401)
@@ -283,6 +295,7 @@ import TreeStorage
         try h.service.replaceCredentials(Credentials(adminTokens: ["new-secret"], signingKeys: [next]))
         #expect(h.call("GET", "/sessions/\(sid)", headers: before)["detail"]?.stringValue
             == "the token was signed with a key this server does not have (any more)")
+        #expect(stream.finished, "the streams of its tokens end with the key")
         #expect(h.call("GET", "/sessions/\(sid)", headers: Self.bearer(after)).status == 200)
         #expect(throws: CredentialsError.self) { try h.service.replaceCredentials(Credentials(signingKeys: [next])) }
         let open = ServiceHarness()
@@ -292,7 +305,12 @@ import TreeStorage
 
     @Test func credentialFilesAreRead() throws {
         #expect(try Credentials.adminTokens(file: "# admins\n\n  one  \ntwo\n") == ["one", "two"])
-        #expect(throws: CredentialsError("line 1: a token has no spaces in it")) { try Credentials.adminTokens(file: "a b\n") }
+        #expect(throws: CredentialsError("line 1: a token is printable ASCII without spaces (what an Authorization header can carry)")) {
+            try Credentials.adminTokens(file: "a b\n")
+        }
+        #expect(throws: CredentialsError("line 2: an admin token may not start with ts1. (the session tokens' prefix)")) {
+            try Credentials.adminTokens(file: "ok\nts1.x\n")
+        }
         #expect(throws: CredentialsError("the file holds no token")) { try Credentials.adminTokens(file: "# none\n") }
         let secret = String(repeating: "s", count: 32)
         let keys = try Credentials.signingKeys(file: "# newest first\nk2 \(secret)x\nk1\t\(secret)\n")

@@ -33,6 +33,8 @@ struct AccessToken: Equatable, Sendable {
     var issued: Int64
     /// Milliseconds since 1970 (UTC) from which it is refused.
     var expires: Int64
+    /// The id of the key that signed it, once verified (minting signs with the first key).
+    var key: String? = nil
 
     static let prefix = "ts1"
 }
@@ -79,8 +81,7 @@ struct TokenSigner: Sendable {
 
     /// The text of `token`, signed with the first key.
     func mint(_ token: AccessToken) -> String {
-        let session = token.session.replacingOccurrences(of: ".", with: "~")
-        precondition(TokenSigner.isName(session.replacingOccurrences(of: "~", with: "")), "a session id is a name, perhaps after an instance's")
+        let session = String(decoding: token.session.utf8.map { $0 == UInt8(ascii: ".") ? UInt8(ascii: "~") : $0 }, as: UTF8.self)
         let key = keys[0]
         let fields = [AccessToken.prefix, session, token.role.rawValue, token.view?.text ?? "-", String(token.issued),
                       String(token.expires), key.id]
@@ -96,7 +97,7 @@ struct TokenSigner: Sendable {
             guard let value = Int64(field), value >= 0, String(value) == field else { return nil }
             return value
         }
-        guard parts.count == 8, parts[0] == AccessToken.prefix, TokenSigner.isName(parts[1].replacingOccurrences(of: "~", with: "")),
+        guard parts.count == 8, parts[0] == AccessToken.prefix, TokenSigner.isSessionField(parts[1]),
               let role = AccessToken.Role(rawValue: String(parts[2])),
               let issued = time(parts[4]), let expires = time(parts[5]), TokenSigner.isName(parts[6]),
               let signature = Base64URL.decode(parts[7]), signature.count == SHA256.digestSize else { return .failure(.malformed) }
@@ -109,7 +110,16 @@ struct TokenSigner: Sendable {
         let signed = text[..<parts[7].startIndex].dropLast()
         guard HMAC.equal(HMAC.sha256(key: key.secret, signed.utf8), signature) else { return .failure(.badSignature) }
         guard now < expires else { return .failure(.expired) }
-        return .success(AccessToken(session: parts[1].replacingOccurrences(of: "~", with: "."), role: role, view: view, issued: issued, expires: expires))
+        let session = String(decoding: parts[1].utf8.map { $0 == UInt8(ascii: "~") ? UInt8(ascii: ".") : $0 }, as: UTF8.self)
+        return .success(AccessToken(session: session, role: role, view: view, issued: issued, expires: expires, key: key.id))
+    }
+
+    /// A session id as a token writes it: 1 to 128 letters, digits, `-`, `_` or `~` (a stored
+    /// session's id has up to 128 of those or `.`, which is written `~`).
+    static func isSessionField(_ text: some StringProtocol) -> Bool {
+        (1 ... 128).contains(text.utf8.count) && text.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f || c == 0x7e
+        }
     }
 
     /// Letters, digits, `-` and `_`, 1 to 64 of them: what session and key ids are made of.

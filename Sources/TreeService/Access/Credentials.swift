@@ -18,16 +18,27 @@ public struct Credentials: Sendable, Equatable {
     public static func adminTokens(file text: String) throws(CredentialsError) -> [String] {
         var tokens: [String] = []
         for (number, line) in lines(text) {
-            guard !line.contains(where: \.isWhitespace) else {
-                throw CredentialsError("line \(number): a token has no spaces in it")
+            do {
+                tokens.append(try adminToken(String(line)))
+            } catch {
+                throw CredentialsError("line \(number): \(error.description)")
             }
-            guard line.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
-                throw CredentialsError("line \(number): a token is printable ASCII (what an Authorization header can carry)")
-            }
-            tokens.append(String(line))
         }
         guard !tokens.isEmpty else { throw CredentialsError("the file holds no token") }
         return tokens
+    }
+
+    /// `text` as an admin token (`--token`, a line of a token file): printable ASCII without
+    /// spaces (what an `Authorization` header carries), not starting with `ts1.` (the session
+    /// tokens' prefix).
+    public static func adminToken(_ text: String) throws(CredentialsError) -> String {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            throw CredentialsError("a token is printable ASCII without spaces (what an Authorization header can carry)")
+        }
+        guard !text.hasPrefix(AccessToken.prefix + ".") else {
+            throw CredentialsError("an admin token may not start with \(AccessToken.prefix). (the session tokens' prefix)")
+        }
+        return text
     }
 
     /// The keys of a signing-key file: one per line, `ID SECRET` (the id 1 to 64 letters,

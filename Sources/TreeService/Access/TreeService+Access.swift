@@ -5,7 +5,8 @@ import TreeEngine
 
 /// The credentials the service checks requests against, replaced whole (`replaceCredentials`).
 struct AccessKeys: Sendable {
-    /// The admin tokens' bytes; empty: an open server.
+    /// The SHA-256 of each admin token (compared digest to digest: in a time that tells
+    /// nothing of the tokens, their lengths included); empty: an open server.
     var adminTokens: [[UInt8]]
     var signer: TokenSigner
     /// Counts the signers: the tokens one verified are kept with its generation
@@ -16,7 +17,7 @@ struct AccessKeys: Sendable {
 
     /// From configured credentials; a key is made now when none is given.
     init(_ credentials: Credentials) {
-        adminTokens = credentials.adminTokens.map { Array($0.utf8) }
+        adminTokens = credentials.adminTokens.map { SHA256.hash($0.utf8) }
         signer = TokenSigner(keys: credentials.signingKeys.isEmpty ? [AccessKeys.keyMadeAtStart()] : credentials.signingKeys)
     }
 
@@ -43,6 +44,13 @@ extension TreeService {
             throw CredentialsError("no admin token is given: a server started with tokens keeps the ones it has rather than opening")
         }
         let fresh = AccessKeys(credentials)
+        defer {
+            // The streams of tokens signed by a key left out end (their reconnects get 401).
+            if !credentials.signingKeys.isEmpty {
+                let kept = Set(credentials.signingKeys.map(\.id))
+                for session in registry.all { session.tokenStreams.end(signedByNoneOf: kept) }
+            }
+        }
         keys.withLock { keys in
             if !isOpen { keys.adminTokens = fresh.adminTokens }
             if !credentials.signingKeys.isEmpty {
@@ -100,8 +108,11 @@ extension TreeService {
                 throw TreeService.invalidToken("the Authorization header is not of the Bearer scheme: give Authorization: Bearer <token>")
             }
             text = credentials
-            // Compared in a time independent of where the first difference is.
-            if keys.adminTokens.contains(where: { HMAC.equal(text.utf8, $0) }) { return (keys, .admin) }
+            if !text.hasPrefix(AccessToken.prefix + ".") {
+                // Every admin token compared, each in a time independent of where a difference is.
+                let digest = SHA256.hash(text.utf8)
+                if keys.adminTokens.reduce(false, { HMAC.equal(digest, $1) || $0 }) { return (keys, .admin) }
+            }
         } else if case .events? = route, let query = request.queryValue("access_token") {
             text = query[...]
         } else {
@@ -121,11 +132,15 @@ extension TreeService {
         case .failure(.badSignature): throw TreeService.invalidToken("the token's signature does not match its fields")
         case .failure(.malformed): throw TreeService.invalidToken("the token is malformed")
         }
-        if let sid = route?.session {
-            guard sid == token.session else { throw TreeService.invalidToken("the token is for another session") }
-            if let session = registry.lookup(sid), token.issued < session.tokensValidAfter {
-                throw TreeService.invalidToken("the token was minted before the session's tokensValidAfter: it is revoked")
-            }
+        if let sid = route?.session, sid != token.session { throw TreeService.invalidToken("the token is for another session") }
+        // Its session's cut-off, on every route (`GET /sessions` names no session).
+        guard let session = registry.lookup(token.session) else {
+            // Being loaded: its cut-off is not known yet (an unknown session answers 404 later).
+            if registry.isPending(token.session) { _ = try liveSession(token.session) }
+            return (keys, .token(token))
+        }
+        if token.issued < session.tokensValidAfter {
+            throw TreeService.invalidToken("the token was minted before the session's tokensValidAfter: it is revoked")
         }
         return (keys, .token(token))
     }

@@ -32,7 +32,12 @@ extension TreeService {
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
         try takeStreamSlot(session)
         return HTTPResponse(status: 200, headers: headers, body: .push { [self] stream in
-            if case .token(let token) = caller { session.tokenStreams.add(stream, minted: token.issued) }
+            if case .token(let token) = caller {
+                session.tokenStreams.add(stream, token)
+                // Revoked since it was checked: the revocation ended the streams it saw, and this
+                // one sees its cut-off.
+                if token.issued < session.tokensValidAfter { stream.finish() }
+            }
             subscribe(stream, session, view, lastEventID: lastEventID)
         })
     }

@@ -70,7 +70,7 @@ extension TreeService {
 
     /// The longest `ttl` a body or query may give, in seconds (nine digits, almost 32 years:
     /// longer is "never", 0; and `expiresAt` stays a four-digit year).
-    static let longestTTL = 999_999_999
+    public static let longestTTL = 999_999_999
 
     /// Why a `ttl` may not be asked for: longer than `--max-session-ttl` ("never" is longer
     /// than any); nil when it may.
@@ -121,6 +121,9 @@ extension TreeService {
             try request.checkIfMatch(version: state.core.version)
             let current = session.settings.withLock { $0 }
             let settings = try current.applying(members, now: tokenNow, ttlRefusal: ttlRefusal)
+            if case .token = caller, settings.tokensValidAfter < current.tokensValidAfter {
+                throw ServiceError(.forbidden, detail: "only an admin token may move tokensValidAfter back (it would accept revoked tokens again)")
+            }
             var mark: JournalMark?
             if settings != current {
                 mark = try journal(.settings(settings), session, &state)
@@ -188,7 +191,7 @@ extension TreeService {
             out.raw(entry)
         }
         out.raw("],\"next\":")
-        if sessions.count > limit, let last = page.last { out.string(last.0.text) } else { out.raw("null") }
+        if sessions.count > page.count { out.string((page.last?.0 ?? after ?? SessionCursor(createdAt: .max, id: "")).text) } else { out.raw("null") }
         out.raw("}")
         return json(200, out.bytes, headers: [("Cache-Control", "no-store")])
     }

@@ -14,7 +14,7 @@ extension TreeService {
         guard case .string(let roleName)? = members["role"], let role = AccessToken.Role(rawValue: roleName) else {
             throw .unprocessable("\"role\" must be \"reader\", \"editor\" or \"owner\"", member: "role")
         }
-        let most = Int(configuration.maxTokenTTL.components.seconds)
+        let most = Int(min(max(1, configuration.maxTokenTTL.components.seconds), Int64(TreeService.longestTTL)))
         let ttl = try members.nonNegativeInt("ttl") ?? min(3600, most)
         guard (1 ... most).contains(ttl) else {
             throw .unprocessable("\"ttl\" must be a whole number of seconds from 1 to \(most) (--max-token-ttl)", member: "ttl")

@@ -107,21 +107,30 @@ final class Session: Sendable {
     func touch(_ now: ContinuousClock.Instant) { lastUse.advance(to: now) }
 }
 
-/// A session's event streams opened with a session token, with the time it was minted: a
-/// revocation (`tokensValidAfter`) ends those opened with tokens minted before it, and their
-/// clients, reconnecting, are told why (401).
+/// A session's event streams opened with a session token, with that token: a revocation
+/// (`tokensValidAfter`, or its key removed) ends them, and their clients, reconnecting, are
+/// told why (401).
 final class TokenStreams: Sendable {
-    private let streams = Mutex<[ObjectIdentifier: (stream: HTTPPushStream, minted: Int64)]>([:])
+    private let streams = Mutex<[ObjectIdentifier: (stream: HTTPPushStream, token: AccessToken)]>([:])
 
-    func add(_ stream: HTTPPushStream, minted: Int64) {
+    func add(_ stream: HTTPPushStream, _ token: AccessToken) {
         let id = ObjectIdentifier(stream)
-        streams.withLock { $0[id] = (stream, minted) }
+        streams.withLock { $0[id] = (stream, token) }
         stream.onEnd { [self] in streams.withLock { _ = $0.removeValue(forKey: id) } }
     }
 
     /// Ends the streams whose tokens were minted before `time` (milliseconds since 1970).
     func end(mintedBefore time: Int64) {
-        let revoked = streams.withLock { $0.values.filter { $0.minted < time }.map(\.stream) }
-        for stream in revoked { stream.finish() }
+        end { $0.issued < time }
+    }
+
+    /// Ends the streams whose tokens were signed by none of `keys` (their ids).
+    func end(signedByNoneOf keys: Set<String>) {
+        end { !keys.contains($0.key ?? "") }
+    }
+
+    private func end(where revoked: (AccessToken) -> Bool) {
+        let ended = streams.withLock { $0.values.filter { revoked($0.token) }.map(\.stream) }
+        for stream in ended { stream.finish() }
     }
 }

@@ -50,7 +50,8 @@ struct SessionSettings: Equatable, Sendable {
                 if let refusal = ttlRefusal(.seconds(seconds)) { throw .unprocessable("\"ttl\": " + refusal, member: "ttl") }
                 settings.ttl = .seconds(seconds)
             case ("tokensValidAfter", .null): settings.tokensValidAfter = 0
-            case ("tokensValidAfter", .string("now")): settings.tokensValidAfter = now
+            // Every token minted up to now, in this very millisecond too.
+            case ("tokensValidAfter", .string("now")): settings.tokensValidAfter = now + 1
             case ("tokensValidAfter", .string(let text)):
                 guard let time = RFC3339.parse(text), time <= now else {
                     throw .unprocessable("\"tokensValidAfter\" must be \"now\", a time from 1970 up to now (RFC 3339, e.g. 2026-12-06T10:00:00Z), or null", member: key)
