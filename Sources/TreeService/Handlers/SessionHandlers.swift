@@ -191,7 +191,7 @@ extension TreeService {
             out.raw(entry)
         }
         out.raw("],\"next\":")
-        if sessions.count > page.count { out.string((page.last?.0 ?? after ?? SessionCursor(createdAt: .max, id: "")).text) } else { out.raw("null") }
+        if sessions.count > page.count { out.string((page.last?.0 ?? after ?? SessionCursor.beforeAll).text) } else { out.raw("null") }
         out.raw("}")
         return json(200, out.bytes, headers: [("Cache-Control", "no-store")])
     }
@@ -374,6 +374,10 @@ struct SessionCursor: Comparable {
     }
 
     var text: String { "\(createdAt):\(id)" }
+
+    /// A place before every session (newest first): where a list that gave none goes on from
+    /// (`limit=0`). Eighteen digits, as the spec's pattern has it.
+    static let beforeAll = SessionCursor(createdAt: 999_999_999_999_999_999, id: "")
 
     static func < (a: SessionCursor, b: SessionCursor) -> Bool { (a.createdAt, a.id) < (b.createdAt, b.id) }
 }
