@@ -151,10 +151,12 @@ extension TreeService {
         let prefix = request.queryValue("name")
         var label: (key: String, value: String)?
         if let text = request.queryValue("label") {
-            guard let colon = text.firstIndex(of: ":"), SessionSettings.isLabelKey(text[..<colon]) else {
+            // Split at the first colon's byte: a colon followed by a combining mark or an emoji
+            // modifier is one Character with it, which `firstIndex(of: ":")` would not find.
+            guard let (key, value) = SessionCursor.split(text), SessionSettings.isLabelKey(key) else {
                 throw .badQueryParameter("query parameter label must be key:value (a label key, a colon, its value), not \"\(text)\"")
             }
-            label = (String(text[..<colon]), String(text[text.index(after: colon)...]))
+            label = (key, value)
         }
         var after: SessionCursor?
         if let text = request.queryValue("after") {
@@ -369,8 +371,14 @@ struct SessionCursor: Comparable {
     }
 
     init?(_ text: String) {
-        guard let colon = text.firstIndex(of: ":"), let time = Int64(text[..<colon]), time >= 0 else { return nil }
-        self.init(createdAt: time, id: String(text[text.index(after: colon)...]))
+        guard let (time, id) = SessionCursor.split(text), let createdAt = Int64(time), createdAt >= 0 else { return nil }
+        self.init(createdAt: createdAt, id: id)
+    }
+
+    /// `text` before and after its first colon (found by its byte, whatever follows it).
+    static func split(_ text: String) -> (String, String)? {
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return (String(text.utf8[..<colon])!, String(text.utf8[text.utf8.index(after: colon)...])!)
     }
 
     var text: String { "\(createdAt):\(id)" }
