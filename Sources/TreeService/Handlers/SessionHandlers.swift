@@ -56,10 +56,11 @@ extension TreeService {
         }
     }
 
-    /// The session's summary (`GET /sessions/{sid}`, and the upload's answer).
-    func summary(_ session: Session, _ state: Session.State) -> [UInt8] {
+    /// The session's summary (`GET /sessions/{sid}`, the upload's answer, and with its
+    /// `cursor` an entry of `GET /sessions`).
+    func summary(_ session: Session, _ state: Session.State, cursor: SessionCursor? = nil) -> [UInt8] {
         ResponseJSON.summary(session, state, settings: session.settings.withLock { $0 }, expiresAt: expiresAt(session),
-                             lastUse: registry.clock.wallTime(of: session.lastUsed), ttl: registry.ttl(of: session))
+                             lastUse: registry.clock.wallTime(of: session.lastUsed), ttl: registry.ttl(of: session), cursor: cursor?.text)
     }
 
     /// When the session expires unless it is used again, on the wall clock; nil: never.
@@ -166,7 +167,7 @@ extension TreeService {
             after = cursor
         }
         let now = registry.clock.now
-        var sessions: [(SessionCursor, Session, SessionSettings)] = []
+        var sessions: [(SessionCursor, Session)] = []
         for session in registry.all where !registry.isExpired(session, now: now) {
             if case .token(let token) = caller, token.session != session.id { continue }
             let settings = session.settings.withLock { $0 }
@@ -174,19 +175,15 @@ extension TreeService {
             if let label, settings.labels[label.key] != label.value { continue }
             let cursor = SessionCursor(createdAt: JournalEntry.milliseconds(session.createdAt), id: session.id)
             if let after, !(cursor < after) { continue }
-            sessions.append((cursor, session, settings))
+            sessions.append((cursor, session))
         }
         sessions.sort { $0.0 > $1.0 }  // newest first
         let page = sessions.prefix(limit)
         var out = JSONWriter(reservingCapacity: 64 + 400 * page.count)
         out.raw("{\"sessions\":[")
         var first = true
-        for (cursor, session, settings) in page {
-            let entry: [UInt8]? = session.state.withReadLock { state in
-                state.removed ? nil : ResponseJSON.summary(session, state, settings: settings, expiresAt: expiresAt(session),
-                                                           lastUse: registry.clock.wallTime(of: session.lastUsed), ttl: registry.ttl(of: session),
-                                                           cursor: cursor.text)
-            }
+        for (cursor, session) in page {
+            let entry = session.state.withReadLock { state in state.removed ? nil : summary(session, state, cursor: cursor) }
             guard let entry else { continue }
             if !first { out.raw(",") }
             first = false
