@@ -116,16 +116,16 @@ struct TokenSigner: Sendable {
 
     /// A session id as a token writes it: 1 to 128 letters, digits, `-`, `_` or `~` (a stored
     /// session's id has up to 128 of those or `.`, which is written `~`).
-    static func isSessionField(_ text: some StringProtocol) -> Bool {
-        (1 ... 128).contains(text.utf8.count) && text.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f || c == 0x7e
-        }
-    }
+    static func isSessionField(_ text: some StringProtocol) -> Bool { isName(text, length: 1 ... 128, also: "~") }
 
-    /// Letters, digits, `-` and `_`, 1 to 64 of them: what session and key ids are made of.
-    static func isName(_ text: some StringProtocol) -> Bool {
-        (1 ... 64).contains(text.utf8.count) && text.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f
+    /// Letters, digits, `-` and `_`, 1 to 64 of them: what key ids are made of.
+    static func isName(_ text: some StringProtocol) -> Bool { isName(text, length: 1 ... 64) }
+
+    /// Whether `text` is ASCII letters, digits, `-`, `_` and the bytes of `also`, with a
+    /// `length` in bytes: the names of tokens, keys and labels.
+    static func isName(_ text: some StringProtocol, length: ClosedRange<Int>, also: String = "") -> Bool {
+        length.contains(text.utf8.count) && text.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f || also.utf8.contains(c)
         }
     }
 }

@@ -91,11 +91,7 @@ struct SessionSettings: Equatable, Sendable {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    static func isLabelKey(_ key: some StringProtocol) -> Bool {
-        (1 ... 64).contains(key.utf8.count) && key.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2e || c == 0x5f || c == 0x2d || c == 0x2f
-        }
-    }
+    static func isLabelKey(_ key: some StringProtocol) -> Bool { TokenSigner.isName(key, length: 1 ... 64, also: "./") }
 
     // MARK: Bytes
 
