@@ -9,6 +9,7 @@ import PackageDescription
 //               \-> TreeProcess (process setup: malloc tunables, huge pages, open files) -> CTreeSystem
 //   tree-bench  -> TreeFormats, TreeEngine, TreeStorage, TreeProcess (memory as tree-server has it)
 //   CTreeSystem:   C; what Swift's Glibc module lacks (epoll, eventfd, malloc tunables, AT_SECURE)
+//   TreeSessionsClient: the Swift client (Foundation only; none of the server's modules)
 let package = Package(
     name: "TreeSessions",
     products: [
@@ -18,6 +19,7 @@ let package = Package(
         .library(name: "HTTP1", targets: ["HTTP1"]),
         .library(name: "TreeProcess", targets: ["TreeProcess"]),
         .library(name: "TreeService", targets: ["TreeService"]),
+        .library(name: "TreeSessionsClient", targets: ["TreeSessionsClient"]),
         .executable(name: "tree-server", targets: ["tree-server"]),
         .executable(name: "tree-bench", targets: ["tree-bench"]),
     ],
@@ -41,6 +43,8 @@ let package = Package(
         .target(name: "StorageTestSupport", dependencies: ["TreeStorage"], path: "Tests/Support/StorageTestSupport"),
         // The HTTP clients, server fixture and tool lookup that the HTTP and service tests share.
         .target(name: "HTTPTestSupport", dependencies: ["HTTP1"], path: "Tests/Support/HTTPTestSupport"),
+        // The Swift client of the HTTP API: models, calls, events and RemoteListTreeDataSource.
+        .target(name: "TreeSessionsClient"),
         .executableTarget(name: "tree-server", dependencies: ["TreeService", "TreeStorage", "HTTP1", "TreeProcess"]),
         .executableTarget(name: "tree-bench", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "TreeProcess"]),
         // A minimal server of fixed bytes, for scripts/bench-http.sh (HTTP1 against nginx).
@@ -49,6 +53,7 @@ let package = Package(
         .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference", "StorageTestSupport"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
+        .testTarget(name: "TreeSessionsClientTests", dependencies: ["TreeSessionsClient", "HTTPTestSupport"]),
         .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeProcess", "TreeReference", "HTTPTestSupport", "StorageTestSupport"]),
     ]
 )
