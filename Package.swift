@@ -10,6 +10,9 @@ import PackageDescription
 //   tree-bench  -> TreeFormats, TreeEngine, TreeStorage, TreeProcess (memory as tree-server has it)
 //   CTreeSystem:   C; what Swift's Glibc module lacks (epoll, eventfd, malloc tunables, AT_SECURE)
 //   TreeSessionsClient: the Swift client (Foundation only; none of the server's modules)
+/// The TypeScript client's compiled modules (clients/typescript/dist/), served at /client/{file}.
+let clientModules = ["adapters.js", "api.js", "index.js", "problem.js", "row-store.js", "splices.js", "sse.js", "transport.js", "tree-rows.js"]
+
 let package = Package(
     name: "TreeSessions",
     products: [
@@ -30,10 +33,12 @@ let package = Package(
         .target(name: "CTreeSystem"),
         .target(name: "HTTP1", dependencies: ["CTreeSystem"]),
         .target(name: "TreeProcess", dependencies: ["CTreeSystem"]),
-        // The demo page's files and the API description, compiled into the binary (no files
-        // beside it at run time). Sources/TreeService/openapi.yaml links to the one at the root.
+        // The demo page's files, the TypeScript client's modules and the API description, compiled
+        // into the binary (no files beside it at run time). Sources/TreeService/openapi.yaml links
+        // to the one at the root, Demo/client/*.js to clients/typescript/dist/.
         .target(name: "TreeService", dependencies: ["TreeEngine", "TreeFormats", "TreeStorage", "HTTP1"],
-                resources: ["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
+                resources: (["Demo/index.html", "Demo/demo.js", "Demo/demo.css", "Demo/outline-small.json", "openapi.yaml"]
+                    + clientModules.map { "Demo/client/" + $0 })
                     .map { Resource.embedInCode($0) }),
         // The naive reference model, random trees and the test data (Resources/, compiled in;
         // the outline sample links to the demo's) that the engine and service tests share.

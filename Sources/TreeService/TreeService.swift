@@ -106,6 +106,7 @@ public final class TreeService: HTTPResponder {
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                 body: metrics.render(sessions: registry.loadedCount, nodes: registry.nodeCount) + eventMetrics() + storageMetrics())
         case (.openAPI, _): return HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)  // the repository's, compiled in
+        case (.client(let file), _): return try ClientModule.response(file)
         case (.sessions, "GET"): return try listSessions(request, caller)
         case (.sessions, _): return try createSession(request)
         case (.session(let sid), "GET"): return try sessionSummary(request, sid)

@@ -35,6 +35,7 @@ import TreeEngine
             Case(method: "GET", template: .root, target: { _, _ in "/" }, needs: .open),
             Case(method: "GET", template: .health, target: { _, _ in "/healthz" }, needs: .open),
             Case(method: "GET", template: .openAPI, target: { _, _ in "/openapi.yaml" }, needs: .open),
+            Case(method: "GET", template: .client, target: { _, _ in "/client/index.js" }, needs: .open),
             Case(method: "GET", template: .metrics, target: { _, _ in "/metrics" }, needs: .admin),
             Case(method: "POST", template: .sessions, target: { _, _ in "/sessions" }, body: "[]", needs: .admin),
             Case(method: "GET", template: .sessions, target: { _, _ in "/sessions" }, needs: .anyCredential),

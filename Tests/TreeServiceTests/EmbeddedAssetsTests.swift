@@ -33,6 +33,25 @@ import Testing
         #expect(ServiceHarness().call("GET", "/openapi.yaml").text == (try Self.file("openapi.yaml")))
     }
 
+    /// `/client/{file}` serves every compiled module of the TypeScript client, each as the
+    /// repository has it, and nothing else.
+    @Test func clientModulesAreTheRepositoryFiles() throws {
+        let dist = Self.root.appendingPathComponent("clients/typescript/dist")
+        let modules = try FileManager.default.contentsOfDirectory(atPath: dist.path).filter { $0.hasSuffix(".js") }.sorted()
+        #expect(!modules.isEmpty)
+        #expect(ClientModule.files.keys.sorted() == modules)
+        for module in modules {
+            let reply = Self.get("/client/" + module)
+            #expect(reply.status == 200, "\(module)")
+            #expect(reply.contentType == "text/javascript; charset=utf-8")
+            #expect(reply.text == (try Self.file("clients/typescript/dist/" + module)), "\(module)")
+        }
+        // openapi.yaml names them as the `file` parameter's values.
+        #expect(try Self.file("openapi.yaml").contains("enum: [\(modules.joined(separator: ", "))]"))
+        #expect(Self.get("/client/index.d.ts").status == 404)
+        #expect(Self.get("/client/demo.js").status == 404)
+    }
+
     @Test func demoPageIsIndexHTMLWithItsFilesInline() throws {
         let reply = Self.get("/")
         #expect(reply.status == 200)

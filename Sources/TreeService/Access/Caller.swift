@@ -69,7 +69,7 @@ extension Route.Template {
     /// are decoded). The switch names every template, so a new route cannot go without a rule.
     func rule(_ method: String) -> AccessRule {
         switch self {
-        case .root, .health, .openAPI: return .open
+        case .root, .health, .openAPI, .client: return .open
         case .metrics: return .admin
         case .sessions: return method == "POST" ? .admin : .anyCredential
         case .session:

@@ -10,7 +10,7 @@ extension Route.Template {
         let view = Route.Template.viewParameters
         switch self {
         case .root: return nil
-        case .health, .metrics, .openAPI, .eventToken, .tokens: return []
+        case .health, .metrics, .openAPI, .client, .eventToken, .tokens: return []
         case .sessions: return method == "GET" ? ["name", "label", "limit", "after"] : ["format", "separator", "columns", "expand", "ttl", "name"]
         case .session, .view: return method == "PATCH" ? view : []
         case .views: return method == "GET" ? ["offset", "limit"] : []

@@ -8,6 +8,8 @@ enum Route: Equatable {
     case health
     case metrics
     case openAPI
+    /// `/client/{file}`: a module of the TypeScript client, compiled, as the demo page imports it.
+    case client(String)
     case sessions
     case session(String)
     case rows(String, view: String?)
@@ -53,6 +55,7 @@ enum Route: Equatable {
         case .health: self = .health
         case .metrics: self = .metrics
         case .openAPI: self = .openAPI
+        case .client: self = .client(values[0])
         case .sessions: self = .sessions
         case .session: self = .session(values[0])
         case .rows, .viewRows: self = .rows(values[0], view: view)
@@ -95,6 +98,7 @@ enum Route: Equatable {
         case health = "/healthz"
         case metrics = "/metrics"
         case openAPI = "/openapi.yaml"
+        case client = "/client/{file}"
         case sessions = "/sessions"
         case session = "/sessions/{sid}"
         case rows = "/sessions/{sid}/rows"
@@ -163,7 +167,7 @@ enum Route: Equatable {
         /// The methods the resource answers (HEAD wherever GET; OPTIONS everywhere).
         var allowedMethods: [String] {
             switch self {
-            case .root, .health, .metrics, .openAPI, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
+            case .root, .health, .metrics, .openAPI, .client, .rows, .tree, .events, .matches, .viewRows, .viewEvents, .viewMatches,
                  .selection, .viewSelection, .viewTree, .fields, .children, .itemChildren, .viewChildren, .viewItemChildren:
                 return ["GET", "HEAD", "OPTIONS"]
             case .items, .batch, .eventToken, .tokens, .viewItems, .viewBatch: return ["POST", "OPTIONS"]
@@ -181,6 +185,7 @@ enum Route: Equatable {
         case .health: return .health
         case .metrics: return .metrics
         case .openAPI: return .openAPI
+        case .client: return .client
         case .sessions: return .sessions
         case .session: return .session
         case .rows(_, let view): return view == nil ? .rows : .viewRows
@@ -204,7 +209,7 @@ enum Route: Equatable {
     /// The session the resource is part of.
     var session: String? {
         switch self {
-        case .root, .health, .metrics, .openAPI, .sessions: nil
+        case .root, .health, .metrics, .openAPI, .client, .sessions: nil
         case .session(let sid), .eventToken(let sid), .tokens(let sid), .fields(let sid), .views(let sid), .view(let sid, _),
              .rows(let sid, _), .tree(let sid, _), .items(let sid, _), .item(let sid, _, _), .children(let sid, _, _),
              .batch(let sid, _), .events(let sid, _), .matches(let sid, _), .selection(let sid, _), .expansion(let sid, _): sid

@@ -96,6 +96,11 @@ def steps(*items):
     Step("metrics", "GET", "/metrics", 200),
     Step("spec", "GET", "/openapi.yaml", 200,
          expect=lambda r, b, s: expect(r.content == SPEC_PATH.read_bytes(), "not openapi.yaml byte for byte")),
+    Step("client module", "GET", "/client/tree-rows.js", 200,
+         expect=lambda r, b, s: expect(r.content == (SPEC_PATH.parent / "clients/typescript/dist/tree-rows.js").read_bytes(),
+                                       "not clients/typescript/dist/tree-rows.js byte for byte")),
+    Step("client module head", "HEAD", "/client/index.js", 200),
+    Step("no such client module", "GET", "/client/index.d.ts", 404),
 )
 def test_operations(step, api, state):
     run(step, api, state)
@@ -677,6 +682,7 @@ LIMITED = dict(server="limited")
          expect=lambda r, b, s: expect(r.headers["WWW-Authenticate"] == 'Bearer realm="tree-sessions"',
                                        f"WWW-Authenticate {r.headers.get('WWW-Authenticate')}"), **LIMITED),
     Step("limited: spec without token (open)", "GET", "/openapi.yaml", 200, **LIMITED),
+    Step("limited: client module without token (open)", "GET", "/client/index.js", 200, **LIMITED),
     Step("limited: list sessions without token", "GET", "/sessions", 401, **LIMITED),
     Step("limited: create without token", "POST", "/sessions", 401, body=[{"title": "a"}], **LIMITED),
     Step("limited: create wrong token", "POST", "/sessions", 401, body=[{"title": "a"}],

@@ -14,6 +14,7 @@ export const specVersion = "1.0.0";
  *   headHealth (HEAD /healthz)
  *   headMetrics (HEAD /metrics)
  *   headOpenAPI (HEAD /openapi.yaml)
+ *   headClientModule (HEAD /client/{file})
  *   headSessions (HEAD /sessions)
  *   headSession (HEAD /sessions/{sid})
  *   headRows (HEAD /sessions/{sid}/rows)
@@ -83,6 +84,16 @@ export class TreeSessionsApi {
         const request = {
             method: "GET",
             path: `/openapi.yaml`,
+            expect: "text",
+            signal: options?.signal,
+        };
+        return (await this.transport.request(request));
+    }
+    /** `GET /client/{file}`: A module of the TypeScript client */
+    async getClientModule(file, options) {
+        const request = {
+            method: "GET",
+            path: `/client/${encodeURIComponent(String(file))}`,
             expect: "text",
             signal: options?.signal,
         };
@@ -574,6 +585,7 @@ export const operationIds = [
     "getHealth",
     "getMetrics",
     "getOpenAPI",
+    "getClientModule",
     "listSessions",
     "createSession",
     "getSession",

@@ -995,6 +995,14 @@ export type GetMatchesQuery = {
   match?: MatchMode;
   /** Exactly `true` or `false`. Case-insensitive matching compares Unicode-aware lowercase forms, scalar by scalar (no normalization). */
   caseSensitive?: boolean;
+  /** `sensitive` (the default) compares scalars as they are; `insensitive` ignores combining marks: title and text are folded scalar by scalar to their canonical decomposition (NFD) without the scalars of canonical combining class other than 0 (after lowercasing, unless `caseSensitive`), so `cafe` finds `Café` and `café`, and `zurich` finds `Zürich`. Match ranges still point into the original title. Checked even when `filter` is absent. */
+  diacritics?: "sensitive" | "insensitive";
+  /** Exactly `true` or `false`. With `true`, only nodes whose row has `hasChildren` false (no children, and not uploaded with `hasChildren` true) can match; their ancestors are shown as usual. A node that gains its first child stops matching; one that loses its last child may start. Checked even when `filter` is absent. */
+  leavesOnly?: boolean;
+  /** Where the filter's (or highlight's) text is searched, comma-separated: `title` or `data.MEMBER.MEMBER…` (a `\` takes the next character as it is: `data.a\.b` is the member `a.b`). A node matches when the text matches any of them: strings as their text, numbers and booleans as their JSON text. Default `title`; at most 16; a field listed twice, a bad field, or `fields` without a text answers `400`. Rows then carry `matchedFields`. See docs/API.md, "Search in data fields". */
+  fields?: string;
+  /** Conditions every match satisfies besides the text (with an empty or no `filter`, the conditions alone filter), comma-separated, each a field, a comparison (`=`, `!=`, `<`, `<=`, `>`, `>=`) and a value: a JSON string, number, `true`, `false`, `null`, or bare text up to the next comma (a string). Numbers compare by value (also with strings written as JSON numbers, as CSV columns are), strings in natural order after the filter's folding, `false` before `true`; other pairings make every comparison false but `!=`. At most 16; a bad condition answers `400` naming the position of the error (in Unicode scalars from 1). */
+  where?: string;
   /** An item id; the matches after it in tree order. Not with `before`. It cannot contain U+0000 (`%00` answers `400`). */
   after?: string;
   /** An item id; the matches before it, nearest first. Not with `after`. It cannot contain U+0000 (`%00` answers `400`). */
@@ -1214,6 +1222,14 @@ export type GetViewMatchesQuery = {
   match?: MatchMode;
   /** Exactly `true` or `false`. Case-insensitive matching compares Unicode-aware lowercase forms, scalar by scalar (no normalization). */
   caseSensitive?: boolean;
+  /** `sensitive` (the default) compares scalars as they are; `insensitive` ignores combining marks: title and text are folded scalar by scalar to their canonical decomposition (NFD) without the scalars of canonical combining class other than 0 (after lowercasing, unless `caseSensitive`), so `cafe` finds `Café` and `café`, and `zurich` finds `Zürich`. Match ranges still point into the original title. Checked even when `filter` is absent. */
+  diacritics?: "sensitive" | "insensitive";
+  /** Exactly `true` or `false`. With `true`, only nodes whose row has `hasChildren` false (no children, and not uploaded with `hasChildren` true) can match; their ancestors are shown as usual. A node that gains its first child stops matching; one that loses its last child may start. Checked even when `filter` is absent. */
+  leavesOnly?: boolean;
+  /** Where the filter's (or highlight's) text is searched, comma-separated: `title` or `data.MEMBER.MEMBER…` (a `\` takes the next character as it is: `data.a\.b` is the member `a.b`). A node matches when the text matches any of them: strings as their text, numbers and booleans as their JSON text. Default `title`; at most 16; a field listed twice, a bad field, or `fields` without a text answers `400`. Rows then carry `matchedFields`. See docs/API.md, "Search in data fields". */
+  fields?: string;
+  /** Conditions every match satisfies besides the text (with an empty or no `filter`, the conditions alone filter), comma-separated, each a field, a comparison (`=`, `!=`, `<`, `<=`, `>`, `>=`) and a value: a JSON string, number, `true`, `false`, `null`, or bare text up to the next comma (a string). Numbers compare by value (also with strings written as JSON numbers, as CSV columns are), strings in natural order after the filter's folding, `false` before `true`; other pairings make every comparison false but `!=`. At most 16; a bad condition answers `400` naming the position of the error (in Unicode scalars from 1). */
+  where?: string;
   /** An item id; the matches after it in tree order. Not with `before`. It cannot contain U+0000 (`%00` answers `400`). */
   after?: string;
   /** An item id; the matches before it, nearest first. Not with `after`. It cannot contain U+0000 (`%00` answers `400`). */
@@ -1438,6 +1454,7 @@ export type ApplyViewBatchQuery = {
  *   headHealth (HEAD /healthz)
  *   headMetrics (HEAD /metrics)
  *   headOpenAPI (HEAD /openapi.yaml)
+ *   headClientModule (HEAD /client/{file})
  *   headSessions (HEAD /sessions)
  *   headSession (HEAD /sessions/{sid})
  *   headRows (HEAD /sessions/{sid}/rows)
@@ -1509,6 +1526,17 @@ export class TreeSessionsApi {
     const request: RequestSpec = {
       method: "GET",
       path: `/openapi.yaml`,
+      expect: "text",
+      signal: options?.signal,
+    };
+    return (await this.transport.request(request)) as Answer<string>;
+  }
+
+  /** `GET /client/{file}`: A module of the TypeScript client */
+  async getClientModule(file: "adapters.js" | "api.js" | "index.js" | "problem.js" | "row-store.js" | "splices.js" | "sse.js" | "transport.js" | "tree-rows.js", options?: RequestOptions): Promise<Answer<string>> {
+    const request: RequestSpec = {
+      method: "GET",
+      path: `/client/${encodeURIComponent(String(file))}`,
       expect: "text",
       signal: options?.signal,
     };
@@ -2175,6 +2203,7 @@ export const operationIds = [
   "getHealth",
   "getMetrics",
   "getOpenAPI",
+  "getClientModule",
   "listSessions",
   "createSession",
   "getSession",

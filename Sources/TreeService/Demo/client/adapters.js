@@ -1,0 +1,1 @@
+../../../../clients/typescript/dist/adapters.js

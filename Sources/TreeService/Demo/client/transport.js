@@ -1,0 +1,1 @@
+../../../../clients/typescript/dist/transport.js
