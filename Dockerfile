@@ -10,9 +10,11 @@ FROM swift:6.3-bookworm AS build
 WORKDIR /src
 # The manifest names every target, tests included, so all of their folders must exist
 # (nothing under Tests is built for the tree-server product).
-# openapi.yaml is compiled into the binary through the link Sources/TreeService/openapi.yaml,
-# which COPY keeps as a link: the file it points to must be there too.
+# openapi.yaml and the TypeScript client's modules are compiled into the binary through the
+# links Sources/TreeService/openapi.yaml and Sources/TreeService/Demo/client/*.js, which COPY
+# keeps as links: the files they point to must be there too.
 COPY Package.swift openapi.yaml ./
+COPY clients/typescript/dist ./clients/typescript/dist
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --product tree-server --static-swift-stdlib \
