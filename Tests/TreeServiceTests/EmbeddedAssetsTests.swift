@@ -59,7 +59,9 @@ import Testing
         let page = reply.text
         #expect(page.hasPrefix("<!doctype html>"))
         #expect(page.contains("<style>\n" + (try Self.file("Sources/TreeService/Demo/demo.css")) + "</style>\n</head>"))
-        #expect(page.contains("<script>\n" + (try Self.file("Sources/TreeService/Demo/demo.js")) + "</script>\n</body>\n</html>\n"))
+        // The script is an ES module: it imports the TypeScript client from `/client/index.js`.
+        #expect(page.contains("<script type=\"module\">\n" + (try Self.file("Sources/TreeService/Demo/demo.js")) + "</script>\n</body>\n</html>\n"))
+        #expect((try Self.file("Sources/TreeService/Demo/demo.js")).contains(#"from "./client/index.js""#))
         // One request loads everything: no reference to another file of the demo is left.
         for reference in ["href=\"demo.css\"", "src=\"demo.js\"", "src=\"outline-small.json\""] {
             #expect(!page.contains(reference))
@@ -86,7 +88,7 @@ import Testing
             <script id="outline-sample" type="application/json">
             [1]
             </script>
-            <script>
+            <script type="module">
             run();
             </script>
             </body>

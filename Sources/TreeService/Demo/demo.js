@@ -1,28 +1,28 @@
-// The TreeSessions demo: the script of index.html, served inline in the page at GET /.
-// It talks to the API of docs/API.md only. Each tab has a view of its own over the session's
-// shared tree (`POST /sessions/{sid}/views`, its id kept in the tab's sessionStorage), and every
-// request for rows, every change and the event stream go through it
-// (`/sessions/{sid}/views/{vid}/…`): what one tab expands or collapses stays in that tab, while
-// an edit of the tree made in any tab reaches every other one as that tab's own splices.
-// State lives in `S`; the row cache `S.rows` has one slot per row shown (this view's unfiltered
-// rows, or its filtered rows for the search text; null: not loaded), is filled by offset pages
-// and patched from the `changes` splices of every change response and of every `change` event
-// of the view's event stream (GET …/views/{vid}/events). Edits (rename, insert, delete, move)
-// carry `If-Match` with the view's version the page holds. Only the rows near the viewport are
-// in the DOM. Opened with an access token (`?session=SID&token=…`, see "credentials") it sends
-// the token with every request and offers what the token's role allows.
-"use strict";
-(() => {
+// The TreeSessions demo: the script of index.html, served inline in the page at GET / as an ES
+// module. It talks to the API of docs/API.md only, through the repository's TypeScript client
+// (clients/typescript, served at /client/*.js): `TreeRows` holds the rows shown, `TreeSessionsApi`
+// makes every other call. This file keeps the page: the DOM, the keys, the dialogs.
+// Each tab has a view of its own over the session's shared tree (`POST /sessions/{sid}/views`, its
+// id kept in the tab's sessionStorage), and every request for rows, every change and the event
+// stream go through it (`/sessions/{sid}/views/{vid}/…`): what one tab expands or collapses stays
+// in that tab, while an edit of the tree made in any tab reaches every other one as that tab's
+// own splices. State lives in `S`; `S.cache` is the `TreeRows` of this tab's view (its
+// unfiltered rows, or its filtered rows for the search text): it fetches rows by blocks, applies
+// the splices of every change (this page's own answers and the view's event stream), and keeps a
+// row it must fetch again readable meanwhile. Edits (rename, insert, delete, move) carry
+// `If-Match` with the view's version the page holds. Only the rows near the viewport are in the
+// DOM. Opened with an access token (`?session=SID&token=…`, see "credentials") it sends the token
+// with every request, the event stream's included, and offers what the token's role allows.
+import { ProblemError, RawBody, Transport, TreeRows, TreeSessionsApi } from "./client/index.js";
+
 const ROW_H = 26;              // px, must match --row
 const MAX_SCROLL_H = 8000000;  // px: browsers cap element heights; beyond it the scroll is scaled
 const OVERSCAN = 10;           // rows rendered above and below the viewport
 const PREFETCH = 150;          // rows fetched ahead above and below the viewport
-const MAX_LIMIT = 1000;        // the service's largest page
-const MAX_INFLIGHT = 3;        // concurrent page requests
-const CACHE_CAP = 200000;      // loaded rows kept; farther ones are dropped past it
+const BLOCK = 100;             // rows the cache fetches at once (its pages are whole blocks' missing rows)
+const MAX_BLOCKS = 500;        // blocks the cache keeps; the least recently used go past it
 const POLL_MS = 5000;          // without a live event stream: how often to look for others' changes
-const RESUBSCRIBE_MS = 5000;   // after the event stream failed for good (EventSource gave up)
-const EVENTS_TOKEN_MARGIN = 10000; // ms: an events token with less left is not used to open a stream
+const RESUBSCRIBE_MS = 5000;   // after the event stream was refused: when to try again
 const NEW_TITLE = "New item";  // the title of an inserted item, renamed inline at once
 const INDENT = 18;             // px per level, must match --indent
 const INDENT_START = 8;        // px before the first level's disclosure
@@ -112,13 +112,13 @@ const S = {
   filter: "", match: "contains", caseSensitive: false, diacritics: false, leavesOnly: false, viewKey: "",
   highlight: "",    // the search text when it highlights matches instead of filtering (`filter` is then "")
   highlightCount: null, // the matches of `highlight` (GET matches), null until known
-  selectedCount: 0, // the view's selected nodes (rows pages carry it while it selects something)
   anchor: null,     // the row whose checkbox was clicked last ({ index, selected }): where Shift-click ranges start
-  gen: 0,           // bumped whenever the cache is rebuilt or re-indexed: older page answers are dropped
-  ready: false, version: 0, total: 0, matchCount: null,
-  rows: [], loaded: 0, inflight: [], mutating: 0, queue: Promise.resolve(),
+  cache: null,      // the `TreeRows` of this tab's view as shown (a new one for every view, filter or highlight)
+  turn: 0,          // bumped by `openView`: an older opening stops
+  ready: false, version: 0, total: 0,
+  loading: false, loadAgain: false, mutating: 0,
   focus: -1, saved: null, els: new Map(), pool: [], renderQueued: false, retryAt: 0, retryTimer: 0, searchTimer: 0, note: null, // note: shown once the view (re)opened
-  es: null, lastEventId: null, events: [], resubscribeTimer: 0, // the view's event stream and its events not applied yet
+  resubscribeTimer: 0,
   edit: null, cut: null, drag: null, dropEl: null, noticeTimer: 0,
   gone: null,       // why the session cannot be shown ({ kind, sid, detail }), shown over the tree
   shownState: "", shownDetails: undefined, typed: "", typedAt: -Infinity,
@@ -127,23 +127,16 @@ const S = {
   sort: [],         // the view's order (its rows pages' `sort`): [{ field, descending }], first key first
   token: null,      // the credential sent for session `sid` (see `useCredential`), null: none (an open server)
   access: null,     // what a session token says (`tokenFields`); null: the admin token, or none
-  eventsToken: null, // the event stream's `access_token` ({ sid, text, expires }), see `eventsToken`
-  streamTurn: 0,    // bumped by `unsubscribe`: a subscription still waiting for its events token is dropped
 };
 
 // ---------------------------------------------------------------- HTTP
+// Every request goes through the client's `Transport` with this page's `fetch`, which times it
+// and shows it on the status line (`API`; `QUIET` shows nothing: lookups of the page's own).
 
-class ApiError extends Error {
-  constructor(status, problem, text) {
-    super((problem && (problem.detail || problem.title)) || text || "HTTP " + status);
-    this.status = status;
-    this.type = (problem && problem.type) || "";
-  }
-}
-
-/** A newer filter request on the session cancelled the view build this one needed: retry if still wanted. */
-const superseded = (e) => e.status === 409 && /filter-superseded/.test(e.type);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The message of an error: a problem's detail, or what failed. */
+const why = (e) => e instanceof ProblemError ? (e.detail || e.title) : (e && e.message) || String(e);
+/** The HTTP status of an error (0: no answer). */
+const statusOf = (e) => e instanceof ProblemError ? e.status : 0;
 
 function showRequest(method, path, status, ms) {
   let shown = path.replace(/^\/sessions\/[^/?]+/, "") || path;
@@ -158,39 +151,39 @@ function showMessage(text, isError) {
   ui.request.textContent = text;
 }
 
-/** One request; JSON in and out (`headers`: more request headers). Throws ApiError with the problem's detail. */
-async function api(method, path, body, quiet, headers) {
-  const init = { method, headers: Object.assign({}, headers) };
-  if (S.token) init.headers.Authorization = "Bearer " + S.token;
-  if (body !== undefined) {
-    if (!init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
-  }
-  const t0 = performance.now();
-  let res, text;
-  try {
-    res = await fetch(path, init);
-    text = await res.text();
-  } catch (e) {
-    if (!quiet) showRequest(method, path, 0, performance.now() - t0);
-    throw new ApiError(0, null, "network error: " + e.message);
-  }
-  let json = null;
-  if (text) { try { json = JSON.parse(text); } catch (e) { json = null; } }
-  if (!quiet) showRequest(method, path, res.status, performance.now() - t0);
-  if (!res.ok) {
-    const error = new ApiError(res.status, json, text);
-    if (res.status === 401) denied(error);
-    throw error;
-  }
-  return json;
+/**
+ * The page's `fetch`: the platform's, timed and shown on the status line (`quiet`: not shown,
+ * nor is an event stream); a 401 stops the page (`denied`).
+ */
+function pageFetch(quiet) {
+  return async (url, init = {}) => {
+    const method = init.method || "GET";
+    const path = url.startsWith(location.origin) ? url.slice(location.origin.length) : url;
+    const shown = !quiet && !(init.headers && init.headers.Accept === "text/event-stream");
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await fetch(url, init);
+    } catch (e) {
+      if (shown) showRequest(method, path, 0, performance.now() - t0);
+      throw e;
+    }
+    if (shown) showRequest(method, path, res.status, performance.now() - t0);
+    if (res.status === 401) {
+      res.clone().json().then((p) => p.detail || p.title, () => "HTTP 401").then((detail) => denied(detail));
+    }
+    return res;
+  };
 }
+
+const API = new TreeSessionsApi(new Transport({ baseUrl: location.origin, fetch: pageFetch(false) }));
+const QUIET = new TreeSessionsApi(new Transport({ baseUrl: location.origin, fetch: pageFetch(true) }));
 
 // ---------------------------------------------------------------- credentials
 // Opened as /?session=SID&token=TOKEN (or access_token=TOKEN), the page keeps the token in the
 // tab's sessionStorage and takes it out of the address at once; every request then carries
-// `Authorization: Bearer TOKEN`, and the event stream, which EventSource cannot give a header,
-// opens with a short reader token of its own as `access_token` (`eventsToken`). A session
+// `Authorization: Bearer TOKEN`, the event stream's too (the client reads it with `fetch`, which
+// can send a header, where EventSource could not). A session
 // token's dotted fields are plain: the page reads its session, its role (a reader's page offers
 // no edit) and the view it is bound to (the page then uses that one and makes none). Any other
 // token is the server's admin token. Without one the page sends none, as an open server wants.
@@ -267,8 +260,8 @@ function uploadLocked() {
 /** Takes the credential of session `sid` and shows what it allows: a reader's page says it is read-only and offers no edit. */
 function useCredential(sid) {
   const token = credentialFor(sid);
-  if (token !== S.token) S.eventsToken = null;
   S.token = token;
+  API.transport.token = QUIET.transport.token = token;
   S.access = token ? tokenFields(token) : null;
   const reader = !canEdit();
   ui.access.hidden = !reader;
@@ -284,67 +277,45 @@ function useCredential(sid) {
   updateSelection();
 }
 
-/** A 401: no credential, or one that expired or was revoked. The page stops, and says so over the tree. */
-function denied(e) {
+/** A 401 (`detail`: the server's word): no credential, or one that expired or was revoked. The page stops, and says so over the tree. */
+function denied(detail) {
   if (S.gone && S.gone.kind === "denied") return;
-  const why = !S.token ? "none" : S.access && Date.now() >= S.access.expires ? "expired" : "refused";
+  const reason = !S.token ? "none" : S.access && Date.now() >= S.access.expires ? "expired" : "refused";
   S.ready = false;
-  S.gone = { kind: "denied", sid: S.sid, detail: e.message, why };
-  unsubscribe("offline", "Not authorized: " + e.message);
+  S.gone = { kind: "denied", sid: S.sid, detail, why: reason };
+  unsubscribe("offline", "Not authorized: " + detail);
   finishEdit(false);
-  showMessage(`Not authorized: ${e.message}`, true);
+  showMessage(`Not authorized: ${detail}`, true);
   scheduleRender();
 }
 
 /**
- * The `access_token` of this tab's event stream with its expiry (ms since 1970, by this page's
- * clock): a reader token of a minute (`POST …/events/token`), asked again once the one held has
- * less than EVENTS_TOKEN_MARGIN left; null without a credential.
+ * The query of this tab's rows as the server names them: the filter and its options (none
+ * unfiltered). Changes and item lookups are sent with it, so their answers speak of these rows.
  */
-async function eventsToken() {
-  if (!S.token) return null;
-  const held = S.eventsToken, sid = S.sid;
-  if (held && held.sid === sid && held.expires - Date.now() > EVENTS_TOKEN_MARGIN) return held;
-  const asked = Date.now();
-  const res = await api("POST", sessionPath() + "/events/token", undefined, true);
-  const token = { sid, text: res.token, expires: asked + res.expiresIn * 1000 };
-  if (S.sid === sid) S.eventsToken = token;
-  return token;
+const namedQuery = () => (S.filter ? { filter: S.filter, ...searchOptions() } : {});
+
+/** How the search text matches (the client's `FilterOptions`): the defaults left out. */
+function searchOptions() {
+  return {
+    match: S.match !== "contains" ? S.match : undefined,
+    caseSensitive: S.caseSensitive || undefined,
+    diacritics: S.diacritics ? "insensitive" : undefined,
+    leavesOnly: S.leavesOnly || undefined,
+    fields: S.searchColumns && S.columns.length ? ["title", ...S.columns.map((c) => listed(c.field))].join(",") : undefined,
+  };
 }
 
-const sessionPath = () => "/sessions/" + encodeURIComponent(S.sid);
-/** This tab's view of the session (`S.vid`): every read, change and event stream of rows goes through it. */
-const viewPath = () => sessionPath() + "/views/" + encodeURIComponent(S.vid);
-const itemPath = (id) => viewPath() + "/items/" + encodeURIComponent(String(id));
-/**
- * The path with the current view's query (filter and its options) and `extra`; `read`: a read
- * of rows or matches, which names the highlighted text too (`highlight`: the unfiltered rows,
- * their matches flagged).
- */
-function inView(path, extra, read) {
-  const q = [];
-  if (extra) q.push(extra);
-  const text = S.filter || (read ? S.highlight : "");
-  if (text) {
-    q.push((S.filter ? "filter=" : "highlight=") + encodeURIComponent(text));
-    if (S.match !== "contains") q.push("match=" + S.match);
-    if (S.caseSensitive) q.push("caseSensitive=true");
-    if (S.diacritics) q.push("diacritics=insensitive");
-    if (S.leavesOnly) q.push("leavesOnly=true");
-    if (S.searchColumns && S.columns.length) q.push("fields=" + encodeURIComponent(["title", ...S.columns.map((c) => listed(c.field))].join(",")));
-  }
-  return q.length ? path + "?" + q.join("&") : path;
-}
+/** The query of `GET matches`: the filter's, or the highlighted text's (the unfiltered rows, their matches flagged). */
+const matchQuery = () => ({ ...(S.filter ? { filter: S.filter } : { highlight: S.highlight }), ...searchOptions() });
 
 /** A field as a comma-separated list names it: a `,` in a member name escaped (`GET …/fields` escapes `.` and `\\` only). */
 const listed = (field) => field.replace(/,/g, "\\,");
 
-/** The query of a rows page from `offset`: its place, `positions`, and the aggregates the columns show. */
-function rowsQuery(offset, limit) {
-  const q = `offset=${offset}&limit=${limit}&positions=true`;
-  if (!S.columns.length) return q;
-  const items = ["count", ...S.columns.filter((c) => c.numeric).map((c) => "sum:" + listed(c.field))];
-  return q + "&aggregate=" + encodeURIComponent(items.join(","));
+/** The aggregates the columns show (`count,sum:data.size`), asked with every rows page; undefined without columns. */
+function aggregateText() {
+  if (!S.columns.length) return undefined;
+  return ["count", ...S.columns.filter((c) => c.numeric).map((c) => "sum:" + listed(c.field))].join(",");
 }
 
 // ---------------------------------------------------------------- columns
@@ -402,9 +373,9 @@ async function loadFields() {
   if (!S.sid) return;
   let list;
   try {
-    list = await api("GET", sessionPath() + "/fields", undefined, true);
+    list = (await QUIET.getFields(S.sid)).value;
   } catch (e) {
-    ui.columnsList.replaceChildren(muted("The fields could not be read: " + e.message));
+    ui.columnsList.replaceChildren(muted("The fields could not be read: " + why(e)));
     return;
   }
   const fields = list.fields.filter((f) => f.field !== "title").slice(0, 40);
@@ -431,7 +402,7 @@ function pickColumns() {
   S.columns = [...kept, ...added];
   showColumnsHead();
   if (S.searchColumns && (S.filter || S.highlight)) { applySearch(); return; }
-  reload();
+  if (S.cache) S.cache.setAggregate(aggregateText());  // the rows stay shown until fetched with their totals
 }
 
 function showColumnsHead() {
@@ -475,9 +446,10 @@ function parseSort(text) {
                                                                  : { field: key.replace(/\\,/g, ","), descending: false });
 }
 
-/** The order a page says the view has: the head follows it (another tab of the view may change it). */
-function noteSort(page) {
-  const keys = parseSort(page.sort);
+/** The order the rows pages say the view has: the head follows it (another tab of the view may change it). */
+function noteSort() {
+  if (!S.cache) return;
+  const keys = parseSort(S.cache.sort);
   if (sortText(keys) === sortText(S.sort)) return;
   S.sort = keys;
   showColumnsHead();
@@ -493,7 +465,7 @@ function sortBy(field, add) {
   else keys.splice(k, 1);
   S.sort = keys;
   showColumnsHead();
-  sessionWide({ sort: keys.length ? sortText(keys) : null });
+  change("Sort", (rows) => rows.setSort(keys.length ? sortText(keys) : null));
 }
 
 ui.gridHead.addEventListener("click", (e) => {
@@ -679,7 +651,7 @@ function render() {
       S.els.set(i, el);
       if (anchor && i < lowest) ui.layer.insertBefore(el, anchor); else ui.layer.appendChild(el);
     }
-    const row = S.rows[i] || null;
+    const row = cached(i) || null;
     if (el._row !== row || el._i !== i) paint(el, row, i);
     const top = Math.round(i * ROW_H + shift);
     if (el._top !== top) { el._top = top; el.style.transform = "translateY(" + top + "px)"; }
@@ -687,7 +659,7 @@ function render() {
     if (el._focused !== focused) { el._focused = focused; el.classList.toggle("focused", focused); }
   }
   if (S.edit) {
-    const row = S.rows[S.edit.index];
+    const row = cached(S.edit.index);
     const level = row ? row.level : S.edit.level;
     editor.style.transform = "translateY(" + Math.round(S.edit.index * ROW_H + shift) + "px)";
     editor.style.left = indent(level) + TITLE_START + "px";  // over the title: after the disclosure, the checkbox and the icon
@@ -701,7 +673,7 @@ function render() {
 }
 
 function updateBusy() {
-  const busy = (!S.ready && S.sid != null && !S.gone) || S.mutating > 0 || S.inflight.length > 0;
+  const busy = (!S.ready && S.sid != null && !S.gone) || S.mutating > 0 || S.loading;
   ui.tree.setAttribute("aria-busy", busy ? "true" : "false");
 }
 
@@ -710,23 +682,18 @@ const matches = (n) => `${fmt(n)} ${n === 1 ? "match" : "matches"}`;
 function updateCounts() {
   ui.prevMatch.disabled = ui.nextMatch.disabled = !S.ready || !(S.filter || S.highlight);
   updateSelection();
+  noteSort();
   if (!S.ready) { ui.counts.textContent = ""; return; }
   const rows = `${fmt(S.total)} ${S.total === 1 ? "row" : "rows"}`;
-  ui.counts.textContent = S.filter ? `${matches(S.matchCount ?? 0)} · ${rows}`
+  ui.counts.textContent = S.filter ? `${matches(S.cache.matchCount ?? 0)} · ${rows}`
     : (S.highlight && S.highlightCount != null ? `${matches(S.highlightCount)} · ` : "") + `${rows} of ${fmt(S.nodeCount)} nodes`;
   ui.view.textContent = S.sid ? `v${S.version}` : "";
   ui.view.title = S.vid ? `The version of this tab's view (${S.vid}): it steps with every edit of the tree and every change of this view` : "";
 }
 
-/** The selected count of a rows page (absent: the view selects nothing). */
-function noteSelection(page) {
-  S.selectedCount = page.selectedCount ?? 0;
-  updateSelection();
-}
-
 /** "N selected" and what acts on the selection, shown while the view selects something. */
 function updateSelection() {
-  const n = S.ready ? S.selectedCount : 0;
+  const n = S.ready && S.cache ? S.cache.selectedCount : 0;
   ui.selectionBar.hidden = n === 0;
   ui.deleteSelected.hidden = ui.moveSelected.hidden = !canEdit();
   ui.selectedCount.textContent = `${fmt(n)} selected`;
@@ -846,80 +813,10 @@ function setLive(state, detail) {
     : "Not receiving changes as they happen: the page looks for them every few seconds");
 }
 
-// ---------------------------------------------------------------- the row cache
+// ---------------------------------------------------------------- the rows (the client's TreeRows)
 
-function resetCache(total, version) {
-  S.gen++;
-  S.inflight = [];
-  S.total = total;
-  S.version = version;
-  S.rows = new Array(total).fill(null);
-  S.loaded = 0;
-  S.focus = total ? clamp(S.focus, 0, total - 1) : -1;
-  S.anchor = null;
-}
-
-function store(rows) {
-  for (const r of rows) {
-    if (r.index < 0 || r.index >= S.total) continue;
-    if (S.rows[r.index] == null) S.loaded++;
-    S.rows[r.index] = r;
-  }
-  if (S.loaded > CACHE_CAP) evictFar();
-}
-
-/** Drops loaded rows far from the viewport so memory stays bounded on huge views. */
-function evictFar() {
-  const [a, b] = visibleRange(), keep = CACHE_CAP / 4;
-  let n = 0;
-  for (let i = 0; i < S.rows.length; i++) {
-    if (S.rows[i] == null) continue;
-    if (i < a - keep || i >= b + keep) S.rows[i] = null; else n++;
-  }
-  S.loaded = n;
-}
-
-/**
- * Applies the splices of a change response to the cache: each index is relative to the list
- * as left by the previous splices; inserted rows are not loaded. False when they do not add up
- * to `total` (then the caller rebuilds the cache).
- */
-function applySplices(changes, total) {
-  let rows = S.rows;
-  let ordered = true, end = 0;
-  for (const c of changes) {
-    if (c.index < end) { ordered = false; break; }
-    end = c.index + c.inserted;
-  }
-  if (ordered) {
-    // One pass: every splice lies after the previous one's inserted rows.
-    const out = new Array(total);
-    let src = 0, dst = 0;
-    for (const c of changes) {
-      const keep = c.index - dst;
-      if (keep < 0 || src + keep + c.removed > rows.length) return false;
-      for (let k = 0; k < keep; k++) out[dst++] = rows[src++];
-      src += c.removed;
-      for (let k = 0; k < c.inserted; k++) out[dst++] = null;
-    }
-    while (src < rows.length) out[dst++] = rows[src++];
-    if (dst !== total) return false;
-    rows = out;
-  } else if (changes.length <= 32) {
-    for (const c of changes) {
-      if (c.index < 0 || c.index + c.removed > rows.length) return false;
-      rows = rows.slice(0, c.index).concat(new Array(c.inserted).fill(null), rows.slice(c.index + c.removed));
-    }
-    if (rows.length !== total) return false;
-  } else {
-    return false;
-  }
-  S.rows = rows;
-  S.total = total;
-  S.loaded = 0;
-  for (let i = 0; i < rows.length; i++) if (rows[i] != null) S.loaded++;
-  return true;
-}
+/** Row i as the cache holds it (maybe stale: shown until fetched again), or undefined. */
+const cached = (i) => (S.cache && i >= 0 ? S.cache.row(i) : undefined);
 
 /** Where row i of the old list is after the splices; `fallback` when it was removed. */
 function mapIndex(i, changes, fallback) {
@@ -932,71 +829,88 @@ function mapIndex(i, changes, fallback) {
   return i;
 }
 
-const needsLoad = (i) => S.rows[i] == null || S.rows[i].stale === true;
-const requested = (i) => S.inflight.some((r) => i >= r.from && i < r.to);
-const missing = (i) => needsLoad(i) && !requested(i);
+/**
+ * What the cache tells (`TreeRows.onChange`): splices (of this page's change, or of another
+ * client's through the event stream) move the focus, the Shift-click anchor and the rename
+ * input with their rows; a reset keeps the place scrolled to; `end`: the session or the view
+ * is gone, or the stream was refused.
+ */
+function cacheChanged(change) {
+  const top = virtualTop();
+  if (change.kind === "end") {
+    const e = change.error || new Error(change.reason);
+    if (statusOf(e) === 401) return;  // `denied` says so
+    if (change.reason === "deleted" || change.reason === "expired" || statusOf(e) === 404) {
+      viewGone(e, change.reason === "deleted" ? "deleted" : "gone");
+      return;
+    }
+    setLive("offline", "The event stream was refused: " + why(e));
+    const cache = S.cache;
+    clearTimeout(S.resubscribeTimer);
+    S.resubscribeTimer = setTimeout(() => { if (S.cache === cache && S.ready) cache.subscribe(); }, RESUBSCRIBE_MS);
+    return;
+  }
+  S.total = change.total;
+  S.version = change.version;
+  if (change.kind === "splices") {
+    const changes = change.changes;
+    S.focus = mapIndex(S.focus, changes);
+    if (S.anchor) S.anchor.index = mapIndex(S.anchor.index, changes, -1);
+    if (S.anchor && S.anchor.index < 0) S.anchor = null;
+    if (S.edit) {
+      const moved = mapIndex(S.edit.index, changes, -1);
+      if (moved < 0) { finishEdit(false); showNotice("The item being renamed was removed elsewhere."); } else S.edit.index = moved;
+    }
+    if (S.highlight && (changes.length || change.reload.length)) countHighlights();  // an edit may add or remove matches
+  } else {
+    S.anchor = null;
+  }
+  S.focus = S.total === 0 ? -1 : clamp(S.focus, 0, S.total - 1);
+  setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
+  updateCounts();
+  scheduleRender();
+  ensureRows();
+}
 
-/** Fetches the rows near the viewport that are not loaded: the visible ones first. */
+/**
+ * Has the cache fetch the rows near the viewport that it does not hold (or holds stale): the
+ * visible ones first, then PREFETCH more above and below. One fetch at a time; a scroll
+ * meanwhile asks again once it is done.
+ */
 function ensureRows() {
-  if (!S.ready || S.mutating > 0 || S.total === 0 || S.inflight.length >= MAX_INFLIGHT) return;
+  const cache = S.cache;
+  if (!S.ready || !cache) return;
+  if (S.loading) { S.loadAgain = true; return; }
   if (performance.now() < S.retryAt) {
     if (!S.retryTimer) S.retryTimer = setTimeout(() => { S.retryTimer = 0; ensureRows(); }, S.retryAt - performance.now() + 5);
     return;
   }
   const [vf, vl] = visibleRange();
-  const pf = Math.max(0, vf - PREFETCH), pl = Math.min(S.total, vl + PREFETCH);
-  for (const [a, b] of [[Math.max(0, vf - 1), Math.min(S.total, vl + 1)], [pf, pl]]) {
-    for (let i = a; i < b && S.inflight.length < MAX_INFLIGHT; i++) {
-      if (!missing(i)) continue;
-      let from = i, to = i + 1;
-      while (from > pf && to - from < MAX_LIMIT && missing(from - 1)) from--;
-      while (to < pl && to - from < MAX_LIMIT && missing(to)) to++;
-      fetchRows(from, to);
-      i = to;
-    }
-  }
+  const from = Math.max(0, vf - 1), to = Math.min(S.total, vl + 1);
+  S.loading = true;
   updateBusy();
-}
-
-function fetchRows(from, to) {
-  const gen = S.gen, req = { from, to };
-  S.inflight.push(req);
-  api("GET", inView(viewPath() + "/rows", rowsQuery(from, to - from), true)).then((page) => {
-    if (gen !== S.gen || S.mutating > 0) return;
-    if (page.version !== S.version) {
-      if (page.version > S.version) resync(page);
-      return;
+  (async () => {
+    try {
+      await cache.rows(from, Math.max(to, from + 1));
+      if (S.cache !== cache) return;
+      scheduleRender();
+      await cache.rows(Math.max(0, vf - PREFETCH), Math.min(S.total, vl + PREFETCH));
+    } catch (e) {
+      if (S.cache !== cache || !S.ready) return;
+      if (statusOf(e) === 404) { viewGone(e); return; }
+      if (statusOf(e) !== 401) showMessage(`Could not load rows ${fmt(from)}–${fmt(Math.max(from, to - 1))}: ${why(e)}`, true);
+      S.retryAt = performance.now() + 2000;
+      S.loadAgain = true;
+    } finally {
+      if (S.cache === cache) {
+        S.loading = false;
+        updateCounts();  // the pages' counts, sort and selection
+        scheduleRender();
+        if (S.loadAgain) { S.loadAgain = false; ensureRows(); }
+        updateBusy();
+      }
     }
-    if (page.total !== S.total) { resync(page); return; }
-    if (page.matchCount != null) S.matchCount = page.matchCount;
-    noteSelection(page);
-    noteSort(page);
-    store(page.rows);
-    scheduleRender();
-  }).catch((e) => {
-    if (gen !== S.gen) return;
-    if (e.status === 404) { viewGone(e); return; }
-    if (superseded(e)) { S.retryAt = performance.now() + 100; return; }
-    showMessage(`Could not load rows ${fmt(from)}–${fmt(to - 1)}: ${e.message}`, true);
-    S.retryAt = performance.now() + 2000;
-  }).finally(() => {
-    S.inflight = S.inflight.filter((r) => r !== req);
-    if (gen === S.gen) ensureRows();
-    updateBusy();
-  });
-}
-
-/** The session changed under us (another client, or a request we did not see): start over. */
-function resync(page) {
-  const top = virtualTop();
-  resetCache(page.total, page.version);
-  if (page.matchCount != null) S.matchCount = page.matchCount;
-  noteSelection(page);
-  store(page.rows || []);
-  setVirtualTop(top);
-  updateCounts();
-  scheduleRender();
-  ensureRows();
+  })();
 }
 
 /** The session is gone (404, or the event stream's `end`): `kind` "gone" or "deleted" says why, over the tree. */
@@ -1005,268 +919,82 @@ function lost(e, kind = "gone") {
   S.gone = { kind, sid: S.sid };
   unsubscribe("offline", "The session is gone");
   finishEdit(false);
-  showMessage(`Session ${S.sid} is gone (${e.message}). Load a sample to start a new one.`, true);
+  showMessage(`Session ${S.sid} is gone (${why(e)}). Load a sample to start a new one.`, true);
   scheduleRender();
-}
-
-/** Fetches the rows around the viewport again (after a 412, or when events were missed). */
-async function reload(note) {
-  const gen = S.gen;
-  const [a] = visibleRange();
-  const from = Math.max(0, a - OVERSCAN);
-  try {
-    const page = await api("GET", inView(viewPath() + "/rows", rowsQuery(from, 200), true));
-    if (gen === S.gen) resync(page); else ensureRows();
-  } catch (e) {
-    if (e.status === 404) { viewGone(e); return; }
-    showMessage("Could not reload the rows: " + e.message, true);
-  }
-  if (note) showNotice(note);
 }
 
 // ---------------------------------------------------------------- changes
 
 /**
- * Patches the cache with one change (a response of ours or a `change` event) whose version is
- * one past the held one; starts over from `total` and `version` otherwise.
- * Rows that may have changed in place go stale (they stay shown and are fetched again): those
- * of `reload` (titles, flags, match marks), and every loaded one when rows moved (their
- * `position`/`siblingCount` may have changed) or when the answer has no `reload`.
- * `opts.item`: a toggle of ours: only the item's own row and `reload` (positions stay).
- * `opts.target(res)`: the item's row after the change (default `res.index`).
+ * One change of this tab's view or of the tree: `send(rows)` sends it through the cache (which
+ * sends its changes one at a time, in the order asked, and applies each one's splices; see
+ * `cacheChanged`). The answer is then taken: with `opts.focusItem`, the item's row after it
+ * (`opts.target(res)`, default `res.index`) is focused. A 412 (the view changed first: only
+ * edits computed from the rows shown are sent with `If-Match`) has the cache fetch the rows
+ * again, and a notice says so; a 404 may mean that the view or the session is gone.
  */
-function applyChange(res, opts = {}) {
-  const before = S.focus, top = virtualTop();
-  const target = opts.target ? opts.target(res) : res.index;
-  const changes = res.changes || [];
-  S.gen++;
-  S.inflight = [];
-  if (res.version === S.version + 1 && applySplices(changes, res.total)) {
-    S.version = res.version;
-    S.focus = mapIndex(before, changes, opts.fallback ?? res.index ?? undefined);
-    if (S.anchor) S.anchor.index = mapIndex(S.anchor.index, changes, -1);
-    if (S.anchor && S.anchor.index < 0) S.anchor = null;
-    if (S.edit) {
-      const moved = mapIndex(S.edit.index, changes, -1);
-      if (moved < 0) { finishEdit(false); showNotice("The item being renamed was removed elsewhere."); } else S.edit.index = moved;
-    }
-    const reload = Array.isArray(res.reload) ? res.reload : null;
-    if (opts.item) {
-      const i = res.index;
-      if (i != null && S.rows[i]) S.rows[i] = Object.assign({}, S.rows[i], { expanded: opts.expanded ?? S.rows[i].expanded, stale: true });
-    } else if (changes.length > 0 || !reload) {
-      for (const r of S.rows) if (r) r.stale = true;
-    }
-    // Our own toggle changed the item's row only (`reload` also names its ancestors' rows).
-    for (const { index, count } of (opts.item ? null : reload) || []) {
-      for (let k = Math.max(0, index); k < Math.min(S.total, index + count); k++) if (S.rows[k]) S.rows[k].stale = true;
-    }
-    if (opts.patch && target != null && S.rows[target]) S.rows[target] = Object.assign({}, S.rows[target], opts.patch, { stale: true });
-  } else {
-    resetCache(res.total, res.version);
-  }
-  if (opts.focusItem && target != null) S.focus = target;
-  if (S.total === 0) S.focus = -1; else S.focus = clamp(S.focus, 0, S.total - 1);
-  setVirtualTop(top);  // past the height cap the same scrollTop would mean another row
-  if (S.focus >= 0 && opts.keepFocusVisible) scrollToRow(S.focus);
-  if (S.highlight && !opts.item) countHighlights();  // an edit may add or remove matches
-  updateCounts();
-  scheduleRender();
-  ensureRows();
-}
-
-/**
- * Runs one change request after the previous ones, then patches the cache from its splices.
- * `opts.ifMatch`: sent with `If-Match` naming the version the page holds (every edit of the
- * tree); a 412 means the session changed elsewhere: the rows are fetched again and a notice
- * says so. Events that arrive meanwhile wait (see `drainEvents`): those before this change's
- * version are applied first, this change's own event is skipped.
- */
-function change(method, path, body, opts = {}) {
-  const run = async () => {
-    if (!S.ready) return null;
-    if (opts.make) {
-      // The request is made now, from the rows as the changes before it left them.
-      let spec;
-      try {
-        spec = await opts.make();
-      } catch (e) {
-        if (e.status === 404) showNotice(`${opts.what}: the item is gone (changed elsewhere).`);
-        else showNotice(`${opts.what} failed: ${e.message}`);
-        return null;
-      }
-      if (!spec || !S.ready) return null;
-      [method, path, body] = spec;
-      opts = Object.assign({}, opts, spec[3]);
-    }
-    const gen = S.gen;
-    S.mutating++;
-    updateBusy();
-    let res;
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const headers = opts.ifMatch ? { "If-Match": '"' + S.version + '"' } : undefined;
-          res = await api(method, path, body, false, headers);
-          break;
-        } catch (e) {
-          if (!superseded(e) || attempt >= 20) throw e;  // nothing was changed: send it again
-          await sleep(100);
-        }
-      }
-    } catch (e) {
-      S.mutating--;
-      if (e.status === 412) {
-        await reload("Changed elsewhere; reloaded, try again.");
-        drainEvents();
-        return null;
-      }
-      if (opts.ifMatch) showNotice(`${opts.what || method} failed: ${e.message}`);
-      else if (e.status !== 404 || opts.item) showMessage(`${method} failed: ${e.message}`, true);
-      if (e.status === 404) viewGone(e);  // the item (gone elsewhere), this tab's view, or the session
-      drainEvents();
-      return null;
-    }
-    S.mutating--;
-    if (gen !== S.gen) { ensureRows(); drainEvents(); return res; }  // the view was switched meanwhile
-    drainEvents(res.version);  // others' changes made before this one
-    if (res.version > S.version) applyChange(res, opts);
-    else if (opts.focusItem && res.version === S.version) {  // its event came first
+async function change(what, send, opts = {}) {
+  const cache = S.cache;
+  if (!S.ready || !cache) return null;
+  S.mutating++;
+  updateBusy();
+  try {
+    const res = await send(cache);
+    if (res && S.cache === cache && opts.focusItem) {
       const target = opts.target ? opts.target(res) : res.index;
-      if (target != null) { S.focus = clamp(target, 0, S.total - 1); if (opts.keepFocusVisible) scrollToRow(S.focus); scheduleRender(); }
+      if (target != null && S.total > 0) {
+        S.focus = clamp(target, 0, S.total - 1);
+        if (opts.keepFocusVisible) scrollToRow(S.focus);
+      }
     }
-    drainEvents();
     return res;
-  };
-  S.queue = S.queue.then(run, run);
-  return S.queue;
+  } catch (e) {
+    if (S.cache !== cache) return null;
+    const status = statusOf(e);
+    if (status === 412) { showNotice("Changed elsewhere; reloaded, try again."); return null; }
+    if (status === 401) return null;  // `denied` says so
+    if (opts.edit) showNotice(`${what} failed: ${why(e)}`);
+    else if (status !== 404 || opts.item) showMessage(`${what} failed: ${why(e)}`, true);
+    if (status === 404) viewGone(e);  // the item (gone elsewhere), this tab's view, or the session
+    return null;
+  } finally {
+    S.mutating--;
+    updateBusy();
+    scheduleRender();
+    ensureRows();
+  }
 }
 
 // ---------------------------------------------------------------- the event stream
+// The cache follows the view's event stream (`TreeRows.subscribe`): SSE over `fetch`, with the
+// page's token as a header, resumed with `Last-Event-ID`; its state is the live indicator.
 
-/** Closes the view's event stream, if any. */
+/** Stops following the view's event stream, if any. */
 function unsubscribe(state, detail) {
-  S.streamTurn++;
   clearTimeout(S.resubscribeTimer);
   S.resubscribeTimer = 0;
-  if (S.es) S.es.close();
-  S.es = null;
-  S.events = [];
+  if (S.cache) S.cache.unsubscribe();
   setLive(state || "offline", detail);
 }
 
-/**
- * Subscribes to this tab's view: the rows shown (`filter` and its options as the rows requests
- * name them). `resume`: the last event id seen, after the stream failed for good. With a
- * credential, the stream opens with an events token (`eventsToken`) as `access_token`.
- */
-async function subscribe(resume) {
-  unsubscribe("connecting");
-  if (!S.sid || typeof EventSource !== "function") { setLive("offline"); return; }
-  if (!resume) S.lastEventId = null;
-  const turn = S.streamTurn, sid = S.sid;
-  let access;
-  try {
-    access = await eventsToken();
-  } catch (e) {
-    if (turn !== S.streamTurn || S.sid !== sid) return;
-    if (e.status === 401) return;  // `denied` says so
-    if (e.status === 404) { viewGone(e); return; }
-    setLive("offline", "No token for the event stream: " + e.message);
-    S.resubscribeTimer = setTimeout(() => { if (turn === S.streamTurn) subscribe(resume); }, RESUBSCRIBE_MS);
-    return;
-  }
-  if (turn !== S.streamTurn || S.sid !== sid) return;  // unsubscribed meanwhile
-  const query = [resume != null ? "lastEventId=" + encodeURIComponent(resume) : "",
-                 access ? "access_token=" + encodeURIComponent(access.text) : ""].filter(Boolean).join("&");
-  const es = new EventSource(inView(viewPath() + "/events", query));
-  S.es = es;
-  const mine = (f) => (e) => { if (S.es === es) f(e); };
-  es.addEventListener("open", mine(() => setLive("live")));
-  for (const type of ["reset", "change"]) {
-    es.addEventListener(type, mine((e) => {
-      setLive("live");
-      if (e.lastEventId) S.lastEventId = e.lastEventId;
-      let data;
-      try { data = JSON.parse(e.data); } catch (err) { return; }
-      S.events.push({ type, data });
-      drainEvents();
-    }));
-  }
-  es.addEventListener("end", mine((e) => {
-    let reason = "";
-    try { reason = JSON.parse(e.data).reason || ""; } catch (err) { /* none */ }
-    viewGone(new Error(reason || "ended"), reason === "deleted" ? "deleted" : "gone");
-  }));
-  es.addEventListener("error", mine(() => {
-    // The events token has expired (or nearly): the browser's own retry would send it again and
-    // be refused, so the stream is opened anew with a new one.
-    const expired = access != null && Date.now() >= access.expires - 2000;
-    if (es.readyState !== EventSource.CLOSED) {
-      if (!expired) { setLive("connecting"); return; }  // EventSource retries by itself
-      subscribe(S.lastEventId);
-      return;
-    }
-    // Refused (404, 429, 503...): is this tab's view still there? Then try again a little later
-    // (at once when the refusal was for the expired events token).
-    setLive("offline");
-    const resumeAt = S.lastEventId;
-    api("GET", viewPath(), undefined, true).then(() => {
-      if (S.es !== es || S.sid !== sid) return;
-      S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, expired ? 0 : RESUBSCRIBE_MS);
-    }).catch((err) => {
-      if (S.es !== es || S.sid !== sid) return;
-      if (err.status === 404) viewGone(err);
-      else if (err.status !== 401) S.resubscribeTimer = setTimeout(() => { if (S.es === es) subscribe(resumeAt); }, RESUBSCRIBE_MS);
-    });
-  }));
-}
-
-/**
- * Applies the waiting events in order (only while no change request of ours is out: its
- * answer decides first): a change one past the held version is patched in, one at or below
- * it was seen already (our own, or in rows fetched later), one further on means some were
- * missed: the rows are fetched again. `before`: only the events below that version.
- */
-function drainEvents(before) {
-  if (!S.ready || S.mutating > 0) return;
-  while (S.events.length && (before == null || S.events[0].data.version < before)) {
-    const { type, data } = S.events.shift();
-    if (type === "reset") {
-      // At subscription: rows held at that version or later stay; any other reason refetches.
-      if (data.reason === "subscribed" && data.version <= S.version) continue;
-      refetchAt(data);
-    } else if (data.version <= S.version) {
-      continue;
-    } else if (data.version === S.version + 1) {
-      applyChange(data);
-    } else {
-      refetchAt(data);
-    }
-  }
-}
-
-/** Drops the cached rows for those of `version` (`total` rows): the visible ones are fetched again. */
-function refetchAt(data) {
-  if (data.total == null) { reload(); return; }  // a reset of a view the session did not keep
-  const top = virtualTop();
-  resetCache(data.total, data.version);
-  setVirtualTop(top);
-  updateCounts();
-  scheduleRender();
-  ensureRows();
+/** The live indicator follows the stream: open, reconnecting, or stopped. */
+function streamChanged(state, error) {
+  if (state === "open") setLive("live");
+  else if (state === "connecting") setLive("connecting", error ? "Reconnecting: " + why(error) : undefined);
+  else setLive("offline");
 }
 
 function toggle(i, expanded, recursive) {
-  const row = S.rows[i];
+  const row = cached(i);
   if (!row || !row.hasChildren) return;
   const want = expanded ?? !row.expanded;
-  const body = recursive ? { expanded: want, recursive: true } : { expanded: want };
-  change("PATCH", inView(itemPath(row.id)), body, { item: !recursive, expanded: want, focusItem: i === S.focus, keepFocusVisible: true });
+  change(want ? "Expand" : "Collapse", (rows) => want ? rows.expand(row.id, !!recursive) : rows.collapse(row.id, !!recursive),
+    { item: !recursive, focusItem: i === S.focus, keepFocusVisible: true });
 }
 
-function sessionWide(body) {
-  change("PATCH", inView(viewPath()), body, { keepFocusVisible: false });
+/** A change of the whole view (expand all, collapse all, to a depth, the selection): `send(rows)`. */
+function viewWide(what, send) {
+  change(what, send);
 }
 
 // ---------------------------------------------------------------- selection
@@ -1276,12 +1004,11 @@ function sessionWide(body) {
 
 /** Flips row i's checkbox: a partly selected folder becomes selected; the row is the anchor of Shift ranges. */
 function checkRow(i) {
-  const row = S.rows[i];
+  const row = cached(i);
   if (!row || !S.ready) return;
   const want = row.partial === true || row.selected !== true;
   S.anchor = { index: i, selected: want };
-  change("PATCH", inView(itemPath(row.id)), { selected: want },
-    { patch: { selected: want, partial: false }, what: "Select" });
+  change("Select", (rows) => want ? rows.select(row.id) : rows.deselect(row.id));
 }
 
 /**
@@ -1290,34 +1017,33 @@ function checkRow(i) {
  */
 function checkRange(i) {
   if (!S.anchor || S.anchor.index >= S.total) { checkRow(i); return; }
-  const from = Math.min(S.anchor.index, i), count = Math.abs(S.anchor.index - i) + 1;
-  change("PATCH", inView(viewPath()), { selectRows: { offset: from, count, selected: S.anchor.selected } },
-    { ifMatch: true, what: "Select the rows" });
+  const from = Math.min(S.anchor.index, i), count = Math.abs(S.anchor.index - i) + 1, selected = S.anchor.selected;
+  change("Select the rows", (rows) => rows.selectRows(from, count, selected), { edit: true });
 }
 
-function selectWhole(body) {
+function selectWhole(what, send) {
   closeMenus();
   S.anchor = null;
-  sessionWide(body);
+  viewWide(what, send);
 }
 
 /** Deletes the selected items (each with everything inside it) after asking. */
 function deleteSelected() {
-  const n = S.selectedCount;
+  const n = S.cache ? S.cache.selectedCount : 0;
   if (!n || readOnly("Delete selected")) return;
   confirmDelete("Delete the selection?", `${fmt(n)} selected ${n === 1 ? "item" : "items"} will be deleted, each with everything inside it.`,
-    () => editDue("Delete selected", async () => batchSpec([{ op: "deleteSelected" }], { focusItem: false })));
+    () => edit("Delete selected", (rows) => rows.batch([{ op: "deleteSelected" }]), { focusItem: false }));
 }
 
 /** Moves the selected items into the focused row, after its children, and expands it. */
 function moveSelectedHere() {
-  if (!S.selectedCount) return;
-  editDue("Move selected", async () => {
+  if (!S.cache || !S.cache.selectedCount) return;
+  editDue("Move selected", async (now) => {
     const row = await dueRow("Move selected");
     if (!row) return null;
     if (row.selected) { showNotice("Move selected: the focused row is selected; focus the row to move them into."); return null; }
-    return batchSpec([{ op: "moveSelected", parentId: row.id }, { op: "expand", id: row.id, expanded: true }], { target: (res) => res.results[1].index });
-  });
+    return now.batch([{ op: "moveSelected", parentId: row.id }, { op: "expand", id: row.id, expanded: true }]);
+  }, { target: (res) => res.results[1].index });
 }
 
 // ---------------------------------------------------------------- focus and keys
@@ -1331,32 +1057,38 @@ function setFocus(i) {
 }
 
 async function focusParent(i) {
-  const row = S.rows[i];
+  const row = cached(i);
   if (!row || row.parentId == null) return;
   for (let j = i - 1; j >= 0 && i - j <= 2000; j--) {
-    const r = S.rows[j];
+    const r = cached(j);
     if (!r) break;
     if (r.level < row.level) { setFocus(j); return; }
   }
-  const gen = S.gen;
+  const cache = S.cache;
   try {
-    const info = await api("GET", inView(itemPath(row.parentId)));
-    if (gen === S.gen && info.index != null) setFocus(info.index);
+    const info = await itemInfo(row.parentId);
+    if (cache === S.cache && info.index != null) setFocus(info.index);
   } catch (e) {
-    showMessage("Could not find the parent: " + e.message, true);
+    showMessage("Could not find the parent: " + why(e), true);
   }
+}
+
+/** The item's place in this tab's rows (`GET …/items/{id}`: its `index`, null when hidden, and its `path` of ids). */
+async function itemInfo(id) {
+  return (await API.getViewItem(S.sid, S.vid, id, namedQuery())).value;
 }
 
 function pageRows() { return Math.max(1, Math.floor(ui.tree.clientHeight / ROW_H) - 1); }
 
 // ---------------------------------------------------------------- editing
-// Every edit is a change request with If-Match (see `change`); the item's row after it is
+// Every edit goes through the cache, with If-Match (see `change`); the item's row after it is
 // focused. Moves name the new parent and the index among its children, counted once the item
-// has left its old place (rows carry `position` and `siblingCount`, asked with positions=true).
+// has left its old place (rows carry `position` and `siblingCount`: the cache asks with
+// positions=true, and fetches its rows again after every edit, since places may have moved).
 
 const idText = (id) => String(id);
 const sameId = (a, b) => a != null && b != null && idText(a) === idText(b);
-const focusedRow = () => (S.focus >= 0 ? S.rows[S.focus] : null) || null;
+const focusedRow = () => cached(S.focus) || null;
 
 function needRow(what) {
   const row = focusedRow();
@@ -1365,36 +1097,33 @@ function needRow(what) {
   return row;
 }
 
-/** One edit: `If-Match`, and the item's row focused after it (none on a read-only page). */
-function edit(what, method, path, body, opts = {}) {
+/** One edit, `send(rows)`; the item's row focused after it (none on a read-only page). */
+function edit(what, send, opts = {}) {
   if (readOnly(what)) return Promise.resolve(null);
-  return change(method, path, body, Object.assign({ ifMatch: true, what, focusItem: true, keepFocusVisible: true }, opts));
+  return change(what, send, Object.assign({ edit: true, focusItem: true, keepFocusVisible: true }, opts));
 }
 
 /**
- * An edit whose request depends on the rows (positions, the focused row): `make()` runs when
- * its turn in the queue comes, after the changes before it, and returns
- * `[method, path, body, opts]`, or null to send nothing. So Alt+Up pressed twice moves twice.
+ * An edit computed from the rows (positions, the focused row): `make(now)` runs when its turn
+ * among the cache's changes comes, after the changes before it are applied (`TreeRows.serially`),
+ * and sends the edit through `now`, or answers null to send nothing. So Alt+Up pressed twice
+ * moves twice.
  */
-function editDue(what, make) {
-  if (readOnly(what)) return Promise.resolve(null);
-  return change(null, null, null, { ifMatch: true, what, focusItem: true, keepFocusVisible: true, make });
+function editDue(what, make, opts = {}) {
+  return edit(what, (rows) => rows.serially(make), Object.assign({ target: (res) => res.index ?? (res.results && res.results[0].index) }, opts));
 }
 
-const batchSpec = (operations, opts) =>
-  ["POST", inView(viewPath() + "/batch"), { operations }, Object.assign({ target: (res) => res.results[0].index }, opts)];
-
-/** The request that moves item `id` under `parentId` at `index` (undefined: at the end); `expand`: that parent is expanded too. */
-function moveSpec(id, parentId, index, expand) {
+/** Moves item `id` under `parentId` at `index` (undefined: at the end) through `now`; `expand`: that parent is expanded too. */
+function moveNow(now, id, parentId, index, expand) {
   if (expand) {
     const op = { op: "move", id, parentId };
     if (index !== undefined) op.index = index;
-    return batchSpec([op, { op: "expand", id: parentId, expanded: true }]);
+    return now.batch([op, { op: "expand", id: parentId, expanded: true }]);
   }
-  return ["PATCH", inView(itemPath(id)), index === undefined ? { parentId } : { parentId, index }];
+  return now.move(id, parentId, index);
 }
 
-/** The focused row when an edit's turn comes (fetched when it is not loaded or stale). */
+/** The focused row when an edit's turn comes (fetched when it is not held, or stale). */
 async function dueRow(what) {
   const row = S.focus >= 0 ? await rowAt(S.focus) : null;
   if (!row) showNotice(`${what}: no row is focused.`);
@@ -1414,7 +1143,7 @@ ui.layer.appendChild(editor);
 
 /** Shows the inline title input over row i (`id`, `title`, `level`: the row's, when it is not loaded yet). */
 function startRename(i, known) {
-  const row = S.rows[i];
+  const row = cached(i);
   const item = known || (row && { id: row.id, title: row.title, level: row.level });
   if (!item || !S.ready || readOnly("Rename")) return;
   finishEdit(false);
@@ -1440,7 +1169,7 @@ function finishEdit(commit) {
   scheduleRender();
   if (commit && title !== ed.original) {
     if (!title.trim()) { showNotice("A title cannot be empty: the rename was not sent."); return; }
-    edit("Rename", "PATCH", inView(itemPath(ed.id)), { title }, { patch: { title, matchRanges: [] } });
+    edit("Rename", (rows) => rows.update(ed.id, { title }));
   }
 }
 
@@ -1468,23 +1197,23 @@ function renameInserted(res, index, level) {
 
 async function newSibling() {
   let level = 0;
-  const res = await editDue("New sibling", async () => {
-    if (S.total === 0) return ["POST", inView(viewPath() + "/items"), { nodes: [{ title: NEW_TITLE }] }];
+  const res = await editDue("New sibling", async (now) => {
+    if (S.total === 0) return now.insert([{ title: NEW_TITLE }]);
     const row = await dueRow("New sibling");
     if (!row) return null;
     level = row.level;
-    return ["POST", inView(viewPath() + "/items"), { nodes: [{ title: NEW_TITLE }], after: row.id }];
+    return now.insert([{ title: NEW_TITLE }], { after: row.id });
   });
   if (res) renameInserted(res, res.index, level);
 }
 
 async function newChild() {
   let level = 0;
-  const res = await editDue("New child", async () => {
+  const res = await editDue("New child", async (now) => {
     const row = await dueRow("New child");
     if (!row) return null;
     level = row.level + 1;
-    return batchSpec([
+    return now.batch([
       { op: "insert", nodes: [{ title: NEW_TITLE }], parentId: row.id, index: 0 },
       { op: "expand", id: row.id, expanded: true },
     ]);
@@ -1498,7 +1227,7 @@ function deleteFocused() {
   if (readOnly("Delete")) return;
   const row = needRow("Delete");
   if (!row) return;
-  const remove = () => edit("Delete", "DELETE", inView(itemPath(row.id)), undefined, { focusItem: false });
+  const remove = () => edit("Delete", (rows) => rows.delete(row.id), { focusItem: false });
   if (!row.hasChildren) { remove(); return; }
   confirmDelete("Delete a subtree?", `“${row.title}” has children. Delete it with everything inside it?`, remove);
 }
@@ -1518,16 +1247,15 @@ function confirmDelete(title, text, remove) {
 
 // ---- move
 
-/** The row at index j, fetched when it is not loaded (or stale). */
+/** The row at index j as the server has it now (fetched when it is not held, or stale). */
 async function rowAt(j) {
-  if (S.rows[j] && !S.rows[j].stale) return S.rows[j];
-  const page = await api("GET", inView(viewPath() + "/rows", rowsQuery(j, 1), true));
-  return page.rows[0] || null;
+  const [row] = await S.cache.rows(j, j + 1);
+  return row || null;
 }
 
-/** The row of item `id` in the view, with its position (fetched when it is not loaded), or null. */
+/** The row of item `id` in the view, with its position (fetched when it is not held), or null. */
 async function rowOf(id) {
-  const info = await api("GET", inView(itemPath(id)));
+  const info = await itemInfo(id);
   if (info.index == null) return null;
   const row = await rowAt(info.index);
   return row && sameId(row.id, id) ? row : null;
@@ -1540,7 +1268,7 @@ async function previousSibling(i, row) {
   if (!above || above.level < row.level) return null;
   if (above.level === row.level) return sameId(above.parentId, row.parentId) ? above : null;
   // The row above is inside the previous sibling's subtree: its ancestor at this row's level.
-  const info = await api("GET", inView(itemPath(above.id)));
+  const info = await itemInfo(above.id);
   const id = info.path[row.level];
   if (id == null) return null;
   const sibling = await rowOf(id);
@@ -1550,7 +1278,7 @@ async function previousSibling(i, row) {
 /** Alt+Up / Alt+Down: one place among the siblings. */
 function moveAmongSiblings(delta) {
   const what = delta < 0 ? "Move up" : "Move down";
-  editDue(what, async () => {
+  editDue(what, async (now) => {
     const row = await dueRow(what);
     if (!row) return null;
     const to = row.position + delta;
@@ -1558,31 +1286,31 @@ function moveAmongSiblings(delta) {
       showNotice(delta < 0 ? "Already the first of its siblings." : "Already the last of its siblings.");
       return null;
     }
-    return moveSpec(row.id, row.parentId, to);
+    return moveNow(now, row.id, row.parentId, to);
   });
 }
 
 /** Alt+Left: out of its parent, right after it. */
 function outdent() {
-  editDue("Outdent", async () => {
+  editDue("Outdent", async (now) => {
     const row = await dueRow("Outdent");
     if (!row) return null;
     if (row.parentId == null) { showNotice("A root cannot move further out."); return null; }
     const parent = await rowOf(row.parentId);
     if (!parent) { showNotice("Outdent: the parent is not shown in this view."); return null; }
-    return moveSpec(row.id, parent.parentId, parent.position + 1);
+    return moveNow(now, row.id, parent.parentId, parent.position + 1);
   });
 }
 
 /** Alt+Right: into its previous sibling, as the last child (the new parent is expanded). */
 function indentItem() {
-  editDue("Indent", async () => {
+  editDue("Indent", async (now) => {
     const row = await dueRow("Indent");
     if (!row) return null;
     if (row.position === 0) { showNotice("Indent: there is no previous sibling to move into."); return null; }
     const sibling = await previousSibling(S.focus, row);
     if (!sibling) { showNotice("Indent: the previous sibling is not shown in this view."); return null; }
-    return moveSpec(row.id, sibling.id, undefined, true);
+    return moveNow(now, row.id, sibling.id, undefined, true);
   });
 }
 
@@ -1610,23 +1338,23 @@ function pasteInto() {
   if (!S.cut) { showNotice("Paste: cut a row first (Ctrl+X)."); return; }
   const cut = S.cut;
   clearCut();
-  editDue("Paste", async () => {
+  editDue("Paste", async (now) => {
     const row = await dueRow("Paste");
     if (!row || sameId(cut.id, row.id)) return null;
-    return moveSpec(cut.id, row.id, undefined, true);
+    return moveNow(now, cut.id, row.id, undefined, true);
   });
 }
 
 /** Drag and drop: `zone` is "before", "after" or "into" the target row. */
 function dropOn(draggedId, targetId, zone) {
   if (sameId(draggedId, targetId)) return;
-  editDue("Move", async () => {
-    if (zone === "into") return moveSpec(draggedId, targetId, undefined, true);
+  editDue("Move", async (now) => {
+    if (zone === "into") return moveNow(now, draggedId, targetId, undefined, true);
     const target = await rowOf(targetId), dragged = await rowOf(draggedId);
     if (!target) return null;
     const sameParent = dragged && (sameId(dragged.parentId, target.parentId) || (dragged.parentId == null && target.parentId == null));
     const shift = sameParent && dragged.position < target.position ? 1 : 0;
-    return moveSpec(draggedId, target.parentId, target.position + (zone === "after" ? 1 : 0) - shift);
+    return moveNow(now, draggedId, target.parentId, target.position + (zone === "after" ? 1 : 0) - shift);
   });
 }
 
@@ -1643,7 +1371,7 @@ document.addEventListener("keydown", (e) => {
 ui.tree.addEventListener("keydown", (e) => {
   if (!S.ready || e.metaKey) return;
   const f = S.focus < 0 ? 0 : S.focus;
-  const row = S.rows[f];
+  const row = cached(f);
   if (e.altKey && !e.ctrlKey) {
     switch (e.key) {
       case "ArrowUp": moveAmongSiblings(-1); break;
@@ -1722,10 +1450,10 @@ function typeAhead(ch) {
   const prefix = again ? S.typed[0] : S.typed;
   // A longer prefix may still fit the focused row; a first or repeated letter looks past it.
   const start = Math.max(0, again ? S.focus + 1 : S.focus);
-  for (let k = 0; k < S.total; k++) {
-    const i = (start + k) % S.total, r = S.rows[i];
-    if (r && String(r.title).toLocaleLowerCase().startsWith(prefix)) { setFocus(i); return; }
-  }
+  const held = S.cache ? S.cache.cachedRows() : [];
+  const fits = (r) => String(r.title).toLocaleLowerCase().startsWith(prefix);
+  const next = held.find((r) => r.index >= start && fits(r)) || held.find((r) => r.index < start && fits(r));
+  if (next) setFocus(next.index);
 }
 
 ui.tree.addEventListener("click", (e) => {
@@ -1862,56 +1590,59 @@ new ResizeObserver(() => { scheduleRender(); ensureRows(); }).observe(ui.tree);
 // ---------------------------------------------------------------- views
 
 /**
- * Loads the rows shown (this tab's view: its unfiltered rows, or its filtered rows for the search
- * text) from scratch, at `restore` (saved scroll offset and focus) if given; makes or finds the
- * tab's view first when it has none (`ensureView`).
+ * Shows this tab's view (its unfiltered rows, or its filtered rows for the search text, the
+ * highlighted text's matches flagged) from scratch in a new cache, at `restore` (saved scroll
+ * offset and focus) if given; makes or finds the tab's view first when it has none
+ * (`ensureView`). The cache follows the view's event stream from there.
  */
 async function openView(restore) {
-  const gen = ++S.gen;
+  const turn = ++S.turn;
   unsubscribe("connecting");
   finishEdit(false);
+  if (S.cache) S.cache.close();
+  S.cache = null;
   S.ready = false;
-  S.inflight = [];
-  S.rows = [];
+  S.loading = S.loadAgain = false;
   S.total = 0;
-  S.loaded = 0;
-  S.matchCount = null;
   S.focus = -1;
+  S.anchor = null;
   scheduleRender();
   updateCounts();
   if (!S.vid) {
     try {
       await ensureView();
     } catch (e) {
-      if (gen !== S.gen) return;
-      if (e.status === 404) lost(e); else showMessage("Could not make this tab's view: " + e.message, true);
+      if (turn !== S.turn) return;
+      if (statusOf(e) === 404) lost(e); else if (statusOf(e) !== 401) showMessage("Could not make this tab's view: " + why(e), true);
       return;
     }
-    if (gen !== S.gen) return;
+    if (turn !== S.turn) return;
   }
-  const start = restore ? Math.max(0, Math.floor(restore.top / ROW_H) - OVERSCAN) : 0;
-  let page;
-  for (let attempt = 1; !page; attempt++) {
-    try {
-      page = await api("GET", inView(viewPath() + "/rows", rowsQuery(start, 200), true));
-    } catch (e) {
-      if (gen !== S.gen) return;
-      if (superseded(e) && attempt < 50) { await sleep(100); if (gen !== S.gen) return; continue; }
-      if (e.status === 404) viewGone(e); else showMessage("Could not load rows: " + e.message, true);
-      return;
-    }
+  const cache = new TreeRows(API, {
+    blockSize: BLOCK, maxBlocks: MAX_BLOCKS, positions: true, aggregate: aggregateText(),
+    retryConflicts: false,  // an edit computed from the rows shown is not sent again on other rows: the page says so
+    onError: (e) => { if (S.cache === cache && statusOf(e) !== 401) showMessage("Could not follow the view: " + why(e), true); },
+  });
+  cache.onChange((c) => { if (S.cache === cache) cacheChanged(c); });
+  cache.onStreamState((state, error) => { if (S.cache === cache) streamChanged(state, error); });
+  if (S.highlight) cache.setHighlight(S.highlight, searchOptions());
+  S.cache = cache;
+  try {
+    await cache.open(S.sid, S.vid, S.filter || null, searchOptions());
+    if (turn === S.turn && restore) await cache.rows(Math.max(0, Math.floor(restore.top / ROW_H) - OVERSCAN), Math.floor(restore.top / ROW_H) + 200);
+  } catch (e) {
+    if (turn !== S.turn) return;
+    if (statusOf(e) === 404) viewGone(e); else if (statusOf(e) !== 401) showMessage("Could not load rows: " + why(e), true);
+    return;
   }
-  if (gen !== S.gen) return;
-  resetCache(page.total, page.version);
-  S.matchCount = page.matchCount ?? null;
-  noteSelection(page);
-  noteSort(page);
-  store(page.rows);
+  if (turn !== S.turn) { cache.close(); return; }
+  S.total = cache.total;
+  S.version = cache.version;
   S.ready = true;
   S.remade = false;
-  subscribe();  // its first event (reset) names the version: rows older than it are fetched again
+  cache.subscribe();
   if (S.note) { showMessage(S.note.text, S.note.isError); S.note = null; }
-  S.focus = page.total ? clamp(restore ? restore.focus : 0, 0, page.total - 1) : -1;
+  S.focus = S.total ? clamp(restore ? restore.focus : 0, 0, S.total - 1) : -1;
   setVirtualTop(restore ? restore.top : 0);
   updateCounts();
   scheduleRender();
@@ -1943,10 +1674,11 @@ function applySearch() {
 
 /** The number of matches of the highlighted text (GET matches answers it with the first one). */
 async function countHighlights() {
-  const gen = S.gen, text = S.highlight;
+  const cache = S.cache, text = S.highlight;
+  if (!cache || !text) return;
   try {
-    const page = await api("GET", inView(viewPath() + "/matches", "limit=1", true), undefined, true);
-    if (gen === S.gen && text === S.highlight) { S.highlightCount = page.matchCount; updateCounts(); }
+    const page = (await QUIET.getViewMatches(S.sid, S.vid, { ...matchQuery(), limit: 1 })).value;
+    if (cache === S.cache && text === S.highlight) { S.highlightCount = page.matchCount; updateCounts(); }
   } catch (e) {
     // The count stays unknown; the rows show the matches all the same.
   }
@@ -1979,23 +1711,23 @@ ui.search.addEventListener("input", () => {
  */
 async function goToMatch(forward) {
   if (!(S.filter || S.highlight) || !S.ready) return;
-  const here = S.focus >= 0 ? S.rows[S.focus] : null;
-  const place = here ? `&${forward ? "after" : "before"}=${encodeURIComponent(String(here.id))}` : "";
-  const gen = S.gen;
+  const here = focusedRow();
+  const place = here ? { [forward ? "after" : "before"]: String(here.id) } : {};
+  const cache = S.cache;
   let page;
   try {
-    page = await api("GET", inView(viewPath() + "/matches", "wrap=true" + place, true));
+    page = (await API.getViewMatches(S.sid, S.vid, { ...matchQuery(), wrap: true, ...place })).value;
   } catch (e) {
-    showNotice(`Next match failed: ${e.message}`);
+    showNotice(`Next match failed: ${why(e)}`);
     return;
   }
   const m = page.matches[0];
-  if (gen !== S.gen) return;
+  if (cache !== S.cache) return;
   if (S.highlight) { S.highlightCount = page.matchCount; updateCounts(); }
   if (!m) { ui.matchPlace.textContent = "no match"; return; }
   ui.matchPlace.textContent = `match ${fmt(m.ordinal + 1)} of ${fmt(page.matchCount)}`;
   if (m.index != null) { setFocus(m.index); return; }
-  await change("PATCH", inView(itemPath(m.id)), { reveal: true }, { focusItem: true, keepFocusVisible: true });
+  await change("Reveal", (rows) => rows.reveal(m.id), { focusItem: true, keepFocusVisible: true });
 }
 
 ui.search.addEventListener("keydown", (e) => {
@@ -2016,18 +1748,18 @@ ui.leavesOnly.addEventListener("change", soon);
 ui.searchColumns.addEventListener("change", soon);
 ui.columnsMenu.addEventListener("toggle", () => { if (ui.columnsMenu.open) loadFields(); });
 
-ui.selectAll.addEventListener("click", () => selectWhole({ selectAll: true }));
-ui.selectNone.addEventListener("click", () => selectWhole({ selectNone: true }));
-ui.invertSelection.addEventListener("click", () => selectWhole({ invertSelection: true }));
+ui.selectAll.addEventListener("click", () => selectWhole("Select all", (rows) => rows.selectAll()));
+ui.selectNone.addEventListener("click", () => selectWhole("Select none", (rows) => rows.selectNone()));
+ui.invertSelection.addEventListener("click", () => selectWhole("Invert the selection", (rows) => rows.invertSelection()));
 ui.deleteSelected.addEventListener("click", deleteSelected);
 ui.moveSelected.addEventListener("click", () => { ui.tree.focus({ preventScroll: true }); moveSelectedHere(); });
-ui.expandAll.addEventListener("click", () => { closeMenus(); sessionWide({ expandAll: true }); });
-ui.collapseAll.addEventListener("click", () => { closeMenus(); sessionWide({ collapseAll: true }); });
+ui.expandAll.addEventListener("click", () => { closeMenus(); viewWide("Expand all", (rows) => rows.expandAll()); });
+ui.collapseAll.addEventListener("click", () => { closeMenus(); viewWide("Collapse all", (rows) => rows.collapseAll()); });
 ui.expandDepth.addEventListener("click", () => {
   const n = Math.floor(Number(ui.depth.value));
   if (!Number.isFinite(n) || n < 0) return;
   closeMenus();
-  sessionWide({ expandDepth: n });
+  viewWide("Expand to depth", (rows) => rows.expandDepth(n));
 });
 
 // ---------------------------------------------------------------- this tab's view of the session
@@ -2064,7 +1796,7 @@ async function ensureView() {
     claimView(kept);
     return;
   }
-  const view = await api("POST", sessionPath() + "/views", S.rule != null ? { expand: S.rule } : { from: "default" });
+  const view = (await API.createView(sid, S.rule != null ? { expand: S.rule } : { from: "default" })).value;
   if (S.sid !== sid) return;
   useNewView(view.id);
 }
@@ -2083,17 +1815,17 @@ async function viewGone(e, kind = "gone") {
   const sid = S.sid, vid = S.vid;
   if (!sid || !vid) { lost(e, kind); return; }
   const current = () => S.sid === sid && S.vid === vid;  // not replaced meanwhile
-  const status = (path) => api("GET", path, undefined, true).then(() => 200, (err) => err.status);
-  const session = await status(sessionPath());
+  const status = (ask) => ask().then(() => 200, (err) => statusOf(err));
+  const session = await status(() => QUIET.getSession(sid));
   if (!current() || session === 401) return;  // `denied` says so
   if (session === 404) { lost(e, kind); return; }
-  const view = session === 200 ? await status(viewPath()) : session;
+  const view = session === 200 ? await status(() => QUIET.getView(sid, vid)) : session;
   if (!current() || view === 200 || view === 401) return;  // both are there: the 404 named an item
   if (view !== 404) { showMessage(`Could not look for this tab's view: ${view ? "HTTP " + view : "network error"}`, true); return; }
   forgetView(sid);
   if (S.access && S.access.view) {  // the view of the page's token: no other may be made
     S.ready = false;
-    S.gone = { kind: "error", sid, detail: `the view this page's access token is bound to (${vid}) is gone (${e.message}): ask for a new link` };
+    S.gone = { kind: "error", sid, detail: `the view this page's access token is bound to (${vid}) is gone (${why(e)}): ask for a new link` };
     unsubscribe("offline", "This tab's view is gone");
     scheduleRender();
     return;
@@ -2102,7 +1834,7 @@ async function viewGone(e, kind = "gone") {
   if (S.remade) {  // the view made for the last one is gone before it showed a row: do not loop
     S.ready = false;
     unsubscribe("offline", "This tab's view is gone");
-    showMessage(`This tab's view of session ${sid} is gone (${e.message}); reload the page for a new one.`, true);
+    showMessage(`This tab's view of session ${sid} is gone (${why(e)}); reload the page for a new one.`, true);
     return;
   }
   S.remade = true;
@@ -2132,9 +1864,9 @@ async function forkView(from) {
   const sid = S.sid;
   let view;
   try {
-    view = await api("POST", sessionPath() + "/views", { from });
+    view = (await API.createView(sid, { from })).value;
   } catch (e) {
-    showMessage(`Another tab uses this tab's view, and a view of its own could not be made: ${e.message}`, true);
+    showMessage(`Another tab uses this tab's view, and a view of its own could not be made: ${why(e)}`, true);
     return;
   }
   if (S.sid !== sid || S.vid !== from) return;
@@ -2176,8 +1908,8 @@ function resetSearch() {
 }
 
 /**
- * Opens a session on `body`; `upload` says how it is sent: the path and Content-Type of another
- * format. `label` names it in the status line, `name` in the toolbar; `rule` is the `expand`
+ * Opens a session on `body` (text, or a file); `upload` says how it is sent: the Content-Type of
+ * another format, and its `format` query (a JSON document). `label` names it in the status line, `name` in the toolbar; `rule` is the `expand`
  * rule that gives every node its state (null: the nodes' own `expanded` flags may count).
  */
 async function createSession(body, label, name, upload, rule) {
@@ -2189,24 +1921,25 @@ async function createSession(body, label, name, upload, rule) {
   updateBusy();
   let summary;
   try {
-    summary = await api("POST", upload ? upload.path : "/sessions", body, false,
-      upload ? { "Content-Type": upload.type } : undefined);
+    const text = typeof body === "string" ? body : await body.text();
+    const raw = new RawBody(upload ? upload.type : "application/json", text);
+    summary = (await API.createSession(raw, upload && upload.format ? { format: upload.format } : undefined)).value;
     // Other formats carry their own `expanded` (or none): the Expanded choice follows.
     const expand = expandChoice();
     // (The session's default view: a tab that attaches without knowing the rule copies it.)
     if (upload && expand !== "none") {
       const patch = expand === "all" ? { expandAll: true } : { expandDepth: expand };
-      await api("PATCH", "/sessions/" + encodeURIComponent(summary.id), patch);
+      await API.patchSession(summary.id, patch);
     }
   } catch (e) {
     // The reopened view's requests would hide the error: it is shown again once the view is back.
-    S.note = { text: `Could not create the session: ${e.message}`, isError: true };
+    S.note = { text: `Could not create the session: ${why(e)}`, isError: true };
     showMessage(S.note.text, true);
     if (S.sid) openView();
     return;
   }
   if (S.own && S.sid && S.sid !== summary.id) {
-    api("DELETE", sessionPath(), undefined, true).catch(() => {});
+    QUIET.deleteSession(S.sid).catch(() => {});
     forgetView(S.sid);
   }
   S.note = { text: ui.request.textContent + ` · ${label}`, isError: false };
@@ -2259,12 +1992,12 @@ async function attach(id, rule) {
   S.gone = null;
   scheduleRender();
   try {
-    const summary = await api("GET", sessionPath());
+    const summary = (await API.getSession(id)).value;
     attached(summary, false, undefined, rule);
   } catch (e) {
-    if (e.status === 401) return;  // `denied` says so
-    S.gone = { kind: e.status === 404 ? "gone" : "error", sid: id, detail: e.message };
-    showMessage(`Cannot attach to session “${id}”: ${e.message}. Load a sample instead.`, true);
+    if (statusOf(e) === 401) return;  // `denied` says so
+    S.gone = { kind: statusOf(e) === 404 ? "gone" : "error", sid: id, detail: why(e) };
+    showMessage(`Cannot attach to session “${id}”: ${why(e)}. Load a sample instead.`, true);
     scheduleRender();
   }
 }
@@ -2294,10 +2027,10 @@ async function loadSample(kind = ui.sample.value) {
 /** How a file is sent, by its name (or type): CSV and NDJSON rows and path lists as they are. */
 function uploadOf(file) {
   const name = file.name.toLowerCase();
-  if (name.endsWith(".csv") || file.type === "text/csv") return { path: "/sessions", type: "text/csv", what: "CSV rows" };
-  if (/\.(ndjson|jsonl)$/.test(name)) return { path: "/sessions", type: "application/x-ndjson", what: "NDJSON rows" };
+  if (name.endsWith(".csv") || file.type === "text/csv") return { type: "text/csv", what: "CSV rows" };
+  if (/\.(ndjson|jsonl)$/.test(name)) return { type: "application/x-ndjson", what: "NDJSON rows" };
   if (!name.endsWith(".json") && file.type !== "application/json") {
-    return { path: "/sessions", type: "text/plain", what: "a path list" };
+    return { type: "text/plain", what: "a path list" };
   }
   return null;
 }
@@ -2327,7 +2060,7 @@ async function loadFile(file) {
     return;
   }
   if (!isNodesDocument(doc)) {
-    await createSession(file, `${file.name} (a JSON document)`, file.name, { path: "/sessions?format=document", type: "application/json" },
+    await createSession(file, `${file.name} (a JSON document)`, file.name, { format: "document", type: "application/json" },
       fileRule(expandChoice()));
     return;
   }
@@ -2359,13 +2092,13 @@ ui.file.addEventListener("change", () => { if (ui.file.files.length) loadFile(ui
 // Changes made by another client (another tab on ?session=ID) arrive as events; while the
 // event stream is not open, they show up within POLL_MS.
 setInterval(async () => {
-  if (!S.ready || S.mutating > 0 || document.hidden || ui.live.dataset.state === "live") return;
-  const gen = S.gen;
+  const cache = S.cache;
+  if (!S.ready || !cache || S.mutating > 0 || document.hidden || ui.live.dataset.state === "live") return;
   try {
-    const page = await api("GET", inView(viewPath() + "/rows", "limit=0"), undefined, true);
-    if (gen === S.gen && S.mutating === 0 && page.version > S.version) resync(page);
+    const page = (await QUIET.getViewRows(S.sid, S.vid, { ...namedQuery(), limit: 0 })).value;
+    if (cache === S.cache && page.version > cache.version) await cache.refresh();
   } catch (e) {
-    if (e.status === 404 && gen === S.gen) viewGone(e);
+    if (statusOf(e) === 404 && cache === S.cache) viewGone(e);
   }
 }, POLL_MS);
 
@@ -2380,4 +2113,3 @@ const ruleText = query.get("expand") || "";
 const wantedRule = ruleText === "all" || ruleText === "none" ? ruleText : /^\d{1,3}$/.test(ruleText) ? Number(ruleText) : null;
 if (wanted) attach(wanted, wantedRule);
 else { showMessage("No tree open: load one."); scheduleRender(); }
-})();

@@ -3,7 +3,9 @@
  * the server's by the row-cache protocol of docs/CLIENTS.md: sparse blocks of rows fetched on
  * demand, every change (this client's own answers and the event stream's) applied by its
  * splices in version order, a refresh when a version is missing, `If-Match` on tree edits
- * with one retry after a 412.
+ * with one retry after a 412 (or none: `retryConflicts`). Changes are sent one at a time, in the
+ * order asked (`serially` runs work that computes a change at its turn). Rows a change may have
+ * altered stay readable (`row(i)`, `isStale(i)`) until `rows` fetches them again.
  */
 import type { BatchOperation, BatchResponse, ChangeResponse, InsertResponse, ItemChangeResponse, JSONValue, MatchMode, Node, NodeId, ParentId, Reload, Row, SelectionPage, Splice } from "./api.js";
 import { TreeSessionsApi } from "./api.js";
@@ -29,7 +31,49 @@ export interface TreeRowsOptions {
     aggregate?: string;
     /** Errors of work the cache does on its own (a refresh after an event); default `console.warn`. */
     onError?: (error: unknown) => void;
+    /**
+     * Rows pages with `positions=true` (each row's `position` and `siblingCount`). A row's place
+     * among its siblings changes when a sibling is inserted, removed or moved, or the view is
+     * sorted, and such rows are not in `reload` (their own row did not change): after every edit
+     * of the tree, sort and event, every held row becomes stale, and `rows` fetches again those
+     * it is asked for. Expansions and selections leave places as they are.
+     */
+    positions?: boolean;
+    /**
+     * After a 412 (the view changed since the held version), refresh and send the edit once more
+     * with the new version (default true). False: refresh, then throw the 412 — for edits
+     * computed from the rows shown (a row number, a place among siblings), which the new rows
+     * may contradict.
+     */
+    retryConflicts?: boolean;
 }
+/** The changes a `TreeRows` sends; `serially` hands its work these, unqueued. */
+export interface RowChanges {
+    expand(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
+    collapse(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
+    toggle(id: NodeId): Promise<ItemChangeResponse>;
+    reveal(id: NodeId): Promise<ItemChangeResponse>;
+    expandAll(): Promise<ChangeResponse>;
+    collapseAll(): Promise<ChangeResponse>;
+    expandDepth(depth: number): Promise<ChangeResponse>;
+    setSort(sort: string | null): Promise<ChangeResponse>;
+    select(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
+    deselect(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
+    selectAll(): Promise<ChangeResponse>;
+    selectNone(): Promise<ChangeResponse>;
+    invertSelection(): Promise<ChangeResponse>;
+    selectRows(offset: number, count: number, selected?: boolean, recursive?: boolean): Promise<ChangeResponse>;
+    insert(nodes: Node[], place?: InsertPlace): Promise<InsertResponse>;
+    delete(id: NodeId): Promise<ItemChangeResponse>;
+    move(id: NodeId, parentId: ParentId, index?: number): Promise<ItemChangeResponse>;
+    update(id: NodeId, changes: {
+        title?: string;
+        data?: JSONValue;
+    }): Promise<ItemChangeResponse>;
+    batch(operations: BatchOperation[]): Promise<BatchResponse>;
+}
+/** The state of the event stream: open, waiting to reconnect (or connecting), or not followed. */
+export declare type StreamState = "open" | "connecting" | "closed";
 /** Where `insert` puts its nodes. */
 export declare type InsertPlace = {
     parentId?: ParentId;
@@ -66,20 +110,42 @@ export declare class TreeRows {
     readonly blockSize: number;
     readonly maxBlocks: number;
     private readonly gapTimeoutMs;
-    private readonly aggregate;
+    private aggregateText;
+    private readonly positions;
+    private readonly retryConflicts;
     private readonly onError;
     private sessionId;
     private viewId;
     private filterText;
     private filterOpts;
+    private highlightText;
+    private highlightOpts;
     private _version;
     private _total;
+    /** The rows held as the server has them at the held version. */
     private readonly store;
+    /** Rows a change may have altered: shown until fetched again, never answered by `rows`. */
+    private readonly stale;
     /** Changes of versions past held + 1, waiting for the ones between. */
     private readonly buffered;
     private gapTimer;
     /** Bumped whenever the named rows change identity (open, setFilter): older answers do not apply. */
     private generation;
+    /** Bumped whenever what pages are read with changes (open, filter, highlight, aggregate): older pages do not apply. */
+    private readGeneration;
+    private _matchCount;
+    private _selectedCount;
+    private _sort;
+    /** The version the page metadata above was read at. */
+    private metaVersion;
+    private streamState;
+    private readonly streamListeners;
+    private changeQueue;
+    /** Change requests of this cache that are out; the stream's changes wait for their answers meanwhile. */
+    private changesOut;
+    private readonly heldEvents;
+    /** The changes, sent at once (what `serially` hands its work). */
+    private readonly direct;
     private refreshing;
     private stream;
     private streamToken;
@@ -100,26 +166,54 @@ export declare class TreeRows {
     get version(): number;
     /** The number of named rows. */
     get total(): number;
-    /** True while the event stream is open. */
+    /** The highlighted text (the unfiltered rows with their matches flagged), or null. */
+    get highlight(): string | null;
+    /** `aggregate=` of every rows page, or undefined. */
+    get aggregate(): string | undefined;
+    /** From the rows pages: a filtered view's matching nodes (null unfiltered or not read yet). */
+    get matchCount(): number | null;
+    /** From the rows pages: the view's selected nodes. */
+    get selectedCount(): number;
+    /** From the rows pages: the view's sort keys (`-data.size,title`), or null for the tree's order. */
+    get sort(): string | null;
+    /** True while the event stream is followed (open or reconnecting). */
     get subscribed(): boolean;
     get connected(): boolean;
+    /** The event stream's state; `onStreamState` tells when it changes. */
+    get streamStatus(): StreamState;
     /**
      * Opens the cache on a session's view (null: the default view), unfiltered or with a
      * filter: fetches the first block. Reopening drops everything held (and reopens the stream).
      */
     open(session: string, view?: string | null, filter?: string | null, options?: FilterOptions): Promise<void>;
-    /** The held row at `i`, or undefined (fetch it with `rows`). - Complexity: O(log runs). */
+    /**
+     * The held row at `i`, or undefined (fetch it with `rows`). It may be stale (`isStale`): a
+     * change may have altered it, and `rows` fetches it again. - Complexity: O(log runs).
+     */
     row(i: number): Row | undefined;
-    /** Every row held, in order (what the cache would show without a fetch). */
+    /** Whether the row held at `i` is stale (shown until `rows` fetches it again). - Complexity: O(log runs). */
+    isStale(i: number): boolean;
+    /** Every row held and current, in order (what `rows` answers without a fetch); stale rows are left out. */
     cachedRows(): Row[];
     /**
      * The rows `from ..< min(to, total)`, fetching the blocks that hold missing ones (only the
      * missing rows of them). At most `maxBlocks` blocks stay held afterwards.
      */
     rows(from: number, to: number): Promise<Row[]>;
+    /** Reads the page metadata (`matchCount`, `selectedCount`, `sort`) of the held version: a page of no rows. */
+    private readMeta;
+    private noteMeta;
     /** Fetches one page and keeps it by the version rules. */
     private load;
+    /** Stores fresh rows (their stale copies go). */
+    private keep;
+    /**
+     * One rows page, read as the held rows are (filter or highlight, positions, aggregates). A
+     * 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
+     */
     private fetchPage;
+    /** Sends again after a 409 `filter-superseded` (nothing was changed) while `gen` names the rows, at most 50 times. */
+    private whileCurrent;
     /** Drops every row, takes the page's version, total and rows, and tells the listeners to read again. */
     private adopt;
     /** Marks the blocks of `from ..< to` as just used. */
@@ -128,6 +222,9 @@ export declare class TreeRows {
     private trim;
     /** Calls `listener` for every change of the held rows; answers a function that stops it. */
     onChange(listener: (change: RowsChange) => void): () => void;
+    /** Calls `listener` whenever the event stream opens, waits to reconnect, or stops; answers a function that stops it. */
+    onStreamState(listener: (state: StreamState, error?: unknown) => void): () => void;
+    private setStreamState;
     private emit;
     /** Resolves once the held version is at least `version` (rejects after `timeoutMs`). */
     whenVersion(version: number, timeoutMs?: number): Promise<void>;
@@ -144,7 +241,13 @@ export declare class TreeRows {
     private drain;
     /** A version past the held one exists: wait for the stream to bring it, else refresh. */
     private expect;
+    /**
+     * Applies a change one past the held version: its splices shift the held rows, the rows it
+     * may have altered in place (`reload`; every one when `moves` and `positions`) become stale.
+     */
     private apply;
+    /** Makes the held rows of `from ..< to` stale: shown, and fetched again by `rows`. */
+    private markStale;
     private notifyIdle;
     /**
      * Catches up: fetches the first block, drops every held row, takes the page's version and
@@ -160,6 +263,19 @@ export declare class TreeRows {
      * stream from that page's version and tells the listeners to read again.
      */
     setFilter(text: string | null, options?: FilterOptions): Promise<void>;
+    /**
+     * Flags the matches of `text` in the unfiltered rows (`highlight=` on the rows pages: each row
+     * then has `match` and `matchRanges`), or stops with null or "". Only what pages are read
+     * with changes: the held rows become stale (shown until fetched again) and the listeners are
+     * told to read again. A filtered view has no highlight: it shows once the filter is cleared.
+     */
+    setHighlight(text: string | null, options?: FilterOptions): void;
+    /** Asks every rows page with `aggregate=` (`count,sum:data.size`), or none; the held rows become stale. */
+    setAggregate(aggregate: string | undefined): void;
+    /** What pages are read with changed: every held row is stale, pages asked before do not apply. */
+    private readAgain;
+    /** The query parameters of a rows page: the named rows', or the highlight's on unfiltered rows. */
+    private readQuery;
     /** The query parameters that name the rows: the filter and its options, when filtered. */
     private namedQuery;
     /**
@@ -173,7 +289,26 @@ export declare class TreeRows {
     private endStream;
     /** Stops the stream and every timer, drops the rows and the listeners. */
     close(): void;
+    /** Sends a change; the stream's changes that arrive meanwhile are applied after its answer. */
+    private changing;
+    /** Runs `work` once the changes asked before it are done; the changes asked after it wait for it. */
+    private enqueue;
+    /**
+     * Runs `work` at its turn among the changes: after those asked before it are applied, and
+     * before those asked after it are sent. `work` sends its changes through `now` (the change
+     * methods, not queued again: they would wait for `work` itself), so a change computed from
+     * the rows (a row's place, the row below another) is computed from the rows the changes
+     * before it left. Answers what `work` answers.
+     */
+    serially<T>(work: (now: RowChanges) => Promise<T>): Promise<T>;
+    /**
+     * A change of the view's state. `itemOnly`: a plain expand or collapse, which alters the
+     * item's own row only (the ancestors its `reload` lists stay as they are). `moves`: it may
+     * move rows among their siblings (a sort).
+     */
     private viewChange;
+    /** `PATCH` the view with `If-Match` (views only: row numbers name a view's rows). */
+    private patchViewChecked;
     private patchItem;
     private patchView;
     /** Expands the item (with `recursive`, every descendant with children too). */
@@ -182,6 +317,7 @@ export declare class TreeRows {
     collapse(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
     /** Expands a collapsed item, collapses an expanded one (its state read from the held rows, else asked). */
     toggle(id: NodeId): Promise<ItemChangeResponse>;
+    private toggleNow;
     /** Expands every ancestor of the item so that it shows. */
     reveal(id: NodeId): Promise<ItemChangeResponse>;
     expandAll(): Promise<ChangeResponse>;
@@ -196,7 +332,11 @@ export declare class TreeRows {
     selectAll(): Promise<ChangeResponse>;
     selectNone(): Promise<ChangeResponse>;
     invertSelection(): Promise<ChangeResponse>;
-    /** Selects (or deselects) the nodes on rows `offset ..< offset + count` (a shift-click). */
+    /**
+     * Selects (or deselects) the nodes on rows `offset ..< offset + count` (a shift-click). Row
+     * numbers name the held rows: sent with `If-Match`; a 412 refreshes and is thrown (the rows
+     * meant are not known any more).
+     */
     selectRows(offset: number, count: number, selected?: boolean, recursive?: boolean): Promise<ChangeResponse>;
     /** A page of the view's selected nodes in tree order, each with its row in the named rows. */
     selection(query?: {
@@ -204,6 +344,11 @@ export declare class TreeRows {
         limit?: number;
         top?: boolean;
     }): Promise<SelectionPage>;
+    /**
+     * An edit with `If-Match` of the held version; after a 412, a refresh and (`retry`, and the
+     * cache's `retryConflicts`) one more try with the new version, else the 412 is thrown.
+     * `moves`: it may move rows among their siblings (every edit of the tree does).
+     */
     private edit;
     /** Inserts nodes (with their subtrees): as children (`parentId`, `index`), or `before`/`after` an item. */
     insert(nodes: Node[], place?: InsertPlace): Promise<InsertResponse>;
@@ -221,4 +366,5 @@ export declare class TreeRows {
      * tree; a batch of view changes alone is not.
      */
     batch(operations: BatchOperation[]): Promise<BatchResponse>;
+    private batchNow;
 }

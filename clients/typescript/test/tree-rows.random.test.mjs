@@ -2,7 +2,10 @@
 // view and following its events, take seeded random steps (expansions in their own views,
 // edits from both, filters, sorts, selections, scrolls that evict blocks). After every step
 // each cache must have caught up with the server's version, and every row it holds must be
-// exactly the row GET rows answers at that index.
+// exactly the row GET rows answers at that index. Cache B reads rows with `positions=true`
+// (every held row goes stale after an edit, and must be fetched again with its new place);
+// either may highlight a text instead of filtering; page metadata (matchCount, selectedCount,
+// sort) must be the server's once `rows` answered.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { ProblemError, TreeRows, TreeSessionsApi } from "../dist/index.js";
@@ -62,20 +65,32 @@ function namedQuery(cache) {
   return cache.filter === null ? {} : { filter: cache.filter };
 }
 
+/** What the cache's pages are read with: its named rows, its highlight, positions for cache B. */
+function readQuery(cache) {
+  const q = namedQuery(cache);
+  if (cache.filter === null && cache.highlight !== null) q.highlight = cache.highlight;
+  if (cache.withPositions) q.positions = true;
+  return q;
+}
+
 /** Waits until `cache` is at the server's version of its rows, then checks every held row. */
 async function check(sid, cache, label) {
   const probe = (await api.getViewRows(sid, cache.view, { ...namedQuery(cache), limit: 0 })).value;
   await cache.whenVersion(probe.version, 5000);
   await cache.settled();
+  await cache.rows(0, 1); // the page metadata of the held version
   const rows = [];
   let page;
   do {
-    page = (await api.getViewRows(sid, cache.view, { ...namedQuery(cache), offset: rows.length, limit: 1000 })).value;
+    page = (await api.getViewRows(sid, cache.view, { ...readQuery(cache), offset: rows.length, limit: 1000 })).value;
     rows.push(...page.rows);
   } while (rows.length < page.total && page.rows.length > 0);
   assert.equal(page.version, probe.version, `${label}: the server moved during the check`);
   assert.equal(cache.version, page.version, `${label}: version`);
   assert.equal(cache.total, page.total, `${label}: total`);
+  assert.equal(cache.matchCount, page.matchCount ?? null, `${label}: matchCount`);
+  assert.equal(cache.selectedCount, page.selectedCount ?? 0, `${label}: selectedCount`);
+  assert.equal(cache.sort, page.sort ?? null, `${label}: sort`);
   for (const row of cache.cachedRows()) {
     assert.deepEqual(row, rows[row.index], `${label}: row ${row.index}`);
   }
@@ -91,7 +106,8 @@ async function runSeed(seed) {
   const viewB = (await api.createView(sid, { expand: 2 })).value.id;
   const errors = [];
   const options = { blockSize: 16, maxBlocks: 4, onError: (e) => errors.push(e) };
-  const caches = [new TreeRows(api, options), new TreeRows(api, options)];
+  const caches = [new TreeRows(api, options), new TreeRows(api, { ...options, positions: true })];
+  caches[1].withPositions = true;
   await caches[0].open(sid, viewA);
   await caches[1].open(sid, viewB);
   const changes = [0, 0];
@@ -170,8 +186,13 @@ async function runSeed(seed) {
         act = () => cache.batch(ops);
       } else if (r < 0.77) {
         const text = rng() < 0.35 ? null : rng.pick(FILTERS);
-        what = `setFilter ${JSON.stringify(text)}`;
-        act = () => cache.setFilter(text);
+        if (text !== null && rng() < 0.3) {
+          what = `setHighlight ${JSON.stringify(text)}`;
+          act = async () => { cache.setHighlight(text); await cache.setFilter(null); };
+        } else {
+          what = `setFilter ${JSON.stringify(text)}`;
+          act = () => cache.setFilter(text);
+        }
       } else if (r < 0.8) {
         const sort = rng.pick(SORTS);
         what = `setSort ${JSON.stringify(sort)}`;

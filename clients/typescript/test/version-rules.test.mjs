@@ -95,7 +95,10 @@ test("changes out of order wait for the gap, then apply in order", async () => {
   assertMatches(rows, server);
   assert.equal(rows.row(0), undefined, "inserted rows are unknown");
   assert.equal(rows.row(1), undefined);
-  assert.equal(rows.row(3), undefined, "the reloaded row (r1, now at 3) is dropped");
+  // The reloaded row (r1, now at 3) stays readable, stale, until `rows` fetches it again.
+  assert.equal(rows.row(3).id, "r1");
+  assert.ok(rows.isStale(3) && !rows.isStale(4));
+  assert.ok(!rows.cachedRows().some((r) => r.index === 3), "cachedRows leaves stale rows out");
   assert.equal(rows.row(4).id, "r3");
   server.push("change", v6, 6); // an old one again: skipped
   await settle();
