@@ -4,8 +4,8 @@ import Testing
 
 /// The model test of the row cache: two data sources on one session, each over a view of its
 /// own and following its events, make random changes (expansions in their own view, expandAll
-/// and collapseAll, edits of the shared tree, batches, filters on and off) and load random
-/// ranges. After every step both catch up with their view's version on the server, and then
+/// and collapseAll, selections, sorts, edits of the shared tree, batches, filters on and off)
+/// and load random ranges. After every step both catch up with their view's version on the server, and then
 /// every row either holds is the row `GET rows` answers at that index; the updates each handed
 /// out (returned by its calls, or to `onChange`) lead a shadow list to the same rows.
 @MainActor
@@ -95,7 +95,7 @@ import Testing
         func pick() -> RemoteTreeItem? { known.isEmpty ? nil : known[Int(random.next() % UInt64(known.count))] }
         nextId += 1
         let newNode = Node(id: .string("x\(nextId)"), title: "new \(nextId)", children: random.next() % 3 == 0 ? [Node(title: "inner")] : nil)
-        let choice = random.next() % 13
+        let choice = random.next() % 15
         let described: String
         do {
             let update: ListUpdate
@@ -149,6 +149,15 @@ import Testing
             case 11:
                 described = "resetFiltering"
                 update = try await dataSource.resetFiltering()
+            case 12:
+                guard let item = pick() else { return "nothing" }
+                let selected = random.next() % 3 != 0
+                described = "\(selected ? "select" : "deselect") \(item.id)"
+                update = try await dataSource.setSelected(item.id, selected, recursive: random.next() % 2 == 0)
+            case 13:
+                let keys = [nil, "title", "-title"][Int(random.next() % 3)]
+                described = "sort \(keys ?? "none")"
+                update = try await dataSource.setSort(keys)
             default:
                 described = "load"
                 update = .none(count: dataSource.total)

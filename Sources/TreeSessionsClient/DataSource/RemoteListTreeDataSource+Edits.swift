@@ -52,6 +52,42 @@ extension RemoteListTreeDataSource {
         }
     }
 
+    // MARK: Selection and order
+
+    /// Selects or deselects `id` in the view's selection: with its subtree, or (`recursive`
+    /// false) alone. Rows carry `selected` (in `row`) once the view selects something.
+    @discardableResult
+    public func setSelected(_ id: NodeId, _ selected: Bool, recursive: Bool = true) async throws -> ListUpdate {
+        try await change {
+            try await $0.client.patchItem($0.session, view: $0.view, id,
+                                          .setSelected(SetSelected(selected: selected, recursive: recursive ? nil : false)),
+                                          filter: $0.filter)
+        }
+    }
+
+    /// Selects every node, or none, or flips every node's state.
+    @discardableResult
+    public func selectAll() async throws -> ListUpdate {
+        try await change { try await $0.client.patchView($0.session, view: $0.view, .selectAll(SelectAll()), filter: $0.filter) }
+    }
+
+    @discardableResult
+    public func selectNone() async throws -> ListUpdate {
+        try await change { try await $0.client.patchView($0.session, view: $0.view, .selectNone(SelectNone()), filter: $0.filter) }
+    }
+
+    @discardableResult
+    public func invertSelection() async throws -> ListUpdate {
+        try await change { try await $0.client.patchView($0.session, view: $0.view, .invertSelection(InvertSelection()), filter: $0.filter) }
+    }
+
+    /// Orders the view's siblings by `keys` (`"-data.size,title"`), or by the tree's order (nil),
+    /// keeping every node's expansion and selection: a view's only (the default view answers 422).
+    @discardableResult
+    public func setSort(_ keys: String?) async throws -> ListUpdate {
+        try await change { try await $0.client.patchView($0.session, view: $0.view, .setSort(SetSort(sort: keys)), filter: $0.filter) }
+    }
+
     // MARK: Tree edits
 
     /// Appends `nodes` to the children of `parent` (nil: to the roots).
