@@ -7,20 +7,23 @@ import TreeSessionsClient
 
 // README: begin OutlineRows
 /// What a table of the outline shows: the rows of one view, loaded as they scroll into sight,
-/// and every change handed to `apply` (a table's batch update).
+/// every change handed to `apply` (a table's batch update), every error to `onError`.
 @MainActor
 final class OutlineRows {
     let rows: RemoteListTreeDataSource
     var apply: (ListUpdate) -> Void = { _ in }
+    var onError: (any Error) -> Void = { _ in }
 
     init(client: TreeSessionsClient, session: String, view: ViewId) {
         rows = RemoteListTreeDataSource(client: client, session: session, view: view)
         rows.onChange = { [weak self] update in self?.apply(update) }  // other clients' edits
+        rows.onError = { [weak self] error in self?.onError(error) }   // background refreshes
     }
 
     var count: Int { rows.total }
 
-    /// The title and indentation of row `index`; nil while it is loading.
+    /// The title and indentation of row `index`; nil while it is loading (the cells of one
+    /// block make one request: the data source joins loads of a block already asked for).
     func row(_ index: Int) -> (title: String, level: Int)? {
         guard let item = rows.items[index] else {
             prefetch(index..<index + 1)
@@ -42,7 +45,10 @@ final class OutlineRows {
     }
 
     func prefetch(_ range: Range<Int>) {
-        Task { apply(try await rows.load(range)) }
+        guard !rows.items.missing(in: range).isEmpty else { return }
+        Task {
+            do { apply(try await rows.load(range)) } catch { onError(error) }
+        }
     }
 }
 // README: end OutlineRows
@@ -60,6 +66,7 @@ final class OutlineRows {
             model.apply = { update in
                 do { try table.apply(update) } catch { failures.append("\(error)") }
             }
+            model.onError = { failures.append("onError: \($0)") }
             try await model.open()
             #expect(model.count == 5 && table.rows.count == 5)
             #expect(model.row(0)?.title == "Compositional Layout")

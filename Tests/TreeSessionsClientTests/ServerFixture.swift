@@ -95,17 +95,20 @@ func eventually(timeout: Duration = .seconds(5), _ condition: @MainActor () asyn
 }
 
 /// A list as a UI holds it: the rows' ids, changed only by `ListUpdate`s, to check that the
-/// updates a data source hands out lead to what it holds.
+/// updates a data source hands out lead to what it holds. Given the data source's `items` (as
+/// they are when the update is handed out), an inserted or reloaded row shows what a cell
+/// configured from `items` would: the cached row's id, or nil (a placeholder); without them,
+/// nil.
 struct ShadowList {
     var rows: [NodeId?]
 
-    mutating func apply(_ update: ListUpdate) throws {
+    mutating func apply(_ update: ListUpdate, items: RemoteTreeItems? = nil) throws {
         guard update.oldCount == rows.count else {
             throw Failure("an update from \(update.oldCount) rows applied to \(rows.count)")
         }
         for index in update.deletions.reversed() { rows.remove(at: index) }
-        for index in update.insertions { rows.insert(nil, at: index) }
-        for index in update.reloads { rows[index] = nil }
+        for index in update.insertions { rows.insert(items.flatMap { $0.indices.contains(index) ? $0[index]?.id : nil }, at: index) }
+        for index in update.reloads { rows[index] = items.flatMap { $0.indices.contains(index) ? $0[index]?.id : nil } }
         guard rows.count == update.newCount else { throw Failure("\(rows.count) rows after an update to \(update.newCount)") }
     }
 }

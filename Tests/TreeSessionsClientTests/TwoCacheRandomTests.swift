@@ -49,9 +49,9 @@ import Testing
                 let dataSource = RemoteListTreeDataSource(client: client, session: summary.id, view: view.id, blockSize: 7, maxBlocks: 3)
                 let side = Side(name, dataSource)
                 dataSource.onChange = { update in
-                    do { try side.shadow.apply(update) } catch { Issue.record("seed \(seed) \(name) onChange: \(error)") }
+                    do { try side.shadow.apply(update, items: dataSource.items) } catch { Issue.record("seed \(seed) \(name) onChange: \(error)") }
                 }
-                try side.shadow.apply(try await dataSource.open())
+                try side.shadow.apply(try await dataSource.open(), items: dataSource.items)
                 sides.append(side)
             }
             var nextId = 1000
@@ -89,7 +89,7 @@ import Testing
         let dataSource = side.dataSource
         if dataSource.total > 0 {
             let start = Int(random.next() % UInt64(dataSource.total))
-            try side.shadow.apply(try await dataSource.load(start..<min(dataSource.total, start + 1 + Int(random.next() % 15))))
+            try side.shadow.apply(try await dataSource.load(start..<min(dataSource.total, start + 1 + Int(random.next() % 15))), items: dataSource.items)
         }
         let known = dataSource.items.compactMap { $0 }
         func pick() -> RemoteTreeItem? { known.isEmpty ? nil : known[Int(random.next() % UInt64(known.count))] }
@@ -162,9 +162,10 @@ import Testing
                 described = "load"
                 update = .none(count: dataSource.total)
             }
-            try side.shadow.apply(update)
-        } catch let problem as Problem where [404, 409, 422].contains(problem.status) {
+            try side.shadow.apply(update, items: dataSource.items)
+        } catch let problem as Problem where [404, 422].contains(problem.status) || (problem.status == 409 && problem.slug == "cycle") {
             // An id the other side deleted, a move into its own subtree: refused, nothing changed.
+            // (A 409 `filter-superseded` is the data source's to send again, never the caller's.)
             return "refused: \(problem)"
         }
         return described
@@ -189,13 +190,11 @@ import Testing
         for (index, cached) in dataSource.items.enumerated() {
             guard let cached else { continue }
             #expect(cached == RemoteTreeItem(row: page.rows[index]), "\(context): \(side.name) row \(index)")
-            if index < side.shadow.rows.count, let shown = side.shadow.rows[index] {
-                #expect(shown == cached.id, "\(context): \(side.name) the list shows \(shown) at \(index), the cache \(cached.id)")
+            // Every cached row was handed out (inserted or reloaded) where it is: the list shows it.
+            if index < side.shadow.rows.count {
+                #expect(side.shadow.rows[index] == cached.id,
+                        "\(context): \(side.name) the list shows \(side.shadow.rows[index]?.description ?? "a placeholder") at \(index), the cache \(cached.id)")
             }
-        }
-        // What the list shows now: the cached rows (a UI reconfigures its cells from `items`).
-        for (index, cached) in dataSource.items.enumerated() where index < side.shadow.rows.count {
-            side.shadow.rows[index] = cached?.id
         }
     }
 }

@@ -4,8 +4,8 @@
     python3 clients/swift/generate_models.py          # writes Sources/TreeSessionsClient/Generated/Models.swift
     python3 clients/swift/generate_models.py --check  # exit 1 when that file is not what the spec gives
 
-The output is deterministic (the spec's order, no dates), so `--check` is a drift test: the
-Swift tests run it (TreeSessionsClientTests/ModelDriftTests.swift).
+The output is deterministic (the spec's order, no dates), so `--check` is a drift test:
+scripts/check-clients.sh runs it (in .ci/run), and fails until the models are written anew.
 
 How schemas become Swift:
 - an object: a `struct … : JSONObjectModel, Codable, Sendable, Equatable` with CodingKeys for the

@@ -27,10 +27,13 @@ public struct Problem: Error, Codable, Sendable, Equatable, CustomStringConverti
     public var members: [String: JSONValue]
     /// The answer's `ETag` (a 412 carries the current version's).
     public var etag: String?
+    /// The answer's `Retry-After` in seconds (a 429 or 503 may carry one), from a number of
+    /// seconds or an HTTP date.
+    public var retryAfter: Int?
 
     public init(type: String, title: String, status: Int, detail: String, pointer: String? = nil,
                 byteOffset: Int? = nil, line: Int? = nil, column: Int? = nil,
-                members: [String: JSONValue] = [:], etag: String? = nil) {
+                members: [String: JSONValue] = [:], etag: String? = nil, retryAfter: Int? = nil) {
         self.type = type
         self.title = title
         self.status = status
@@ -41,6 +44,7 @@ public struct Problem: Error, Codable, Sendable, Equatable, CustomStringConverti
         self.column = column
         self.members = members
         self.etag = etag
+        self.retryAfter = retryAfter
     }
 
     /// The last part of `type` (`version-mismatch`, `not-found`), or `type` itself when it is
@@ -68,6 +72,7 @@ public struct Problem: Error, Codable, Sendable, Equatable, CustomStringConverti
         column = try container.decodeIfPresent(Int.self, forKey: .column)
         members = try JSONValue(from: decoder).objectValue ?? [:]
         etag = nil
+        retryAfter = nil
     }
 
     /// Writes `members` (the document as it came), with the named members as they are now.
@@ -86,14 +91,28 @@ public struct Problem: Error, Codable, Sendable, Equatable, CustomStringConverti
 
     /// The problem an answer of status `status` carries: its problem+json document when the body
     /// is one, else the status with the body's text.
-    static func from(status: Int, contentType: String?, body: Data, etag: String?) -> Problem {
+    static func from(status: Int, contentType: String?, body: Data, etag: String?, retryAfter: String? = nil) -> Problem {
         let isProblem = contentType.map { $0.lowercased().hasPrefix("application/problem+json") } ?? false
         if isProblem, var problem = try? JSONDecoder().decode(Problem.self, from: body) {
             problem.etag = etag
+            problem.retryAfter = seconds(retryAfter: retryAfter)
             return problem
         }
         let reason = HTTPURLResponse.localizedString(forStatusCode: status)
         return Problem(type: "about:blank", title: reason, status: status,
-                       detail: String(decoding: body, as: UTF8.self), etag: etag)
+                       detail: String(decoding: body, as: UTF8.self), etag: etag, retryAfter: seconds(retryAfter: retryAfter))
+    }
+
+    /// The seconds a `Retry-After` value asks for: a number of seconds, or the time until an
+    /// HTTP date (0 when it is past); nil when there is none or it is neither.
+    static func seconds(retryAfter value: String?, now: Date = Date()) -> Int? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy({ $0.isASCII && $0.isNumber }) { return Int(value) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, Int(date.timeIntervalSince(now).rounded(.up)))
     }
 }

@@ -124,7 +124,8 @@ extension TreeSessionsClient {
         let etag = headers["etag"]
         if http.statusCode == 304 { throw NotModified(etag: etag) }
         guard (200..<300).contains(http.statusCode) else {
-            throw Problem.from(status: http.statusCode, contentType: headers["content-type"], body: data, etag: etag)
+            throw Problem.from(status: http.statusCode, contentType: headers["content-type"], body: data, etag: etag,
+                               retryAfter: headers["retry-after"])
         }
         return Answer(status: http.statusCode, body: data, etag: etag, headers: headers)
     }

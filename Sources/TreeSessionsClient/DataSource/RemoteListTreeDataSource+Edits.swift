@@ -163,27 +163,32 @@ extension RemoteListTreeDataSource {
 
     // MARK: Sending
 
-    /// Sends a change of the view's state and applies its answer.
+    /// Sends a change of the view's state and applies its answer. It goes out once no filter is
+    /// under way (for the rows then named), and again after a 409 `filter-superseded` while
+    /// those rows are still the ones named.
     private func change(_ send: (RemoteListTreeDataSource) async throws -> any ChangeResponding) async throws -> ListUpdate {
+        await filtersSettled()
         let epoch = self.epoch
-        let response = try await send(self)
+        let response = try await whileWanted({ $0.epoch == epoch && $0.filtersInFlight == 0 }, send)
         if epoch == self.epoch { apply(response) }
         return takeUpdate()
     }
 
     /// Sends a tree edit with `If-Match: "<version held>"`; on 412 `version-mismatch`, catches
-    /// up (a refresh) and sends it once more; a second 412 is thrown.
+    /// up (a refresh) and sends it once more; a second 412 is thrown, and so is the first when
+    /// the refresh fails (the refresh's error goes to `onError`).
     private func edit(_ send: (RemoteListTreeDataSource, String) async throws -> any ChangeResponding) async throws -> ListUpdate {
-        let epoch = self.epoch
-        let response: any ChangeResponding
         do {
-            response = try await send(self, ETag.version(version))
+            return try await change { try await send($0, ETag.version($0.version)) }
         } catch let problem as Problem where problem.status == 412 && problem.slug == "version-mismatch" {
-            try await fetchFirstBlock()
+            do {
+                try await fetchFirstBlock()
+            } catch {
+                onError?(error)
+                throw problem
+            }
             preconditionRetries += 1
-            response = try await send(self, ETag.version(version))
+            return try await change { try await send($0, ETag.version($0.version)) }
         }
-        if epoch == self.epoch { apply(response) }
-        return takeUpdate()
     }
 }

@@ -12,7 +12,9 @@ import Foundation
 /// already held is skipped, the next one applied (its splices shift the cached rows, its
 /// inserted and `reload` rows become unknown), a later one waits for the ones between (from
 /// the stream; without a stream, or after about 2 s, the rows are fetched anew). Tree edits
-/// send `If-Match` with the version held and, on 412, catch up and try once more.
+/// send `If-Match` with the version held and, on 412, catch up and try once more. A new filter
+/// takes effect once its first rows are there (changes asked meanwhile wait for it), and not at
+/// all when it fails. Errors of background work (a refresh after a gap) go to `onError`.
 ///
 /// **Updates for the list.** Every change comes out once as a `ListUpdate` (deletions in the
 /// old indices, insertions in the new, reloads) for `performBatchUpdates` or a diffable
@@ -47,9 +49,18 @@ public final class RemoteListTreeDataSource {
     public var onChange: ((ListUpdate) -> Void)?
     /// The event stream's state.
     public var onStreamStatus: ((StreamStatus) -> Void)?
-    /// Every update, in the order applied, the calls' own included.
-    public let updates: AsyncStream<ListUpdate>
-    private let updatesContinuation: AsyncStream<ListUpdate>.Continuation
+    /// Errors of work done in the background, which no call of yours awaits: a refresh after a
+    /// gap in the versions (tried again, waiting 1 s doubling to 30 s, while the rows are
+    /// behind), the refresh of a 412 whose edit is thrown as the 412.
+    public var onError: ((any Error) -> Void)?
+    /// How long the event stream may stay silent (the server sends a comment every 15 s) before
+    /// it is taken for a dead link and reconnected. Read when the stream (re)opens.
+    public var eventIdleTimeout: Duration = .seconds(45)
+
+    /// Every update, in the order applied, the calls' own included, from the moment it is first
+    /// read (nothing is kept for a sequence nobody asked for).
+    public var updates: AsyncStream<ListUpdate> { updatesSink.stream() }
+    private let updatesSink = UpdatesSink()
 
     /// The event stream's state, as `onStreamStatus` reports it.
     public enum StreamStatus: Sendable, Equatable {
@@ -57,9 +68,10 @@ public final class RemoteListTreeDataSource {
         case connected
         /// The stream closed or failed; it reconnects after `retryIn`.
         case disconnected(retryIn: Duration)
-        /// The session or view is gone (`end`): the stream stopped.
-        case ended(EndEvent.Reason)
-        /// The server refused the stream (401, 403, 404): it stopped.
+        /// The session or view is gone (`end`): the stream stopped. nil: a reason this client
+        /// does not know.
+        case ended(EndEvent.Reason?)
+        /// The server refused the stream (400, 401, 403, 404): it stopped.
         case refused(Problem)
     }
 
@@ -69,13 +81,29 @@ public final class RemoteListTreeDataSource {
     /// Changes applied and not yet handed out, with the row count before the first.
     private var pending: [ListChange] = []
     private var pendingOldCount = 0
-    /// Bumped when the rows named change (a filter): answers to older requests are dropped.
+    /// Bumped when the rows named change (a filter applied): answers to older requests are dropped.
     private(set) var epoch = 0
     var streamConnected = false
     private var gapTimer: Task<Void, Never>?
     let follower = FollowerHandle()
+    /// Whether the stream is to be followed (from `open()` to `close()`).
+    private var following = false
     /// 412s answered by a refresh and a second try (tests read it).
     var preconditionRetries = 0
+
+    /// Bumped by every `setFilter`: only the last one asked applies its rows.
+    private var filterRequest = 0
+    /// `setFilter` calls not finished, and the changes waiting for them.
+    private(set) var filtersInFlight = 0
+    private var filterWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// The block loads under way (by epoch and offset): a load of a block already asked joins it.
+    private var blockLoads: [BlockKey: Task<Void, any Error>] = [:]
+    private struct BlockKey: Hashable { var epoch: Int, offset: Int }
+
+    /// The one background refresh, and whether the rows are behind (a refresh is wanted).
+    private var backgroundRefresh: Task<Void, Never>?
+    private var behind = false
 
     /// A data source over `session` (and `view`); `open()` fetches the first rows and starts
     /// following the view's events.
@@ -89,12 +117,11 @@ public final class RemoteListTreeDataSource {
         self.maxBlocks = max(1, maxBlocks)
         self.followsEvents = followsEvents
         cache = RowCache(capacity: self.blockSize * self.maxBlocks)
-        (updates, updatesContinuation) = AsyncStream.makeStream(of: ListUpdate.self)
     }
 
     deinit {
         follower.cancel()
-        updatesContinuation.finish()
+        updatesSink.finish()
     }
 
     /// The rows: `total` of them, each cached or nil.
@@ -107,12 +134,14 @@ public final class RemoteListTreeDataSource {
     @discardableResult
     public func open() async throws -> ListUpdate {
         let update = try await refresh()
+        following = true
         startFollowing()
         return update
     }
 
     /// Stops following events (the rows stay as they are).
     public func close() {
+        following = false
         follower.cancel()
         streamConnected = false
         gapTimer?.cancel()
@@ -122,52 +151,80 @@ public final class RemoteListTreeDataSource {
     // MARK: Loading rows
 
     /// Loads the rows of `range` that are not cached (a block at a time, aligned to
-    /// `blockSize`), and marks the others as used. Answers the rows filled (as reloads).
+    /// `blockSize`), and marks the others as used. Answers the rows filled (as reloads). A block
+    /// another call is loading already is not asked twice: this call waits for it.
     @discardableResult
     public func load(_ range: Range<Int>) async throws -> ListUpdate {
         cache.touch(range)
+        var blocks: [Int] = []
         for gap in cache.missing(in: range) {
             var start = gap.lowerBound / blockSize * blockSize
             while start < gap.upperBound {
-                try await fetch(offset: start)
+                if blocks.last != start { blocks.append(start) }
                 start += blockSize
             }
         }
+        for offset in blocks { try await loadBlock(at: offset) }
         return takeUpdate()
     }
 
-    /// Fetches the block at `offset` and stores it by the version rules; a page older than the
-    /// version held is fetched again.
-    private func fetch(offset: Int) async throws {
+    /// Fetches the block at `offset`, or waits for the fetch of it under way.
+    private func loadBlock(at offset: Int) async throws {
+        let key = BlockKey(epoch: epoch, offset: offset)
+        if let running = blockLoads[key] {
+            try await running.value
+            return
+        }
+        let task = Task { try await self.fetch(offset: offset, reset: false) }
+        blockLoads[key] = task
+        defer { if blockLoads[key] == task { blockLoads[key] = nil } }
+        try await task.value
+    }
+
+    /// Fetches the block at `offset` and takes it by the version rules (`accept`); a page older
+    /// than the version held is fetched again, at most 5 times. `reset`: a refresh.
+    private func fetch(offset: Int, reset: Bool) async throws {
         for _ in 0..<5 {
             let epoch = self.epoch
-            let page = try await client.rows(session, view: view, filter: filter, offset: offset, limit: blockSize)
-            guard epoch == self.epoch else { return }
-            if accept(page, reset: false) {
-                if !page.rows.isEmpty {
-                    record(ListChange(reload: [ReloadRange(index: offset, count: page.rows.count)]))
-                }
-                return
+            let page = try await whileWanted({ $0.epoch == epoch && $0.filtersInFlight == 0 }) {
+                try await $0.client.rows($0.session, view: $0.view, filter: $0.filter, offset: offset, limit: $0.blockSize)
             }
+            guard epoch == self.epoch else { return }
+            if accept(page, reset ? .refresh : .store) { return }
         }
         throw Problem(type: "about:blank", title: "Stale rows", status: 0,
                       detail: "GET rows kept answering versions older than \(version)")
     }
 
-    /// Takes a page: at the version held, its rows are stored; at a later version the cache is
-    /// stale (everything dropped, the page's version and rows adopted, a reset); at an earlier
-    /// one it is refused (false). `reset`: drop everything even at the version held.
-    private func accept(_ page: RowsPage, reset: Bool) -> Bool {
-        if page.version < version { return false }
-        if page.version > version || reset || page.total != cache.total {
+    /// How `accept` takes a page.
+    private enum PageUse {
+        /// Rows the list asked for: stored at the version held.
+        case store
+        /// A refresh: everything dropped even at the version held.
+        case refresh
+        /// The first page of other rows (a new filter): taken whatever its version.
+        case adopt
+    }
+
+    /// Takes a page: at the version held, its rows are stored (a reload of them for the list);
+    /// at a later version the cache is stale (everything dropped, the page's version and rows
+    /// adopted, a reset), then the buffered changes that follow it are applied; at an earlier one
+    /// it is refused (false).
+    private func accept(_ page: RowsPage, _ use: PageUse) -> Bool {
+        if page.version < version && use != .adopt { return false }
+        if page.version != version || use != .store || page.total != cache.total {
             let old = cache.total
             cache.removeAll()
             cache.total = page.total
             version = page.version
-            buffered = buffered.filter { $0.key > page.version }
+            buffered = use == .adopt ? [:] : buffered.filter { $0.key > page.version }
+            cache.store(page.rows.map(RemoteTreeItem.init(row:)), at: page.offset)
             record(.reset(from: old, to: page.total))
+        } else {
+            cache.store(page.rows.map(RemoteTreeItem.init(row:)), at: page.offset)
+            if !page.rows.isEmpty { record(ListChange(reload: [ReloadRange(index: page.offset, count: page.rows.count)])) }
         }
-        cache.store(page.rows.map(RemoteTreeItem.init(row:)), at: page.offset)
+        // The page's rows are recorded where they are now; the changes after them move them.
         applyBuffered()
         return true
     }
@@ -182,14 +239,24 @@ public final class RemoteListTreeDataSource {
 
     /// `refresh()` without handing out its update (the caller does).
     func fetchFirstBlock() async throws {
-        for _ in 0..<5 {
-            let epoch = self.epoch
-            let page = try await client.rows(session, view: view, filter: filter, offset: 0, limit: blockSize)
-            guard epoch == self.epoch else { return }
-            if accept(page, reset: true) { return }
+        try await fetch(offset: 0, reset: true)
+        behind = false
+    }
+
+    /// Sends `send` again after a 409 `filter-superseded` (a newer filter request through the
+    /// view cancelled the build it needed; nothing changed) while `wanted` holds, at most 50
+    /// times, 100 ms apart.
+    func whileWanted<T>(_ wanted: (RemoteListTreeDataSource) -> Bool,
+                        _ send: (RemoteListTreeDataSource) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await send(self)
+            } catch let problem as Problem where problem.status == 409 && problem.slug == "filter-superseded" && attempt < 50 && wanted(self) {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
-        throw Problem(type: "about:blank", title: "Stale rows", status: 0,
-                      detail: "GET rows kept answering versions older than \(version)")
     }
 
     // MARK: Applying changes
@@ -246,12 +313,42 @@ public final class RemoteListTreeDataSource {
         }
     }
 
-    /// Refreshes in a task of its own and hands its reset to `onChange`.
-    private func refreshLater() {
-        Task { [weak self] in
-            guard let self else { return }
-            try? await self.fetchFirstBlock()
-            self.flushToListener()
+    /// Refreshes in the background and hands its reset to `onChange`: one refresh at a time for
+    /// every caller; one that fails goes to `onError` and is tried again (1 s, doubling to 30 s)
+    /// while the rows are still behind.
+    func refreshLater() {
+        behind = true
+        guard backgroundRefresh == nil else { return }
+        backgroundRefresh = Task { [weak self] in
+            var delay = Duration.seconds(1)
+            while let failed = await self?.backgroundRefreshStep() {
+                guard failed else { continue }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(30))
+            }
+        }
+    }
+
+    /// One try of the background refresh: nil when the rows are not behind (it is over), else
+    /// whether it failed.
+    private func backgroundRefreshStep() async -> Bool? {
+        guard behind else {
+            backgroundRefresh = nil
+            return nil
+        }
+        do {
+            try await fetchFirstBlock()
+            flushToListener()
+            return false
+        } catch {
+            flushToListener()
+            guard behind else { return true }
+            onError?(error)
+            if let problem = error as? Problem, [400, 401, 403, 404].contains(problem.status) {
+                backgroundRefresh = nil  // asking again will not help (a refresh asked later tries anew)
+                return nil
+            }
+            return true
         }
     }
 
@@ -275,7 +372,7 @@ public final class RemoteListTreeDataSource {
         guard !pending.isEmpty else { return .none(count: cache.total) }
         let update = ListUpdate(oldCount: pendingOldCount, changes: pending)
         pending.removeAll()
-        updatesContinuation.yield(update)
+        updatesSink.yield(update)
         return update
     }
 
@@ -288,28 +385,52 @@ public final class RemoteListTreeDataSource {
 
     // MARK: Filtering
 
-    /// Names other rows: filtered rows for `filter` (or the unfiltered rows): everything is
-    /// dropped, the first block fetched, the stream reopened from that block's version.
+    /// Names other rows: filtered rows for `filter` (or the unfiltered rows). Once the first
+    /// block of the new rows is there, everything is dropped, that block adopted and the stream
+    /// reopened from its version. Until then the rows, the version and the stream stay those of
+    /// the filter held, and changes asked meanwhile wait to go out for the new rows. When it
+    /// fails nothing has changed. Of several at once the last one asked wins (the others answer
+    /// an empty update).
     @discardableResult
     public func setFilter(_ filter: RowFilter) async throws -> ListUpdate {
+        filterRequest += 1
+        let request = filterRequest
+        filtersInFlight += 1
+        defer { filterFinished() }
+        let page: RowsPage
+        do {
+            page = try await whileWanted({ $0.filterRequest == request }) {
+                try await $0.client.rows($0.session, view: $0.view, filter: filter, offset: 0, limit: $0.blockSize)
+            }
+        } catch where request != filterRequest {
+            return takeUpdate()  // a later filter is wanted: its outcome is what counts
+        }
+        guard request == filterRequest else { return takeUpdate() }
         follower.cancel()
         streamConnected = false
-        epoch += 1
-        self.filter = filter
-        buffered.removeAll()
         gapTimer?.cancel()
         gapTimer = nil
-        let epoch = self.epoch
-        let page = try await client.rows(session, view: view, filter: filter, offset: 0, limit: blockSize)
-        guard epoch == self.epoch else { return takeUpdate() }
-        let old = cache.total
-        cache.removeAll()
-        cache.total = page.total
-        version = page.version
-        record(.reset(from: old, to: page.total))
-        cache.store(page.rows.map(RemoteTreeItem.init(row:)), at: page.offset)
-        startFollowing()
+        epoch += 1
+        self.filter = filter
+        behind = false
+        _ = accept(page, .adopt)
+        if following { startFollowing() }
         return takeUpdate()
+    }
+
+    private func filterFinished() {
+        filtersInFlight -= 1
+        guard filtersInFlight == 0 else { return }
+        let waiters = filterWaiters
+        filterWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no `setFilter` is under way (a change then goes out for the rows named).
+    func filtersSettled() async {
+        while filtersInFlight > 0 {
+            await withCheckedContinuation { filterWaiters.append($0) }
+        }
     }
 
     /// SwiftListTreeDataSource's filter: the rows whose title matches `text` (with `options`'
@@ -325,6 +446,31 @@ public final class RemoteListTreeDataSource {
     @discardableResult
     public func resetFiltering() async throws -> ListUpdate {
         try await setFilter(.unfiltered)
+    }
+}
+
+/// The continuation of `updates`, made when `updates` is first read; reachable from `deinit`.
+final class UpdatesSink: @unchecked Sendable {  // `stream` and `continuation` are guarded by `lock`
+    private let lock = NSLock()
+    private var made: AsyncStream<ListUpdate>?
+    private var continuation: AsyncStream<ListUpdate>.Continuation?
+
+    func stream() -> AsyncStream<ListUpdate> {
+        lock.withLock {
+            if let made { return made }
+            let (stream, continuation) = AsyncStream.makeStream(of: ListUpdate.self)
+            made = stream
+            self.continuation = continuation
+            return stream
+        }
+    }
+
+    func yield(_ update: ListUpdate) {
+        _ = lock.withLock { continuation }?.yield(update)
+    }
+
+    func finish() {
+        lock.withLock { continuation }?.finish()
     }
 }
 

@@ -14,12 +14,14 @@ enum EventStreamItem: Sendable {
 extension TreeSessionsClient {
     /// `GET …/events`: the view's changes as they happen, typed, until `end` (after which the
     /// sequence finishes) or an error (thrown: a `Problem` when the server refused the stream,
-    /// e.g. 404 for a session that is gone, else the transport's error). `lastEventId` resumes
-    /// after that version (`Last-Event-ID`). Cancelling the task that iterates it closes the
-    /// connection. It does not reconnect: `RemoteListTreeDataSource` does, with backoff.
+    /// e.g. 404 for a session that is gone, with `retryAfter` on a 429 or 503; an
+    /// `EventStreamIdle` when nothing, heartbeats included, came for `idleTimeout`; else the
+    /// transport's error). `lastEventId` resumes after that version (`Last-Event-ID`). Cancelling
+    /// the task that iterates it closes the connection. It does not reconnect:
+    /// `RemoteListTreeDataSource` does, with backoff.
     public func events(_ session: String, view: ViewId? = nil, filter: RowFilter = .unfiltered,
-                       lastEventId: Int? = nil) -> AsyncThrowingStream<ServerEvent, any Error> {
-        eventStream(session, view: view, filter: filter, lastEventId: lastEventId) { item in
+                       lastEventId: Int? = nil, idleTimeout: Duration = .seconds(45)) -> AsyncThrowingStream<ServerEvent, any Error> {
+        eventStream(session, view: view, filter: filter, lastEventId: lastEventId, idleTimeout: idleTimeout) { item in
             guard case .event(let event) = item else { return (nil, false) }
             let typed = try ServerEvent(event)
             if case .end = typed { return (typed, true) }
@@ -28,15 +30,18 @@ extension TreeSessionsClient {
     }
 
     /// The raw stream: every item, for the follower of a data source.
-    func eventItems(_ session: String, view: ViewId?, filter: RowFilter, lastEventId: Int?) -> AsyncThrowingStream<EventStreamItem, any Error> {
-        eventStream(session, view: view, filter: filter, lastEventId: lastEventId) { ($0, false) }
+    func eventItems(_ session: String, view: ViewId?, filter: RowFilter, lastEventId: Int?,
+                    idleTimeout: Duration) -> AsyncThrowingStream<EventStreamItem, any Error> {
+        eventStream(session, view: view, filter: filter, lastEventId: lastEventId, idleTimeout: idleTimeout) { ($0, false) }
     }
 
     /// Opens the stream with a data task whose delegate parses bytes as they arrive (Linux's
     /// FoundationNetworking has no `URLSession.bytes(for:)`; this works on every platform).
     /// `map` turns an item into an element (nil: none) and says whether the stream ends there.
+    /// A watchdog closes a stream that read nothing for `idleTimeout` (the server writes a
+    /// comment every 15 s: silence means a dead link).
     private func eventStream<Element: Sendable>(
-        _ session: String, view: ViewId?, filter: RowFilter, lastEventId: Int?,
+        _ session: String, view: ViewId?, filter: RowFilter, lastEventId: Int?, idleTimeout: Duration,
         map: @escaping @Sendable (EventStreamItem) throws -> (Element?, Bool)
     ) -> AsyncThrowingStream<Element, any Error> {
         AsyncThrowingStream { continuation in
@@ -46,7 +51,7 @@ extension TreeSessionsClient {
             do {
                 var built = try urlRequest(call)
                 built.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-                built.timeoutInterval = 3600  // heartbeats come every 15 s; this only bounds a dead link
+                built.timeoutInterval = 3600  // the watchdog below bounds a silent link
                 request = built
             } catch {
                 continuation.finish(throwing: error)
@@ -57,7 +62,19 @@ extension TreeSessionsClient {
             queue.maxConcurrentOperationCount = 1
             let streamSession = URLSession(configuration: urlSession.configuration, delegate: delegate, delegateQueue: queue)
             let task = streamSession.dataTask(with: request)
+            let watchdog = Task {
+                let step = max(min(idleTimeout / 4, .seconds(1)), .milliseconds(10))
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: step)
+                    if delegate.silence >= idleTimeout {
+                        delegate.timeOut(after: idleTimeout)
+                        task.cancel()
+                        return
+                    }
+                }
+            }
             continuation.onTermination = { _ in
+                watchdog.cancel()
                 task.cancel()
                 streamSession.invalidateAndCancel()
             }
@@ -66,8 +83,14 @@ extension TreeSessionsClient {
     }
 }
 
+/// An event stream read nothing, not even a heartbeat, for `idleTimeout`: it was closed.
+public struct EventStreamIdle: Error, Sendable, Equatable {
+    public var idleTimeout: Duration
+}
+
 /// Feeds one stream's bytes to its parser and its continuation. Its state is touched only on its
-/// session's delegate queue, which runs one operation at a time: hence `@unchecked Sendable`.
+/// session's delegate queue, which runs one operation at a time, but for the time of the last
+/// bytes and the watchdog's verdict, which are guarded by `lock`: hence `@unchecked Sendable`.
 private final class EventStreamDelegate<Element: Sendable>: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let continuation: AsyncThrowingStream<Element, any Error>.Continuation
     private let map: @Sendable (EventStreamItem) throws -> (Element?, Bool)
@@ -75,8 +98,12 @@ private final class EventStreamDelegate<Element: Sendable>: NSObject, URLSession
     private var status = 0
     private var contentType: String?
     private var etag: String?
+    private var retryAfter: String?
     private var errorBody = Data()
     private var finished = false
+    private let lock = NSLock()
+    private var lastRead = ContinuousClock.now
+    private var idleTimeout: Duration?
 
     init(continuation: AsyncThrowingStream<Element, any Error>.Continuation,
          map: @escaping @Sendable (EventStreamItem) throws -> (Element?, Bool)) {
@@ -84,17 +111,32 @@ private final class EventStreamDelegate<Element: Sendable>: NSObject, URLSession
         self.map = map
     }
 
+    /// How long nothing was read.
+    var silence: Duration { lock.withLock { ContinuousClock.now - lastRead } }
+
+    /// The watchdog closes the stream: it ends with `EventStreamIdle`.
+    func timeOut(after idleTimeout: Duration) {
+        lock.withLock { self.idleTimeout = idleTimeout }
+    }
+
+    private func noteRead() {
+        lock.withLock { lastRead = ContinuousClock.now }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        noteRead()
         let http = response as? HTTPURLResponse
         status = http?.statusCode ?? 0
         contentType = http?.value(forHTTPHeaderField: "Content-Type")
         etag = http?.value(forHTTPHeaderField: "ETag")
+        retryAfter = http?.value(forHTTPHeaderField: "Retry-After")
         if status == 200 { deliver(.opened) }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        noteRead()
         guard !finished else { return }
         guard status == 200 else {
             errorBody.append(data)
@@ -113,8 +155,11 @@ private final class EventStreamDelegate<Element: Sendable>: NSObject, URLSession
         session.finishTasksAndInvalidate()
         guard !finished else { return }
         finished = true
-        if status != 200 && status != 0 {
-            continuation.finish(throwing: Problem.from(status: status, contentType: contentType, body: errorBody, etag: etag))
+        if let idleTimeout = lock.withLock({ self.idleTimeout }) {
+            continuation.finish(throwing: EventStreamIdle(idleTimeout: idleTimeout))
+        } else if status != 200 && status != 0 {
+            continuation.finish(throwing: Problem.from(status: status, contentType: contentType, body: errorBody, etag: etag,
+                                                       retryAfter: retryAfter))
         } else if let error {
             continuation.finish(throwing: error)
         } else {
