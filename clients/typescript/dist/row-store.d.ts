@@ -1,7 +1,8 @@
 /**
  * The sparse rows a `TreeRows` holds: sorted, disjoint runs of consecutive known rows.
- * Splices shift the runs (and rewrite the `index` of the rows they move), inserted rows are
- * unknown until fetched, and blocks of rows are dropped least recently used first.
+ * Splices shift the runs' start offsets (a row's `index` is rewritten when it is read, so a
+ * splice costs O(runs), not a copy of every shifted row), inserted rows are unknown until
+ * fetched, and blocks of rows are dropped least recently used first.
  */
 import type { Row } from "./api.js";
 export declare class RowStore {
@@ -27,9 +28,9 @@ export declare class RowStore {
     truncate(total: number): void;
     /**
      * Applies one splice: forgets the `removed` rows at `index`, shifts the rows after them by
-     * `inserted − removed` (rewriting their `index`), and leaves `inserted` unknown rows.
+     * `inserted − removed` (their `index` is rewritten when read), and leaves `inserted` unknown rows.
      *
-     * - Complexity: O(log runs + runs after `index` + rows shifted).
+     * - Complexity: O(log runs + runs after `index`), and a split of the run holding `index`.
      */
     splice(index: number, removed: number, inserted: number): void;
     /** Forgets every row. */

@@ -41,22 +41,30 @@ export declare class SSEParser {
 export interface EventStreamOptions {
     /**
      * Opens the stream: a fetch with `Last-Event-ID` (when not null) that answers the open
-     * `Response`, or throws (`ProblemError` for a non-2xx answer).
+     * `Response`, or throws (`ProblemError` for a non-2xx answer). `signal` aborts this one
+     * connection (on `close()`, or when the idle watchdog fires).
      */
     open(lastEventId: string | null, signal: AbortSignal): Promise<Response>;
     /** The `Last-Event-ID` to send on each (re)connect; null sends none. */
     lastEventId(): string | null;
+    /** An event; when it throws, the connection is dropped (its body cancelled) and opened again. */
     onEvent(event: SSEEvent): void;
     /** The stream is open (its answer was 2xx). */
     onOpen?(): void;
     /** The stream closed or failed and will be opened again after `delayMs`. */
     onDisconnect?(error: unknown, delayMs: number): void;
-    /** The stream cannot be followed (401, 403, 404, 400 on connect): nothing more is tried. */
+    /** The stream cannot be followed (400, 401, 403, 404 on connect): nothing more is tried. */
     onFatal?(error: unknown): void;
     /** The first delay before a reconnect when the stream gave no `retry:` (default 1000 ms). */
     initialDelayMs?: number;
     /** The longest delay between reconnects (default 30000 ms). */
     maxDelayMs?: number;
+    /**
+     * A connection on which nothing (not even a heartbeat comment; TreeSessions sends one every
+     * 15 s) was read for this long, connecting included, is aborted and opened again (default
+     * 45000 ms; 0: never).
+     */
+    idleTimeoutMs?: number;
 }
 /** A followed stream: `connected` while a stream is open, `close()` to stop for good. */
 export interface EventStreamHandle {
@@ -67,8 +75,9 @@ export interface EventStreamHandle {
 }
 /**
  * Follows an event stream: opens it, parses it, and on an error or a close opens it again
- * after a delay that starts at the stream's `retry:` (or `initialDelayMs`) and doubles up to
- * `maxDelayMs`, starting over after an event arrives. `Retry-After` of a 429 or 503 lengthens
- * the wait. `close()` aborts the open request and every wait.
+ * after a delay that starts at the stream's `retry:` (at least 250 ms) or `initialDelayMs`,
+ * and doubles up to `maxDelayMs`, starting over only after an event arrived (not on a
+ * connect). A 429 or 503 waits at least its `Retry-After`. A connection silent for
+ * `idleTimeoutMs` is aborted and opened again. `close()` aborts the open request and every wait.
  */
 export declare function followEventStream(options: EventStreamOptions): EventStreamHandle;

@@ -121,64 +121,110 @@ export class SSEParser {
 }
 /** Statuses on connect after which reconnecting cannot help. */
 const FATAL = new Set([400, 401, 403, 404]);
+/** The shortest wait before a reconnect that a stream's `retry:` can ask for. */
+const MIN_RETRY_MS = 250;
 /**
  * Follows an event stream: opens it, parses it, and on an error or a close opens it again
- * after a delay that starts at the stream's `retry:` (or `initialDelayMs`) and doubles up to
- * `maxDelayMs`, starting over after an event arrives. `Retry-After` of a 429 or 503 lengthens
- * the wait. `close()` aborts the open request and every wait.
+ * after a delay that starts at the stream's `retry:` (at least 250 ms) or `initialDelayMs`,
+ * and doubles up to `maxDelayMs`, starting over only after an event arrived (not on a
+ * connect). A 429 or 503 waits at least its `Retry-After`. A connection silent for
+ * `idleTimeoutMs` is aborted and opened again. `close()` aborts the open request and every wait.
  */
 export function followEventStream(options) {
     const controller = new AbortController();
     const signal = controller.signal;
     const maxDelay = options.maxDelayMs ?? 30000;
+    const idleMs = options.idleTimeoutMs ?? 45000;
     let connected = false;
     let retry = null;
-    const run = async () => {
-        let delay = null;
-        while (!signal.aborted) {
-            let error = null;
-            try {
-                const response = await options.open(options.lastEventId(), signal);
-                if (signal.aborted) {
-                    await response.body?.cancel().catch(() => undefined);
-                    break;
+    /** One connection: answers why it ended (null: the server closed it). */
+    const connect = async () => {
+        const attempt = new AbortController();
+        const abort = () => attempt.abort();
+        signal.addEventListener("abort", abort);
+        let idle = null;
+        let silent = false;
+        const arm = () => {
+            if (idleMs > 0) {
+                if (idle !== null) {
+                    clearTimeout(idle);
                 }
+                idle = setTimeout(() => {
+                    silent = true;
+                    attempt.abort();
+                }, idleMs);
+            }
+        };
+        arm();
+        let error = null;
+        try {
+            const response = await options.open(options.lastEventId(), attempt.signal);
+            const body = response.body;
+            if (attempt.signal.aborted) {
+                await body?.cancel().catch(() => undefined);
+            }
+            else if (body === null) {
+                error = new Error("the event stream answered no body");
+            }
+            else {
                 connected = true;
                 options.onOpen?.();
-                const parser = new SSEParser();
-                parser.retry = retry;
-                const body = response.body;
-                if (body === null) {
-                    throw new Error("the event stream answered no body");
-                }
-                const reader = body.getReader();
-                const cancel = () => void reader.cancel().catch(() => undefined);
-                signal.addEventListener("abort", cancel);
-                try {
-                    for (;;) {
-                        const { done, value } = await reader.read();
-                        if (done || signal.aborted) {
-                            break;
-                        }
-                        for (const event of parser.push(value)) {
-                            if (signal.aborted) {
-                                break;
-                            }
-                            delay = null; // an event arrived: the backoff starts over
-                            options.onEvent(event);
-                        }
-                        retry = parser.retry;
-                    }
-                }
-                finally {
-                    signal.removeEventListener("abort", cancel);
-                    retry = parser.retry;
-                }
+                error = await read(body.getReader(), attempt.signal, arm);
             }
-            catch (e) {
-                error = e;
+        }
+        catch (e) {
+            error = e;
+        }
+        finally {
+            if (idle !== null) {
+                clearTimeout(idle);
             }
+            signal.removeEventListener("abort", abort);
             connected = false;
+        }
+        return silent && !signal.aborted ? new Error(`the event stream was silent for ${idleMs} ms`) : error;
+    };
+    /** Reads a connection's events until it ends; the reader is cancelled unless it was read to its end. */
+    const read = async (reader, aborted, arm) => {
+        const parser = new SSEParser();
+        parser.retry = retry;
+        const cancel = () => void reader.cancel().catch(() => undefined);
+        aborted.addEventListener("abort", cancel);
+        let finished = false;
+        try {
+            for (;;) {
+                const { done, value } = await reader.read();
+                if (done) {
+                    finished = true;
+                    return null;
+                }
+                if (aborted.aborted) {
+                    return null;
+                }
+                arm();
+                for (const event of parser.push(value)) {
+                    if (aborted.aborted) {
+                        return null;
+                    }
+                    delay = null; // an event arrived: the backoff starts over
+                    options.onEvent(event);
+                }
+                retry = parser.retry;
+            }
+        }
+        finally {
+            aborted.removeEventListener("abort", cancel);
+            retry = parser.retry;
+            if (!finished) {
+                cancel();
+            }
+        }
+    };
+    /** The last wait before a reconnect; null: the next one starts from the stream's `retry:`. */
+    let delay = null;
+    const run = async () => {
+        while (!signal.aborted) {
+            const error = await connect();
             if (signal.aborted) {
                 break;
             }
@@ -186,10 +232,10 @@ export function followEventStream(options) {
                 options.onFatal?.(error);
                 break;
             }
-            const base = retry ?? options.initialDelayMs ?? 1000;
+            const base = retry !== null ? Math.max(retry, MIN_RETRY_MS) : options.initialDelayMs ?? 1000;
             delay = delay === null ? base : Math.min(delay * 2, maxDelay);
             let wait = delay;
-            if (error instanceof ProblemError && error.retryAfter !== null) {
+            if (error instanceof ProblemError && (error.status === 429 || error.status === 503) && error.retryAfter !== null) {
                 wait = Math.max(wait, error.retryAfter * 1000);
             }
             options.onDisconnect?.(error, wait);

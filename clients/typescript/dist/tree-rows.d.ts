@@ -3,9 +3,10 @@
  * the server's by the row-cache protocol of docs/CLIENTS.md: sparse blocks of rows fetched on
  * demand, every change (this client's own answers and the event stream's) applied by its
  * splices in version order, a refresh when a version is missing, `If-Match` on tree edits
- * with one retry after a 412 (or none: `retryConflicts`). Changes are sent one at a time, in the
- * order asked (`serially` runs work that computes a change at its turn). Rows a change may have
- * altered stay readable (`row(i)`, `isStale(i)`) until `rows` fetches them again.
+ * with one retry after a 412 `version-mismatch` (or none: `retryConflicts`). Changes and filters
+ * are sent one at a time, in the order asked (`serially` runs work that computes a change at its
+ * turn). Rows a change may have altered stay readable (`row(i)`, `isStale(i)`) until `rows`
+ * fetches them again.
  */
 import type { BatchOperation, BatchResponse, ChangeResponse, InsertResponse, ItemChangeResponse, JSONValue, MatchMode, Node, NodeId, ParentId, Reload, Row, SelectionPage, Splice } from "./api.js";
 import { TreeSessionsApi } from "./api.js";
@@ -29,8 +30,16 @@ export interface TreeRowsOptions {
     gapTimeoutMs?: number;
     /** `aggregate=` of every rows page (`count,sum:data.size`); ancestors are reloaded by changes. */
     aggregate?: string;
-    /** Errors of work the cache does on its own (a refresh after an event); default `console.warn`. */
+    /**
+     * Errors of work the cache does on its own (a refresh after an event, each failed retry of
+     * it, an event it could not read); default `console.warn`.
+     */
     onError?: (error: unknown) => void;
+    /**
+     * The event stream is opened again when nothing (heartbeats included: the server sends one
+     * every 15 s) was read from it for this long (default 45000 ms; 0: never).
+     */
+    streamIdleTimeoutMs?: number;
     /**
      * Rows pages with `positions=true` (each row's `position` and `siblingCount`). A row's place
      * among its siblings changes when a sibling is inserted, removed or moved, or the view is
@@ -71,6 +80,7 @@ export interface RowChanges {
         data?: JSONValue;
     }): Promise<ItemChangeResponse>;
     batch(operations: BatchOperation[]): Promise<BatchResponse>;
+    setFilter(text: string | null, options?: FilterOptions): Promise<void>;
 }
 /** The state of the event stream: open, waiting to reconnect (or connecting), or not followed. */
 export declare type StreamState = "open" | "connecting" | "closed";
@@ -113,13 +123,14 @@ export declare class TreeRows {
     private aggregateText;
     private readonly positions;
     private readonly retryConflicts;
+    private readonly streamIdleTimeoutMs;
     private readonly onError;
-    private sessionId;
-    private viewId;
-    private filterText;
-    private filterOpts;
+    /** The rows held are these: changed only when a `setFilter` or `open` adopts its first page. */
+    private named;
     private highlightText;
     private highlightOpts;
+    /** Counts `setHighlight` calls: a filter drops the highlight unless one was set after the filter was asked. */
+    private highlightSets;
     private _version;
     private _total;
     /** The rows held as the server has them at the held version. */
@@ -129,30 +140,47 @@ export declare class TreeRows {
     /** Changes of versions past held + 1, waiting for the ones between. */
     private readonly buffered;
     private gapTimer;
-    /** Bumped whenever the named rows change identity (open, setFilter): older answers do not apply. */
+    /**
+     * Two counters name what an answer was asked for. `generation`: the named rows (bumped when
+     * a filter or `open` adopts its page, and by `close`); change answers and pages of an older
+     * one do not apply. `readGeneration`: what pages are read with (highlight, aggregate); pages
+     * of an older one are not stored.
+     */
     private generation;
-    /** Bumped whenever what pages are read with changes (open, filter, highlight, aggregate): older pages do not apply. */
     private readGeneration;
     private _matchCount;
     private _selectedCount;
     private _sort;
     /** The version the page metadata above was read at. */
     private metaVersion;
+    private stream;
+    /** Whether the stream is to be followed (`subscribe`), kept across the stream's restart by a filter. */
+    private wantStream;
     private streamState;
     private readonly streamListeners;
     private changeQueue;
-    /** Change requests of this cache that are out; the stream's changes wait for their answers meanwhile. */
     private changesOut;
-    private readonly heldEvents;
+    private heldEvents;
+    private heldLimit;
+    /** Events were dropped while a change was out: refresh once it is done. */
+    private heldOverflow;
     /** The changes, sent at once (what `serially` hands its work). */
     private readonly direct;
     private refreshing;
-    private stream;
-    private streamToken;
+    /** A version past the held one exists (a gap, a reset): background refreshes go on until a page is adopted. */
+    private behind;
+    private retryTimer;
+    private retryDelay;
+    /** Block loads in flight, shared by the reads that need them. */
+    private readonly inflight;
+    private closed;
+    /** Bumped by `close`: reads begun before it stop. */
+    private closings;
     private readonly listeners;
     private waiters;
     private lastUse;
     private tick;
+    /** Requests of this cache in flight (`busy`), and what `settled` waits on. */
     private pending;
     private idle;
     constructor(api: TreeSessionsApi, options?: TreeRowsOptions);
@@ -184,6 +212,7 @@ export declare class TreeRows {
     /**
      * Opens the cache on a session's view (null: the default view), unfiltered or with a
      * filter: fetches the first block. Reopening drops everything held (and reopens the stream).
+     * Queued after the changes asked before it; when its page fails, nothing changes.
      */
     open(session: string, view?: string | null, filter?: string | null, options?: FilterOptions): Promise<void>;
     /**
@@ -197,23 +226,27 @@ export declare class TreeRows {
     cachedRows(): Row[];
     /**
      * The rows `from ..< min(to, total)`, fetching the blocks that hold missing ones (only the
-     * missing rows of them). At most `maxBlocks` blocks stay held afterwards.
+     * missing rows of them; a block another read is fetching is waited for, not asked again). At
+     * most `maxBlocks` blocks stay held afterwards. Rejects once the cache is closed.
      */
     rows(from: number, to: number): Promise<Row[]>;
+    /** The loads that bring the missing rows of `lo ..< hi`: those in flight, and new ones (at most 1000 rows each) for the rest. */
+    private loads;
     /** Reads the page metadata (`matchCount`, `selectedCount`, `sort`) of the held version: a page of no rows. */
     private readMeta;
     private noteMeta;
     /** Fetches one page and keeps it by the version rules. */
     private load;
-    /** Stores fresh rows (their stale copies go). */
-    private keep;
     /**
-     * One rows page, read as the held rows are (filter or highlight, positions, aggregates). A
-     * 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
+     * One rows page of `named`, read as the held rows are (highlight when unfiltered, positions,
+     * aggregates). A 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
      */
     private fetchPage;
     /** Sends again after a 409 `filter-superseded` (nothing was changed) while `gen` names the rows, at most 50 times. */
     private whileCurrent;
+    /** Calls the session's operation (for the default view) or the view's on the rows `named`, with `args` after the session (and view). */
+    private route;
+    private value;
     /** Drops every row, takes the page's version, total and rows, and tells the listeners to read again. */
     private adopt;
     /** Marks the blocks of `from ..< to` as just used. */
@@ -228,8 +261,13 @@ export declare class TreeRows {
     private emit;
     /** Resolves once the held version is at least `version` (rejects after `timeoutMs`). */
     whenVersion(version: number, timeoutMs?: number): Promise<void>;
-    /** Resolves once no request of this cache is in flight and no change waits for a missing version. */
+    /**
+     * Resolves once no request of this cache is in flight, no change waits for a missing
+     * version, and the cache is not behind (a failed refresh is retried until it caught up).
+     */
     settled(): Promise<void>;
+    private isIdle;
+    private checkIdle;
     private settleWaiters;
     private busy;
     /**
@@ -248,21 +286,33 @@ export declare class TreeRows {
     private apply;
     /** Makes the held rows of `from ..< to` stale: shown, and fetched again by `rows`. */
     private markStale;
-    private notifyIdle;
     /**
      * Catches up: fetches the first block, drops every held row, takes the page's version and
-     * total (a page older than the held version is asked again) and tells the listeners to
-     * read again. Concurrent calls share one request.
+     * total and tells the listeners to read again. A page older than the held version is never
+     * taken: asked again a few times, then this rejects. Concurrent calls share one request.
      */
     refresh(): Promise<void>;
+    /**
+     * Refreshes on its own (a gap, a reset): each failure is reported and the refresh tried
+     * again after 1 s, doubling to 30 s, until a page is adopted (or the session is gone).
+     */
     private backgroundRefresh;
+    /** Not behind any more: no retry is due. */
+    private caughtUp;
+    /** An error of the cache's own work: 401, 403 and 404 end the stream (and are told as its end), others go to `onError`. */
     private report;
     /**
      * Names other rows of the view: the filtered rows for `text` (null or "" with no `where`:
-     * the unfiltered rows). Drops everything, fetches the first block, reopens the event
-     * stream from that page's version and tells the listeners to read again.
+     * the unfiltered rows). Queued after the changes asked before it (the changes asked after it
+     * are sent for its rows). Fetches the first block of the new rows; once it came, drops
+     * everything, takes that page, reopens the event stream from its version (when followed) and
+     * tells the listeners to read again. When the page fails, nothing changes: the old rows,
+     * version and stream stay. A filter drops the highlight (unless one was set after it was asked).
      */
     setFilter(text: string | null, options?: FilterOptions): Promise<void>;
+    private naming;
+    /** Fetches the first page of `named` (again when the highlight or aggregate changes meanwhile) and takes it. */
+    private switchTo;
     /**
      * Flags the matches of `text` in the unfiltered rows (`highlight=` on the rows pages: each row
      * then has `match` and `matchRanges`), or stops with null or "". Only what pages are read
@@ -274,20 +324,25 @@ export declare class TreeRows {
     setAggregate(aggregate: string | undefined): void;
     /** What pages are read with changed: every held row is stale, pages asked before do not apply. */
     private readAgain;
-    /** The query parameters of a rows page: the named rows', or the highlight's on unfiltered rows. */
+    /** The query parameters of a rows page of `named`: its filter's, or the highlight's on unfiltered rows. */
     private readQuery;
     /** The query parameters that name the rows: the filter and its options, when filtered. */
     private namedQuery;
     /**
      * Follows the view's event stream (with the filter's parameters and `Last-Event-ID` of the
-     * held version on every connect), applying other clients' changes. Idempotent.
+     * held version on every connect), applying other clients' changes; a filter reopens it for
+     * its rows; before `open` has named a session, it opens once `open` has its page. Idempotent.
      */
     subscribe(): void;
+    private openStream;
     private onEvent;
     /** Stops following the event stream (the held rows stay, and stop following others' changes). */
     unsubscribe(): void;
-    private endStream;
-    /** Stops the stream and every timer, drops the rows and the listeners. */
+    private closeStream;
+    /**
+     * Stops the stream and every timer, drops the rows and the listeners; reads in flight reject
+     * and store nothing. `open` opens it again.
+     */
     close(): void;
     /** Sends a change; the stream's changes that arrive meanwhile are applied after its answer. */
     private changing;
@@ -307,9 +362,7 @@ export declare class TreeRows {
      * move rows among their siblings (a sort).
      */
     private viewChange;
-    /** `PATCH` the view with `If-Match` (views only: row numbers name a view's rows). */
-    private patchViewChecked;
-    private patchItem;
+    /** `PATCH` the view (the session for the default view, which has no sort); `ifMatch` for row numbers. */
     private patchView;
     /** Expands the item (with `recursive`, every descendant with children too). */
     expand(id: NodeId, recursive?: boolean): Promise<ItemChangeResponse>;
@@ -335,7 +388,8 @@ export declare class TreeRows {
     /**
      * Selects (or deselects) the nodes on rows `offset ..< offset + count` (a shift-click). Row
      * numbers name the held rows: sent with `If-Match`; a 412 refreshes and is thrown (the rows
-     * meant are not known any more).
+     * meant are not known any more). When a filter (or `open`) replaced the rows before its
+     * turn, it is not sent: it rejects.
      */
     selectRows(offset: number, count: number, selected?: boolean, recursive?: boolean): Promise<ChangeResponse>;
     /** A page of the view's selected nodes in tree order, each with its row in the named rows. */
@@ -345,9 +399,9 @@ export declare class TreeRows {
         top?: boolean;
     }): Promise<SelectionPage>;
     /**
-     * An edit with `If-Match` of the held version; after a 412, a refresh and (`retry`, and the
-     * cache's `retryConflicts`) one more try with the new version, else the 412 is thrown.
-     * `moves`: it may move rows among their siblings (every edit of the tree does).
+     * An edit with `If-Match` of the held version; after a 412 `version-mismatch`, a refresh and
+     * (`retry`, and the cache's `retryConflicts`) one more try with the new version, else the 412
+     * is thrown. `moves`: it may move rows among their siblings (every edit of the tree does).
      */
     private edit;
     /** Inserts nodes (with their subtrees): as children (`parentId`, `index`), or `before`/`after` an item. */

@@ -3,17 +3,23 @@
  * the server's by the row-cache protocol of docs/CLIENTS.md: sparse blocks of rows fetched on
  * demand, every change (this client's own answers and the event stream's) applied by its
  * splices in version order, a refresh when a version is missing, `If-Match` on tree edits
- * with one retry after a 412 (or none: `retryConflicts`). Changes are sent one at a time, in the
- * order asked (`serially` runs work that computes a change at its turn). Rows a change may have
- * altered stay readable (`row(i)`, `isStale(i)`) until `rows` fetches them again.
+ * with one retry after a 412 `version-mismatch` (or none: `retryConflicts`). Changes and filters
+ * are sent one at a time, in the order asked (`serially` runs work that computes a change at its
+ * turn). Rows a change may have altered stay readable (`row(i)`, `isStale(i)`) until `rows`
+ * fetches them again.
  */
 import { ProblemError } from "./problem.js";
 import { RowStore } from "./row-store.js";
 import { followEventStream } from "./sse.js";
+const isFiltered = (named) => named.filter !== null || named.options.where !== undefined;
+/** Errors after which asking again cannot help: the session or view is gone, or access is refused. */
+const fatal = (e) => e instanceof ProblemError && [401, 403, 404].includes(e.status);
 /** A 409 `filter-superseded`: a newer filter request on the session cancelled the build this request needed; nothing changed. */
 const superseded = (e) => e instanceof ProblemError && e.status === 409 && e.slug === "filter-superseded";
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const TREE_EDITS = new Set(["insert", "delete", "move", "update", "deleteSelected", "moveSelected"]);
+/** Events held while a change is out, at most; past this, they are dropped and the cache refreshes once the change is done. */
+const HELD_EVENTS_LIMIT = 10000;
 export class TreeRows {
     api;
     blockSize;
@@ -22,13 +28,14 @@ export class TreeRows {
     aggregateText;
     positions;
     retryConflicts;
+    streamIdleTimeoutMs;
     onError;
-    sessionId = "";
-    viewId = null;
-    filterText = null;
-    filterOpts = {};
+    /** The rows held are these: changed only when a `setFilter` or `open` adopts its first page. */
+    named = { session: "", view: null, filter: null, options: {} };
     highlightText = null;
     highlightOpts = {};
+    /** Counts `setHighlight` calls: a filter drops the highlight unless one was set after the filter was asked. */
+    highlightSets = 0;
     _version = 0;
     _total = 0;
     /** The rows held as the server has them at the held version. */
@@ -38,30 +45,50 @@ export class TreeRows {
     /** Changes of versions past held + 1, waiting for the ones between. */
     buffered = new Map();
     gapTimer = null;
-    /** Bumped whenever the named rows change identity (open, setFilter): older answers do not apply. */
+    /**
+     * Two counters name what an answer was asked for. `generation`: the named rows (bumped when
+     * a filter or `open` adopts its page, and by `close`); change answers and pages of an older
+     * one do not apply. `readGeneration`: what pages are read with (highlight, aggregate); pages
+     * of an older one are not stored.
+     */
     generation = 0;
-    /** Bumped whenever what pages are read with changes (open, filter, highlight, aggregate): older pages do not apply. */
     readGeneration = 0;
     _matchCount = null;
     _selectedCount = 0;
     _sort = null;
     /** The version the page metadata above was read at. */
     metaVersion = -1;
+    // The event stream.
+    stream = null;
+    /** Whether the stream is to be followed (`subscribe`), kept across the stream's restart by a filter. */
+    wantStream = false;
     streamState = "closed";
     streamListeners = new Set();
+    // The order of changes: one at a time, the stream's changes held while one is out.
     changeQueue = Promise.resolve();
-    /** Change requests of this cache that are out; the stream's changes wait for their answers meanwhile. */
     changesOut = 0;
     heldEvents = [];
+    heldLimit = HELD_EVENTS_LIMIT;
+    /** Events were dropped while a change was out: refresh once it is done. */
+    heldOverflow = false;
     /** The changes, sent at once (what `serially` hands its work). */
     direct;
+    // Catching up.
     refreshing = null;
-    stream = null;
-    streamToken = 0;
+    /** A version past the held one exists (a gap, a reset): background refreshes go on until a page is adopted. */
+    behind = false;
+    retryTimer = null;
+    retryDelay = 0;
+    /** Block loads in flight, shared by the reads that need them. */
+    inflight = [];
+    closed = false;
+    /** Bumped by `close`: reads begun before it stop. */
+    closings = 0;
     listeners = new Set();
     waiters = [];
     lastUse = new Map();
     tick = 0;
+    /** Requests of this cache in flight (`busy`), and what `settled` waits on. */
     pending = 0;
     idle = [];
     constructor(api, options = {}) {
@@ -72,53 +99,43 @@ export class TreeRows {
         this.aggregateText = options.aggregate;
         this.positions = options.positions ?? false;
         this.retryConflicts = options.retryConflicts ?? true;
+        this.streamIdleTimeoutMs = options.streamIdleTimeoutMs;
         this.onError = options.onError ?? ((error) => console.warn("TreeRows:", error));
         if (!(this.blockSize >= 1 && this.blockSize <= 1000)) {
             throw new RangeError("blockSize must be 1 to 1000");
         }
+        const item = (id, body, ifMatch) => this.value(this.route(this.named, this.api.patchItem, this.api.patchViewItem, id, body, this.namedQuery(), { ifMatch }));
         this.direct = {
-            expand: (id, recursive = false) => this.viewChange(() => this.patchItem(id, recursive ? { expanded: true, recursive } : { expanded: true }), !recursive),
-            collapse: (id, recursive = false) => this.viewChange(() => this.patchItem(id, recursive ? { expanded: false, recursive } : { expanded: false }), !recursive),
+            expand: (id, recursive = false) => this.viewChange(() => item(id, recursive ? { expanded: true, recursive } : { expanded: true }), !recursive),
+            collapse: (id, recursive = false) => this.viewChange(() => item(id, recursive ? { expanded: false, recursive } : { expanded: false }), !recursive),
             toggle: (id) => this.toggleNow(id),
-            reveal: (id) => this.viewChange(() => this.patchItem(id, { reveal: true })),
+            reveal: (id) => this.viewChange(() => item(id, { reveal: true })),
             expandAll: () => this.viewChange(() => this.patchView({ expandAll: true })),
             collapseAll: () => this.viewChange(() => this.patchView({ collapseAll: true })),
             expandDepth: (depth) => this.viewChange(() => this.patchView({ expandDepth: depth })),
             setSort: (sort) => this.viewChange(() => this.patchView({ sort }), false, true),
-            select: (id, recursive = true) => this.viewChange(() => this.patchItem(id, recursive ? { selected: true } : { selected: true, recursive })),
-            deselect: (id, recursive = true) => this.viewChange(() => this.patchItem(id, recursive ? { selected: false } : { selected: false, recursive })),
+            select: (id, recursive = true) => this.viewChange(() => item(id, recursive ? { selected: true } : { selected: true, recursive })),
+            deselect: (id, recursive = true) => this.viewChange(() => item(id, recursive ? { selected: false } : { selected: false, recursive })),
             selectAll: () => this.viewChange(() => this.patchView({ selectAll: true })),
             selectNone: () => this.viewChange(() => this.patchView({ selectNone: true })),
             invertSelection: () => this.viewChange(() => this.patchView({ invertSelection: true })),
             // Row numbers name the held rows: sent with If-Match, and never retried on other rows.
-            selectRows: (offset, count, selected = true, recursive = true) => this.edit((ifMatch) => this.patchViewChecked({ selectRows: { offset, count, selected, recursive } }, ifMatch), false, false),
-            insert: (nodes, place = {}) => this.edit(async (ifMatch) => {
-                const body = { nodes, ...place };
-                const options = { ifMatch };
-                const answer = this.viewId === null
-                    ? await this.api.insertItems(this.sessionId, body, this.namedQuery(), options)
-                    : await this.api.insertViewItems(this.sessionId, this.viewId, body, this.namedQuery(), options);
-                return answer.value;
-            }),
-            delete: (id) => this.edit(async (ifMatch) => {
-                const options = { ifMatch };
-                const answer = this.viewId === null
-                    ? await this.api.deleteItem(this.sessionId, id, this.namedQuery(), options)
-                    : await this.api.deleteViewItem(this.sessionId, this.viewId, id, this.namedQuery(), options);
-                return answer.value;
-            }),
-            move: (id, parentId, index) => this.edit((ifMatch) => this.patchItem(id, index === undefined ? { parentId } : { parentId, index }, ifMatch)),
-            update: (id, changes) => this.edit((ifMatch) => this.patchItem(id, changes, ifMatch)),
+            selectRows: (offset, count, selected = true, recursive = true) => this.edit((ifMatch) => this.patchView({ selectRows: { offset, count, selected, recursive } }, ifMatch), false, false),
+            insert: (nodes, place = {}) => this.edit((ifMatch) => this.value(this.route(this.named, this.api.insertItems, this.api.insertViewItems, { nodes, ...place }, this.namedQuery(), { ifMatch }))),
+            delete: (id) => this.edit((ifMatch) => this.value(this.route(this.named, this.api.deleteItem, this.api.deleteViewItem, id, this.namedQuery(), { ifMatch }))),
+            move: (id, parentId, index) => this.edit((ifMatch) => item(id, index === undefined ? { parentId } : { parentId, index }, ifMatch)),
+            update: (id, changes) => this.edit((ifMatch) => item(id, changes, ifMatch)),
             batch: (operations) => this.batchNow(operations),
+            setFilter: (text, options = {}) => this.switchTo(this.naming(text, options), this.highlightSets),
         };
     }
     // ---- State ----
-    get session() { return this.sessionId; }
+    get session() { return this.named.session; }
     /** The view (`POST /sessions/{sid}/views`), or null for the session's default view. */
-    get view() { return this.viewId; }
+    get view() { return this.named.view; }
     /** The filter text, or null for the unfiltered rows. */
-    get filter() { return this.filterText; }
-    get filterOptions() { return { ...this.filterOpts }; }
+    get filter() { return this.named.filter; }
+    get filterOptions() { return { ...this.named.options }; }
     /** The view's version the held rows are at. */
     get version() { return this._version; }
     /** The number of named rows. */
@@ -141,11 +158,11 @@ export class TreeRows {
     /**
      * Opens the cache on a session's view (null: the default view), unfiltered or with a
      * filter: fetches the first block. Reopening drops everything held (and reopens the stream).
+     * Queued after the changes asked before it; when its page fails, nothing changes.
      */
-    async open(session, view = null, filter = null, options = {}) {
-        this.sessionId = session;
-        this.viewId = view;
-        await this.setFilter(filter, options);
+    open(session, view = null, filter = null, options = {}) {
+        const asked = this.highlightSets;
+        return this.enqueue(() => this.switchTo({ ...this.naming(filter, options), session, view }, asked));
     }
     /**
      * The held row at `i`, or undefined (fetch it with `rows`). It may be stale (`isStale`): a
@@ -165,11 +182,20 @@ export class TreeRows {
     }
     /**
      * The rows `from ..< min(to, total)`, fetching the blocks that hold missing ones (only the
-     * missing rows of them). At most `maxBlocks` blocks stay held afterwards.
+     * missing rows of them; a block another read is fetching is waited for, not asked again). At
+     * most `maxBlocks` blocks stay held afterwards. Rejects once the cache is closed.
      */
     async rows(from, to) {
+        const closings = this.closings;
+        const open = () => {
+            if (this.closed || closings !== this.closings) {
+                throw new Error("TreeRows: closed");
+            }
+        };
+        open();
         return this.busy(async () => {
             for (let attempt = 0;; attempt++) {
+                open();
                 const gen = this.generation;
                 const end = Math.min(to, this._total);
                 if (from >= end) {
@@ -192,24 +218,52 @@ export class TreeRows {
                 }
                 const lo = Math.floor(from / this.blockSize) * this.blockSize;
                 const hi = Math.min(Math.ceil(end / this.blockSize) * this.blockSize, this._total);
-                const loads = [];
-                for (const [a, b] of this.store.missing(lo, hi)) {
-                    for (let at = a; at < b; at += 1000) {
-                        loads.push(this.load(at, Math.min(b - at, 1000), gen));
-                    }
-                }
                 // Every load settles before a failure is told, so none is left behind.
-                const failed = (await Promise.allSettled(loads)).find((r) => r.status === "rejected");
+                const failed = (await Promise.allSettled(this.loads(lo, hi, gen))).find((r) => r.status === "rejected");
+                open();
                 if (failed !== undefined) {
                     throw failed.reason;
                 }
             }
         });
     }
+    /** The loads that bring the missing rows of `lo ..< hi`: those in flight, and new ones (at most 1000 rows each) for the rest. */
+    loads(lo, hi, gen) {
+        const read = this.readGeneration;
+        const out = [];
+        const start = (a, b) => {
+            for (let at = a; at < b; at += 1000) {
+                const flight = { from: at, to: Math.min(b, at + 1000), gen, read, done: this.load(at, Math.min(b - at, 1000), gen) };
+                const landed = () => {
+                    this.inflight.splice(this.inflight.indexOf(flight), 1);
+                };
+                flight.done.then(landed, landed);
+                this.inflight.push(flight);
+                out.push(flight.done);
+            }
+        };
+        for (const [a, b] of this.store.missing(lo, hi)) {
+            let at = a;
+            const flying = this.inflight
+                .filter((f) => f.gen === gen && f.read === read && f.from < b && f.to > a)
+                .sort((x, y) => x.from - y.from);
+            for (const f of flying) {
+                if (f.from > at) {
+                    start(at, f.from);
+                }
+                out.push(f.done);
+                at = Math.max(at, f.to);
+            }
+            if (at < b) {
+                start(at, b);
+            }
+        }
+        return out;
+    }
     /** Reads the page metadata (`matchCount`, `selectedCount`, `sort`) of the held version: a page of no rows. */
     async readMeta(gen) {
         const read = this.readGeneration;
-        const page = await this.fetchPage(0, 0, gen);
+        const page = await this.fetchPage(this.named, 0, 0, gen);
         if (gen === this.generation && read === this.readGeneration) {
             this.noteMeta(page);
         }
@@ -225,21 +279,23 @@ export class TreeRows {
     /** Fetches one page and keeps it by the version rules. */
     async load(offset, limit, gen) {
         const read = this.readGeneration;
+        const current = () => gen === this.generation && read === this.readGeneration;
         let page;
         try {
-            page = await this.fetchPage(offset, limit, gen);
+            page = await this.fetchPage(this.named, offset, limit, gen);
         }
         catch (e) {
-            if (gen !== this.generation || read !== this.readGeneration) {
+            if (!current()) {
                 return; // asked for rows that are not shown any more
             }
             throw e;
         }
-        if (gen !== this.generation || read !== this.readGeneration) {
+        if (!current()) {
             return; // the named rows, or what they are read with, changed meanwhile
         }
         if (page.version === this._version) {
-            this.keep(page.offset, page.rows);
+            this.store.set(page.offset, page.rows);
+            this.stale.drop(page.offset, page.rows.length);
             this.noteMeta(page);
         }
         else if (page.version > this._version) {
@@ -247,25 +303,15 @@ export class TreeRows {
         }
         // an older page raced a change that is applied: dropped, `rows` fetches again
     }
-    /** Stores fresh rows (their stale copies go). */
-    keep(offset, rows) {
-        this.store.set(offset, rows);
-        this.stale.drop(offset, rows.length);
-    }
     /**
-     * One rows page, read as the held rows are (filter or highlight, positions, aggregates). A
-     * 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
+     * One rows page of `named`, read as the held rows are (highlight when unfiltered, positions,
+     * aggregates). A 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
      */
-    async fetchPage(offset, limit, gen) {
+    fetchPage(named, offset, limit, gen) {
         const query = {
-            ...this.readQuery(), offset, limit, positions: this.positions ? true : undefined, aggregate: this.aggregateText,
+            ...this.readQuery(named), offset, limit, positions: this.positions ? true : undefined, aggregate: this.aggregateText,
         };
-        return this.whileCurrent(gen, async () => {
-            const answer = this.viewId === null
-                ? await this.api.getRows(this.sessionId, query)
-                : await this.api.getViewRows(this.sessionId, this.viewId, query);
-            return answer.value;
-        });
+        return this.whileCurrent(gen, () => this.value(this.route(named, this.api.getRows, this.api.getViewRows, query)));
     }
     /** Sends again after a 409 `filter-superseded` (nothing was changed) while `gen` names the rows, at most 50 times. */
     async whileCurrent(gen, send) {
@@ -281,6 +327,13 @@ export class TreeRows {
             await pause(100);
         }
     }
+    /** Calls the session's operation (for the default view) or the view's on the rows `named`, with `args` after the session (and view). */
+    route(named, session, view, ...args) {
+        return named.view === null ? session.call(this.api, named.session, ...args) : view.call(this.api, named.session, named.view, ...args);
+    }
+    async value(answer) {
+        return (await answer).value;
+    }
     /** Drops every row, takes the page's version, total and rows, and tells the listeners to read again. */
     adopt(page) {
         this.store.clear();
@@ -295,6 +348,7 @@ export class TreeRows {
                 this.buffered.delete(v);
             }
         }
+        this.caughtUp();
         this.emit({ kind: "reset", version: this._version, total: this._total });
         this.drain();
         this.settleWaiters();
@@ -372,12 +426,27 @@ export class TreeRows {
             this.waiters.push(waiter);
         });
     }
-    /** Resolves once no request of this cache is in flight and no change waits for a missing version. */
+    /**
+     * Resolves once no request of this cache is in flight, no change waits for a missing
+     * version, and the cache is not behind (a failed refresh is retried until it caught up).
+     */
     settled() {
-        if (this.pending === 0 && this.buffered.size === 0 && this.refreshing === null) {
+        if (this.isIdle()) {
             return Promise.resolve();
         }
         return new Promise((resolve) => this.idle.push(resolve)).then(() => this.settled());
+    }
+    isIdle() {
+        return this.pending === 0 && this.buffered.size === 0 && this.refreshing === null && !this.behind;
+    }
+    checkIdle() {
+        if (this.isIdle()) {
+            const idle = this.idle;
+            this.idle = [];
+            for (const resolve of idle) {
+                resolve();
+            }
+        }
     }
     settleWaiters() {
         const ready = this.waiters.filter((w) => w.version <= this._version);
@@ -395,13 +464,7 @@ export class TreeRows {
         }
         finally {
             this.pending--;
-            if (this.pending === 0) {
-                const idle = this.idle;
-                this.idle = [];
-                for (const resolve of idle) {
-                    resolve();
-                }
-            }
+            this.checkIdle();
         }
     }
     /**
@@ -446,7 +509,7 @@ export class TreeRows {
             clearTimeout(this.gapTimer);
             this.gapTimer = null;
         }
-        this.notifyIdle();
+        this.checkIdle();
     }
     /** A version past the held one exists: wait for the stream to bring it, else refresh. */
     expect(version) {
@@ -511,31 +574,29 @@ export class TreeRows {
         flush();
         this.store.drop(from, (to === Infinity ? Number.MAX_SAFE_INTEGER : to) - from);
     }
-    notifyIdle() {
-        if (this.pending === 0 && this.buffered.size === 0 && this.refreshing === null) {
-            const idle = this.idle;
-            this.idle = [];
-            for (const resolve of idle) {
-                resolve();
-            }
-        }
-    }
     /**
      * Catches up: fetches the first block, drops every held row, takes the page's version and
-     * total (a page older than the held version is asked again) and tells the listeners to
-     * read again. Concurrent calls share one request.
+     * total and tells the listeners to read again. A page older than the held version is never
+     * taken: asked again a few times, then this rejects. Concurrent calls share one request.
      */
     refresh() {
         if (this.refreshing === null) {
             this.refreshing = this.busy(async () => {
-                for (let attempt = 0;; attempt++) {
+                for (let attempt = 1;; attempt++) {
                     const gen = this.generation;
                     const read = this.readGeneration;
-                    const page = await this.fetchPage(0, this.blockSize, gen);
-                    if (gen !== this.generation || read !== this.readGeneration) {
-                        continue; // the named rows changed while it was asked: ask for the new ones
+                    const page = await this.fetchPage(this.named, 0, this.blockSize, gen);
+                    if (this.closed) {
+                        return;
                     }
-                    if (page.version < this._version && attempt < 3) {
+                    if (gen !== this.generation || read !== this.readGeneration) {
+                        continue; // the named rows, or what they are read with, changed while it was asked
+                    }
+                    if (page.version < this._version) {
+                        if (attempt >= 5) {
+                            throw new Error(`TreeRows: refresh answered version ${page.version}, older than the held ${this._version}`);
+                        }
+                        await pause(100 * attempt);
                         continue;
                     }
                     this.adopt(page);
@@ -543,17 +604,57 @@ export class TreeRows {
                 }
             }).finally(() => {
                 this.refreshing = null;
-                this.notifyIdle();
+                this.checkIdle();
             });
         }
         return this.refreshing;
     }
+    /**
+     * Refreshes on its own (a gap, a reset): each failure is reported and the refresh tried
+     * again after 1 s, doubling to 30 s, until a page is adopted (or the session is gone).
+     */
     backgroundRefresh() {
-        this.refresh().catch((e) => this.report(e));
+        if (this.closed) {
+            return;
+        }
+        this.behind = true;
+        if (this.retryTimer !== null) {
+            return; // a retry is due: it refreshes
+        }
+        this.refresh().catch((e) => {
+            this.report(e);
+            if (!this.behind || this.closed || this.retryTimer !== null) {
+                return;
+            }
+            if (fatal(e)) {
+                this.buffered.clear();
+                this.caughtUp(); // nothing more to try: the end was told
+                this.drain();
+                return;
+            }
+            this.retryDelay = Math.min(this.retryDelay === 0 ? 1000 : this.retryDelay * 2, 30000);
+            this.retryTimer = setTimeout(() => {
+                this.retryTimer = null;
+                if (this.behind) {
+                    this.backgroundRefresh();
+                }
+            }, this.retryDelay);
+        });
     }
+    /** Not behind any more: no retry is due. */
+    caughtUp() {
+        this.behind = false;
+        this.retryDelay = 0;
+        if (this.retryTimer !== null) {
+            clearTimeout(this.retryTimer);
+            this.retryTimer = null;
+        }
+    }
+    /** An error of the cache's own work: 401, 403 and 404 end the stream (and are told as its end), others go to `onError`. */
     report(error) {
-        if (error instanceof ProblemError && (error.status === 404 || error.status === 401)) {
-            this.endStream();
+        if (fatal(error)) {
+            this.wantStream = false;
+            this.closeStream();
             this.emit({ kind: "end", reason: "error", error });
             return;
         }
@@ -562,32 +663,51 @@ export class TreeRows {
     // ---- Filter ----
     /**
      * Names other rows of the view: the filtered rows for `text` (null or "" with no `where`:
-     * the unfiltered rows). Drops everything, fetches the first block, reopens the event
-     * stream from that page's version and tells the listeners to read again.
+     * the unfiltered rows). Queued after the changes asked before it (the changes asked after it
+     * are sent for its rows). Fetches the first block of the new rows; once it came, drops
+     * everything, takes that page, reopens the event stream from its version (when followed) and
+     * tells the listeners to read again. When the page fails, nothing changes: the old rows,
+     * version and stream stay. A filter drops the highlight (unless one was set after it was asked).
      */
-    async setFilter(text, options = {}) {
+    setFilter(text, options = {}) {
+        const asked = this.highlightSets;
+        return this.enqueue(() => this.switchTo(this.naming(text, options), asked));
+    }
+    naming(text, options) {
+        return { ...this.named, filter: text === "" ? null : text, options: { ...options } };
+    }
+    /** Fetches the first page of `named` (again when the highlight or aggregate changes meanwhile) and takes it. */
+    async switchTo(named, highlightSets) {
         await this.busy(async () => {
-            const gen = ++this.generation;
-            this.readGeneration++;
-            this.filterText = text === "" ? null : text;
-            this.filterOpts = { ...options };
-            if (this.filterText !== null || options.where !== undefined) {
-                this.highlightText = null; // a filtered view has no highlight
-            }
-            this.buffered.clear();
-            if (this.gapTimer !== null) {
-                clearTimeout(this.gapTimer);
-                this.gapTimer = null;
-            }
-            const follow = this.stream !== null;
-            this.endStream();
-            const page = await this.fetchPage(0, this.blockSize, gen);
-            if (gen !== this.generation) {
-                return; // a later setFilter won
-            }
-            this.adopt(page);
-            if (follow) {
-                this.subscribe();
+            const gen = this.generation;
+            for (;;) {
+                const read = this.readGeneration;
+                const page = await this.fetchPage(named, 0, this.blockSize, gen);
+                if (gen !== this.generation) {
+                    return; // closed meanwhile
+                }
+                if (read !== this.readGeneration) {
+                    continue; // read with an old highlight or aggregate
+                }
+                this.named = named;
+                this.closed = false;
+                if (isFiltered(named) && highlightSets === this.highlightSets) {
+                    this.highlightText = null; // a filtered view has no highlight
+                }
+                this.generation++;
+                this.buffered.clear();
+                if (this.gapTimer !== null) {
+                    clearTimeout(this.gapTimer);
+                    this.gapTimer = null;
+                }
+                this.heldEvents = [];
+                this.heldOverflow = false;
+                this.adopt(page);
+                if (this.wantStream) {
+                    this.closeStream();
+                    this.openStream();
+                }
+                return;
             }
         });
     }
@@ -600,6 +720,7 @@ export class TreeRows {
     setHighlight(text, options = {}) {
         this.highlightText = text === "" ? null : text;
         this.highlightOpts = { ...options };
+        this.highlightSets++;
         this.readAgain();
     }
     /** Asks every rows page with `aggregate=` (`count,sum:data.size`), or none; the held rows become stale. */
@@ -614,53 +735,64 @@ export class TreeRows {
         this.markStale(0, Infinity);
         this.emit({ kind: "reset", version: this._version, total: this._total });
     }
-    /** The query parameters of a rows page: the named rows', or the highlight's on unfiltered rows. */
-    readQuery() {
-        const named = this.namedQuery();
-        if (this.highlightText === null || named.filter !== undefined || named.where !== undefined) {
-            return named;
+    /** The query parameters of a rows page of `named`: its filter's, or the highlight's on unfiltered rows. */
+    readQuery(named) {
+        if (this.highlightText === null || isFiltered(named)) {
+            return this.namedQuery(named);
         }
         const o = this.highlightOpts;
         return {
             highlight: this.highlightText, match: o.match, caseSensitive: o.caseSensitive,
-            diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields,
+            diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields, where: o.where,
         };
     }
     /** The query parameters that name the rows: the filter and its options, when filtered. */
-    namedQuery() {
-        const o = this.filterOpts;
-        if (this.filterText === null && o.where === undefined) {
+    namedQuery(named = this.named) {
+        if (!isFiltered(named)) {
             return {};
         }
+        const o = named.options;
         return {
-            filter: this.filterText ?? undefined, match: o.match, caseSensitive: o.caseSensitive,
+            filter: named.filter ?? undefined, match: o.match, caseSensitive: o.caseSensitive,
             diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields, where: o.where,
         };
     }
     // ---- Event stream ----
     /**
      * Follows the view's event stream (with the filter's parameters and `Last-Event-ID` of the
-     * held version on every connect), applying other clients' changes. Idempotent.
+     * held version on every connect), applying other clients' changes; a filter reopens it for
+     * its rows; before `open` has named a session, it opens once `open` has its page. Idempotent.
      */
     subscribe() {
+        this.wantStream = true;
+        if (this.named.session !== "") {
+            this.openStream();
+        }
+    }
+    openStream() {
         if (this.stream !== null) {
             return;
         }
-        const token = ++this.streamToken;
         const gen = this.generation;
-        const live = () => token === this.streamToken;
-        this.stream = followEventStream({
-            open: (lastEventId, signal) => {
-                const query = this.namedQuery();
-                const options = { lastEventId: lastEventId ?? undefined, signal };
-                return this.viewId === null
-                    ? this.api.getEvents(this.sessionId, query, options)
-                    : this.api.getViewEvents(this.sessionId, this.viewId, query, options);
-            },
+        let handle = null;
+        const live = () => handle !== null && handle === this.stream;
+        handle = followEventStream({
+            open: (lastEventId, signal) => this.route(this.named, this.api.getEvents, this.api.getViewEvents, this.namedQuery(), { lastEventId: lastEventId ?? undefined, signal }),
             lastEventId: () => (this._version > 0 ? String(this._version) : null),
+            idleTimeoutMs: this.streamIdleTimeoutMs,
             onEvent: (event) => {
-                if (live()) {
+                if (!live()) {
+                    return;
+                }
+                try {
                     this.onEvent(event, gen);
+                }
+                catch (e) {
+                    // An event it cannot read (not JSON): told, and caught up with a refresh.
+                    this.onError(e);
+                    if (event.type === "change" || event.type === "reset") {
+                        this.backgroundRefresh();
+                    }
                 }
             },
             onOpen: () => {
@@ -679,11 +811,13 @@ export class TreeRows {
             onFatal: (error) => {
                 if (live()) {
                     this.stream = null;
+                    this.wantStream = false;
                     this.setStreamState("closed", error);
                     this.emit({ kind: "end", reason: "error", error });
                 }
             },
         });
+        this.stream = handle;
         this.setStreamState("connecting");
     }
     onEvent(event, gen) {
@@ -691,13 +825,18 @@ export class TreeRows {
             case "change": {
                 // Another client's edit (or this view's change by another of its clients): places may
                 // move. While a change of this cache is out, its answer decides first: the stream
-                // brings that change too, and would apply it without knowing what it was.
+                // brings that change too, and would apply it without knowing what it was. Past
+                // `heldLimit` held events, they are dropped and the cache refreshes after the change.
                 const change = JSON.parse(event.data);
-                if (this.changesOut > 0) {
-                    this.heldEvents.push({ change, gen });
+                if (this.changesOut === 0) {
+                    this.receive(change, gen, true);
+                }
+                else if (this.heldOverflow || this.heldEvents.length >= this.heldLimit) {
+                    this.heldEvents = [];
+                    this.heldOverflow = true;
                 }
                 else {
-                    this.receive(change, gen, true);
+                    this.heldEvents.push({ change, gen });
                 }
                 break;
             }
@@ -710,7 +849,7 @@ export class TreeRows {
             }
             case "end": {
                 const end = JSON.parse(event.data);
-                this.endStream();
+                this.unsubscribe();
                 this.emit({ kind: "end", reason: end.reason });
                 break;
             }
@@ -720,30 +859,38 @@ export class TreeRows {
     }
     /** Stops following the event stream (the held rows stay, and stop following others' changes). */
     unsubscribe() {
-        this.endStream();
+        this.wantStream = false;
+        this.closeStream();
     }
-    endStream() {
+    closeStream() {
         if (this.stream !== null) {
-            this.streamToken++;
             this.stream.close();
             this.stream = null;
             this.setStreamState("closed");
         }
     }
-    /** Stops the stream and every timer, drops the rows and the listeners. */
+    /**
+     * Stops the stream and every timer, drops the rows and the listeners; reads in flight reject
+     * and store nothing. `open` opens it again.
+     */
     close() {
-        this.endStream();
+        this.closed = true;
+        this.closings++;
+        this.unsubscribe();
         if (this.gapTimer !== null) {
             clearTimeout(this.gapTimer);
             this.gapTimer = null;
         }
+        this.caughtUp();
         this.generation++;
         this.buffered.clear();
-        this.heldEvents.length = 0;
+        this.heldEvents = [];
+        this.heldOverflow = false;
         this.store.clear();
         this.stale.clear();
         this.listeners.clear();
         this.streamListeners.clear();
+        this.checkIdle();
     }
     // ---- The order of changes ----
     /** Sends a change; the stream's changes that arrive meanwhile are applied after its answer. */
@@ -755,9 +902,17 @@ export class TreeRows {
         finally {
             this.changesOut--;
             if (this.changesOut === 0) {
-                for (const { change, gen } of this.heldEvents.splice(0)) {
-                    if (gen === this.generation) {
-                        this.receive(change, gen, true);
+                const held = this.heldEvents;
+                this.heldEvents = [];
+                if (this.heldOverflow) {
+                    this.heldOverflow = false;
+                    this.backgroundRefresh();
+                }
+                else {
+                    for (const { change, gen } of held) {
+                        if (gen === this.generation) {
+                            this.receive(change, gen, true);
+                        }
                     }
                 }
             }
@@ -788,40 +943,23 @@ export class TreeRows {
     async viewChange(send, itemOnly = false, moves = false) {
         return this.changing(async () => {
             const gen = this.generation;
-            const change = await this.whileCurrent(gen, () => send(gen));
+            const change = await this.whileCurrent(gen, send);
             const index = change.index;
             const applied = itemOnly && typeof index === "number" ? { ...change, reload: [{ index, count: 1 }] } : change;
             this.receive(applied, gen, moves);
             return change;
         });
     }
-    /** `PATCH` the view with `If-Match` (views only: row numbers name a view's rows). */
-    async patchViewChecked(body, ifMatch) {
-        if (this.viewId === null) {
-            const sessionBody = body;
-            const value = (await this.api.patchSession(this.sessionId, sessionBody, this.namedQuery(), { ifMatch })).value;
-            if (!("changes" in value)) {
-                throw new Error("PATCH /sessions/{sid} answered a session summary, not a change");
-            }
-            return value;
-        }
-        return (await this.api.patchView(this.sessionId, this.viewId, body, this.namedQuery(), { ifMatch })).value;
-    }
-    patchItem(id, body, ifMatch) {
-        const options = { ifMatch };
-        const answer = this.viewId === null
-            ? this.api.patchItem(this.sessionId, id, body, this.namedQuery(), options)
-            : this.api.patchViewItem(this.sessionId, this.viewId, id, body, this.namedQuery(), options);
-        return answer.then((a) => a.value);
-    }
-    async patchView(body) {
-        if (this.viewId !== null) {
-            return (await this.api.patchView(this.sessionId, this.viewId, body, this.namedQuery())).value;
+    /** `PATCH` the view (the session for the default view, which has no sort); `ifMatch` for row numbers. */
+    async patchView(body, ifMatch) {
+        const { session, view } = this.named;
+        if (view !== null) {
+            return (await this.api.patchView(session, view, body, this.namedQuery(), { ifMatch })).value;
         }
         if ("sort" in body) {
             throw new ProblemError({ type: "about:blank", title: "Unprocessable Content", status: 422, detail: "the default view keeps the tree's order: sort a view" });
         }
-        const value = (await this.api.patchSession(this.sessionId, body, this.namedQuery())).value;
+        const value = (await this.api.patchSession(session, body, this.namedQuery(), { ifMatch })).value;
         if (!("changes" in value)) {
             throw new Error("PATCH /sessions/{sid} answered a session summary, not a change");
         }
@@ -848,10 +986,7 @@ export class TreeRows {
             }
         }
         if (expanded === undefined) {
-            const item = this.viewId === null
-                ? await this.api.getItem(this.sessionId, id, this.namedQuery())
-                : await this.api.getViewItem(this.sessionId, this.viewId, id, this.namedQuery());
-            expanded = item.value.expanded;
+            expanded = (await this.value(this.route(this.named, this.api.getItem, this.api.getViewItem, id, this.namedQuery()))).expanded;
         }
         return expanded ? this.direct.collapse(id) : this.direct.expand(id);
     }
@@ -893,24 +1028,27 @@ export class TreeRows {
     /**
      * Selects (or deselects) the nodes on rows `offset ..< offset + count` (a shift-click). Row
      * numbers name the held rows: sent with `If-Match`; a 412 refreshes and is thrown (the rows
-     * meant are not known any more).
+     * meant are not known any more). When a filter (or `open`) replaced the rows before its
+     * turn, it is not sent: it rejects.
      */
     selectRows(offset, count, selected = true, recursive = true) {
-        return this.enqueue(() => this.direct.selectRows(offset, count, selected, recursive));
+        const gen = this.generation;
+        return this.enqueue(() => {
+            if (gen !== this.generation) {
+                throw new Error(`TreeRows: selectRows(${offset}, ${count}) was asked for rows that a filter replaced before its turn: not sent`);
+            }
+            return this.direct.selectRows(offset, count, selected, recursive);
+        });
     }
     /** A page of the view's selected nodes in tree order, each with its row in the named rows. */
-    async selection(query = {}) {
-        const q = { ...this.namedQuery(), ...query };
-        const answer = this.viewId === null
-            ? await this.api.getSelection(this.sessionId, q)
-            : await this.api.getViewSelection(this.sessionId, this.viewId, q);
-        return answer.value;
+    selection(query = {}) {
+        return this.value(this.route(this.named, this.api.getSelection, this.api.getViewSelection, { ...this.namedQuery(), ...query }));
     }
     // ---- Edits of the tree (If-Match: the held version; one retry after a refresh on 412) ----
     /**
-     * An edit with `If-Match` of the held version; after a 412, a refresh and (`retry`, and the
-     * cache's `retryConflicts`) one more try with the new version, else the 412 is thrown.
-     * `moves`: it may move rows among their siblings (every edit of the tree does).
+     * An edit with `If-Match` of the held version; after a 412 `version-mismatch`, a refresh and
+     * (`retry`, and the cache's `retryConflicts`) one more try with the new version, else the 412
+     * is thrown. `moves`: it may move rows among their siblings (every edit of the tree does).
      */
     async edit(send, retry = true, moves = true) {
         return this.changing(async () => {
@@ -920,7 +1058,7 @@ export class TreeRows {
                 change = await this.whileCurrent(gen, () => send(`"${this._version}"`));
             }
             catch (e) {
-                if (!(e instanceof ProblemError && e.status === 412)) {
+                if (!(e instanceof ProblemError && e.status === 412 && e.slug === "version-mismatch")) {
                     throw e;
                 }
                 await this.refresh();
@@ -958,14 +1096,7 @@ export class TreeRows {
         return this.enqueue(() => this.direct.batch(operations));
     }
     batchNow(operations) {
-        const send = async (ifMatch) => {
-            const body = { operations };
-            const options = { ifMatch };
-            const answer = this.viewId === null
-                ? await this.api.applyBatch(this.sessionId, body, this.namedQuery(), options)
-                : await this.api.applyViewBatch(this.sessionId, this.viewId, body, this.namedQuery(), options);
-            return answer.value;
-        };
+        const send = (ifMatch) => this.value(this.route(this.named, this.api.applyBatch, this.api.applyViewBatch, { operations }, this.namedQuery(), { ifMatch }));
         if (operations.some((op) => TREE_EDITS.has(op.op))) {
             return this.edit(send);
         }

@@ -1,14 +1,28 @@
 /**
  * The sparse rows a `TreeRows` holds: sorted, disjoint runs of consecutive known rows.
- * Splices shift the runs (and rewrite the `index` of the rows they move), inserted rows are
- * unknown until fetched, and blocks of rows are dropped least recently used first.
+ * Splices shift the runs' start offsets (a row's `index` is rewritten when it is read, so a
+ * splice costs O(runs), not a copy of every shifted row), inserted rows are unknown until
+ * fetched, and blocks of rows are dropped least recently used first.
  */
 
 import type { Row } from "./api.js";
 
+/** Rows `start ..< start + rows.length`; a row's `index` may be stale until it is read (`at`). */
 interface Run {
   start: number;
   rows: Row[];
+}
+
+/** The row `k` of a run, its `index` rewritten (once, in place) when a splice moved it. */
+function at(run: Run, k: number): Row {
+  const row = run.rows[k]!;
+  const index = run.start + k;
+  if (row.index === index) {
+    return row;
+  }
+  const moved = { ...row, index };
+  run.rows[k] = moved;
+  return moved;
 }
 
 export class RowStore {
@@ -39,7 +53,7 @@ export class RowStore {
   /** The row at `i`, or undefined. - Complexity: O(log runs). */
   get(i: number): Row | undefined {
     const run = this.runs[this.find(i)];
-    return run !== undefined && run.start <= i ? run.rows[i - run.start] : undefined;
+    return run !== undefined && run.start <= i && i < run.start + run.rows.length ? at(run, i - run.start) : undefined;
   }
 
   /** The rows `from ..< to` when every one is held, else null. - Complexity: O(log runs + to − from). */
@@ -51,7 +65,11 @@ export class RowStore {
     if (run === undefined || run.start > from || run.start + run.rows.length < to) {
       return null;
     }
-    return run.rows.slice(from - run.start, to - run.start);
+    const out: Row[] = [];
+    for (let k = from - run.start; k < to - run.start; k++) {
+      out.push(at(run, k));
+    }
+    return out;
   }
 
   /** The ranges of `from ..< to` not held, in order. - Complexity: O(log runs + runs in the range). */
@@ -94,7 +112,7 @@ export class RowStore {
     const a = this.runs[r];
     const b = this.runs[r + 1];
     if (a !== undefined && b !== undefined && a.start + a.rows.length === b.start) {
-      a.rows.push(...b.rows);
+      a.rows = a.rows.concat(b.rows);
       this.runs.splice(r + 1, 1);
     }
   }
@@ -135,9 +153,9 @@ export class RowStore {
 
   /**
    * Applies one splice: forgets the `removed` rows at `index`, shifts the rows after them by
-   * `inserted − removed` (rewriting their `index`), and leaves `inserted` unknown rows.
+   * `inserted − removed` (their `index` is rewritten when read), and leaves `inserted` unknown rows.
    *
-   * - Complexity: O(log runs + runs after `index` + rows shifted).
+   * - Complexity: O(log runs + runs after `index`), and a split of the run holding `index`.
    */
   splice(index: number, removed: number, inserted: number): void {
     this.drop(index, removed);
@@ -160,7 +178,6 @@ export class RowStore {
     this.runs.length = from;
     for (const t of tail) {
       t.start += delta;
-      t.rows = t.rows.map((row) => ({ ...row, index: row.index + delta }));
       this.runs.push(t);
     }
     if (inserted === 0 && from > 0) {
@@ -177,7 +194,9 @@ export class RowStore {
   /** Every row held, in order. - Complexity: O(rows). */
   *entries(): IterableIterator<Row> {
     for (const run of this.runs) {
-      yield* run.rows;
+      for (let k = 0; k < run.rows.length; k++) {
+        yield at(run, k);
+      }
     }
   }
 

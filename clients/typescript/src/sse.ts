@@ -137,22 +137,30 @@ export class SSEParser {
 export interface EventStreamOptions {
   /**
    * Opens the stream: a fetch with `Last-Event-ID` (when not null) that answers the open
-   * `Response`, or throws (`ProblemError` for a non-2xx answer).
+   * `Response`, or throws (`ProblemError` for a non-2xx answer). `signal` aborts this one
+   * connection (on `close()`, or when the idle watchdog fires).
    */
   open(lastEventId: string | null, signal: AbortSignal): Promise<Response>;
   /** The `Last-Event-ID` to send on each (re)connect; null sends none. */
   lastEventId(): string | null;
+  /** An event; when it throws, the connection is dropped (its body cancelled) and opened again. */
   onEvent(event: SSEEvent): void;
   /** The stream is open (its answer was 2xx). */
   onOpen?(): void;
   /** The stream closed or failed and will be opened again after `delayMs`. */
   onDisconnect?(error: unknown, delayMs: number): void;
-  /** The stream cannot be followed (401, 403, 404, 400 on connect): nothing more is tried. */
+  /** The stream cannot be followed (400, 401, 403, 404 on connect): nothing more is tried. */
   onFatal?(error: unknown): void;
   /** The first delay before a reconnect when the stream gave no `retry:` (default 1000 ms). */
   initialDelayMs?: number;
   /** The longest delay between reconnects (default 30000 ms). */
   maxDelayMs?: number;
+  /**
+   * A connection on which nothing (not even a heartbeat comment; TreeSessions sends one every
+   * 15 s) was read for this long, connecting included, is aborted and opened again (default
+   * 45000 ms; 0: never).
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A followed stream: `connected` while a stream is open, `close()` to stop for good. */
@@ -165,64 +173,109 @@ export interface EventStreamHandle {
 
 /** Statuses on connect after which reconnecting cannot help. */
 const FATAL = new Set([400, 401, 403, 404]);
+/** The shortest wait before a reconnect that a stream's `retry:` can ask for. */
+const MIN_RETRY_MS = 250;
 
 /**
  * Follows an event stream: opens it, parses it, and on an error or a close opens it again
- * after a delay that starts at the stream's `retry:` (or `initialDelayMs`) and doubles up to
- * `maxDelayMs`, starting over after an event arrives. `Retry-After` of a 429 or 503 lengthens
- * the wait. `close()` aborts the open request and every wait.
+ * after a delay that starts at the stream's `retry:` (at least 250 ms) or `initialDelayMs`,
+ * and doubles up to `maxDelayMs`, starting over only after an event arrived (not on a
+ * connect). A 429 or 503 waits at least its `Retry-After`. A connection silent for
+ * `idleTimeoutMs` is aborted and opened again. `close()` aborts the open request and every wait.
  */
 export function followEventStream(options: EventStreamOptions): EventStreamHandle {
   const controller = new AbortController();
   const signal = controller.signal;
   const maxDelay = options.maxDelayMs ?? 30000;
+  const idleMs = options.idleTimeoutMs ?? 45000;
   let connected = false;
   let retry: number | null = null;
 
-  const run = async (): Promise<void> => {
-    let delay: number | null = null;
-    while (!signal.aborted) {
-      let error: unknown = null;
-      try {
-        const response = await options.open(options.lastEventId(), signal);
-        if (signal.aborted) {
-          await response.body?.cancel().catch(() => undefined);
-          break;
+  /** One connection: answers why it ended (null: the server closed it). */
+  const connect = async (): Promise<unknown> => {
+    const attempt = new AbortController();
+    const abort = (): void => attempt.abort();
+    signal.addEventListener("abort", abort);
+    let idle: ReturnType<typeof setTimeout> | null = null;
+    let silent = false;
+    const arm = (): void => {
+      if (idleMs > 0) {
+        if (idle !== null) {
+          clearTimeout(idle);
         }
+        idle = setTimeout(() => {
+          silent = true;
+          attempt.abort();
+        }, idleMs);
+      }
+    };
+    arm();
+    let error: unknown = null;
+    try {
+      const response = await options.open(options.lastEventId(), attempt.signal);
+      const body = response.body;
+      if (attempt.signal.aborted) {
+        await body?.cancel().catch(() => undefined);
+      } else if (body === null) {
+        error = new Error("the event stream answered no body");
+      } else {
         connected = true;
         options.onOpen?.();
-        const parser = new SSEParser();
-        parser.retry = retry;
-        const body = response.body;
-        if (body === null) {
-          throw new Error("the event stream answered no body");
-        }
-        const reader = body.getReader();
-        const cancel = (): void => void reader.cancel().catch(() => undefined);
-        signal.addEventListener("abort", cancel);
-        try {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done || signal.aborted) {
-              break;
-            }
-            for (const event of parser.push(value)) {
-              if (signal.aborted) {
-                break;
-              }
-              delay = null; // an event arrived: the backoff starts over
-              options.onEvent(event);
-            }
-            retry = parser.retry;
-          }
-        } finally {
-          signal.removeEventListener("abort", cancel);
-          retry = parser.retry;
-        }
-      } catch (e) {
-        error = e;
+        error = await read(body.getReader(), attempt.signal, arm);
       }
+    } catch (e) {
+      error = e;
+    } finally {
+      if (idle !== null) {
+        clearTimeout(idle);
+      }
+      signal.removeEventListener("abort", abort);
       connected = false;
+    }
+    return silent && !signal.aborted ? new Error(`the event stream was silent for ${idleMs} ms`) : error;
+  };
+
+  /** Reads a connection's events until it ends; the reader is cancelled unless it was read to its end. */
+  const read = async (reader: ReadableStreamDefaultReader<Uint8Array>, aborted: AbortSignal, arm: () => void): Promise<unknown> => {
+    const parser = new SSEParser();
+    parser.retry = retry;
+    const cancel = (): void => void reader.cancel().catch(() => undefined);
+    aborted.addEventListener("abort", cancel);
+    let finished = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          finished = true;
+          return null;
+        }
+        if (aborted.aborted) {
+          return null;
+        }
+        arm();
+        for (const event of parser.push(value)) {
+          if (aborted.aborted) {
+            return null;
+          }
+          delay = null; // an event arrived: the backoff starts over
+          options.onEvent(event);
+        }
+        retry = parser.retry;
+      }
+    } finally {
+      aborted.removeEventListener("abort", cancel);
+      retry = parser.retry;
+      if (!finished) {
+        cancel();
+      }
+    }
+  };
+
+  /** The last wait before a reconnect; null: the next one starts from the stream's `retry:`. */
+  let delay: number | null = null;
+  const run = async (): Promise<void> => {
+    while (!signal.aborted) {
+      const error = await connect();
       if (signal.aborted) {
         break;
       }
@@ -230,10 +283,10 @@ export function followEventStream(options: EventStreamOptions): EventStreamHandl
         options.onFatal?.(error);
         break;
       }
-      const base = retry ?? options.initialDelayMs ?? 1000;
+      const base = retry !== null ? Math.max(retry, MIN_RETRY_MS) : options.initialDelayMs ?? 1000;
       delay = delay === null ? base : Math.min(delay * 2, maxDelay);
       let wait = delay;
-      if (error instanceof ProblemError && error.retryAfter !== null) {
+      if (error instanceof ProblemError && (error.status === 429 || error.status === 503) && error.retryAfter !== null) {
         wait = Math.max(wait, error.retryAfter * 1000);
       }
       options.onDisconnect?.(error, wait);

@@ -3,14 +3,19 @@
  * the server's by the row-cache protocol of docs/CLIENTS.md: sparse blocks of rows fetched on
  * demand, every change (this client's own answers and the event stream's) applied by its
  * splices in version order, a refresh when a version is missing, `If-Match` on tree edits
- * with one retry after a 412 (or none: `retryConflicts`). Changes are sent one at a time, in the
- * order asked (`serially` runs work that computes a change at its turn). Rows a change may have
- * altered stay readable (`row(i)`, `isStale(i)`) until `rows` fetches them again.
+ * with one retry after a 412 `version-mismatch` (or none: `retryConflicts`). Changes and filters
+ * are sent one at a time, in the order asked (`serially` runs work that computes a change at its
+ * turn). Rows a change may have altered stay readable (`row(i)`, `isStale(i)`) until `rows`
+ * fetches them again.
  */
 
 import type {
+  Answer,
+} from "./transport.js";
+import type {
   BatchOperation, BatchResponse, ChangeEvent, ChangeResponse, EndEvent, InsertResponse, ItemChangeResponse,
-  JSONValue, MatchMode, Node, NodeId, ParentId, Reload, ResetEvent, Row, RowsPage, SelectionPage, Splice,
+  GetItemQuery, GetRowsQuery, GetSelectionQuery, ItemInfo, JSONValue, MatchMode, Node, NodeId, ParentId, PatchSessionBody,
+  PatchViewBody, Reload, ResetEvent, Row, RowsPage, SelectionPage, Splice,
 } from "./api.js";
 import { TreeSessionsApi } from "./api.js";
 import { ProblemError } from "./problem.js";
@@ -39,8 +44,16 @@ export interface TreeRowsOptions {
   gapTimeoutMs?: number;
   /** `aggregate=` of every rows page (`count,sum:data.size`); ancestors are reloaded by changes. */
   aggregate?: string;
-  /** Errors of work the cache does on its own (a refresh after an event); default `console.warn`. */
+  /**
+   * Errors of work the cache does on its own (a refresh after an event, each failed retry of
+   * it, an event it could not read); default `console.warn`.
+   */
   onError?: (error: unknown) => void;
+  /**
+   * The event stream is opened again when nothing (heartbeats included: the server sends one
+   * every 15 s) was read from it for this long (default 45000 ms; 0: never).
+   */
+  streamIdleTimeoutMs?: number;
   /**
    * Rows pages with `positions=true` (each row's `position` and `siblingCount`). A row's place
    * among its siblings changes when a sibling is inserted, removed or moved, or the view is
@@ -79,6 +92,7 @@ export interface RowChanges {
   move(id: NodeId, parentId: ParentId, index?: number): Promise<ItemChangeResponse>;
   update(id: NodeId, changes: { title?: string; data?: JSONValue }): Promise<ItemChangeResponse>;
   batch(operations: BatchOperation[]): Promise<BatchResponse>;
+  setFilter(text: string | null, options?: FilterOptions): Promise<void>;
 }
 
 /** The state of the event stream: open, waiting to reconnect (or connecting), or not followed. */
@@ -107,11 +121,33 @@ interface Received {
   moves: boolean;
 }
 
+/** What names the rows: the session, the view (null: the default view), the filter and its options. */
+interface Named {
+  session: string;
+  view: string | null;
+  filter: string | null;
+  options: FilterOptions;
+}
+
+/** The query parameters that name rows: the filter and its options, when filtered. */
+type NamedQuery = {
+  filter?: string; match?: MatchMode; caseSensitive?: boolean; diacritics?: "sensitive" | "insensitive";
+  leavesOnly?: boolean; fields?: string; where?: string;
+};
+
+const isFiltered = (named: Named): boolean => named.filter !== null || named.options.where !== undefined;
+
+/** Errors after which asking again cannot help: the session or view is gone, or access is refused. */
+const fatal = (e: unknown): e is ProblemError => e instanceof ProblemError && [401, 403, 404].includes(e.status);
+
 /** A 409 `filter-superseded`: a newer filter request on the session cancelled the build this request needed; nothing changed. */
 const superseded = (e: unknown): boolean => e instanceof ProblemError && e.status === 409 && e.slug === "filter-superseded";
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const TREE_EDITS = new Set(["insert", "delete", "move", "update", "deleteSelected", "moveSelected"]);
+
+/** Events held while a change is out, at most; past this, they are dropped and the cache refreshes once the change is done. */
+const HELD_EVENTS_LIMIT = 10000;
 
 export class TreeRows {
   readonly api: TreeSessionsApi;
@@ -121,14 +157,15 @@ export class TreeRows {
   private aggregateText: string | undefined;
   private readonly positions: boolean;
   private readonly retryConflicts: boolean;
+  private readonly streamIdleTimeoutMs: number | undefined;
   private readonly onError: (error: unknown) => void;
 
-  private sessionId = "";
-  private viewId: string | null = null;
-  private filterText: string | null = null;
-  private filterOpts: FilterOptions = {};
+  /** The rows held are these: changed only when a `setFilter` or `open` adopts its first page. */
+  private named: Named = { session: "", view: null, filter: null, options: {} };
   private highlightText: string | null = null;
   private highlightOpts: FilterOptions = {};
+  /** Counts `setHighlight` calls: a filter drops the highlight unless one was set after the filter was asked. */
+  private highlightSets = 0;
   private _version = 0;
   private _total = 0;
   /** The rows held as the server has them at the held version. */
@@ -138,30 +175,54 @@ export class TreeRows {
   /** Changes of versions past held + 1, waiting for the ones between. */
   private readonly buffered = new Map<number, Received>();
   private gapTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Bumped whenever the named rows change identity (open, setFilter): older answers do not apply. */
+  /**
+   * Two counters name what an answer was asked for. `generation`: the named rows (bumped when
+   * a filter or `open` adopts its page, and by `close`); change answers and pages of an older
+   * one do not apply. `readGeneration`: what pages are read with (highlight, aggregate); pages
+   * of an older one are not stored.
+   */
   private generation = 0;
-  /** Bumped whenever what pages are read with changes (open, filter, highlight, aggregate): older pages do not apply. */
   private readGeneration = 0;
   private _matchCount: number | null = null;
   private _selectedCount = 0;
   private _sort: string | null = null;
   /** The version the page metadata above was read at. */
   private metaVersion = -1;
+
+  // The event stream.
+  private stream: EventStreamHandle | null = null;
+  /** Whether the stream is to be followed (`subscribe`), kept across the stream's restart by a filter. */
+  private wantStream = false;
   private streamState: StreamState = "closed";
   private readonly streamListeners = new Set<(state: StreamState, error?: unknown) => void>();
+
+  // The order of changes: one at a time, the stream's changes held while one is out.
   private changeQueue: Promise<unknown> = Promise.resolve();
-  /** Change requests of this cache that are out; the stream's changes wait for their answers meanwhile. */
   private changesOut = 0;
-  private readonly heldEvents: Array<{ change: ChangeEvent; gen: number }> = [];
+  private heldEvents: Array<{ change: ChangeEvent; gen: number }> = [];
+  private heldLimit = HELD_EVENTS_LIMIT;
+  /** Events were dropped while a change was out: refresh once it is done. */
+  private heldOverflow = false;
   /** The changes, sent at once (what `serially` hands its work). */
   private readonly direct: RowChanges;
+
+  // Catching up.
   private refreshing: Promise<void> | null = null;
-  private stream: EventStreamHandle | null = null;
-  private streamToken = 0;
+  /** A version past the held one exists (a gap, a reset): background refreshes go on until a page is adopted. */
+  private behind = false;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryDelay = 0;
+
+  /** Block loads in flight, shared by the reads that need them. */
+  private readonly inflight: Array<{ from: number; to: number; gen: number; read: number; done: Promise<void> }> = [];
+  private closed = false;
+  /** Bumped by `close`: reads begun before it stop. */
+  private closings = 0;
   private readonly listeners = new Set<(change: RowsChange) => void>();
   private waiters: Array<{ version: number; resolve: () => void }> = [];
   private lastUse = new Map<number, number>();
   private tick = 0;
+  /** Requests of this cache in flight (`busy`), and what `settled` waits on. */
   private pending = 0;
   private idle: Array<() => void> = [];
 
@@ -173,56 +234,49 @@ export class TreeRows {
     this.aggregateText = options.aggregate;
     this.positions = options.positions ?? false;
     this.retryConflicts = options.retryConflicts ?? true;
+    this.streamIdleTimeoutMs = options.streamIdleTimeoutMs;
     this.onError = options.onError ?? ((error) => console.warn("TreeRows:", error));
     if (!(this.blockSize >= 1 && this.blockSize <= 1000)) {
       throw new RangeError("blockSize must be 1 to 1000");
     }
+    const item = (id: NodeId, body: Parameters<TreeSessionsApi["patchItem"]>[2], ifMatch?: string): Promise<ItemChangeResponse> =>
+      this.value(this.route(this.named, this.api.patchItem, this.api.patchViewItem, id, body, this.namedQuery(), { ifMatch }));
     this.direct = {
-      expand: (id, recursive = false) => this.viewChange(() => this.patchItem(id, recursive ? { expanded: true, recursive } : { expanded: true }), !recursive),
-      collapse: (id, recursive = false) => this.viewChange(() => this.patchItem(id, recursive ? { expanded: false, recursive } : { expanded: false }), !recursive),
+      expand: (id, recursive = false) => this.viewChange(() => item(id, recursive ? { expanded: true, recursive } : { expanded: true }), !recursive),
+      collapse: (id, recursive = false) => this.viewChange(() => item(id, recursive ? { expanded: false, recursive } : { expanded: false }), !recursive),
       toggle: (id) => this.toggleNow(id),
-      reveal: (id) => this.viewChange(() => this.patchItem(id, { reveal: true })),
+      reveal: (id) => this.viewChange(() => item(id, { reveal: true })),
       expandAll: () => this.viewChange(() => this.patchView({ expandAll: true })),
       collapseAll: () => this.viewChange(() => this.patchView({ collapseAll: true })),
       expandDepth: (depth) => this.viewChange(() => this.patchView({ expandDepth: depth })),
       setSort: (sort) => this.viewChange(() => this.patchView({ sort }), false, true),
-      select: (id, recursive = true) => this.viewChange(() => this.patchItem(id, recursive ? { selected: true } : { selected: true, recursive })),
-      deselect: (id, recursive = true) => this.viewChange(() => this.patchItem(id, recursive ? { selected: false } : { selected: false, recursive })),
+      select: (id, recursive = true) => this.viewChange(() => item(id, recursive ? { selected: true } : { selected: true, recursive })),
+      deselect: (id, recursive = true) => this.viewChange(() => item(id, recursive ? { selected: false } : { selected: false, recursive })),
       selectAll: () => this.viewChange(() => this.patchView({ selectAll: true })),
       selectNone: () => this.viewChange(() => this.patchView({ selectNone: true })),
       invertSelection: () => this.viewChange(() => this.patchView({ invertSelection: true })),
       // Row numbers name the held rows: sent with If-Match, and never retried on other rows.
       selectRows: (offset, count, selected = true, recursive = true) =>
-        this.edit((ifMatch) => this.patchViewChecked({ selectRows: { offset, count, selected, recursive } }, ifMatch), false, false),
-      insert: (nodes, place = {}) => this.edit(async (ifMatch) => {
-        const body = { nodes, ...place };
-        const options = { ifMatch };
-        const answer = this.viewId === null
-          ? await this.api.insertItems(this.sessionId, body, this.namedQuery(), options)
-          : await this.api.insertViewItems(this.sessionId, this.viewId, body, this.namedQuery(), options);
-        return answer.value;
-      }),
-      delete: (id) => this.edit(async (ifMatch) => {
-        const options = { ifMatch };
-        const answer = this.viewId === null
-          ? await this.api.deleteItem(this.sessionId, id, this.namedQuery(), options)
-          : await this.api.deleteViewItem(this.sessionId, this.viewId, id, this.namedQuery(), options);
-        return answer.value;
-      }),
-      move: (id, parentId, index) => this.edit((ifMatch) => this.patchItem(id, index === undefined ? { parentId } : { parentId, index }, ifMatch)),
-      update: (id, changes) => this.edit((ifMatch) => this.patchItem(id, changes, ifMatch)),
+        this.edit((ifMatch) => this.patchView({ selectRows: { offset, count, selected, recursive } }, ifMatch), false, false),
+      insert: (nodes, place = {}) => this.edit((ifMatch) =>
+        this.value(this.route(this.named, this.api.insertItems, this.api.insertViewItems, { nodes, ...place }, this.namedQuery(), { ifMatch }))),
+      delete: (id) => this.edit((ifMatch) =>
+        this.value(this.route(this.named, this.api.deleteItem, this.api.deleteViewItem, id, this.namedQuery(), { ifMatch }))),
+      move: (id, parentId, index) => this.edit((ifMatch) => item(id, index === undefined ? { parentId } : { parentId, index }, ifMatch)),
+      update: (id, changes) => this.edit((ifMatch) => item(id, changes, ifMatch)),
       batch: (operations) => this.batchNow(operations),
+      setFilter: (text, options = {}) => this.switchTo(this.naming(text, options), this.highlightSets),
     };
   }
 
   // ---- State ----
 
-  get session(): string { return this.sessionId; }
+  get session(): string { return this.named.session; }
   /** The view (`POST /sessions/{sid}/views`), or null for the session's default view. */
-  get view(): string | null { return this.viewId; }
+  get view(): string | null { return this.named.view; }
   /** The filter text, or null for the unfiltered rows. */
-  get filter(): string | null { return this.filterText; }
-  get filterOptions(): FilterOptions { return { ...this.filterOpts }; }
+  get filter(): string | null { return this.named.filter; }
+  get filterOptions(): FilterOptions { return { ...this.named.options }; }
   /** The view's version the held rows are at. */
   get version(): number { return this._version; }
   /** The number of named rows. */
@@ -246,11 +300,11 @@ export class TreeRows {
   /**
    * Opens the cache on a session's view (null: the default view), unfiltered or with a
    * filter: fetches the first block. Reopening drops everything held (and reopens the stream).
+   * Queued after the changes asked before it; when its page fails, nothing changes.
    */
-  async open(session: string, view: string | null = null, filter: string | null = null, options: FilterOptions = {}): Promise<void> {
-    this.sessionId = session;
-    this.viewId = view;
-    await this.setFilter(filter, options);
+  open(session: string, view: string | null = null, filter: string | null = null, options: FilterOptions = {}): Promise<void> {
+    const asked = this.highlightSets;
+    return this.enqueue(() => this.switchTo({ ...this.naming(filter, options), session, view }, asked));
   }
 
   /**
@@ -274,11 +328,20 @@ export class TreeRows {
 
   /**
    * The rows `from ..< min(to, total)`, fetching the blocks that hold missing ones (only the
-   * missing rows of them). At most `maxBlocks` blocks stay held afterwards.
+   * missing rows of them; a block another read is fetching is waited for, not asked again). At
+   * most `maxBlocks` blocks stay held afterwards. Rejects once the cache is closed.
    */
   async rows(from: number, to: number): Promise<Row[]> {
+    const closings = this.closings;
+    const open = (): void => {
+      if (this.closed || closings !== this.closings) {
+        throw new Error("TreeRows: closed");
+      }
+    };
+    open();
     return this.busy(async () => {
       for (let attempt = 0; ; attempt++) {
+        open();
         const gen = this.generation;
         const end = Math.min(to, this._total);
         if (from >= end) {
@@ -301,14 +364,9 @@ export class TreeRows {
         }
         const lo = Math.floor(from / this.blockSize) * this.blockSize;
         const hi = Math.min(Math.ceil(end / this.blockSize) * this.blockSize, this._total);
-        const loads: Array<Promise<void>> = [];
-        for (const [a, b] of this.store.missing(lo, hi)) {
-          for (let at = a; at < b; at += 1000) {
-            loads.push(this.load(at, Math.min(b - at, 1000), gen));
-          }
-        }
         // Every load settles before a failure is told, so none is left behind.
-        const failed = (await Promise.allSettled(loads)).find((r): r is PromiseRejectedResult => r.status === "rejected");
+        const failed = (await Promise.allSettled(this.loads(lo, hi, gen))).find((r): r is PromiseRejectedResult => r.status === "rejected");
+        open();
         if (failed !== undefined) {
           throw failed.reason;
         }
@@ -316,10 +374,44 @@ export class TreeRows {
     });
   }
 
+  /** The loads that bring the missing rows of `lo ..< hi`: those in flight, and new ones (at most 1000 rows each) for the rest. */
+  private loads(lo: number, hi: number, gen: number): Array<Promise<void>> {
+    const read = this.readGeneration;
+    const out: Array<Promise<void>> = [];
+    const start = (a: number, b: number): void => {
+      for (let at = a; at < b; at += 1000) {
+        const flight = { from: at, to: Math.min(b, at + 1000), gen, read, done: this.load(at, Math.min(b - at, 1000), gen) };
+        const landed = (): void => {
+          this.inflight.splice(this.inflight.indexOf(flight), 1);
+        };
+        flight.done.then(landed, landed);
+        this.inflight.push(flight);
+        out.push(flight.done);
+      }
+    };
+    for (const [a, b] of this.store.missing(lo, hi)) {
+      let at = a;
+      const flying = this.inflight
+        .filter((f) => f.gen === gen && f.read === read && f.from < b && f.to > a)
+        .sort((x, y) => x.from - y.from);
+      for (const f of flying) {
+        if (f.from > at) {
+          start(at, f.from);
+        }
+        out.push(f.done);
+        at = Math.max(at, f.to);
+      }
+      if (at < b) {
+        start(at, b);
+      }
+    }
+    return out;
+  }
+
   /** Reads the page metadata (`matchCount`, `selectedCount`, `sort`) of the held version: a page of no rows. */
   private async readMeta(gen: number): Promise<void> {
     const read = this.readGeneration;
-    const page = await this.fetchPage(0, 0, gen);
+    const page = await this.fetchPage(this.named, 0, 0, gen);
     if (gen === this.generation && read === this.readGeneration) {
       this.noteMeta(page);
     }
@@ -337,20 +429,22 @@ export class TreeRows {
   /** Fetches one page and keeps it by the version rules. */
   private async load(offset: number, limit: number, gen: number): Promise<void> {
     const read = this.readGeneration;
+    const current = (): boolean => gen === this.generation && read === this.readGeneration;
     let page: RowsPage;
     try {
-      page = await this.fetchPage(offset, limit, gen);
+      page = await this.fetchPage(this.named, offset, limit, gen);
     } catch (e) {
-      if (gen !== this.generation || read !== this.readGeneration) {
+      if (!current()) {
         return; // asked for rows that are not shown any more
       }
       throw e;
     }
-    if (gen !== this.generation || read !== this.readGeneration) {
+    if (!current()) {
       return; // the named rows, or what they are read with, changed meanwhile
     }
     if (page.version === this._version) {
-      this.keep(page.offset, page.rows);
+      this.store.set(page.offset, page.rows);
+      this.stale.drop(page.offset, page.rows.length);
       this.noteMeta(page);
     } else if (page.version > this._version) {
       this.adopt(page); // the held rows are stale: start again from this page
@@ -358,26 +452,15 @@ export class TreeRows {
     // an older page raced a change that is applied: dropped, `rows` fetches again
   }
 
-  /** Stores fresh rows (their stale copies go). */
-  private keep(offset: number, rows: readonly Row[]): void {
-    this.store.set(offset, rows);
-    this.stale.drop(offset, rows.length);
-  }
-
   /**
-   * One rows page, read as the held rows are (filter or highlight, positions, aggregates). A
-   * 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
+   * One rows page of `named`, read as the held rows are (highlight when unfiltered, positions,
+   * aggregates). A 409 `filter-superseded` is asked again while the named rows are still `gen`'s.
    */
-  private async fetchPage(offset: number, limit: number, gen: number): Promise<RowsPage> {
+  private fetchPage(named: Named, offset: number, limit: number, gen: number): Promise<RowsPage> {
     const query = {
-      ...this.readQuery(), offset, limit, positions: this.positions ? true : undefined, aggregate: this.aggregateText,
+      ...this.readQuery(named), offset, limit, positions: this.positions ? true : undefined, aggregate: this.aggregateText,
     };
-    return this.whileCurrent(gen, async () => {
-      const answer = this.viewId === null
-        ? await this.api.getRows(this.sessionId, query)
-        : await this.api.getViewRows(this.sessionId, this.viewId, query);
-      return answer.value;
-    });
+    return this.whileCurrent(gen, () => this.value(this.route<[GetRowsQuery], Promise<Answer<RowsPage>>>(named, this.api.getRows, this.api.getViewRows, query)));
   }
 
   /** Sends again after a 409 `filter-superseded` (nothing was changed) while `gen` names the rows, at most 50 times. */
@@ -394,6 +477,20 @@ export class TreeRows {
     }
   }
 
+  /** Calls the session's operation (for the default view) or the view's on the rows `named`, with `args` after the session (and view). */
+  private route<A extends unknown[], R>(
+    named: Named,
+    session: (sid: string, ...args: A) => R,
+    view: (sid: string, vid: string, ...args: A) => R,
+    ...args: A
+  ): R {
+    return named.view === null ? session.call(this.api, named.session, ...args) : view.call(this.api, named.session, named.view, ...args);
+  }
+
+  private async value<T>(answer: Promise<Answer<T>>): Promise<T> {
+    return (await answer).value;
+  }
+
   /** Drops every row, takes the page's version, total and rows, and tells the listeners to read again. */
   private adopt(page: RowsPage): void {
     this.store.clear();
@@ -408,6 +505,7 @@ export class TreeRows {
         this.buffered.delete(v);
       }
     }
+    this.caughtUp();
     this.emit({ kind: "reset", version: this._version, total: this._total });
     this.drain();
     this.settleWaiters();
@@ -492,12 +590,29 @@ export class TreeRows {
     });
   }
 
-  /** Resolves once no request of this cache is in flight and no change waits for a missing version. */
+  /**
+   * Resolves once no request of this cache is in flight, no change waits for a missing
+   * version, and the cache is not behind (a failed refresh is retried until it caught up).
+   */
   settled(): Promise<void> {
-    if (this.pending === 0 && this.buffered.size === 0 && this.refreshing === null) {
+    if (this.isIdle()) {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => this.idle.push(resolve)).then(() => this.settled());
+  }
+
+  private isIdle(): boolean {
+    return this.pending === 0 && this.buffered.size === 0 && this.refreshing === null && !this.behind;
+  }
+
+  private checkIdle(): void {
+    if (this.isIdle()) {
+      const idle = this.idle;
+      this.idle = [];
+      for (const resolve of idle) {
+        resolve();
+      }
+    }
   }
 
   private settleWaiters(): void {
@@ -516,13 +631,7 @@ export class TreeRows {
       return await work();
     } finally {
       this.pending--;
-      if (this.pending === 0) {
-        const idle = this.idle;
-        this.idle = [];
-        for (const resolve of idle) {
-          resolve();
-        }
-      }
+      this.checkIdle();
     }
   }
 
@@ -568,7 +677,7 @@ export class TreeRows {
       clearTimeout(this.gapTimer);
       this.gapTimer = null;
     }
-    this.notifyIdle();
+    this.checkIdle();
   }
 
   /** A version past the held one exists: wait for the stream to bring it, else refresh. */
@@ -636,32 +745,29 @@ export class TreeRows {
     this.store.drop(from, (to === Infinity ? Number.MAX_SAFE_INTEGER : to) - from);
   }
 
-  private notifyIdle(): void {
-    if (this.pending === 0 && this.buffered.size === 0 && this.refreshing === null) {
-      const idle = this.idle;
-      this.idle = [];
-      for (const resolve of idle) {
-        resolve();
-      }
-    }
-  }
-
   /**
    * Catches up: fetches the first block, drops every held row, takes the page's version and
-   * total (a page older than the held version is asked again) and tells the listeners to
-   * read again. Concurrent calls share one request.
+   * total and tells the listeners to read again. A page older than the held version is never
+   * taken: asked again a few times, then this rejects. Concurrent calls share one request.
    */
   refresh(): Promise<void> {
     if (this.refreshing === null) {
       this.refreshing = this.busy(async () => {
-        for (let attempt = 0; ; attempt++) {
+        for (let attempt = 1; ; attempt++) {
           const gen = this.generation;
           const read = this.readGeneration;
-          const page = await this.fetchPage(0, this.blockSize, gen);
-          if (gen !== this.generation || read !== this.readGeneration) {
-            continue; // the named rows changed while it was asked: ask for the new ones
+          const page = await this.fetchPage(this.named, 0, this.blockSize, gen);
+          if (this.closed) {
+            return;
           }
-          if (page.version < this._version && attempt < 3) {
+          if (gen !== this.generation || read !== this.readGeneration) {
+            continue; // the named rows, or what they are read with, changed while it was asked
+          }
+          if (page.version < this._version) {
+            if (attempt >= 5) {
+              throw new Error(`TreeRows: refresh answered version ${page.version}, older than the held ${this._version}`);
+            }
+            await pause(100 * attempt);
             continue;
           }
           this.adopt(page);
@@ -669,19 +775,60 @@ export class TreeRows {
         }
       }).finally(() => {
         this.refreshing = null;
-        this.notifyIdle();
+        this.checkIdle();
       });
     }
     return this.refreshing;
   }
 
+  /**
+   * Refreshes on its own (a gap, a reset): each failure is reported and the refresh tried
+   * again after 1 s, doubling to 30 s, until a page is adopted (or the session is gone).
+   */
   private backgroundRefresh(): void {
-    this.refresh().catch((e: unknown) => this.report(e));
+    if (this.closed) {
+      return;
+    }
+    this.behind = true;
+    if (this.retryTimer !== null) {
+      return; // a retry is due: it refreshes
+    }
+    this.refresh().catch((e: unknown) => {
+      this.report(e);
+      if (!this.behind || this.closed || this.retryTimer !== null) {
+        return;
+      }
+      if (fatal(e)) {
+        this.buffered.clear();
+        this.caughtUp(); // nothing more to try: the end was told
+        this.drain();
+        return;
+      }
+      this.retryDelay = Math.min(this.retryDelay === 0 ? 1000 : this.retryDelay * 2, 30000);
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        if (this.behind) {
+          this.backgroundRefresh();
+        }
+      }, this.retryDelay);
+    });
   }
 
+  /** Not behind any more: no retry is due. */
+  private caughtUp(): void {
+    this.behind = false;
+    this.retryDelay = 0;
+    if (this.retryTimer !== null) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+  }
+
+  /** An error of the cache's own work: 401, 403 and 404 end the stream (and are told as its end), others go to `onError`. */
   private report(error: unknown): void {
-    if (error instanceof ProblemError && (error.status === 404 || error.status === 401)) {
-      this.endStream();
+    if (fatal(error)) {
+      this.wantStream = false;
+      this.closeStream();
       this.emit({ kind: "end", reason: "error", error });
       return;
     }
@@ -692,32 +839,53 @@ export class TreeRows {
 
   /**
    * Names other rows of the view: the filtered rows for `text` (null or "" with no `where`:
-   * the unfiltered rows). Drops everything, fetches the first block, reopens the event
-   * stream from that page's version and tells the listeners to read again.
+   * the unfiltered rows). Queued after the changes asked before it (the changes asked after it
+   * are sent for its rows). Fetches the first block of the new rows; once it came, drops
+   * everything, takes that page, reopens the event stream from its version (when followed) and
+   * tells the listeners to read again. When the page fails, nothing changes: the old rows,
+   * version and stream stay. A filter drops the highlight (unless one was set after it was asked).
    */
-  async setFilter(text: string | null, options: FilterOptions = {}): Promise<void> {
+  setFilter(text: string | null, options: FilterOptions = {}): Promise<void> {
+    const asked = this.highlightSets;
+    return this.enqueue(() => this.switchTo(this.naming(text, options), asked));
+  }
+
+  private naming(text: string | null, options: FilterOptions): Named {
+    return { ...this.named, filter: text === "" ? null : text, options: { ...options } };
+  }
+
+  /** Fetches the first page of `named` (again when the highlight or aggregate changes meanwhile) and takes it. */
+  private async switchTo(named: Named, highlightSets: number): Promise<void> {
     await this.busy(async () => {
-      const gen = ++this.generation;
-      this.readGeneration++;
-      this.filterText = text === "" ? null : text;
-      this.filterOpts = { ...options };
-      if (this.filterText !== null || options.where !== undefined) {
-        this.highlightText = null; // a filtered view has no highlight
-      }
-      this.buffered.clear();
-      if (this.gapTimer !== null) {
-        clearTimeout(this.gapTimer);
-        this.gapTimer = null;
-      }
-      const follow = this.stream !== null;
-      this.endStream();
-      const page = await this.fetchPage(0, this.blockSize, gen);
-      if (gen !== this.generation) {
-        return; // a later setFilter won
-      }
-      this.adopt(page);
-      if (follow) {
-        this.subscribe();
+      const gen = this.generation;
+      for (;;) {
+        const read = this.readGeneration;
+        const page = await this.fetchPage(named, 0, this.blockSize, gen);
+        if (gen !== this.generation) {
+          return; // closed meanwhile
+        }
+        if (read !== this.readGeneration) {
+          continue; // read with an old highlight or aggregate
+        }
+        this.named = named;
+        this.closed = false;
+        if (isFiltered(named) && highlightSets === this.highlightSets) {
+          this.highlightText = null; // a filtered view has no highlight
+        }
+        this.generation++;
+        this.buffered.clear();
+        if (this.gapTimer !== null) {
+          clearTimeout(this.gapTimer);
+          this.gapTimer = null;
+        }
+        this.heldEvents = [];
+        this.heldOverflow = false;
+        this.adopt(page);
+        if (this.wantStream) {
+          this.closeStream();
+          this.openStream();
+        }
+        return;
       }
     });
   }
@@ -731,6 +899,7 @@ export class TreeRows {
   setHighlight(text: string | null, options: FilterOptions = {}): void {
     this.highlightText = text === "" ? null : text;
     this.highlightOpts = { ...options };
+    this.highlightSets++;
     this.readAgain();
   }
 
@@ -748,30 +917,26 @@ export class TreeRows {
     this.emit({ kind: "reset", version: this._version, total: this._total });
   }
 
-  /** The query parameters of a rows page: the named rows', or the highlight's on unfiltered rows. */
-  private readQuery(): ReturnType<TreeRows["namedQuery"]> & { highlight?: string } {
-    const named = this.namedQuery();
-    if (this.highlightText === null || named.filter !== undefined || named.where !== undefined) {
-      return named;
+  /** The query parameters of a rows page of `named`: its filter's, or the highlight's on unfiltered rows. */
+  private readQuery(named: Named): NamedQuery & { highlight?: string } {
+    if (this.highlightText === null || isFiltered(named)) {
+      return this.namedQuery(named);
     }
     const o = this.highlightOpts;
     return {
       highlight: this.highlightText, match: o.match, caseSensitive: o.caseSensitive,
-      diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields,
+      diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields, where: o.where,
     };
   }
 
   /** The query parameters that name the rows: the filter and its options, when filtered. */
-  private namedQuery(): {
-    filter?: string; match?: MatchMode; caseSensitive?: boolean; diacritics?: "sensitive" | "insensitive";
-    leavesOnly?: boolean; fields?: string; where?: string;
-  } {
-    const o = this.filterOpts;
-    if (this.filterText === null && o.where === undefined) {
+  private namedQuery(named: Named = this.named): NamedQuery {
+    if (!isFiltered(named)) {
       return {};
     }
+    const o = named.options;
     return {
-      filter: this.filterText ?? undefined, match: o.match, caseSensitive: o.caseSensitive,
+      filter: named.filter ?? undefined, match: o.match, caseSensitive: o.caseSensitive,
       diacritics: o.diacritics, leavesOnly: o.leavesOnly, fields: o.fields, where: o.where,
     };
   }
@@ -780,27 +945,40 @@ export class TreeRows {
 
   /**
    * Follows the view's event stream (with the filter's parameters and `Last-Event-ID` of the
-   * held version on every connect), applying other clients' changes. Idempotent.
+   * held version on every connect), applying other clients' changes; a filter reopens it for
+   * its rows; before `open` has named a session, it opens once `open` has its page. Idempotent.
    */
   subscribe(): void {
+    this.wantStream = true;
+    if (this.named.session !== "") {
+      this.openStream();
+    }
+  }
+
+  private openStream(): void {
     if (this.stream !== null) {
       return;
     }
-    const token = ++this.streamToken;
     const gen = this.generation;
-    const live = (): boolean => token === this.streamToken;
-    this.stream = followEventStream({
-      open: (lastEventId, signal) => {
-        const query = this.namedQuery();
-        const options = { lastEventId: lastEventId ?? undefined, signal };
-        return this.viewId === null
-          ? this.api.getEvents(this.sessionId, query, options)
-          : this.api.getViewEvents(this.sessionId, this.viewId, query, options);
-      },
+    let handle: EventStreamHandle | null = null;
+    const live = (): boolean => handle !== null && handle === this.stream;
+    handle = followEventStream({
+      open: (lastEventId, signal) =>
+        this.route(this.named, this.api.getEvents, this.api.getViewEvents, this.namedQuery(), { lastEventId: lastEventId ?? undefined, signal }),
       lastEventId: () => (this._version > 0 ? String(this._version) : null),
+      idleTimeoutMs: this.streamIdleTimeoutMs,
       onEvent: (event) => {
-        if (live()) {
+        if (!live()) {
+          return;
+        }
+        try {
           this.onEvent(event, gen);
+        } catch (e) {
+          // An event it cannot read (not JSON): told, and caught up with a refresh.
+          this.onError(e);
+          if (event.type === "change" || event.type === "reset") {
+            this.backgroundRefresh();
+          }
         }
       },
       onOpen: () => {
@@ -819,11 +997,13 @@ export class TreeRows {
       onFatal: (error) => {
         if (live()) {
           this.stream = null;
+          this.wantStream = false;
           this.setStreamState("closed", error);
           this.emit({ kind: "end", reason: "error", error });
         }
       },
     });
+    this.stream = handle;
     this.setStreamState("connecting");
   }
 
@@ -832,12 +1012,16 @@ export class TreeRows {
       case "change": {
         // Another client's edit (or this view's change by another of its clients): places may
         // move. While a change of this cache is out, its answer decides first: the stream
-        // brings that change too, and would apply it without knowing what it was.
+        // brings that change too, and would apply it without knowing what it was. Past
+        // `heldLimit` held events, they are dropped and the cache refreshes after the change.
         const change = JSON.parse(event.data) as ChangeEvent;
-        if (this.changesOut > 0) {
-          this.heldEvents.push({ change, gen });
-        } else {
+        if (this.changesOut === 0) {
           this.receive(change, gen, true);
+        } else if (this.heldOverflow || this.heldEvents.length >= this.heldLimit) {
+          this.heldEvents = [];
+          this.heldOverflow = true;
+        } else {
+          this.heldEvents.push({ change, gen });
         }
         break;
       }
@@ -850,7 +1034,7 @@ export class TreeRows {
       }
       case "end": {
         const end = JSON.parse(event.data) as EndEvent;
-        this.endStream();
+        this.unsubscribe();
         this.emit({ kind: "end", reason: end.reason });
         break;
       }
@@ -861,32 +1045,40 @@ export class TreeRows {
 
   /** Stops following the event stream (the held rows stay, and stop following others' changes). */
   unsubscribe(): void {
-    this.endStream();
+    this.wantStream = false;
+    this.closeStream();
   }
 
-  private endStream(): void {
+  private closeStream(): void {
     if (this.stream !== null) {
-      this.streamToken++;
       this.stream.close();
       this.stream = null;
       this.setStreamState("closed");
     }
   }
 
-  /** Stops the stream and every timer, drops the rows and the listeners. */
+  /**
+   * Stops the stream and every timer, drops the rows and the listeners; reads in flight reject
+   * and store nothing. `open` opens it again.
+   */
   close(): void {
-    this.endStream();
+    this.closed = true;
+    this.closings++;
+    this.unsubscribe();
     if (this.gapTimer !== null) {
       clearTimeout(this.gapTimer);
       this.gapTimer = null;
     }
+    this.caughtUp();
     this.generation++;
     this.buffered.clear();
-    this.heldEvents.length = 0;
+    this.heldEvents = [];
+    this.heldOverflow = false;
     this.store.clear();
     this.stale.clear();
     this.listeners.clear();
     this.streamListeners.clear();
+    this.checkIdle();
   }
 
   // ---- The order of changes ----
@@ -899,9 +1091,16 @@ export class TreeRows {
     } finally {
       this.changesOut--;
       if (this.changesOut === 0) {
-        for (const { change, gen } of this.heldEvents.splice(0)) {
-          if (gen === this.generation) {
-            this.receive(change, gen, true);
+        const held = this.heldEvents;
+        this.heldEvents = [];
+        if (this.heldOverflow) {
+          this.heldOverflow = false;
+          this.backgroundRefresh();
+        } else {
+          for (const { change, gen } of held) {
+            if (gen === this.generation) {
+              this.receive(change, gen, true);
+            }
           }
         }
       }
@@ -933,10 +1132,10 @@ export class TreeRows {
    * item's own row only (the ancestors its `reload` lists stay as they are). `moves`: it may
    * move rows among their siblings (a sort).
    */
-  private async viewChange<T extends AnyChange>(send: (gen: number) => Promise<T>, itemOnly = false, moves = false): Promise<T> {
+  private async viewChange<T extends AnyChange>(send: () => Promise<T>, itemOnly = false, moves = false): Promise<T> {
     return this.changing(async () => {
       const gen = this.generation;
-      const change = await this.whileCurrent(gen, () => send(gen));
+      const change = await this.whileCurrent(gen, send);
       const index = (change as Partial<ItemChangeResponse>).index;
       const applied = itemOnly && typeof index === "number" ? { ...change, reload: [{ index, count: 1 }] } : change;
       this.receive(applied, gen, moves);
@@ -944,35 +1143,16 @@ export class TreeRows {
     });
   }
 
-  /** `PATCH` the view with `If-Match` (views only: row numbers name a view's rows). */
-  private async patchViewChecked(body: Parameters<TreeSessionsApi["patchView"]>[2], ifMatch: string): Promise<ChangeResponse> {
-    if (this.viewId === null) {
-      const sessionBody = body as Parameters<TreeSessionsApi["patchSession"]>[1];
-      const value = (await this.api.patchSession(this.sessionId, sessionBody, this.namedQuery(), { ifMatch })).value;
-      if (!("changes" in value)) {
-        throw new Error("PATCH /sessions/{sid} answered a session summary, not a change");
-      }
-      return value;
-    }
-    return (await this.api.patchView(this.sessionId, this.viewId, body, this.namedQuery(), { ifMatch })).value;
-  }
-
-  private patchItem(id: NodeId, body: Parameters<TreeSessionsApi["patchItem"]>[2], ifMatch?: string): Promise<ItemChangeResponse> {
-    const options = { ifMatch };
-    const answer = this.viewId === null
-      ? this.api.patchItem(this.sessionId, id, body, this.namedQuery(), options)
-      : this.api.patchViewItem(this.sessionId, this.viewId, id, body, this.namedQuery(), options);
-    return answer.then((a) => a.value);
-  }
-
-  private async patchView(body: Parameters<TreeSessionsApi["patchView"]>[2]): Promise<ChangeResponse> {
-    if (this.viewId !== null) {
-      return (await this.api.patchView(this.sessionId, this.viewId, body, this.namedQuery())).value;
+  /** `PATCH` the view (the session for the default view, which has no sort); `ifMatch` for row numbers. */
+  private async patchView(body: PatchViewBody, ifMatch?: string): Promise<ChangeResponse> {
+    const { session, view } = this.named;
+    if (view !== null) {
+      return (await this.api.patchView(session, view, body, this.namedQuery(), { ifMatch })).value;
     }
     if ("sort" in body) {
       throw new ProblemError({ type: "about:blank", title: "Unprocessable Content", status: 422, detail: "the default view keeps the tree's order: sort a view" });
     }
-    const value = (await this.api.patchSession(this.sessionId, body, this.namedQuery())).value;
+    const value = (await this.api.patchSession(session, body as PatchSessionBody, this.namedQuery(), { ifMatch })).value;
     if (!("changes" in value)) {
       throw new Error("PATCH /sessions/{sid} answered a session summary, not a change");
     }
@@ -1003,10 +1183,7 @@ export class TreeRows {
       }
     }
     if (expanded === undefined) {
-      const item = this.viewId === null
-        ? await this.api.getItem(this.sessionId, id, this.namedQuery())
-        : await this.api.getViewItem(this.sessionId, this.viewId, id, this.namedQuery());
-      expanded = item.value.expanded;
+      expanded = (await this.value(this.route<[NodeId, GetItemQuery], Promise<Answer<ItemInfo>>>(this.named, this.api.getItem, this.api.getViewItem, id, this.namedQuery()))).expanded;
     }
     return expanded ? this.direct.collapse(id) : this.direct.expand(id);
   }
@@ -1060,27 +1237,30 @@ export class TreeRows {
   /**
    * Selects (or deselects) the nodes on rows `offset ..< offset + count` (a shift-click). Row
    * numbers name the held rows: sent with `If-Match`; a 412 refreshes and is thrown (the rows
-   * meant are not known any more).
+   * meant are not known any more). When a filter (or `open`) replaced the rows before its
+   * turn, it is not sent: it rejects.
    */
   selectRows(offset: number, count: number, selected = true, recursive = true): Promise<ChangeResponse> {
-    return this.enqueue(() => this.direct.selectRows(offset, count, selected, recursive));
+    const gen = this.generation;
+    return this.enqueue(() => {
+      if (gen !== this.generation) {
+        throw new Error(`TreeRows: selectRows(${offset}, ${count}) was asked for rows that a filter replaced before its turn: not sent`);
+      }
+      return this.direct.selectRows(offset, count, selected, recursive);
+    });
   }
 
   /** A page of the view's selected nodes in tree order, each with its row in the named rows. */
-  async selection(query: { after?: string; limit?: number; top?: boolean } = {}): Promise<SelectionPage> {
-    const q = { ...this.namedQuery(), ...query };
-    const answer = this.viewId === null
-      ? await this.api.getSelection(this.sessionId, q)
-      : await this.api.getViewSelection(this.sessionId, this.viewId, q);
-    return answer.value;
+  selection(query: { after?: string; limit?: number; top?: boolean } = {}): Promise<SelectionPage> {
+    return this.value(this.route<[GetSelectionQuery], Promise<Answer<SelectionPage>>>(this.named, this.api.getSelection, this.api.getViewSelection, { ...this.namedQuery(), ...query }));
   }
 
   // ---- Edits of the tree (If-Match: the held version; one retry after a refresh on 412) ----
 
   /**
-   * An edit with `If-Match` of the held version; after a 412, a refresh and (`retry`, and the
-   * cache's `retryConflicts`) one more try with the new version, else the 412 is thrown.
-   * `moves`: it may move rows among their siblings (every edit of the tree does).
+   * An edit with `If-Match` of the held version; after a 412 `version-mismatch`, a refresh and
+   * (`retry`, and the cache's `retryConflicts`) one more try with the new version, else the 412
+   * is thrown. `moves`: it may move rows among their siblings (every edit of the tree does).
    */
   private async edit<T extends AnyChange>(send: (ifMatch: string) => Promise<T>, retry = true, moves = true): Promise<T> {
     return this.changing(async () => {
@@ -1089,7 +1269,7 @@ export class TreeRows {
       try {
         change = await this.whileCurrent(gen, () => send(`"${this._version}"`));
       } catch (e) {
-        if (!(e instanceof ProblemError && e.status === 412)) {
+        if (!(e instanceof ProblemError && e.status === 412 && e.slug === "version-mismatch")) {
           throw e;
         }
         await this.refresh();
@@ -1133,14 +1313,8 @@ export class TreeRows {
   }
 
   private batchNow(operations: BatchOperation[]): Promise<BatchResponse> {
-    const send = async (ifMatch: string | undefined): Promise<BatchResponse> => {
-      const body = { operations };
-      const options = { ifMatch };
-      const answer = this.viewId === null
-        ? await this.api.applyBatch(this.sessionId, body, this.namedQuery(), options)
-        : await this.api.applyViewBatch(this.sessionId, this.viewId, body, this.namedQuery(), options);
-      return answer.value;
-    };
+    const send = (ifMatch: string | undefined): Promise<BatchResponse> =>
+      this.value(this.route(this.named, this.api.applyBatch, this.api.applyViewBatch, { operations }, this.namedQuery(), { ifMatch }));
     if (operations.some((op) => TREE_EDITS.has(op.op))) {
       return this.edit(send);
     }
