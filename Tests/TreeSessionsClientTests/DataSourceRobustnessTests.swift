@@ -172,6 +172,25 @@ import Testing
         #expect(dataSource.total == 4 && shadow.rows.count == 4)
     }
 
+    /// `close()` ends a background refresh that keeps failing: nothing is asked after it.
+    @Test func closeStopsTheBackgroundRefresh() async throws {
+        let counter = Counter()
+        let server = try FakeServer { request in
+            counter.next("rows") == 1 ? .json(fakePage(version: 1, total: 5, offset: 0, limit: request.limit)) : .problem(503, "unavailable")
+        }
+        defer { server.stop() }
+        let dataSource = RemoteListTreeDataSource(client: server.client(), session: "s", followsEvents: false)
+        var errors = 0
+        dataSource.onError = { _ in errors += 1 }
+        try await dataSource.open()
+        dataSource.apply(ChangeResponse(version: 3, total: 5, changes: [], reload: []))
+        #expect(await eventually { errors == 1 }, "the failed refresh was not reported")
+        dataSource.close()
+        let asked = server.requests(to: "/rows").count
+        try await Task.sleep(for: .milliseconds(1500))  // past the first retry's 1 s
+        #expect(server.requests(to: "/rows").count == asked, "a closed data source went on refreshing")
+    }
+
     // MARK: 5. `updates` buffers nothing before it is read
 
     @Test func updatesStartWhenRead() async throws {

@@ -139,13 +139,16 @@ public final class RemoteListTreeDataSource {
         return update
     }
 
-    /// Stops following events (the rows stay as they are).
+    /// Stops following events and any background refresh (the rows stay as they are).
     public func close() {
         following = false
         follower.cancel()
         streamConnected = false
         gapTimer?.cancel()
         gapTimer = nil
+        backgroundRefresh?.cancel()
+        backgroundRefresh = nil
+        behind = false
     }
 
     // MARK: Loading rows
@@ -332,6 +335,7 @@ public final class RemoteListTreeDataSource {
     /// One try of the background refresh: nil when the rows are not behind (it is over), else
     /// whether it failed.
     private func backgroundRefreshStep() async -> Bool? {
+        if Task.isCancelled { return nil }  // closed: `close()` has let it go
         guard behind else {
             backgroundRefresh = nil
             return nil
