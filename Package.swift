@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "TreeStorageTests", dependencies: ["TreeStorage", "TreeEngine", "TreeFormats", "TreeReference", "StorageTestSupport"]),
         .testTarget(name: "TreeFormatsTests", dependencies: ["TreeFormats", "TreeEngine", "TreeReference"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "HTTPTestSupport"]),
-        .testTarget(name: "TreeSessionsClientTests", dependencies: ["TreeSessionsClient", "HTTPTestSupport"]),
+        .testTarget(name: "TreeSessionsClientTests", dependencies: ["TreeSessionsClient", "HTTPTestSupport", "HTTP1"]),
         .testTarget(name: "TreeServiceTests", dependencies: ["TreeService", "TreeEngine", "TreeFormats", "TreeStorage", "HTTP1", "TreeProcess", "TreeReference", "HTTPTestSupport", "StorageTestSupport"]),
     ]
 )

@@ -1,16 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+import HTTP1
 @testable import TreeSessionsClient
 
-/// A scripted HTTP/1.1 server on a free loopback port, for what a real tree-server does not do
-/// on demand: refuse with 400, 409, 412 or 429, stall a stream, send a reset of an unknown
-/// reason. Every connection answers one request (`Connection: close`), on a thread of its own:
-/// `reply` gets the request and answers what to send; requests are recorded.
-final class FakeServer: @unchecked Sendable {  // `requests` and `stopped` are guarded by `lock`
+/// A scripted server on a free loopback port, for what a real tree-server does not do on
+/// demand: refuse with 400, 409, 412 or 429, stall a stream, send a reset of an unknown reason.
+/// It is the project's own `HTTPServer` with a responder that records each request and answers
+/// what `reply` says.
+final class FakeServer: @unchecked Sendable {  // `recorded` and `stopped` are guarded by `lock`
     struct Request: Sendable {
         var method: String
         /// The path without the query, e.g. `/sessions/s/views/v/rows`.
@@ -24,7 +20,7 @@ final class FakeServer: @unchecked Sendable {  // `requests` and `stopped` are g
         var status: Int
         var headers: [String: String] = [:]
         var body: [UInt8] = []
-        /// After the body, the connection stays open this long (a stream that goes quiet).
+        /// After the body, the response stays open this long (a stream that goes quiet).
         var hold: Duration = .zero
         /// While it holds, a `: heartbeat` comment line this often.
         var heartbeat: Duration? = nil
@@ -44,41 +40,23 @@ final class FakeServer: @unchecked Sendable {  // `requests` and `stopped` are g
         }
     }
 
-    let port: Int
-    private let listener: Int32
-    private let reply: @Sendable (Request) -> Reply
+    private let server: HTTPServer
     private let lock = NSLock()
     private var recorded: [Request] = []
     private var stopped = false
 
     init(_ reply: @escaping @Sendable (Request) -> Reply) throws {
-        self.reply = reply
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure("socket failed") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw Failure("bind or listen failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        listener = fd
-        Thread { [self] in acceptLoop() }.start()
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.eventLoopCount = 1
+        let box = Responder()
+        server = HTTPServer(configuration: configuration, responder: HTTPClosureResponder { box.respond($0) })
+        box.respond = { [unowned self] request in self.answer(request, reply(self.record(request))) }
+        try server.start()
     }
 
     deinit { stop() }
+
+    var port: Int { server.boundPort }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -94,94 +72,46 @@ final class FakeServer: @unchecked Sendable {  // `requests` and `stopped` are g
             defer { stopped = true }
             return !stopped
         }
-        if first {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
+        if first { server.shutdown(deadline: .seconds(2)) }
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
-    private func acceptLoop() {
-        while !isStopped {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if isStopped { return }
-                continue
-            }
-            Thread { [self] in serve(connection) }.start()
-        }
-    }
-
-    private func serve(_ connection: Int32) {
-        defer { close(connection) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !bytes.contains(subsequence: [13, 10, 13, 10]) {
-            let count = read(connection, &buffer, buffer.count)
-            guard count > 0 else { return }
-            bytes += buffer[0..<count]
-        }
-        let head = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n\r\n")[0]
-        let lines = head.components(separatedBy: "\r\n")
-        let parts = lines[0].split(separator: " ")
-        guard parts.count >= 2 else { return }
-        let target = String(parts[1])
-        let pieces = target.split(separator: "?", maxSplits: 1)
+    private func record(_ request: HTTPRequest) -> Request {
         var query: [String: String] = [:]
-        if pieces.count > 1 {
-            for item in pieces[1].split(separator: "&") {
-                let pair = item.split(separator: "=", maxSplits: 1)
-                query[String(pair[0]).removingPercentEncoding ?? String(pair[0])] =
-                    pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : ""
-            }
-        }
+        for pair in request.query { query[pair.name] = pair.value }
         var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let request = Request(method: String(parts[0]), path: String(pieces[0]), query: query, headers: headers)
-        lock.withLock { recorded.append(request) }
-        let answer = reply(request)
-        var text = "HTTP/1.1 \(answer.status) X\r\nConnection: close\r\n"
-        for (name, value) in answer.headers { text += "\(name): \(value)\r\n" }
-        if answer.hold == .zero { text += "Content-Length: \(answer.body.count)\r\n" }
-        text += "\r\n"
-        write(connection, Array(text.utf8) + answer.body)
-        let deadline = ContinuousClock.now + answer.hold
-        var nextBeat = answer.heartbeat.map { ContinuousClock.now + $0 }
-        while ContinuousClock.now < deadline, !isStopped {
-            if let beat = nextBeat, let every = answer.heartbeat, ContinuousClock.now >= beat {
-                write(connection, Array(": heartbeat\n".utf8))
-                nextBeat = beat + every
-            }
-            // Until the client closes (a read answers 0) or the time is over.
-            var pollSet = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
-            if poll(&pollSet, 1, 50) > 0 {
-                var scratch = [UInt8](repeating: 0, count: 256)
-                if read(connection, &scratch, scratch.count) <= 0 { return }
-            }
-        }
+        for field in request.headers { headers[field.name.lowercased()] = field.value }
+        let recorded = Request(method: request.method, path: request.path, query: query, headers: headers)
+        lock.withLock { self.recorded.append(recorded) }
+        return recorded
     }
 
-    private func write(_ connection: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { return }
-            offset += written
-        }
+    /// `reply` as a response: its bytes, or (held) a pushed stream that sends them, then
+    /// heartbeats until the time is over, the client is gone or the server stops.
+    private func answer(_ request: HTTPRequest, _ reply: Reply) -> HTTPResponse {
+        let headers = HTTPHeaders(reply.headers.map { ($0.key, $0.value) })
+        guard reply.hold > .zero else { return HTTPResponse(status: reply.status, headers: headers, body: .bytes(reply.body)) }
+        return HTTPResponse(status: reply.status, headers: headers, body: .push { [self] stream in
+            guard stream.send(reply.body) else { return }
+            Thread { [self] in
+                let deadline = ContinuousClock.now + reply.hold
+                var nextBeat = reply.heartbeat.map { ContinuousClock.now + $0 }
+                while ContinuousClock.now < deadline, !isStopped, stream.isOpen {
+                    if let beat = nextBeat, let every = reply.heartbeat, ContinuousClock.now >= beat {
+                        guard stream.send(Array(": heartbeat\n".utf8)) else { return }
+                        nextBeat = beat + every
+                    }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                stream.finish()
+            }.start()
+        })
     }
-}
 
-extension Array where Element == UInt8 {
-    func contains(subsequence: [UInt8]) -> Bool {
-        guard count >= subsequence.count else { return false }
-        for start in 0...(count - subsequence.count) where self[start..<(start + subsequence.count)].elementsEqual(subsequence) {
-            return true
-        }
-        return false
+    /// The responder's closure, set once the server exists (it answers through `self`).
+    private final class Responder: @unchecked Sendable {  // set before `start()`, read after
+        var respond: (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: 503) }
     }
 }
 
