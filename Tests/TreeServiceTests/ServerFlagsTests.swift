@@ -44,7 +44,7 @@ import Testing
     func anUploadCutByShutdownIsAnswered() throws {
         try withProcess(Self.server!, ["--data-dir", "none", "--port", "0", "--shutdown-timeout", "1"], reading: .errors) { process, errors in
             let log = read(errors, until: "listening on")
-            let port = try #require(log.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            let port = try #require(listeningPort(in: log))
             let client = try HTTPTestClient(port: port)
             client.send("POST /sessions HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{\"title\":")
             usleep(200_000)
@@ -72,7 +72,7 @@ import Testing
                         reading: .errors) { process, errors in
             let log = read(errors, until: "listening on")
             #expect(log.contains("1 admin token(s); session tokens signed with the keys of \(keys)"), "\(log)")
-            let port = try #require(log.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            let port = try #require(listeningPort(in: log))
             let client = try HTTPTestClient(port: port)
             func status(_ token: String) throws -> Int { try client.request("GET", "/sessions", headers: [("Authorization", "Bearer \(token)")]).status }
             #expect(try status("first-token") == 200)

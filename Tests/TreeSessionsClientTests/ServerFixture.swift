@@ -34,8 +34,7 @@ final class TreeServer: Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let log = read(errors.fileHandleForReading, until: "listening on")
-        guard let line = log.split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) }) else {
+        guard let port = listeningPort(in: log) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw Failure("tree-server did not say where it listens: \(log)")

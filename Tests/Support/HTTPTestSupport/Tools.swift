@@ -124,6 +124,13 @@ public func read(_ handle: FileHandle, until marker: String) -> String {
     return text
 }
 
+/// The port of tree-server's "listening on …:PORT" line in `log` (what `read(_:until:)` gave
+/// of a server started with `--port 0`); nil when there is no such line.
+public func listeningPort(in log: String) -> Int? {
+    guard let line = log.split(separator: "\n").first(where: { $0.contains("listening on") }) else { return nil }
+    return line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }
+}
+
 /// Standard error as read on another thread; read back after that thread has signalled.
 private final class Collected: @unchecked Sendable {
     var text = ""
