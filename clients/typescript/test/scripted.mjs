@@ -1,8 +1,9 @@
-// A scripted TreeSessions server for the race tests: a fetch double whose answers the test
-// steers (failures, delays, older pages, events pushed by hand), so that the order of what
-// happens is the test's. Rows: 40 unfiltered ids `u0…`, and `<filter>0…` for a filter; a rows
-// page read with `highlight=h` carries `match` and a title ending in `[hl=h]`. PATCH answers
-// a change of no splices at the next version (reloading row 0).
+// A scripted TreeSessions server for the version-rule and race tests: a fetch double whose
+// answers the test steers (changes by splices, failures, delays, older pages, events pushed by
+// hand), so that the order of what happens is the test's. Rows: the unfiltered ids given (40
+// ids `u0…` by default), and `<filter>0…` for a filter; a rows page read with `highlight=h`
+// carries `match` and a title ending in `[hl=h]`. PATCH answers a change of no splices at the
+// next version (reloading row 0).
 import { Transport, TreeRows, TreeSessionsApi } from "../dist/index.js";
 
 const json = (value, status = 200, headers = {}) =>
@@ -13,17 +14,28 @@ export const problem = (status, slug, headers = {}) =>
     { status, headers: { "Content-Type": "application/problem+json", ...headers } });
 
 export class Scripted {
-  constructor() {
-    this.version = 5;
-    this.unfiltered = Array.from({ length: 40 }, (_, i) => `u${i}`);
+  constructor({ ids = Array.from({ length: 40 }, (_, i) => `u${i}`), version = 5 } = {}) {
+    this.version = version;
+    this.unfiltered = ids;
+    this.previous = null;    // the unfiltered ids and version before the last `change`
     this.requests = [];
     this.streams = [];
     this.failRows = 0;       // fail this many rows requests (a network error) …
     this.failWith = null;    // … or, when set, with this answer (a function answering a Response)
     this.delayRows = 0;      // ms before a rows page is answered
-    this.olderPages = 0;     // answer this many rows pages at version − 1
+    this.olderPages = 0;     // answer this many rows pages from the version before (`previous`, or the same ids at version − 1)
     this.patch = null;       // when set: (url, init) => Response for PATCH requests
     this.cancelled = 0;      // event stream bodies cancelled by the client
+  }
+  /** Moves the unfiltered rows to the next version by splices, answering the change (not yet sent). */
+  change(splices, reload = []) {
+    this.previous = { ids: this.unfiltered.slice(), version: this.version };
+    let fresh = 0;
+    for (const { index, removed, inserted } of splices) {
+      this.unfiltered.splice(index, removed, ...Array.from({ length: inserted }, () => `v${this.version + 1}-${fresh++}`));
+    }
+    this.version++;
+    return { version: this.version, total: this.unfiltered.length, changes: splices, reload };
   }
   idsFor(u) {
     const f = u.searchParams.get("filter");
@@ -63,9 +75,13 @@ export class Scripted {
       const offset = Number(u.searchParams.get("offset") ?? 0);
       const limit = Number(u.searchParams.get("limit") ?? 50);
       const h = u.searchParams.get("highlight");
-      const ids = this.idsFor(u);
+      let ids = this.idsFor(u);
       let version = this.version;
-      if (this.olderPages > 0) { this.olderPages--; version--; }
+      if (this.olderPages > 0) {
+        this.olderPages--;
+        if (this.previous && !u.searchParams.get("filter")) ({ ids, version } = this.previous);
+        else version--;
+      }
       const rows = ids.slice(offset, offset + limit).map((id, k) => ({
         index: offset + k, id, title: h === null ? id : `${id} [hl=${h}]`, level: 0, expanded: false, hasChildren: false, parentId: null,
         ...(h === null ? {} : { match: id.includes(h) }),
